@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// runCLI runs agent-eval in-process and returns its exit code and streams.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := env{
+		Streams: Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
+		Getenv:  func(string) string { return "" },
+		Getwd:   os.Getwd,
+	}
+	code = run(context.Background(), args, e)
+	return code, out.String(), errb.String()
+}
+
+const corpusDir = "../config/testdata"
+
+// TestValidateCorpus runs `agent-eval validate` on every file of the config
+// corpus: invalid files must exit 2 and print exactly their golden errors on
+// stderr and nothing on stdout; valid ones exit 0 with a one-line summary.
+func TestValidateCorpus(t *testing.T) {
+	goldens, err := filepath.Glob(filepath.Join(corpusDir, "invalid", "*.golden"))
+	if err != nil || len(goldens) < 30 {
+		t.Fatalf("found %d golden files in the invalid corpus (err %v), want at least 30", len(goldens), err)
+	}
+	for _, g := range goldens {
+		t.Run(filepath.Base(g), func(t *testing.T) {
+			t.Parallel()
+			path := strings.TrimSuffix(g, ".golden") + ".yaml"
+			want, err := os.ReadFile(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := runCLI(t, "validate", "-c", path)
+			if code != ExitUsage {
+				t.Errorf("validate %s exited %d, want %d", path, code, ExitUsage)
+			}
+			if stdout != "" {
+				t.Errorf("validate %s printed on stdout: %q", path, stdout)
+			}
+			// The goldens are written from the config package's directory.
+			got := strings.ReplaceAll(stderr, "../config/", "")
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("validate %s stderr (-want +got):\n%s", path, diff)
+			}
+		})
+	}
+	valid, _ := filepath.Glob(filepath.Join(corpusDir, "valid", "*.yaml"))
+	for _, path := range valid {
+		code, stdout, stderr := runCLI(t, "validate", "-c", path)
+		if code != ExitOK || !strings.HasPrefix(stdout, path+": ok: eval ") || strings.Count(stdout, "\n") != 1 {
+			t.Errorf("validate %s = %d, stdout %q, stderr %q; want 0 and a one-line summary", path, code, stdout, stderr)
+		}
+	}
+}
+
+func TestValidateJSON(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := runCLI(t, "validate", "--json", "-c", "../../examples/quickstart/eval.yaml")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var rep validateReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+	}
+	want := validateReport{File: "../../examples/quickstart/eval.yaml", OK: true, EvalName: "quickstart", Mode: "case",
+		Runner: "claude-code", Cases: 1, Handlers: 1, Judges: 1, Errors: []problem{}, Warnings: []problem{}}
+	if diff := cmp.Diff(want, rep); diff != "" {
+		t.Errorf("validate --json (-want +got):\n%s", diff)
+	}
+
+	code, stdout, _ = runCLI(t, "validate", "--json", "-c", filepath.Join(t.TempDir(), "nope.yaml"))
+	if code != ExitUsage || !strings.Contains(stdout, `"code": "file"`) {
+		t.Errorf("validate --json on a missing file = %d, %s", code, stdout)
+	}
+}
+
+// TestInitMatchesQuickstart keeps examples/quickstart what `agent-eval init`
+// writes, and checks that init never overwrites without --force.
+func TestInitMatchesQuickstart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, "init", dir)
+	if code != ExitOK {
+		t.Fatalf("init exited %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "is ready") {
+		t.Errorf("init stdout = %q", stdout)
+	}
+	got, want := tree(t, dir), tree(t, "../../examples/quickstart")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("init output differs from examples/quickstart (-want +got); regenerate it with 'agent-eval init --force examples/quickstart':\n%s", diff)
+	}
+	if code, _, _ := runCLI(t, "validate", "-c", filepath.Join(dir, "eval.yaml")); code != ExitOK {
+		t.Errorf("validate on the starter exited %d", code)
+	}
+	code, _, stderr = runCLI(t, "init", dir)
+	if code != ExitUsage || !strings.Contains(stderr, "already exists") {
+		t.Errorf("init over existing files = %d, %q; want 2 and 'already exists'", code, stderr)
+	}
+	if code, _, stderr = runCLI(t, "init", "--force", dir); code != ExitOK {
+		t.Errorf("init --force = %d: %s", code, stderr)
+	}
+}
+
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestSchemaCommand(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := runCLI(t, "schema")
+	if code != ExitOK {
+		t.Fatalf("schema exited %d", code)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("schema output is not JSON: %v", err)
+	}
+	if doc["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+		t.Errorf("$schema = %v", doc["$schema"])
+	}
+	props, _ := doc["properties"].(map[string]any)
+	var keys []string
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	want := []string{"dataset", "description", "execution", "generation", "hooks", "inputs", "judges", "mlflow", "models",
+		"name", "outputs", "permissions", "reward", "runner", "skill", "thresholds", "title", "traces", "version"}
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("top-level schema keys (-want +got):\n%s", diff)
+	}
+	out := filepath.Join(t.TempDir(), "s.json")
+	if code, _, _ := runCLI(t, "schema", "-o", out); code != ExitOK {
+		t.Fatalf("schema -o exited %d", code)
+	}
+	if b, _ := os.ReadFile(out); string(b) != stdout {
+		t.Error("schema -o wrote something other than what schema prints")
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"validate", "extra"}, "takes no arguments"},
+		{[]string{"init", "a", "b"}, "at most 1 argument"},
+		{[]string{"nosuchcommand"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := runCLI(t, tt.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.want) || stdout != "" {
+			t.Errorf("agent-eval %v = %d, stdout %q, stderr %q; want exit 2 and %q on stderr", tt.args, code, stdout, stderr, tt.want)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := runCLI(t, "version", "--json")
+	var info map[string]any
+	if code != ExitOK || json.Unmarshal([]byte(stdout), &info) != nil || info["go_version"] == nil || info["version"] == nil {
+		t.Errorf("version --json = %d, %q", code, stdout)
+	}
+}

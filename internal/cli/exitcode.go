@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+)
+
+// Exit codes, in one table. The hook subcommand follows Claude Code's hook
+// protocol instead and never uses this table.
+const (
+	ExitOK          = 0   // success
+	ExitGate        = 1   // the run finished but a gate failed (regression)
+	ExitUsage       = 2   // bad flags, arguments or configuration
+	ExitFailure     = 3   // the harness itself failed
+	ExitInterrupted = 130 // interrupted by SIGINT or SIGTERM
+)
+
+// UsageError is a problem with the command line; it exits ExitUsage.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// GateError means the command finished and a gate failed; it exits ExitGate.
+type GateError struct{ Err error }
+
+func (e *GateError) Error() string { return e.Err.Error() }
+func (e *GateError) Unwrap() error { return e.Err }
+
+// errReported is returned when the command already printed its errors.
+type errReported struct{ code int }
+
+func (e errReported) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// exitCode maps an error to its exit code and prints it once.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return ExitOK
+	}
+	var rep errReported
+	if errors.As(err, &rep) {
+		return rep.code
+	}
+	var cfg config.Errors
+	var usage *UsageError
+	var gate *GateError
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "agent-eval: interrupted")
+		return ExitInterrupted
+	case errors.As(err, &cfg):
+		fmt.Fprintln(stderr, cfg.Error())
+		return ExitUsage
+	case errors.As(err, &usage):
+		fmt.Fprintf(stderr, "agent-eval: error: %v\nagent-eval: hint: run 'agent-eval --help' for usage\n", err)
+		return ExitUsage
+	case errors.As(err, &gate):
+		fmt.Fprintf(stderr, "agent-eval: %v\n", err)
+		return ExitGate
+	}
+	fmt.Fprintf(stderr, "agent-eval: error: %v\n", err)
+	return ExitFailure
+}

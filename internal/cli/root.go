@@ -1,0 +1,112 @@
+// Package cli is the agent-eval command line. It is the only package that
+// knows cobra; every command parses its flags here and calls into the domain
+// packages under internal/.
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Streams are the standard streams a command reads and writes. stdout
+// carries results; stderr carries progress, warnings and errors.
+type Streams struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// OSStreams returns the process's standard streams.
+func OSStreams() Streams { return Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr} }
+
+// env is what commands need from the process, injected so tests can run
+// commands in-process and in parallel.
+type env struct {
+	Streams
+	Getenv func(string) string
+	Getwd  func() (string, error)
+}
+
+// Main runs agent-eval with args (without the program name) and returns the
+// exit code. SIGINT and SIGTERM cancel the context commands run under.
+func Main(args []string, s Streams) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, env{Streams: s, Getenv: os.Getenv, Getwd: os.Getwd})
+}
+
+func run(ctx context.Context, args []string, e env) int {
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetIn(e.In)
+	root.SetOut(e.Out)
+	root.SetErr(e.Err)
+	err := root.ExecuteContext(ctx)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return exitCode(err, e.Err)
+}
+
+func newRootCmd(e env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "agent-eval",
+		Short: "Evaluate coding agents headless over a dataset of cases",
+		Long: `agent-eval runs a coding agent (Claude Code, Cursor or any CLI agent) headless
+over the cases of an eval, intercepts the tool calls that would hang or touch
+production, scores the results with judges and fails CI on regressions.
+
+Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
+'agent-eval schema' for the JSON Schema editors use to complete it.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		CompletionOptions: cobra.CompletionOptions{
+			HiddenDefaultCmd: true,
+		},
+	}
+	root.Args = func(_ *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageErrorf("unknown command %q for agent-eval", args[0])
+		}
+		return nil
+	}
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+	root.AddCommand(
+		newVersionCmd(e),
+		newValidateCmd(e),
+		newSchemaCmd(e),
+		newInitCmd(e),
+	)
+	for _, c := range root.Commands() {
+		if c.Name() == "help" {
+			continue
+		}
+		c.SetFlagErrorFunc(root.FlagErrorFunc())
+		if c.Args == nil {
+			c.Args = noArgs
+		}
+	}
+	return root
+}
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+	}
+	return nil
+}
+
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usageErrorf("%s takes at most %d argument(s), got %d", cmd.CommandPath(), n, len(args))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+)
+
+type validateOptions struct {
+	config string
+	json   bool
+}
+
+// validateReport is the --json output of validate.
+type validateReport struct {
+	File     string    `json:"file"`
+	OK       bool      `json:"ok"`
+	EvalName string    `json:"eval_name,omitempty"`
+	Mode     string    `json:"mode,omitempty"`
+	Runner   string    `json:"runner,omitempty"`
+	Cases    int       `json:"cases"`
+	Handlers int       `json:"handlers"`
+	Judges   int       `json:"judges"`
+	Errors   []problem `json:"errors"`
+	Warnings []problem `json:"warnings"`
+}
+
+type problem struct {
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+	Field   string `json:"field,omitempty"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func newValidateCmd(e env) *cobra.Command {
+	opts := validateOptions{}
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Check eval.yaml without running anything",
+		Long: `Load eval.yaml strictly and report every problem at once, one line each, as
+file:line:col: field: message. Unknown keys, wrong types, bad values, path
+rules and conflicting keys are all caught here, before any agent starts.
+
+Exit status: 0 when the file is valid (warnings do not fail it), 2 when it is not.`,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runValidate(e, opts) },
+	}
+	cmd.Flags().StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON on stdout")
+	return cmd
+}
+
+func runValidate(e env, opts validateOptions) error {
+	ev, err := config.Load(opts.config)
+	var problems config.Errors
+	if err != nil && !errors.As(err, &problems) {
+		return err
+	}
+	rep := validateReport{File: opts.config, OK: err == nil, Errors: toProblems(problems), Warnings: []problem{}}
+	var caseErr error
+	if ev != nil {
+		rep.Warnings = toProblems(ev.Warnings)
+		rep.Mode, rep.Runner = ev.Mode(), ev.RunnerType()
+		rep.Handlers, rep.Judges = len(ev.Inputs.Tools), len(ev.Judges)
+		rep.EvalName = ev.EvalName()
+		var ids []string
+		ids, caseErr = ev.CaseIDs()
+		rep.Cases = len(ids)
+	}
+	if opts.json {
+		enc := json.NewEncoder(e.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+		if !rep.OK {
+			return errReported{ExitUsage}
+		}
+		return nil
+	}
+	all := append(append(config.Errors{}, problems...), warningsOf(ev)...)
+	all.Sort()
+	for _, p := range all {
+		fmt.Fprintln(e.Err, p.Error())
+	}
+	if !rep.OK {
+		return errReported{ExitUsage}
+	}
+	fmt.Fprintln(e.Out, summary(ev, rep, caseErr))
+	return nil
+}
+
+func warningsOf(ev *config.Eval) config.Errors {
+	if ev == nil {
+		return nil
+	}
+	return ev.Warnings
+}
+
+func toProblems(es config.Errors) []problem {
+	out := make([]problem, 0, len(es))
+	for _, p := range es {
+		out = append(out, problem{Line: p.Line, Col: p.Col, Field: p.Field, Code: string(p.Code), Message: p.Msg})
+	}
+	return out
+}
+
+func summary(ev *config.Eval, rep validateReport, caseErr error) string {
+	what := "prompt"
+	switch {
+	case len(ev.Execution.Steps) > 0:
+		what = plural(len(ev.Execution.Steps), "step")
+	case strings.TrimSpace(ev.Execution.Skill) != "":
+		what = "skill " + ev.Execution.Skill
+	}
+	cases := plural(rep.Cases, "case")
+	switch {
+	case ev.Dataset.Path == "":
+		cases = "no dataset.path"
+	case caseErr != nil:
+		cases = "cases unreadable: " + caseErr.Error()
+	}
+	return fmt.Sprintf("%s: ok: eval %s, mode %s, %s, runner %s, %s, %s, %s",
+		rep.File, rep.EvalName, rep.Mode, what, rep.Runner, cases,
+		plural(rep.Handlers, "tool handler"), plural(rep.Judges, "judge"))
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

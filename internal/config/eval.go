@@ -1,0 +1,210 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Defaults applied when eval.yaml leaves a value unset.
+const (
+	DefaultTimeout      = 3600 * time.Second
+	DefaultMaxBudgetUSD = 100.0
+	DefaultParallelism  = 1
+	DefaultHookModel    = "claude-haiku-4-5-20251001"
+	DefaultRunner       = "claude-code"
+	DefaultRunsDir      = "eval/runs"
+	DefaultHookTimeout  = 120 * time.Second
+	// RunsDirEnv overrides DefaultRunsDir.
+	RunsDirEnv = "AGENT_EVAL_RUNS_DIR"
+)
+
+// Path is the file the eval was loaded from.
+func (e *Eval) Path() string { return e.path }
+
+// Dir is the directory of eval.yaml, the base of dataset.path and of
+// inputs.tools[].prompt_file.
+func (e *Eval) Dir() string { return filepath.Dir(e.path) }
+
+// Position returns the line and column of a field path such as
+// "execution.mode" or "judges[2].name" (0, 0 when it was not in the file).
+func (e *Eval) Position(path string) (line, col int) {
+	p := e.pos[path]
+	return p.line, p.col
+}
+
+// Mode is execution.mode, "case" by default.
+func (e *Eval) Mode() string {
+	if e.Execution.Mode == "" {
+		return "case"
+	}
+	return e.Execution.Mode
+}
+
+// Timeout is execution.timeout, DefaultTimeout when unset.
+func (e *Eval) Timeout() time.Duration {
+	if t := e.Execution.Timeout; t != nil {
+		return time.Duration(*t) * time.Second
+	}
+	return DefaultTimeout
+}
+
+// MaxBudgetUSD is execution.max_budget_usd, DefaultMaxBudgetUSD when unset.
+func (e *Eval) MaxBudgetUSD() float64 {
+	if b := e.Execution.MaxBudgetUSD; b != nil {
+		return *b
+	}
+	return DefaultMaxBudgetUSD
+}
+
+// Parallelism is execution.parallelism, DefaultParallelism when unset.
+func (e *Eval) Parallelism() int {
+	if p := e.Execution.Parallelism; p != nil {
+		return *p
+	}
+	return DefaultParallelism
+}
+
+// HookModel is models.hook, DefaultHookModel when unset.
+func (e *Eval) HookModel() string {
+	if m := strings.TrimSpace(e.Models.Hook); m != "" {
+		return m
+	}
+	return DefaultHookModel
+}
+
+// RunnerType is runner.type, DefaultRunner when unset.
+func (e *Eval) RunnerType() string {
+	if e.Runner.Type == "" {
+		return DefaultRunner
+	}
+	return e.Runner.Type
+}
+
+// MLflowExperiment is the MLflow experiment, or "" when MLflow is off (no
+// mlflow block). It defaults to name.
+func (e *Eval) MLflowExperiment() string {
+	if e.MLflow == nil {
+		return ""
+	}
+	if e.MLflow.Experiment != "" {
+		return e.MLflow.Experiment
+	}
+	return e.DisplayName()
+}
+
+// DisplayName is name, or the file's stem when name is unset.
+func (e *Eval) DisplayName() string {
+	if e.Name != "" {
+		return e.Name
+	}
+	return stem(e.path)
+}
+
+// TraceEnabled reports whether a traces flag is on (all default to true).
+func TraceEnabled(b *bool) bool { return b == nil || *b }
+
+func stem(path string) string {
+	base := filepath.Base(path)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+var nameCleanRE = regexp.MustCompile(`[^a-z0-9._-]`)
+
+// EvalName is the directory name of this eval's runs: the skill when there
+// is one; else name, lower-cased with spaces as "-" and only [a-z0-9._-]
+// kept (unless name merely repeats the file stem); else it comes from the
+// file's place: eval/<x>/eval.yaml and eval/<x>.yaml give <x>, anything
+// else "eval".
+func (e *Eval) EvalName() string {
+	if s := strings.TrimSpace(e.Execution.Skill); s != "" {
+		return s
+	}
+	if e.Name != "" && e.Name != stem(e.path) {
+		n := nameCleanRE.ReplaceAllString(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(e.Name)), " ", "-"), "")
+		if n != "" && n != "." && n != ".." {
+			return n
+		}
+	}
+	abs, err := filepath.Abs(e.path)
+	if err != nil {
+		abs = e.path
+	}
+	dir, base := filepath.Dir(abs), filepath.Base(abs)
+	switch {
+	case base == "eval.yaml" && filepath.Base(filepath.Dir(dir)) == "eval":
+		return filepath.Base(dir)
+	case base != "eval.yaml" && filepath.Base(dir) == "eval":
+		return stem(base)
+	}
+	return "eval"
+}
+
+// RunsDir is where runs are written: $AGENT_EVAL_RUNS_DIR, else eval/runs
+// (relative to the working directory), joined with the eval name.
+func (e *Eval) RunsDir(getenv func(string) string) string {
+	root := DefaultRunsDir
+	if v := getenv(RunsDirEnv); v != "" {
+		root = v
+	}
+	return filepath.Join(root, e.EvalName())
+}
+
+// DatasetDir is dataset.path resolved against eval.yaml's directory, or ""
+// when unset.
+func (e *Eval) DatasetDir() string {
+	p := e.Dataset.Path
+	if p == "" {
+		return ""
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(e.Dir(), p)
+}
+
+// CaseIDs lists the cases: the sub-directories of the dataset directory,
+// sorted by name. Hidden directories are skipped.
+func (e *Eval) CaseIDs() ([]string, error) {
+	dir := e.DatasetDir()
+	if dir == "" {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, en := range entries {
+		if en.IsDir() && !strings.HasPrefix(en.Name(), ".") {
+			ids = append(ids, en.Name())
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// StepIDs lists the ids of execution.steps in order.
+func (e *Eval) StepIDs() []string {
+	ids := make([]string, 0, len(e.Execution.Steps))
+	for _, s := range e.Execution.Steps {
+		if s.ID != "" {
+			ids = append(ids, s.ID)
+		}
+	}
+	return ids
+}
+
+// JudgeNames lists the judge names in order.
+func (e *Eval) JudgeNames() []string {
+	names := make([]string, 0, len(e.Judges))
+	for _, j := range e.Judges {
+		if j.Name != "" {
+			names = append(names, j.Name)
+		}
+	}
+	return names
+}

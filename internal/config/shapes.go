@@ -1,0 +1,222 @@
+package config
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// This file holds the schema types that accept more than one YAML shape.
+// Each decodes itself (nodeDecoder) and describes itself to the JSON Schema
+// generator (schemaDescriber).
+
+// EnvMap is a map of environment variables. Values are kept exactly as
+// written: "$VAR" is resolved only when a run starts (see ResolveEnv), so a
+// loaded config never holds a secret read from the environment.
+type EnvMap map[string]string
+
+var secretLike = regexp.MustCompile(`^(sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abp]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})`)
+
+func (m *EnvMap) decodeNode(d *decoder, n *yaml.Node, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.add(n, path, CodeType, "must be a mapping of variable names to values, got %s", describe(n))
+		return
+	}
+	out := EnvMap{}
+	for _, p := range d.pairs(n, path) {
+		name, field := p.key.Value, join(path, p.key.Value)
+		if !envNameRE.MatchString(name) {
+			d.add(p.key, field, CodeFormat, "%q is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)", name)
+			continue
+		}
+		v := d.resolve(p.val)
+		if v == nil {
+			return
+		}
+		d.pos[field] = pos{v.Line, v.Column}
+		if v.Kind != yaml.ScalarNode || isNull(v) || !scalarTags[v.ShortTag()] {
+			d.add(v, field, CodeType, "must be a string, number or boolean, got %s", describe(v))
+			continue
+		}
+		out[name] = v.Value
+	}
+	*m = out
+}
+
+var scalarTags = map[string]bool{"!!str": true, "!!int": true, "!!float": true, "!!bool": true}
+
+func (EnvMap) jsonSchema(*schemaGen) map[string]any {
+	return map[string]any{
+		"type":                 []any{"object", "null"},
+		"propertyNames":        map[string]any{"pattern": envNameRE.String()},
+		"additionalProperties": map[string]any{"type": []any{"string", "number", "boolean"}},
+	}
+}
+
+// ResolveEnv returns env with "$VAR" and "${VAR}" values read through lookup.
+// A variable that is not set is omitted; every other value is kept verbatim.
+func ResolveEnv(env EnvMap, lookup func(string) (string, bool)) map[string]string {
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		if name, ok := envRef(v); ok {
+			if val, set := lookup(name); set {
+				out[k] = val
+			}
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+var envRefRE = regexp.MustCompile(`^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})$`)
+
+func envRef(v string) (string, bool) {
+	m := envRefRE.FindStringSubmatch(v)
+	if m == nil {
+		return "", false
+	}
+	return m[1] + m[2], true
+}
+
+// StringList is a command given either as one string or as a list of
+// arguments.
+type StringList []string
+
+func (s *StringList) decodeNode(d *decoder, n *yaml.Node, path string) {
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
+		if strings.TrimSpace(n.Value) == "" {
+			d.add(n, path, CodeRequired, "must not be empty")
+			return
+		}
+		*s = StringList{n.Value}
+	case n.Kind == yaml.SequenceNode:
+		var out []string
+		d.value(n, reflect.ValueOf(&out).Elem(), path, rules{checks: []string{"nonempty"}})
+		if len(out) == 0 {
+			d.add(n, path, CodeRequired, "must list at least one argument")
+		}
+		*s = out
+	default:
+		d.add(n, path, CodeType, "must be a string or a list of strings, got %s", describe(n))
+	}
+}
+
+func (StringList) jsonSchema(*schemaGen) map[string]any {
+	return map[string]any{"oneOf": []any{
+		map[string]any{"type": "string", "minLength": 1},
+		map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"type": "string", "minLength": 1}},
+		map[string]any{"type": "null"},
+	}}
+}
+
+// PermissionRule is one allow or deny entry: a simple pattern ("Skill",
+// "mcp__*", "Edit(artifacts/**)") or a path-based {path, tools} rule.
+type PermissionRule struct {
+	Pattern string   // the simple form; empty for a path-based rule
+	Path    string   // the path-based form: gitignore-style path
+	Tools   []string // the path-based form: tools the rule applies to
+	Line    int      // position in eval.yaml
+	Col     int
+}
+
+// IsPath reports whether the rule is the path-based form.
+func (r PermissionRule) IsPath() bool { return r.Pattern == "" }
+
+// pathRule is the mapping form of a permission rule, decoded generically so
+// the loader and the schema share its rules.
+type pathRule struct {
+	Path  string   `yaml:"path" doc:"Directory (trailing /, matched recursively) or file, gitignore-style." check:"required,noparent"`
+	Tools []string `yaml:"tools" doc:"Tools the rule applies to: Read, Edit, Write, Grep, Glob (Bash in deny hardens to Read and Edit)." check:"required,nonempty"`
+}
+
+func (r *PermissionRule) decodeNode(d *decoder, n *yaml.Node, path string) {
+	r.Line, r.Col = n.Line, n.Column
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
+		if strings.TrimSpace(n.Value) == "" {
+			d.add(n, path, CodeRequired, "must not be empty")
+			return
+		}
+		r.Pattern = strings.TrimSpace(n.Value)
+	case n.Kind == yaml.MappingNode:
+		var pr pathRule
+		d.structure(n, reflect.ValueOf(&pr).Elem(), path)
+		r.Path, r.Tools = pr.Path, pr.Tools
+	default:
+		d.add(n, path, CodeType, "must be a rule string (\"Tool\" or \"Tool(pattern)\") or a {path, tools} mapping, got %s", describe(n))
+	}
+}
+
+func (PermissionRule) jsonSchema(g *schemaGen) map[string]any {
+	return map[string]any{"oneOf": []any{
+		map[string]any{"type": "string", "pattern": `\S`, "description": "A tool name or a pre-formed rule, passed through as-is."},
+		g.structSchema(reflect.TypeFor[pathRule](), false),
+	}}
+}
+
+// WorkspaceFile is one dataset.workspace.files entry: a path inside each
+// case directory, or a {dest, source} file shared by every case.
+type WorkspaceFile struct {
+	Path   string // per-case form, trailing "/" stripped
+	Dest   string // shared form: where it lands in the workspace
+	Source string // shared form: project-relative or absolute source
+}
+
+type sharedFile struct {
+	Dest   string `yaml:"dest" doc:"Where the file lands in each workspace; relative, no \"..\"." check:"required,relpath,noparent,notdot"`
+	Source string `yaml:"source" doc:"Source file, relative to the project root or absolute." check:"required"`
+}
+
+func (w *WorkspaceFile) decodeNode(d *decoder, n *yaml.Node, path string) {
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
+		r := rules{checks: []string{"nonempty", "relpath", "noparent"}}
+		d.checkString(n, path, n.Value, r)
+		w.Path = strings.TrimRight(n.Value, "/")
+	case n.Kind == yaml.MappingNode:
+		var sf sharedFile
+		d.structure(n, reflect.ValueOf(&sf).Elem(), path)
+		w.Dest, w.Source = sf.Dest, sf.Source
+	default:
+		d.add(n, path, CodeType, "must be a path string or a {dest, source} mapping, got %s", describe(n))
+	}
+}
+
+func (WorkspaceFile) jsonSchema(g *schemaGen) map[string]any {
+	s := map[string]any{"type": "string"}
+	g.applyString(s, rules{checks: []string{"nonempty", "relpath", "noparent"}}, false)
+	return map[string]any{"oneOf": []any{s, g.structSchema(reflect.TypeFor[sharedFile](), false)}}
+}
+
+// ScoreRange is a [min, max] scale.
+type ScoreRange struct {
+	Min, Max float64
+}
+
+func (s *ScoreRange) decodeNode(d *decoder, n *yaml.Node, path string) {
+	var xs []float64
+	if n.Kind != yaml.SequenceNode || len(n.Content) != 2 {
+		d.add(n, path, CodeType, "must be a [min, max] list of two numbers, got %s", describe(n))
+		return
+	}
+	before := len(d.errs)
+	d.value(n, reflect.ValueOf(&xs).Elem(), path, rules{})
+	if len(d.errs) > before {
+		return
+	}
+	s.Min, s.Max = xs[0], xs[1]
+	if s.Min >= s.Max {
+		d.add(n, path, CodeSemantic, "must be increasing: min %v is not below max %v", s.Min, s.Max)
+	}
+}
+
+func (ScoreRange) jsonSchema(*schemaGen) map[string]any {
+	return map[string]any{
+		"type": []any{"array", "null"}, "minItems": 2, "maxItems": 2,
+		"items": map[string]any{"type": "number"},
+	}
+}

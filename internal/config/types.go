@@ -1,0 +1,293 @@
+package config
+
+// The eval.yaml schema. These types are the single source of truth: the
+// strict loader (decode.go) and the JSON Schema generator (schema.go) both walk
+// them by reflection. Struct tags:
+//
+//	yaml:"key"       the YAML key
+//	doc:"..."        the description shown by editors
+//	enum:"a|b"       the allowed values of a string
+//	default:"json"   the default, as a JSON literal (documentation only; the
+//	                 effective defaults are applied by the accessor methods)
+//	check:"a,b"      extra rules: required, nonempty, positive, nonneg, rate,
+//	                 atleast1, relpath (no absolute path), noparent (no ".."
+//	                 segment), notdot (not the directory itself), segment (a
+//	                 single path segment), envname (a valid variable name)
+//
+// Optional scalars whose zero value is meaningful are pointers, so "unset"
+// stays distinguishable from 0 or false.
+
+// Eval is one eval.yaml.
+type Eval struct {
+	Version     *int                 `yaml:"version" doc:"Schema version of this file. Only 1 exists; optional." enum:"1"`
+	Name        string               `yaml:"name" doc:"Name of the eval; the default is the file's stem. Used to derive the eval name and the runs directory."`
+	Title       string               `yaml:"title" doc:"Title of the HTML report (default \"Agent Eval Report\")."`
+	Description string               `yaml:"description" doc:"Free-text description of what this eval measures."`
+	Skill       string               `yaml:"skill" doc:"DEPRECATED: use execution.skill. Copied into execution.skill when that is empty."`
+	Execution   Execution            `yaml:"execution" doc:"What to run for each case and how."`
+	Runner      Runner               `yaml:"runner" doc:"Which agent CLI runs the cases and how it is configured."`
+	Models      Models               `yaml:"models" doc:"Model ids for the agent, subagents, judges and the tool-interception hook."`
+	Permissions Permissions          `yaml:"permissions" doc:"Tool allow/deny rules compiled into the runner's native permission settings."`
+	Dataset     Dataset              `yaml:"dataset" doc:"Where the eval cases live and what is copied into each case workspace."`
+	Generation  Generation           `yaml:"generation" doc:"How the dataset is generated. Not read by run or score."`
+	Inputs      Inputs               `yaml:"inputs" doc:"Inputs the agent receives at run time; inputs.tools intercepts tool calls."`
+	Outputs     []Output             `yaml:"outputs" doc:"Artifacts the agent produces that are collected and judged."`
+	Traces      Traces               `yaml:"traces" doc:"Which traces judges may read."`
+	Hooks       Hooks                `yaml:"hooks" doc:"Shell commands run at lifecycle phases of a run."`
+	Judges      []Judge              `yaml:"judges" doc:"How each case's outputs are scored."`
+	Thresholds  map[string]Threshold `yaml:"thresholds" doc:"Regression gates per judge name; a failed gate makes score exit 1."`
+	Reward      *Reward              `yaml:"reward" doc:"How judge values combine into one reward in [0, 1] (Harbor and the report)."`
+	MLflow      *MLflow              `yaml:"mlflow" doc:"Log results to MLflow. A mapping here (even {}) turns MLflow logging on; absent or null leaves it off."`
+
+	// Set by Load, not read from YAML.
+	path     string
+	pos      map[string]pos
+	Warnings Errors `yaml:"-"`
+}
+
+// Execution says what is sent to the agent for each case.
+type Execution struct {
+	Mode         string   `yaml:"mode" doc:"case: one agent run per case; batch: one run over all cases." enum:"case|batch" default:"\"case\""`
+	Skill        string   `yaml:"skill" doc:"Skill to invoke; the prompt sent is \"/<skill> <arguments>\". Exclusive with prompt and steps." check:"segment"`
+	Prompt       string   `yaml:"prompt" doc:"Prompt template sent to the agent ({field}, {field?} or Jinja-style {{ input.field }}). Exclusive with skill and steps."`
+	Arguments    string   `yaml:"arguments" doc:"Per-case argument template appended to the skill invocation."`
+	Timeout      *int     `yaml:"timeout" doc:"Seconds one case (or the batch) may run before it is killed." default:"3600" check:"positive"`
+	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap in USD passed to the agent CLI." default:"100" check:"nonneg"`
+	Parallelism  *int     `yaml:"parallelism" doc:"How many cases run at once (case mode)." default:"1" check:"atleast1"`
+	Env          EnvMap   `yaml:"env" doc:"Environment for the agent, written into the workspace settings. \"$VAR\" is read from the caller's environment at run time (unset: omitted)."`
+	ProjectHooks *bool    `yaml:"project_hooks" doc:"Carry the project's .claude/settings.json hooks into the workspaces." default:"true"`
+	Steps        []Step   `yaml:"steps" doc:"A multi-step pipeline run per case (case mode only). Exclusive with skill and prompt."`
+}
+
+// Step is one invocation of a multi-step pipeline.
+type Step struct {
+	ID           string   `yaml:"id" doc:"Unique step id; a single path segment." check:"required,segment"`
+	Name         string   `yaml:"name" doc:"Display name."`
+	Skill        string   `yaml:"skill" doc:"Skill to invoke in this step. Exactly one of skill and prompt." check:"segment"`
+	Prompt       string   `yaml:"prompt" doc:"Prompt sent in this step. Exactly one of skill and prompt."`
+	Arguments    string   `yaml:"arguments" doc:"Argument template; may use {{ steps.<id>.output }}, .exit_code, .files."`
+	Env          EnvMap   `yaml:"env" doc:"Extra environment for the agent process of this step (\"$VAR\" resolved at run time)."`
+	Timeout      *int     `yaml:"timeout" doc:"Seconds this step may run (default: execution.timeout)." check:"positive"`
+	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap in USD for this step (default: execution.max_budget_usd)." check:"nonneg"`
+	Runner       *Runner  `yaml:"runner" doc:"Runner for this step (default: the top-level runner)."`
+	OnFailure    string   `yaml:"on_failure" doc:"fail: a non-zero exit aborts the remaining steps; continue: go on." enum:"fail|continue" default:"\"fail\""`
+}
+
+// Runner configures the agent CLI.
+type Runner struct {
+	Type           string         `yaml:"type" doc:"Agent CLI that runs the cases." enum:"claude-code|cursor|cli|codex" default:"\"claude-code\""`
+	Command        StringList     `yaml:"command" doc:"Command line of a cli runner: a string (split like a shell would) or a list of arguments."`
+	WorkspaceMode  string         `yaml:"workspace_mode" doc:"repo: run the agent in the project itself (prompt mode) instead of an isolated workspace per case." enum:"repo"`
+	Settings       map[string]any `yaml:"settings" doc:"claude-code: deep-merged into the workspace .claude/settings.json."`
+	PluginDirs     []string       `yaml:"plugin_dirs" doc:"Plugin directories passed with --plugin-dir (relative to the project root)." check:"nonempty"`
+	Env            EnvMap         `yaml:"env" doc:"Extra environment for the agent process (\"$VAR\" resolved at run time)."`
+	SystemPrompt   string         `yaml:"system_prompt" doc:"Text prepended to the harness's system prompt."`
+	Effort         string         `yaml:"effort" doc:"Reasoning effort (claude-code --effort)." enum:"low|medium|high|xhigh|max"`
+	PermissionMode string         `yaml:"permission_mode" doc:"claude-code --permission-mode." enum:"default|acceptEdits|plan|auto|dontAsk|bypassPermissions"`
+}
+
+// Models names the models for each role.
+type Models struct {
+	Skill     string     `yaml:"skill" doc:"Model of the agent under test (overridden by run --model). Required to run."`
+	Subagent  string     `yaml:"subagent" doc:"Model for subagents (default: the skill model)."`
+	Judge     string     `yaml:"judge" doc:"Default model of LLM and agent judges (default: $EVAL_JUDGE_MODEL)."`
+	Hook      string     `yaml:"hook" doc:"Model that answers AskUserQuestion in the interception hook." default:"\"claude-haiku-4-5-20251001\""`
+	Providers *Providers `yaml:"providers" doc:"Model providers other than Anthropic; active when a role names \"<provider>:/<model>\"."`
+}
+
+// Providers holds the provider plans.
+type Providers struct {
+	OpenRouter *OpenRouter `yaml:"openrouter" doc:"OpenRouter plan, active when models.skill is \"openrouter:/<author>/<slug>\"."`
+}
+
+// OpenRouter configures routing agent traffic through OpenRouter.
+type OpenRouter struct {
+	Kind               string         `yaml:"kind" doc:"Must be \"openrouter\" when given." enum:"openrouter"`
+	APIKeyEnv          string         `yaml:"api_key_env" doc:"Name of the environment variable that holds the API key (never the key itself)." default:"\"OPENROUTER_API_KEY\"" check:"envname"`
+	ManagementKeyEnv   string         `yaml:"management_key_env" doc:"Name of the environment variable that holds the management key." default:"\"OPENROUTER_MANAGEMENT_KEY\"" check:"envname"`
+	BaseURL            string         `yaml:"base_url" doc:"API base URL without /v1 (https, or http on loopback)." default:"\"https://openrouter.ai/api\""`
+	Attribution        *Attribution   `yaml:"attribution" doc:"Attribution headers sent with every request."`
+	BackgroundModel    string         `yaml:"background_model" doc:"\"<author>/<slug>\" behind the haiku slot and the default hook model."`
+	Preflight          string         `yaml:"preflight" doc:"What a failed preflight check does." enum:"strict|warn|off" default:"\"strict\""`
+	CLIBudgetInflation *float64       `yaml:"cli_budget_inflation" doc:"Factor applied to the budget passed to the CLI, whose cost estimate is wrong for non-Anthropic models." default:"50" check:"atleast1"`
+	Budget             *ORBudget      `yaml:"budget" doc:"Spending limits of the plan."`
+	Routing            map[string]any `yaml:"routing" doc:"Provider routing (defaults, models, policy, enforcement, guardrail)."`
+	Judge              *ORJudge       `yaml:"judge" doc:"Judge client settings."`
+}
+
+// Attribution is OpenRouter's attribution headers.
+type Attribution struct {
+	Referer     string `yaml:"referer" doc:"HTTP-Referer header."`
+	Title       string `yaml:"title" doc:"X-OpenRouter-Title header." default:"\"agent-eval\""`
+	RunIDHeader *bool  `yaml:"run_id_header" doc:"Send x-eval-run-id." default:"false"`
+}
+
+// ORBudget is an OpenRouter plan's budget.
+type ORBudget struct {
+	RunUSD       *float64 `yaml:"run_usd" doc:"Limit of the per-run key in USD." check:"positive"`
+	DedicatedKey *bool    `yaml:"dedicated_key" doc:"Mint a dedicated key per run." default:"false"`
+}
+
+// ORJudge is the OpenRouter judge client's settings.
+type ORJudge struct {
+	Concurrency *int           `yaml:"concurrency" default:"4" check:"atleast1" doc:"Parallel judge calls."`
+	MaxRetries  *int           `yaml:"max_retries" default:"3" check:"nonneg" doc:"Retries per judge call."`
+	TimeoutS    *float64       `yaml:"timeout_s" default:"300" check:"positive" doc:"Seconds per judge call."`
+	ExtraBody   map[string]any `yaml:"extra_body" doc:"Extra fields merged into each request body."`
+	InheritPins *bool          `yaml:"inherit_pins" default:"false" doc:"Apply the routing pins to judge calls."`
+}
+
+// Permissions are the coarse allow/deny rules.
+type Permissions struct {
+	Allow []PermissionRule `yaml:"allow" doc:"Rules the agent may use without asking: \"Tool\", \"Tool(pattern)\" or {path, tools}."`
+	Deny  []PermissionRule `yaml:"deny" doc:"Rules the agent may never use: \"Tool\", \"Tool(pattern)\" or {path, tools}."`
+}
+
+// Dataset locates the cases.
+type Dataset struct {
+	Path      string     `yaml:"path" doc:"Directory whose sub-directories are the cases; relative to eval.yaml, or absolute." check:"noparent"`
+	Schema    string     `yaml:"schema" doc:"Natural-language description of a case's files (prose, never parsed)."`
+	Workspace *Workspace `yaml:"workspace" doc:"What is copied into each case workspace."`
+}
+
+// Workspace lists files materialised into every case workspace.
+type Workspace struct {
+	Files []WorkspaceFile `yaml:"files" doc:"Per-case paths copied from the case directory, or {dest, source} shared files."`
+}
+
+// Generation configures dataset generation; run and score ignore it.
+type Generation struct {
+	Strategy string           `yaml:"strategy" doc:"How cases are generated." enum:"skill|synthetic|from-traces" default:"\"skill\""`
+	Context  any              `yaml:"context" doc:"Context for synthetic generation (text or a mapping)."`
+	Seeds    []GenerationSeed `yaml:"seeds" doc:"Seed categories for synthetic generation."`
+}
+
+// GenerationSeed is one category of synthetic cases.
+type GenerationSeed struct {
+	Category    string `yaml:"category" doc:"Category recorded in each case's annotations." check:"required"`
+	Count       *int   `yaml:"count" doc:"How many cases to generate." check:"required,atleast1"`
+	Builtin     string `yaml:"builtin" doc:"Built-in seed prompt (e.g. docs/navigation). Exactly one of builtin, prompt_file, prompt."`
+	PromptFile  string `yaml:"prompt_file" doc:"Seed prompt file, relative to eval.yaml." check:"noparent"`
+	Prompt      string `yaml:"prompt" doc:"Seed prompt text."`
+	Description string `yaml:"description" doc:"Description of the category."`
+}
+
+// Inputs is what the agent receives at run time.
+type Inputs struct {
+	Tools []ToolHandler `yaml:"tools" doc:"Tool-call handlers, written in natural language and compiled into tool_handlers.yaml."`
+}
+
+// ToolHandler intercepts matching tool calls.
+type ToolHandler struct {
+	Match      string `yaml:"match" doc:"What to intercept, in natural language (tool names such as AskUserQuestion, Bash or mcp__server__* are recognised)." check:"required"`
+	Prompt     string `yaml:"prompt" doc:"How to handle it, in natural language. Exclusive with prompt_file."`
+	PromptFile string `yaml:"prompt_file" doc:"File holding the prompt, relative to eval.yaml. Exclusive with prompt." check:"relpath,noparent"`
+}
+
+// Output is one artifact location.
+type Output struct {
+	Path         string         `yaml:"path" doc:"Directory or file inside the workspace; relative, no \"..\", not \".\"." check:"relpath,noparent,notdot"`
+	Tool         string         `yaml:"tool" doc:"Tool name or pattern whose calls are captured as outputs."`
+	Schema       string         `yaml:"schema" doc:"Natural-language description of the output (prose)."`
+	BatchPattern string         `yaml:"batch_pattern" doc:"Batch mode: \"{n}\" (1-based, format spec allowed: {n:03d}) maps outputs to cases; \"*\" shares them with every case; empty auto-detects."`
+	Types        map[string]any `yaml:"types" doc:"Report rendering hints: file name or glob to a type."`
+}
+
+// Traces says which traces judges may read.
+type Traces struct {
+	Stdout  *bool `yaml:"stdout" default:"true" doc:"Expose the agent's stdout to judges."`
+	Stderr  *bool `yaml:"stderr" default:"true" doc:"Expose the agent's stderr to judges."`
+	Events  *bool `yaml:"events" default:"true" doc:"Write events.json and expose the event stream to judges."`
+	Metrics *bool `yaml:"metrics" default:"true" doc:"Expose cost, tokens and turns to judges."`
+}
+
+// Hooks are shell commands run at lifecycle phases.
+type Hooks struct {
+	BeforeAll     []Hook `yaml:"before_all" doc:"Once, before the first case."`
+	BeforeEach    []Hook `yaml:"before_each" doc:"Before each case (case mode)."`
+	AfterEach     []Hook `yaml:"after_each" doc:"After each case (case mode)."`
+	BeforeStep    []Hook `yaml:"before_step" doc:"Before each step of a pipeline."`
+	AfterStep     []Hook `yaml:"after_step" doc:"After each step of a pipeline."`
+	BeforeScoring []Hook `yaml:"before_scoring" doc:"Before judges run."`
+	AfterAll      []Hook `yaml:"after_all" doc:"Once, after the last case."`
+	BeforeReport  []Hook `yaml:"before_report" doc:"Before the report is written."`
+}
+
+// Hook is one lifecycle command.
+type Hook struct {
+	Command     string `yaml:"command" doc:"Shell command, run with bash -c." check:"required"`
+	Timeout     *int   `yaml:"timeout" doc:"Seconds before the command is killed." default:"120" check:"positive"`
+	Description string `yaml:"description" doc:"Label in logs (default: the command's first line)."`
+	OnFailure   string `yaml:"on_failure" doc:"fail: a failing command fails the run; continue: go on." enum:"fail|continue" default:"\"fail\""`
+	Condition   string `yaml:"condition" doc:"Shell command; the hook runs only when it exits 0."`
+}
+
+// Judge scores one aspect of a case. Its type follows from the keys set:
+// builtin, check, agent, llm (llm_rubric, prompt or prompt_file) or code
+// (module and function).
+type Judge struct {
+	Name            string         `yaml:"name" doc:"Unique judge name; \"pairwise\" is the A/B comparison judge." check:"required"`
+	Description     string         `yaml:"description" doc:"What the judge checks."`
+	If              string         `yaml:"if" doc:"Condition over annotations and outputs; when false the judge is skipped for the case."`
+	Check           string         `yaml:"check" doc:"Deterministic check."`
+	Prompt          string         `yaml:"prompt" doc:"LLM judge prompt template."`
+	PromptFile      string         `yaml:"prompt_file" doc:"File holding the LLM judge prompt, relative to the project root." check:"noparent"`
+	LLMRubric       string         `yaml:"llm_rubric" doc:"Rubric; the conversation is appended unless it uses {{ conversation }}."`
+	Context         []string       `yaml:"context" doc:"Files appended to the prompt as context." check:"nonempty"`
+	FeedbackType    string         `yaml:"feedback_type" doc:"Verdict type: bool (pass/fail), int or float (a score on score_range)." enum:"bool|int|float"`
+	ScoreRange      *ScoreRange    `yaml:"score_range" doc:"[min, max] of a numeric verdict; off-scale values are errors."`
+	Model           string         `yaml:"model" doc:"Model of this judge (default: models.judge)."`
+	Module          string         `yaml:"module" doc:"Code judge: module holding the function."`
+	Function        string         `yaml:"function" doc:"Code judge: function to call."`
+	Builtin         string         `yaml:"builtin" doc:"Built-in judge as category/name."`
+	Arguments       map[string]any `yaml:"arguments" doc:"Arguments passed to the judge."`
+	Step            string         `yaml:"step" doc:"Judge only this step's outputs (an execution.steps id)."`
+	Samples         *int           `yaml:"samples" doc:"Run an llm or agent judge this many times and keep the majority or median." default:"1" check:"atleast1"`
+	Examples        *JudgeExamples `yaml:"examples" doc:"Few-shot exemplars injected into LLM and agent judges."`
+	Agent           *AgentJudge    `yaml:"agent" doc:"Run the judge as a tool-using agent instead of a single LLM call."`
+	ProviderOptions map[string]any `yaml:"provider_options" doc:"Provider-specific options for an openrouter judge model."`
+}
+
+// JudgeExamples selects few-shot exemplars.
+type JudgeExamples struct {
+	Source string   `yaml:"source" doc:"Where exemplars come from." enum:"reviews" default:"\"reviews\""`
+	Count  *int     `yaml:"count" doc:"How many exemplars." default:"3" check:"atleast1"`
+	Mix    []string `yaml:"mix" doc:"Which verdicts to draw from." check:"nonempty"`
+}
+
+// AgentJudge runs a judge as an agent over a staged workspace.
+type AgentJudge struct {
+	Runner       *Runner  `yaml:"runner" doc:"Runner of the judge agent (default claude-code)."`
+	AllowedTools []string `yaml:"allowed_tools" doc:"Tools the judge agent may use." default:"[\"Read\",\"Grep\",\"Glob\"]"`
+	DeniedTools  []string `yaml:"denied_tools" doc:"Tools the judge agent may not use." default:"[\"Bash\",\"WebFetch\",\"WebSearch\",\"Agent\"]"`
+	Context      []string `yaml:"context" doc:"Files staged under ./.context/." check:"nonempty"`
+	Inputs       []string `yaml:"inputs" doc:"Top-level workspace entries staged for the judge (\".\" = all)." check:"nonempty"`
+	Timeout      *int     `yaml:"timeout" doc:"Seconds the judge agent may run (default: execution.timeout, else 600)." check:"positive"`
+	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap of one judge run." default:"2" check:"nonneg"`
+}
+
+// Threshold is the regression gate of one judge.
+type Threshold struct {
+	MinPassRate  *float64 `yaml:"min_pass_rate" doc:"Fail when the pass rate is below this." check:"rate"`
+	MaxErrorRate *float64 `yaml:"max_error_rate" doc:"Fail when more than this share of cases errored." check:"rate"`
+	MinMean      *float64 `yaml:"min_mean" doc:"Fail when the mean score is below this."`
+	MinWinRate   *float64 `yaml:"min_win_rate" doc:"pairwise: fail when the win rate is below this." check:"rate"`
+}
+
+// Reward combines judge values into one number in [0, 1].
+type Reward struct {
+	Formula    string             `yaml:"formula" doc:"\"weighted\" or an expression over judge names." default:"\"weighted\""`
+	Weights    map[string]float64 `yaml:"weights" doc:"Weight per judge name for formula: weighted."`
+	Gate       *bool              `yaml:"gate" doc:"Any failed bool judge makes the reward 0 (default true, false in judge mode)."`
+	ScoreRange *ScoreRange        `yaml:"score_range" doc:"DEPRECATED: fallback [min, max] for judges that declare none."`
+	Raw        []string           `yaml:"raw" doc:"Judges whose values are clamped to [0, 1] rather than normalised."`
+	Judge      string             `yaml:"judge" doc:"Single-judge mode: this judge's value is the reward."`
+	Normalize  *bool              `yaml:"normalize" doc:"Judge mode: map the value from the judge's score_range." default:"false"`
+}
+
+// MLflow configures logging to an MLflow server.
+type MLflow struct {
+	Experiment  string            `yaml:"experiment" doc:"Experiment name (default: name)."`
+	TrackingURI string            `yaml:"tracking_uri" doc:"Tracking server (default: $MLFLOW_TRACKING_URI)."`
+	Tags        map[string]string `yaml:"tags" doc:"Tags set on every MLflow run."`
+}

@@ -1,0 +1,427 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// validate runs the cross-field rules that no single value can check. It
+// runs after decoding, on whatever decoded, so one pass reports everything.
+func (e *Eval) validate(d *decoder, root *yaml.Node) {
+	v := &validator{d: d, root: root, e: e}
+	v.skill()
+	v.execution()
+	v.runners()
+	v.tools()
+	v.outputs()
+	v.hooks()
+	v.judges()
+	v.thresholds()
+	v.reward()
+	v.generation()
+}
+
+type validator struct {
+	d    *decoder
+	root *yaml.Node
+	e    *Eval
+}
+
+// node returns a positioned node for path, falling back to its parents and
+// finally to the top of the file.
+func (v *validator) node(path string) *yaml.Node {
+	for p := path; p != ""; {
+		if at, ok := v.d.pos[p]; ok {
+			return &yaml.Node{Line: at.line, Column: at.col}
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return &yaml.Node{Line: v.root.Line, Column: v.root.Column}
+}
+
+func (v *validator) errf(path string, code Code, format string, args ...any) {
+	v.d.add(v.node(path), path, code, format, args...)
+}
+
+func (v *validator) warnf(path, format string, args ...any) {
+	v.d.warn(v.node(path), path, format, args...)
+}
+
+func (v *validator) has(path string) bool { _, ok := v.d.pos[path]; return ok }
+
+// failed reports whether the decoder already reported a problem at one of
+// paths or below it, so a rule does not pile a second error onto the first.
+func (v *validator) failed(paths ...string) bool {
+	for _, e := range v.d.errs {
+		for _, p := range paths {
+			if e.Field == p || strings.HasPrefix(e.Field, p+".") || strings.HasPrefix(e.Field, p+"[") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+func (v *validator) skill() {
+	e := v.e
+	if blank(e.Skill) {
+		return
+	}
+	if msg := pathProblem(e.Skill, rules{checks: []string{"segment"}}); msg != "" {
+		v.errf("skill", CodeFormat, "%s", msg)
+		return
+	}
+	switch {
+	case blank(e.Execution.Skill) && !blank(e.Execution.Prompt):
+		v.errf("skill", CodeSemantic, "the deprecated top-level skill is execution.skill, which conflicts with execution.prompt")
+	case blank(e.Execution.Skill) && len(e.Execution.Steps) > 0:
+		v.errf("skill", CodeSemantic, "the deprecated top-level skill is execution.skill, which conflicts with execution.steps")
+	case blank(e.Execution.Skill):
+		v.warnf("skill", "top-level skill is deprecated; move it to execution.skill")
+		e.Execution.Skill = e.Skill
+	case e.Execution.Skill != e.Skill:
+		v.errf("skill", CodeSemantic, "deprecated top-level skill %q conflicts with execution.skill %q; remove it", e.Skill, e.Execution.Skill)
+	default:
+		v.warnf("skill", "top-level skill is deprecated and repeats execution.skill; remove it")
+	}
+}
+
+func (v *validator) execution() {
+	x := &v.e.Execution
+	if !blank(x.Skill) && !blank(x.Prompt) {
+		v.errf("execution.prompt", CodeConflict, "execution.skill and execution.prompt are mutually exclusive: skill sends \"/<skill> <arguments>\", prompt sends a prompt")
+	}
+	if len(x.Steps) > 0 {
+		for _, k := range []string{"skill", "prompt"} {
+			if !blank(map[string]string{"skill": x.Skill, "prompt": x.Prompt}[k]) {
+				v.errf("execution."+k, CodeConflict, "execution.steps and execution.%s are mutually exclusive; put each invocation in its own step", k)
+			}
+		}
+		if x.Mode == "batch" {
+			v.errf("execution.steps", CodeSemantic, "execution.steps needs mode: case (got mode: batch)")
+		}
+	}
+	if blank(x.Skill) && blank(x.Prompt) && len(x.Steps) == 0 && blank(v.e.Skill) &&
+		!v.failed("execution.skill", "execution.prompt", "execution.steps", "execution", "skill") {
+		v.errf("execution", CodeSemantic, "nothing to run: set execution.skill, execution.prompt or execution.steps")
+	}
+	if !blank(x.Arguments) && blank(x.Skill) && !blank(x.Prompt) {
+		v.warnf("execution.arguments", "arguments is only used with execution.skill; in prompt mode the prompt itself is the template")
+	}
+	if x.Mode == "batch" && x.Parallelism != nil && *x.Parallelism > 1 {
+		v.warnf("execution.parallelism", "parallelism has no effect in batch mode (one run covers every case)")
+	}
+	ids := map[string]int{}
+	for i, s := range x.Steps {
+		p := index("execution.steps", i)
+		switch {
+		case !blank(s.Skill) && !blank(s.Prompt):
+			v.errf(p+".prompt", CodeConflict, "a step sets skill or prompt, not both")
+		case blank(s.Skill) && blank(s.Prompt):
+			v.errf(p, CodeSemantic, "step %q sets neither skill nor prompt", s.ID)
+		}
+		if s.ID == "" {
+			continue
+		}
+		if first, dup := ids[s.ID]; dup {
+			v.errf(p+".id", CodeSemantic, "step id %q is already used by execution.steps[%d]", s.ID, first)
+		} else {
+			ids[s.ID] = i
+		}
+	}
+	v.envHints("execution.env", x.Env)
+}
+
+// envHints warns about provider keys written into an env block: they belong
+// in the caller's environment.
+func (v *validator) envHints(path string, env EnvMap) {
+	for k, val := range env {
+		if _, isRef := envRef(val); isRef || val == "" {
+			continue
+		}
+		if secretLike.MatchString(val) || strings.HasSuffix(k, "_API_KEY") || strings.HasSuffix(k, "_TOKEN") || strings.HasSuffix(k, "_SECRET") || strings.HasSuffix(k, "_PASSWORD") {
+			v.warnf(join(path, k), "holds a literal value for what looks like a secret; write \"$%s\" to read it from the environment at run time", k)
+		}
+	}
+}
+
+// runners checks every runner block: the top level, each step's and each
+// agent judge's.
+func (v *validator) runners() {
+	v.runner("runner", &v.e.Runner)
+	for i, s := range v.e.Execution.Steps {
+		if s.Runner != nil {
+			v.runner(index("execution.steps", i)+".runner", s.Runner)
+		}
+	}
+	x := v.e.Execution
+	if v.e.Runner.WorkspaceMode == "repo" && (blank(x.Prompt) || x.Mode == "batch" || len(x.Steps) > 0) {
+		v.errf("runner.workspace_mode", CodeSemantic, "workspace_mode: repo runs the agent in the project itself and needs execution.prompt in case mode")
+	}
+}
+
+func (v *validator) runner(path string, r *Runner) {
+	typ := r.Type
+	switch typ {
+	case "":
+		typ = "claude-code"
+	case "claude-code", "cursor", "cli", "codex":
+	default:
+		return // the decoder reported the unknown type
+	}
+	if typ == "cli" && len(r.Command) == 0 && !v.failed(path+".command") {
+		v.d.add(v.node(path+".type"), path+".command", CodeSemantic, "runner type cli needs a command")
+	}
+	if typ != "cli" && len(r.Command) > 0 {
+		v.errf(path+".command", CodeSemantic, "command is only used by runner type cli (this runner is %s)", typ)
+	}
+	if typ == "codex" && r.WorkspaceMode == "repo" {
+		v.errf(path+".workspace_mode", CodeSemantic, "runner type codex cannot protect the answer key in workspace_mode: repo")
+	}
+	agentRunner := !strings.HasPrefix(path, "judges")
+	if typ != "claude-code" && agentRunner && len(v.e.Inputs.Tools) > 0 {
+		v.errf(path+".type", CodeSemantic, "runner type %s does not support inputs.tools interception; use claude-code or remove inputs.tools", typ)
+	}
+	if typ != "claude-code" {
+		ignored := []string{"permission_mode", "settings", "plugin_dirs"}
+		if typ != "codex" {
+			ignored = append(ignored, "effort")
+		}
+		for _, k := range ignored {
+			if v.has(path + "." + k) {
+				v.warnf(path+"."+k, "%s is a claude-code setting; runner type %s ignores it", k, typ)
+			}
+		}
+	}
+	v.envHints(path+".env", r.Env)
+}
+
+func (v *validator) tools() {
+	dir := filepath.Dir(v.e.path)
+	for i, t := range v.e.Inputs.Tools {
+		p := index("inputs.tools", i)
+		if !blank(t.Prompt) && !blank(t.PromptFile) {
+			v.errf(p+".prompt_file", CodeConflict, "prompt and prompt_file are mutually exclusive")
+		}
+		if !blank(t.PromptFile) && !hasParent(t.PromptFile) && !filepath.IsAbs(t.PromptFile) {
+			if st, err := os.Stat(filepath.Join(dir, t.PromptFile)); err != nil || st.IsDir() {
+				v.errf(p+".prompt_file", CodeSemantic, "%s: no such file (paths are relative to eval.yaml)", t.PromptFile)
+			}
+		}
+	}
+	if !blank(v.e.Dataset.Path) && !hasParent(v.e.Dataset.Path) {
+		if st, err := os.Stat(v.e.DatasetDir()); err != nil || !st.IsDir() {
+			v.errf("dataset.path", CodeSemantic, "%s: no such directory (relative paths are relative to eval.yaml)", v.e.Dataset.Path)
+		}
+	}
+}
+
+func (v *validator) outputs() {
+	for i, o := range v.e.Outputs {
+		if blank(o.Path) && blank(o.Tool) {
+			v.errf(index("outputs", i), CodeSemantic, "an output needs a path or a tool")
+		}
+	}
+}
+
+func (v *validator) hooks() {
+	if v.e.Execution.Mode != "batch" {
+		return
+	}
+	h := v.e.Hooks
+	for k, list := range map[string][]Hook{"before_each": h.BeforeEach, "after_each": h.AfterEach, "before_step": h.BeforeStep, "after_step": h.AfterStep} {
+		if len(list) > 0 {
+			v.warnf("hooks."+k, "ignored in batch mode (per-case hooks only run in case mode)")
+		}
+	}
+}
+
+// judgeType names how a judge scores, following the precedence
+// builtin > check > agent > llm > code.
+func judgeType(j Judge) string {
+	switch {
+	case !blank(j.Builtin):
+		return "builtin"
+	case !blank(j.Check):
+		return "check"
+	case j.Agent != nil:
+		return "agent"
+	case !blank(j.LLMRubric) || !blank(j.Prompt) || !blank(j.PromptFile):
+		return "llm"
+	case !blank(j.Module) || !blank(j.Function):
+		return "code"
+	}
+	return ""
+}
+
+// Type names how the judge scores: builtin, check, agent, llm or code.
+func (j Judge) Type() string { return judgeType(j) }
+
+func (v *validator) judges() {
+	names := map[string]int{}
+	steps := v.e.StepIDs()
+	for i, j := range v.e.Judges {
+		p := index("judges", i)
+		if j.Name != "" {
+			if first, dup := names[j.Name]; dup {
+				v.errf(p+".name", CodeSemantic, "judge name %q is already used by judges[%d]", j.Name, first)
+			} else {
+				names[j.Name] = i
+			}
+		}
+		typ := judgeType(j)
+		if typ == "" && j.Name != "pairwise" {
+			v.errf(p, CodeSemantic, "judge %q says nothing to score with: set builtin, check, prompt, prompt_file, llm_rubric, module and function, or agent", j.Name)
+		}
+		if typ == "builtin" {
+			for _, k := range []string{"check", "prompt", "prompt_file", "llm_rubric", "module", "function", "agent"} {
+				if v.has(p + "." + k) {
+					v.errf(p+"."+k, CodeSemantic, "a builtin judge cannot also set %s", k)
+				}
+			}
+		}
+		var prompts []string
+		for _, k := range []string{"llm_rubric", "prompt", "prompt_file"} {
+			if v.has(p + "." + k) {
+				prompts = append(prompts, k)
+			}
+		}
+		if len(prompts) > 1 {
+			v.errf(p+"."+prompts[1], CodeSemantic, "%s are mutually exclusive; give the judge one prompt", strings.Join(prompts, " and "))
+		}
+		if typ == "code" && (blank(j.Module) || blank(j.Function)) {
+			v.errf(p, CodeSemantic, "a code judge needs both module and function")
+		}
+		if typ == "agent" && len(prompts) == 0 {
+			v.errf(p+".agent", CodeSemantic, "an agent judge needs a prompt, prompt_file or llm_rubric")
+		}
+		if typ == "agent" && j.Agent.Runner != nil {
+			v.runner(p+".agent.runner", j.Agent.Runner)
+			if j.Agent.Runner.WorkspaceMode == "repo" {
+				v.errf(p+".agent.runner.workspace_mode", CodeSemantic, "an agent judge runs in a staged workspace; workspace_mode: repo is not allowed")
+			}
+		}
+		if j.ScoreRange != nil {
+			switch {
+			case j.FeedbackType == "bool":
+				v.errf(p+".score_range", CodeSemantic, "score_range has no meaning with feedback_type: bool; drop one of the two")
+			case j.FeedbackType == "int" && (j.ScoreRange.Min != float64(int64(j.ScoreRange.Min)) || j.ScoreRange.Max != float64(int64(j.ScoreRange.Max))):
+				v.errf(p+".score_range", CodeSemantic, "feedback_type: int cannot express the fractional score_range [%v, %v]; use feedback_type: float", j.ScoreRange.Min, j.ScoreRange.Max)
+			}
+		}
+		if typ == "builtin" && (j.ScoreRange != nil || (j.FeedbackType != "" && j.FeedbackType != "bool")) && strings.HasPrefix(j.Builtin, "llm/") {
+			v.errf(p+".builtin", CodeSemantic, "builtin LLM judges are always pass/fail; feedback_type and score_range would be ignored")
+		}
+		if (typ == "llm" || typ == "agent") && j.FeedbackType != "bool" && j.ScoreRange == nil && !v.failed(p+".feedback_type", p+".score_range") {
+			v.warnf(p, "numeric judge %q has no score_range, so it is scored on an unenforced [1, 5]; declare one to have values checked", j.Name)
+		}
+		if j.Samples != nil && *j.Samples > 1 && typ != "llm" && typ != "agent" {
+			v.warnf(p+".samples", "samples only apply to llm and agent judges; this %s judge runs once", typ)
+		}
+		if j.Examples != nil && typ != "llm" && typ != "agent" {
+			v.errf(p+".examples", CodeSemantic, "examples only apply to llm and agent judges")
+		}
+		if j.Examples != nil {
+			seen := map[string]bool{}
+			for k, m := range j.Examples.Mix {
+				if m != "pass" && m != "fail" || seen[m] {
+					v.errf(fmt.Sprintf("%s.examples.mix[%d]", p, k), CodeSemantic, "mix holds distinct values from pass and fail, got %q", m)
+				}
+				seen[m] = true
+			}
+		}
+		if j.Step != "" {
+			switch {
+			case len(steps) == 0:
+				v.errf(p+".step", CodeSemantic, "step: %s needs an execution.steps pipeline", j.Step)
+			case !slices.Contains(steps, j.Step):
+				msg := fmt.Sprintf("step %q is not an execution.steps id (ids: %s)", j.Step, strings.Join(steps, ", "))
+				if s := suggest(j.Step, steps); s != "" {
+					msg += fmt.Sprintf("; did you mean %q?", s)
+				}
+				v.errf(p+".step", CodeSemantic, "%s", msg)
+			}
+		}
+	}
+}
+
+func (v *validator) judgeRef(path, name string) {
+	names := v.e.JudgeNames()
+	if slices.Contains(names, name) {
+		return
+	}
+	msg := fmt.Sprintf("%q is not a judge defined under judges", name)
+	if s := suggest(name, names); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	v.errf(path, CodeSemantic, "%s", msg)
+}
+
+func (v *validator) thresholds() {
+	for name := range v.e.Thresholds {
+		v.judgeRef("thresholds."+name, name)
+	}
+}
+
+func (v *validator) reward() {
+	r := v.e.Reward
+	if r == nil {
+		return
+	}
+	if !blank(r.Judge) {
+		var with []string
+		for _, k := range []string{"formula", "weights", "raw"} {
+			if v.has("reward." + k) {
+				with = append(with, k)
+			}
+		}
+		if len(with) > 0 {
+			v.errf("reward.judge", CodeSemantic, "reward.judge cannot be combined with %s", strings.Join(with, ", "))
+		}
+		v.judgeRef("reward.judge", r.Judge)
+	}
+	for name, w := range r.Weights {
+		v.judgeRef("reward.weights."+name, name)
+		if w < 0 {
+			v.errf("reward.weights."+name, CodeRange, "weights must not be negative, got %v", w)
+		}
+	}
+	for i, name := range r.Raw {
+		v.judgeRef(index("reward.raw", i), name)
+	}
+	if r.ScoreRange != nil {
+		v.warnf("reward.score_range", "reward.score_range is deprecated; declare score_range on each judge")
+	}
+}
+
+func (v *validator) generation() {
+	g := v.e.Generation
+	if g.Strategy == "synthetic" && len(g.Seeds) == 0 {
+		v.errf("generation.strategy", CodeSemantic, "strategy synthetic needs generation.seeds")
+	}
+	if g.Strategy != "synthetic" && len(g.Seeds) > 0 {
+		v.errf("generation.seeds", CodeSemantic, "seeds only apply to strategy: synthetic")
+	}
+	for i, s := range g.Seeds {
+		n := 0
+		for _, x := range []string{s.Builtin, s.PromptFile, s.Prompt} {
+			if !blank(x) {
+				n++
+			}
+		}
+		if n != 1 {
+			v.errf(index("generation.seeds", i), CodeSemantic, "a seed sets exactly one of builtin, prompt_file and prompt (it sets %d)", n)
+		}
+	}
+}
