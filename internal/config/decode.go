@@ -29,7 +29,8 @@ type decoder struct {
 	file  string
 	errs  Errors
 	warns Errors
-	pos   map[string]pos
+	pos   map[string]pos // where each value stands
+	keys  map[string]pos // where each mapping key stands
 	nodes int
 }
 
@@ -271,18 +272,14 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, r rules) {
 		}
 		m := reflect.MakeMap(v.Type())
 		for _, p := range d.pairs(n, path) {
+			d.keys[join(path, p.key.Value)] = pos{p.key.Line, p.key.Column}
 			ev := reflect.New(v.Type().Elem()).Elem()
 			d.element(p.val, ev, join(path, p.key.Value), r)
 			m.SetMapIndex(reflect.ValueOf(p.key.Value), ev)
 		}
 		v.Set(m)
 	case reflect.Interface:
-		var x any
-		if err := n.Decode(&x); err != nil {
-			d.add(n, path, CodeType, "cannot decode: %v", err)
-			return
-		}
-		if x != nil {
+		if x := d.plain(n, path); x != nil {
 			v.Set(reflect.ValueOf(x))
 		}
 	default:
@@ -526,3 +523,37 @@ var (
 func hasParent(s string) bool  { return parentRE.MatchString(s) }
 func isDot(s string) bool      { return dotRE.MatchString(s) }
 func hasControl(s string) bool { return controlRE.MatchString(s) }
+
+// plain converts a free-form node (runner.settings, judge arguments) into
+// plain Go values, charging every node, aliases included, to the budget.
+func (d *decoder) plain(n *yaml.Node, path string) any {
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := map[string]any{}
+		for _, p := range d.pairs(n, path) {
+			v := d.resolve(p.val)
+			if v == nil {
+				return nil
+			}
+			m[p.key.Value] = d.plain(v, join(path, p.key.Value))
+		}
+		return m
+	case yaml.SequenceNode:
+		l := make([]any, 0, len(n.Content))
+		for i, e := range n.Content {
+			e = d.resolve(e)
+			if e == nil {
+				return nil
+			}
+			l = append(l, d.plain(e, index(path, i)))
+		}
+		return l
+	case yaml.ScalarNode:
+		var x any
+		if err := n.Decode(&x); err != nil {
+			d.add(n, path, CodeType, "cannot read the value: %v", err)
+		}
+		return x
+	}
+	return nil
+}

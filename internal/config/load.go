@@ -49,7 +49,7 @@ func Load(path string) (*Eval, error) {
 // and to derive defaults (the eval name).
 func Parse(name string, data []byte) (*Eval, error) {
 	e := &Eval{path: name}
-	d := &decoder{file: name, pos: map[string]pos{}}
+	d := &decoder{file: name, pos: map[string]pos{}, keys: map[string]pos{}}
 	root, err := parseYAML(name, data)
 	if err != nil {
 		return nil, err

@@ -356,6 +356,8 @@ func (v *validator) judges() {
 	}
 }
 
+// judgeRef checks that name, found at path, is a defined judge. When the
+// name is a mapping key (thresholds.<name>) the error points at the key.
 func (v *validator) judgeRef(path, name string) {
 	names := v.e.JudgeNames()
 	if slices.Contains(names, name) {
@@ -365,7 +367,11 @@ func (v *validator) judgeRef(path, name string) {
 	if s := suggest(name, names); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
-	v.errf(path, CodeSemantic, "%s", msg)
+	at := v.node(path)
+	if k, ok := v.d.keys[path]; ok {
+		at = &yaml.Node{Line: k.line, Column: k.col}
+	}
+	v.d.add(at, path, CodeSemantic, "%s", msg)
 }
 
 func (v *validator) thresholds() {

@@ -1,0 +1,48 @@
+# agent-eval — see README.md.
+GO       ?= go
+BIN      ?= bin/agent-eval
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X github.com/agent-eval/agent-eval/internal/version.Version=$(VERSION)
+
+.PHONY: build test race lint fmt vet golden fuzz bench tidy clean
+
+## build: a static binary in bin/
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agent-eval
+
+## test: what CI runs (README "Run the tests")
+test: vet fmt
+	$(GO) test -race -count=1 ./...
+
+race: test
+
+## lint: gofmt, go vet and staticcheck
+lint: fmt vet
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+fmt:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+## golden: rewrite golden files and examples/quickstart from the current code
+golden:
+	$(GO) test ./... -run 'Corpus|Golden' -update
+	$(GO) run ./cmd/agent-eval init --force examples/quickstart
+
+## fuzz: fuzz the eval.yaml loader for FUZZTIME (new finds land in testdata/fuzz)
+FUZZTIME ?= 60s
+fuzz:
+	$(GO) test ./internal/config -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+
+## bench: Go benchmarks
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+tidy:
+	$(GO) mod tidy -diff
+
+clean:
+	rm -rf bin

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agent-eval/agent-eval/internal/cli"
+)
+
+// TestMain registers agent-eval as a command of the test scripts: the test
+// binary re-runs itself as the real CLI, exit codes and streams included.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"agent-eval": func() { os.Exit(cli.Main(os.Args[1:], cli.OSStreams())) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar end to end.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("AGENT_EVAL_RUNS_DIR", "")
+			return nil
+		},
+	})
+}
