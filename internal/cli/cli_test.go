@@ -20,7 +20,6 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	e := env{
 		Streams: Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
 		Getenv:  func(string) string { return "" },
-		Getwd:   os.Getwd,
 	}
 	code = run(context.Background(), args, e)
 	return code, out.String(), errb.String()
@@ -77,7 +76,7 @@ func TestValidateJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
 	}
-	want := validateReport{File: "../../examples/quickstart/eval.yaml", OK: true, EvalName: "quickstart", Mode: "case",
+	want := validateReport{File: "../../examples/quickstart/eval.yaml", OK: true, EvalName: "quickstart", RunsDir: "eval/runs/quickstart", Mode: "case",
 		Runner: "claude-code", Cases: 1, Handlers: 1, Judges: 1, Errors: []problem{}, Warnings: []problem{}}
 	if diff := cmp.Diff(want, rep); diff != "" {
 		t.Errorf("validate --json (-want +got):\n%s", diff)
@@ -109,8 +108,8 @@ func TestInitMatchesQuickstart(t *testing.T) {
 		t.Errorf("validate on the starter exited %d", code)
 	}
 	code, _, stderr = runCLI(t, "init", dir)
-	if code != ExitUsage || !strings.Contains(stderr, "already exists") {
-		t.Errorf("init over existing files = %d, %q; want 2 and 'already exists'", code, stderr)
+	if code != ExitUsage || !strings.Contains(stderr, "already exist(s)") {
+		t.Errorf("init over existing files = %d, %q; want 2 and 'already exist(s)'", code, stderr)
 	}
 	if code, _, stderr = runCLI(t, "init", "--force", dir); code != ExitOK {
 		t.Errorf("init --force = %d: %s", code, stderr)

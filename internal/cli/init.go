@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -58,13 +59,17 @@ func runInit(e env, opts initOptions) error {
 		return err
 	}
 	if !opts.force {
-		for p := range files {
+		var existing []string
+		for _, p := range sortedKeys(files) {
 			target := filepath.Join(opts.dir, p)
 			if _, err := os.Lstat(target); err == nil {
-				return usageErrorf("%s already exists; use --force to overwrite it", target)
+				existing = append(existing, target)
 			} else if !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
+		}
+		if len(existing) > 0 {
+			return usageErrorf("%s already exist(s); use --force to overwrite", strings.Join(existing, ", "))
 		}
 	}
 	for _, p := range sortedKeys(files) {

@@ -29,7 +29,6 @@ func OSStreams() Streams { return Streams{In: os.Stdin, Out: os.Stdout, Err: os.
 type env struct {
 	Streams
 	Getenv func(string) string
-	Getwd  func() (string, error)
 }
 
 // Main runs agent-eval with args (without the program name) and returns the
@@ -37,7 +36,7 @@ type env struct {
 func Main(args []string, s Streams) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return run(ctx, args, env{Streams: s, Getenv: os.Getenv, Getwd: os.Getwd})
+	return run(ctx, args, env{Streams: s, Getenv: os.Getenv})
 }
 
 func run(ctx context.Context, args []string, e env) int {

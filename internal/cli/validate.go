@@ -21,6 +21,7 @@ type validateReport struct {
 	File     string    `json:"file"`
 	OK       bool      `json:"ok"`
 	EvalName string    `json:"eval_name,omitempty"`
+	RunsDir  string    `json:"runs_dir,omitempty"`
 	Mode     string    `json:"mode,omitempty"`
 	Runner   string    `json:"runner,omitempty"`
 	Cases    int       `json:"cases"`
@@ -67,7 +68,7 @@ func runValidate(e env, opts validateOptions) error {
 		rep.Warnings = toProblems(ev.Warnings)
 		rep.Mode, rep.Runner = ev.Mode(), ev.RunnerType()
 		rep.Handlers, rep.Judges = len(ev.Inputs.Tools), len(ev.Judges)
-		rep.EvalName = ev.EvalName()
+		rep.EvalName, rep.RunsDir = ev.EvalName(), ev.RunsDir(e.Getenv)
 		var ids []string
 		ids, caseErr = ev.CaseIDs()
 		rep.Cases = len(ids)

@@ -133,29 +133,22 @@ type pathRule struct {
 	Tools []string `yaml:"tools" doc:"Tools the rule applies to: Read, Edit, Write, Grep, Glob (Bash in deny hardens to Read and Edit)." check:"required,nonempty"`
 }
 
+// The string rules of each "string or mapping" shape.
+var (
+	ruleString = rules{checks: []string{"nonempty"}}
+	fileString = rules{checks: []string{"nonempty", "relpath", "noparent"}}
+)
+
 func (r *PermissionRule) decodeNode(d *decoder, n *yaml.Node, path string) {
 	r.Line, r.Col = n.Line, n.Column
-	switch {
-	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
-		if strings.TrimSpace(n.Value) == "" {
-			d.add(n, path, CodeRequired, "must not be empty")
-			return
-		}
-		r.Pattern = strings.TrimSpace(n.Value)
-	case n.Kind == yaml.MappingNode:
-		var pr pathRule
-		d.structure(n, reflect.ValueOf(&pr).Elem(), path)
-		r.Path, r.Tools = pr.Path, pr.Tools
-	default:
-		d.add(n, path, CodeType, "must be a rule string (\"Tool\" or \"Tool(pattern)\") or a {path, tools} mapping, got %s", describe(n))
-	}
+	var pr pathRule
+	d.stringOrStruct(n, path, ruleString, &pr, `a rule string ("Tool" or "Tool(pattern)") or a {path, tools} mapping`,
+		func(s string) { r.Pattern = strings.TrimSpace(s) })
+	r.Path, r.Tools = pr.Path, pr.Tools
 }
 
 func (PermissionRule) jsonSchema(g *schemaGen) map[string]any {
-	return map[string]any{"oneOf": []any{
-		map[string]any{"type": "string", "pattern": `\S`, "description": "A tool name or a pre-formed rule, passed through as-is."},
-		g.structSchema(reflect.TypeFor[pathRule](), false),
-	}}
+	return g.stringOrStruct(ruleString, reflect.TypeFor[pathRule]())
 }
 
 // WorkspaceFile is one dataset.workspace.files entry: a path inside each
@@ -172,24 +165,38 @@ type sharedFile struct {
 }
 
 func (w *WorkspaceFile) decodeNode(d *decoder, n *yaml.Node, path string) {
-	switch {
-	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
-		r := rules{checks: []string{"nonempty", "relpath", "noparent"}}
-		d.checkString(n, path, n.Value, r)
-		w.Path = strings.TrimRight(n.Value, "/")
-	case n.Kind == yaml.MappingNode:
-		var sf sharedFile
-		d.structure(n, reflect.ValueOf(&sf).Elem(), path)
-		w.Dest, w.Source = sf.Dest, sf.Source
-	default:
-		d.add(n, path, CodeType, "must be a path string or a {dest, source} mapping, got %s", describe(n))
-	}
+	var sf sharedFile
+	d.stringOrStruct(n, path, fileString, &sf, "a path string or a {dest, source} mapping",
+		func(s string) { w.Path = strings.TrimRight(s, "/") })
+	w.Dest, w.Source = sf.Dest, sf.Source
 }
 
 func (WorkspaceFile) jsonSchema(g *schemaGen) map[string]any {
+	return g.stringOrStruct(fileString, reflect.TypeFor[sharedFile]())
+}
+
+// stringOrStruct decodes a shape written either as a string, checked with
+// r and handed to str when it passes, or as a mapping decoded into m.
+func (d *decoder) stringOrStruct(n *yaml.Node, path string, r rules, m any, want string, str func(string)) {
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
+		before := len(d.errs)
+		d.checkString(n, path, n.Value, r)
+		if len(d.errs) == before {
+			str(n.Value)
+		}
+	case n.Kind == yaml.MappingNode:
+		d.structure(n, reflect.ValueOf(m).Elem(), path)
+	default:
+		d.add(n, path, CodeType, "must be %s, got %s", want, describe(n))
+	}
+}
+
+// stringOrStruct is the schema of the same shape.
+func (g *schemaGen) stringOrStruct(r rules, t reflect.Type) map[string]any {
 	s := map[string]any{"type": "string"}
-	g.applyString(s, rules{checks: []string{"nonempty", "relpath", "noparent"}}, false)
-	return map[string]any{"oneOf": []any{s, g.structSchema(reflect.TypeFor[sharedFile](), false)}}
+	g.applyString(s, r, false)
+	return map[string]any{"oneOf": []any{s, g.structSchema(t, false)}}
 }
 
 // ScoreRange is a [min, max] scale.
