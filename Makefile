@@ -4,15 +4,20 @@ BIN      ?= bin/agent-eval
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/agent-eval/agent-eval/internal/version.Version=$(VERSION)
 
-.PHONY: build test race lint fmt vet golden fuzz bench tidy clean
+.PHONY: build test test-short race lint fmt vet golden fuzz bench tidy clean
 
 ## build: a static binary in bin/
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agent-eval
 
-## test: what CI runs (README "Run the tests")
+## test: what CI runs (README "Run the tests"). Installs the pinned Claude
+## Code CLI (Node.js 20+ and npm needed) for the end-to-end tests first.
 test: vet fmt
-	$(GO) test -race -count=1 ./...
+	CLAUDE_BIN="$$(scripts/install-claude.sh)" $(GO) test -race -count=1 ./...
+
+## test-short: unit tests only, without the real Claude Code CLI
+test-short:
+	$(GO) test -short -count=1 ./...
 
 race: test
 

@@ -14,6 +14,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"agent-eval": func() { os.Exit(cli.Main(os.Args[1:], cli.OSStreams())) },
+		"denyhook":   denyhook,
 	})
 }
 

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -192,5 +196,71 @@ func TestVersion(t *testing.T) {
 	var info map[string]any
 	if code != ExitOK || json.Unmarshal([]byte(stdout), &info) != nil || info["go_version"] == nil || info["version"] == nil {
 		t.Errorf("version --json = %d, %q", code, stdout)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a command writing in one goroutine
+// while the test reads in another.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestFakeModel serves a script, answers a request through it, and stops
+// cleanly (exit 0) when interrupted.
+func TestFakeModel(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(script, []byte("turns: [{text: from the fake}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(dir, "requests.jsonl")
+	var out, errb syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"fake-model", "--script", script, "--log", logFile}, env{Streams: Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, Getenv: func(string) string { return "" }})
+	}()
+	var url string
+	for i := 0; i < 500 && url == ""; i++ {
+		url = strings.TrimSpace(out.String())
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		cancel()
+		t.Fatalf("fake-model printed %q, stderr %q", url, errb.String())
+	}
+	body := `{"model":"m","max_tokens":5,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"hi"}]}`
+	resp, err := http.Post(url+"/v1/messages", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `"text":"from the fake"`) {
+		t.Errorf("answer = %s", b)
+	}
+	cancel()
+	if code := <-done; code != ExitOK {
+		t.Errorf("fake-model exited %d after an interrupt, want 0", code)
+	}
+	if logged, _ := os.ReadFile(logFile); !strings.Contains(string(logged), `"kind":"main"`) {
+		t.Errorf("request log = %q", logged)
+	}
+	if code, _, stderr := runCLI(t, "fake-model"); code != ExitUsage || !strings.Contains(stderr, "--script") {
+		t.Errorf("fake-model without a script = %d, %q", code, stderr)
 	}
 }

@@ -46,9 +46,6 @@ func run(ctx context.Context, args []string, e env) int {
 	root.SetOut(e.Out)
 	root.SetErr(e.Err)
 	err := root.ExecuteContext(ctx)
-	if err == nil && ctx.Err() != nil {
-		err = ctx.Err()
-	}
 	return exitCode(err, e.Err)
 }
 
@@ -81,6 +78,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		newValidateCmd(e),
 		newSchemaCmd(e),
 		newInitCmd(e),
+		newFakeModelCmd(e),
 	)
 	for _, c := range root.Commands() {
 		if c.Name() == "help" {

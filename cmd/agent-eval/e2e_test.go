@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
+)
+
+// The end-to-end scripts in testdata/e2e run the real Claude Code CLI (the
+// version pinned in scripts/claude-code.version) against the scripted fake of
+// the Messages API, with an isolated HOME and no traffic but to the fake.
+//
+// Commands the scripts get, besides testscript's own:
+//
+//	fake start SCRIPT        serve SCRIPT (re-read on every request) and point
+//	                         ANTHROPIC_BASE_URL at it
+//	fake requests            one JSON line per request received (no bodies)
+//	fake results             the tool_result blocks of the last main request:
+//	                         "<tool_use_id> error=<bool> <content>"
+//	fake count KIND N        fail unless N requests of KIND (main, side, ...)
+//	                         were received
+//
+//	events FILE TYPE [FIELD]  for each stream-json line of FILE whose type (or
+//	                         type/subtype) is TYPE, print FIELD's value, or
+//	                         the whole event, as JSON with sorted keys; FILE
+//	                         "stdout" is the previous command's stdout
+//
+// and the program denyhook (a PreToolUse hook that denies every call with
+// the reason given as its arguments and appends its stdin to $WORK/hook.log).
+
+const repoRoot = "../.."
+
+// claudeCLI finds the pinned Claude Code binary: $CLAUDE_BIN, else the copy
+// scripts/install-claude.sh put under .cache. In CI a missing CLI fails the
+// test; elsewhere it skips.
+func claudeCLI(t *testing.T) string {
+	t.Helper()
+	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "claude-code.version"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := strings.TrimSpace(string(v))
+	bin := os.Getenv("CLAUDE_BIN")
+	if bin == "" {
+		bin = filepath.Join(repoRoot, ".cache", "claude-code-"+version, "node_modules", ".bin", "claude")
+	}
+	abs, err := filepath.Abs(bin)
+	if err == nil {
+		bin = abs
+	}
+	missing := func(why string) {
+		msg := fmt.Sprintf("the Claude Code CLI %s is not usable (%s); install it with scripts/install-claude.sh or set CLAUDE_BIN", version, why)
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI must run the end-to-end tests: " + msg)
+		}
+		t.Skip(msg)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		missing(err.Error())
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		missing(err.Error())
+	}
+	if !strings.HasPrefix(string(out), version+" ") {
+		t.Fatalf("%s --version = %q, want %s: the e2e scripts assert that version's behaviour", bin, strings.TrimSpace(string(out)), version)
+	}
+	return bin
+}
+
+func TestE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end tests run the real Claude Code CLI")
+	}
+	claude := claudeCLI(t)
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/e2e",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			env.Setenv("HOME", home)
+			env.Setenv("PATH", filepath.Dir(claude)+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("ANTHROPIC_API_KEY", "fake-key-for-tests")
+			for _, k := range []string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER", "DISABLE_ERROR_REPORTING", "IS_SANDBOX"} {
+				env.Setenv(k, "1")
+			}
+			env.Setenv("CLAUDE_CODE_MAX_RETRIES", "1")
+			env.Values[fakeKey{}] = &fakeHolder{}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"fake":   cmdFake,
+			"events": cmdEvents,
+		},
+	})
+}
+
+// fakeKey holds the script's fake server in testscript's values.
+type fakeKey struct{}
+
+type fakeHolder struct{ srv *fakeapi.Server }
+
+func cmdFake(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: fake start SCRIPT | requests | results | count KIND N")
+	}
+	if neg && args[0] != "count" {
+		ts.Fatalf("fake %s does not take !", args[0])
+	}
+	holder := ts.Value(fakeKey{}).(*fakeHolder)
+	srv := holder.srv
+	if args[0] != "start" && srv == nil {
+		ts.Fatalf("fake %s: no fake started (run fake start SCRIPT first)", args[0])
+	}
+	switch args[0] {
+	case "start":
+		if len(args) != 2 {
+			ts.Fatalf("usage: fake start SCRIPT")
+		}
+		path := ts.MkAbs(args[1])
+		if _, err := fakeapi.LoadScript(path); err != nil {
+			ts.Fatalf("%v", err)
+		}
+		srv = fakeapi.New(fakeapi.Options{ScriptFile: path})
+		url, err := srv.Start("")
+		ts.Check(err)
+		ts.Defer(func() { _ = srv.Close() })
+		holder.srv = srv
+		ts.Setenv("ANTHROPIC_BASE_URL", url)
+	case "requests":
+		for _, r := range srv.Requests() {
+			r.Body = nil
+			b, err := json.Marshal(r)
+			ts.Check(err)
+			fmt.Fprintf(ts.Stdout(), "%s\n", b)
+		}
+	case "results":
+		var last *fakeapi.Request
+		for _, r := range srv.Requests() {
+			if r.Kind == "main" {
+				last = &r
+			}
+		}
+		if last == nil {
+			ts.Fatalf("fake results: no main request was received")
+		}
+		for _, tr := range last.ToolResults {
+			fmt.Fprintf(ts.Stdout(), "%s error=%t %s\n", tr.ToolUseID, tr.IsError, strings.ReplaceAll(tr.Content, "\n", `\n`))
+		}
+	case "count":
+		if len(args) != 3 {
+			ts.Fatalf("usage: fake count KIND N")
+		}
+		want, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		got := 0
+		for _, r := range srv.Requests() {
+			if r.Kind == args[1] {
+				got++
+			}
+		}
+		if (got == want) == neg {
+			ts.Fatalf("fake received %d %s requests; want %s%d", got, args[1], map[bool]string{true: "not ", false: ""}[neg], want)
+		}
+	default:
+		ts.Fatalf("unknown fake subcommand %q", args[0])
+	}
+}
+
+func cmdEvents(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: events FILE TYPE [FIELD]")
+	}
+	n := 0
+	for _, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		var ev map[string]any
+		if json.Unmarshal([]byte(line), &ev) != nil {
+			continue
+		}
+		typ, _ := ev["type"].(string)
+		if sub, ok := ev["subtype"].(string); ok && args[1] == typ+"/"+sub {
+			typ = args[1]
+		}
+		if typ != args[1] {
+			continue
+		}
+		n++
+		var v any = ev
+		if len(args) == 3 {
+			var ok bool
+			if v, ok = ev[args[2]]; !ok {
+				ts.Fatalf("a %s event has no field %q", args[1], args[2])
+			}
+		}
+		b, err := json.Marshal(v) // maps marshal with sorted keys
+		ts.Check(err)
+		fmt.Fprintf(ts.Stdout(), "%s\n", b)
+	}
+	if n == 0 {
+		ts.Fatalf("no %s event in %s", args[1], args[0])
+	}
+}
+
+// denyhook is a PreToolUse hook for the scripts: it records its stdin and
+// denies the call with the reason given as its arguments.
+func denyhook() {
+	in, _ := io.ReadAll(os.Stdin)
+	if work := os.Getenv("WORK"); work != "" {
+		f, err := os.OpenFile(filepath.Join(work, "hook.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err == nil {
+			_, _ = f.Write(append(bytes.TrimSpace(in), '\n'))
+			_ = f.Close()
+		}
+	}
+	reason := strings.Join(os.Args[1:], " ")
+	out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}})
+	fmt.Println(string(out))
+	os.Exit(0)
+}

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
+)
+
+type fakeModelOptions struct {
+	script  string
+	scripts string
+	port    int
+	log     string
+}
+
+func newFakeModelCmd(e env) *cobra.Command {
+	opts := fakeModelOptions{}
+	cmd := &cobra.Command{
+		Use:    "fake-model",
+		Short:  "Serve a scripted fake of the Anthropic Messages API on loopback",
+		Hidden: true,
+		Long: `Serve a scripted fake of the Anthropic Messages API on 127.0.0.1, for smoke-testing
+an eval's wiring offline without spending tokens. It prints its URL on stdout;
+point ANTHROPIC_BASE_URL at it (any ANTHROPIC_API_KEY works). It runs until
+interrupted.
+
+A script (YAML or JSON) says what the model answers, turn by turn:
+
+  turns:
+    - text: "Let me look."
+      tool_use: {name: Bash, input: {command: "ls"}}
+    - tool_uses:
+        - {name: Write, input: {file_path: "${CWD}/out.txt", content: "hi"}}
+    - error: {status: 529, type: overloaded_error, message: "try later"}
+  after_end: {text: "done."}     # answers past the last turn
+  side: {text: "ok"}             # answers requests that offer no tools
+
+A request's turn is the number of assistant messages it holds, so retries are
+safe. ${CWD} becomes the client's working directory. The script file is read
+again on every request. With --scripts DIR, the request header
+"X-Fake-Script: NAME" (Claude Code sends it when
+ANTHROPIC_CUSTOM_HEADERS="X-Fake-Script: NAME") selects DIR/NAME.yaml, so one
+server serves many parallel runs. GET /_fake/requests lists what was received.`,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runFakeModel(cmd, e, opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.script, "script", "", "the default script `FILE`")
+	f.StringVar(&opts.scripts, "scripts", "", "a `DIR` of named scripts selected by the X-Fake-Script header")
+	f.IntVar(&opts.port, "port", 0, "the loopback port (default: a free one)")
+	f.StringVar(&opts.log, "log", "", "append one JSON line per request to `FILE`")
+	return cmd
+}
+
+func runFakeModel(cmd *cobra.Command, e env, opts fakeModelOptions) error {
+	if opts.script == "" && opts.scripts == "" {
+		return usageErrorf("fake-model needs --script FILE or --scripts DIR")
+	}
+	if opts.script != "" {
+		if _, err := fakeapi.LoadScript(opts.script); err != nil {
+			return usageErrorf("%v", err)
+		}
+	}
+	if opts.scripts != "" {
+		if st, err := os.Stat(opts.scripts); err != nil || !st.IsDir() {
+			return usageErrorf("--scripts %s: not a directory", opts.scripts)
+		}
+	}
+	fo := fakeapi.Options{ScriptFile: opts.script, ScriptDir: opts.scripts}
+	if opts.log != "" {
+		f, err := os.OpenFile(opts.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("fake-model: %w", err)
+		}
+		defer f.Close()
+		fo.Log = f
+	}
+	srv := fakeapi.New(fo)
+	url, err := srv.Start("127.0.0.1:" + strconv.Itoa(opts.port))
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	fmt.Fprintln(e.Out, url)
+	fmt.Fprintf(e.Err, "fake model listening; use it with:\n  export ANTHROPIC_BASE_URL=%s ANTHROPIC_API_KEY=fake\n", url)
+	<-cmd.Context().Done()
+	return nil
+}

@@ -1,0 +1,132 @@
+// Package fakeapi is a scripted fake of the Anthropic Messages API for tests
+// and offline smoke runs. It speaks the SSE sequence the real API sends, so
+// the real Claude Code CLI and the official Go SDK both talk to it. It knows
+// nothing about agent-eval: a script says, turn by turn, what the "model"
+// answers.
+package fakeapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Script is what the fake model answers. A main-loop request (one that
+// offers tools) at turn n, the number of assistant messages it already
+// holds, gets Turns[n]; past the end it gets AfterEnd. A request that offers
+// no tools (a side call) gets Side.
+type Script struct {
+	Turns    []Turn `yaml:"turns" json:"turns"`
+	AfterEnd *Turn  `yaml:"after_end" json:"after_end,omitempty"`
+	Side     *Turn  `yaml:"side" json:"side,omitempty"`
+}
+
+// Turn is one answer. Blocks come out in the order thinking, text, tool uses.
+type Turn struct {
+	Thinking   string    `yaml:"thinking" json:"thinking,omitempty"`
+	Text       string    `yaml:"text" json:"text,omitempty"`
+	ToolUse    *ToolUse  `yaml:"tool_use" json:"tool_use,omitempty"`
+	ToolUses   []ToolUse `yaml:"tool_uses" json:"tool_uses,omitempty"`
+	StopReason string    `yaml:"stop_reason" json:"stop_reason,omitempty"` // default: tool_use when there are tool uses, else end_turn
+	Error      *APIError `yaml:"error" json:"error,omitempty"`
+}
+
+// ToolUse is one tool call the model makes. ID defaults to
+// toolu_fake_<turn>_<index>.
+type ToolUse struct {
+	ID    string         `yaml:"id" json:"id,omitempty"`
+	Name  string         `yaml:"name" json:"name"`
+	Input map[string]any `yaml:"input" json:"input"`
+}
+
+// APIError makes the turn fail with an HTTP error.
+type APIError struct {
+	Status  int    `yaml:"status" json:"status"`
+	Type    string `yaml:"type" json:"type"`
+	Message string `yaml:"message" json:"message"`
+}
+
+var (
+	defaultAfterEnd = Turn{Text: "done."}
+	defaultSide     = Turn{Text: "ok"}
+)
+
+// ParseScript reads a script from YAML (or JSON). Unknown keys are errors, so
+// a typo in a test script fails the test instead of changing it.
+func ParseScript(data []byte) (*Script, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var s Script
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("parse script: %w", err)
+	}
+	for i, t := range s.Turns {
+		if err := t.check(); err != nil {
+			return nil, fmt.Errorf("parse script: turns[%d]: %w", i, err)
+		}
+	}
+	for name, t := range map[string]*Turn{"after_end": s.AfterEnd, "side": s.Side} {
+		if t != nil {
+			if err := t.check(); err != nil {
+				return nil, fmt.Errorf("parse script: %s: %w", name, err)
+			}
+		}
+	}
+	return &s, nil
+}
+
+// LoadScript reads a script file.
+func LoadScript(path string) (*Script, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ParseScript(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (t Turn) check() error {
+	if t.Error != nil {
+		if t.Error.Status < 400 || t.Error.Status > 599 {
+			return fmt.Errorf("error.status must be an HTTP error status, got %d", t.Error.Status)
+		}
+		return nil
+	}
+	if t.Text == "" && t.Thinking == "" && t.ToolUse == nil && len(t.ToolUses) == 0 {
+		return fmt.Errorf("a turn needs text, thinking, tool_use, tool_uses or error")
+	}
+	for _, u := range t.tools() {
+		if u.Name == "" {
+			return fmt.Errorf("a tool use needs a name")
+		}
+	}
+	return nil
+}
+
+func (t Turn) tools() []ToolUse {
+	if t.ToolUse == nil {
+		return t.ToolUses
+	}
+	return append([]ToolUse{*t.ToolUse}, t.ToolUses...)
+}
+
+// withCWD returns the turn with every ${CWD} replaced by cwd.
+func (t Turn) withCWD(cwd string) Turn {
+	b, err := json.Marshal(t)
+	if err != nil || !bytes.Contains(b, []byte("${CWD}")) {
+		return t
+	}
+	esc, _ := json.Marshal(cwd)
+	b = bytes.ReplaceAll(b, []byte("${CWD}"), esc[1:len(esc)-1])
+	var out Turn
+	if json.Unmarshal(b, &out) != nil {
+		return t
+	}
+	return out
+}
