@@ -62,6 +62,18 @@ func runValidate(e env, opts validateOptions) error {
 	if err != nil && !errors.As(err, &problems) {
 		return err
 	}
+	if err == nil {
+		for _, p := range permissionProblems(ev) {
+			if p.Warning {
+				ev.Warnings = append(ev.Warnings, p)
+			} else {
+				problems = append(problems, p)
+			}
+		}
+		if len(problems) > 0 {
+			err = problems
+		}
+	}
 	rep := validateReport{File: opts.config, OK: err == nil, Errors: toProblems(problems), Warnings: []problem{}}
 	var caseErr error
 	if ev != nil {

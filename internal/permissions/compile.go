@@ -39,11 +39,12 @@ type Compiled struct {
 
 // Note is something the compiler did that the user should know about.
 type Note struct {
-	List string `json:"list"` // allow or deny
-	Rule string `json:"rule"` // the rule as written
-	Line int    `json:"line,omitempty"`
-	Col  int    `json:"col,omitempty"`
-	Msg  string `json:"message"`
+	List  string `json:"list"`  // allow or deny
+	Index int    `json:"index"` // position in that list
+	Rule  string `json:"rule"`  // the rule as written
+	Line  int    `json:"line,omitempty"`
+	Col   int    `json:"col,omitempty"`
+	Msg   string `json:"message"`
 }
 
 // Compile compiles both lists. Strings pass through verbatim. A {path,
@@ -73,7 +74,7 @@ func (c *Compiled) compileList(list string, rules []config.PermissionRule, harde
 			out = append(out, s)
 		}
 	}
-	for _, r := range rules {
+	for i, r := range rules {
 		if !r.IsPath() {
 			add(r.Pattern)
 			continue
@@ -83,7 +84,7 @@ func (c *Compiled) compileList(list string, rules []config.PermissionRule, harde
 		}
 		pattern := PathPattern(r.Path)
 		note := func(msg string) {
-			c.Notes = append(c.Notes, Note{List: list, Rule: ruleText(r), Line: r.Line, Col: r.Col, Msg: msg})
+			c.Notes = append(c.Notes, Note{List: list, Index: i, Rule: ruleText(r), Line: r.Line, Col: r.Col, Msg: msg})
 		}
 		for _, tool := range r.Tools {
 			switch tool {

@@ -116,7 +116,7 @@ func translateCursor(rules []config.PermissionRule, deny bool) (out, warnings []
 					add(ps...)
 				default:
 					if deny {
-						return nil, nil, fmt.Errorf("permissions.deny %s: Cursor has no equivalent of %s", ruleText(r), tool)
+						return nil, nil, fmt.Errorf("deny rule %s: Cursor has no equivalent of %s", ruleText(r), tool)
 					}
 					warnings = append(warnings, fmt.Sprintf("%s takes no path; dropped from allow rule %s", tool, ruleText(r)))
 				}
@@ -125,11 +125,11 @@ func translateCursor(rules []config.PermissionRule, deny bool) (out, warnings []
 		}
 		m := cursorRuleRE.FindStringSubmatch(r.Pattern)
 		if m == nil {
-			return nil, nil, fmt.Errorf("permissions %s: cannot translate %q for Cursor", listName(deny), r.Pattern)
+			return nil, nil, fmt.Errorf("%s rule %q: cannot translate it for Cursor", listName(deny), r.Pattern)
 		}
 		ps, warn, err := cursorPattern(m[1], m[2], deny)
 		if err != nil {
-			return nil, nil, fmt.Errorf("permissions %s: %q: %w", listName(deny), r.Pattern, err)
+			return nil, nil, fmt.Errorf("%s rule %q: %w", listName(deny), r.Pattern, err)
 		}
 		if warn != "" {
 			warnings = append(warnings, warn)

@@ -10,11 +10,12 @@ import (
 // Finding is a rule Claude Code would ignore or read differently from what
 // its author most likely meant.
 type Finding struct {
-	List string `json:"list"`
-	Rule string `json:"rule"`
-	Line int    `json:"line,omitempty"`
-	Col  int    `json:"col,omitempty"`
-	Msg  string `json:"message"`
+	List  string `json:"list"`
+	Index int    `json:"index"`
+	Rule  string `json:"rule"`
+	Line  int    `json:"line,omitempty"`
+	Col   int    `json:"col,omitempty"`
+	Msg   string `json:"message"`
 }
 
 var (
@@ -32,9 +33,9 @@ func Lint(allow, deny []config.PermissionRule) []Finding {
 		name  string
 		rules []config.PermissionRule
 	}{{"allow", allow}, {"deny", deny}} {
-		for _, r := range l.rules {
+		for i, r := range l.rules {
 			f := func(msg string) {
-				out = append(out, Finding{List: l.name, Rule: ruleText(r), Line: r.Line, Col: r.Col, Msg: msg})
+				out = append(out, Finding{List: l.name, Index: i, Rule: ruleText(r), Line: r.Line, Col: r.Col, Msg: msg})
 			}
 			if r.IsPath() {
 				lintPath(l.name, r, f)

@@ -261,3 +261,31 @@ func TestWriteSettingsFile(t *testing.T) {
 		t.Errorf("the symlink/hard-link target was modified: %q", b)
 	}
 }
+
+func TestWorkspaceSettings(t *testing.T) {
+	t.Parallel()
+	project := map[string]any{
+		"permissions": map[string]any{"allow": []any{"Bash(python3 scripts/foo.py *)"}, "deny": []any{"Bash(python3 scripts/*)"}},
+		"env":         map[string]any{"A": "1"},
+	}
+	c := Compile(rules{s("Skill"), s("Bash(ls tools/)")}, rules{s("Bash(curl *)"), p("eval/", "Read")})
+	exists := func(rel string) bool { return rel == "scripts/foo.py" }
+	got, twins, warn := WorkspaceSettings(project, c, []string{"/ws"}, exists)
+	want := map[string]any{
+		"permissions": map[string]any{
+			"allow": []string{"Bash(python3 scripts/foo.py *)", "Skill", "Bash(ls tools/)", "Bash(python3 /ws/scripts/foo.py *)"},
+			"deny":  []string{"Bash(python3 scripts/*)", "Bash(curl *)", "Read(eval/**)", "Bash(python3 /ws/scripts/*)"},
+		},
+		"env": map[string]any{"A": "1"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" || warn != "" {
+		t.Errorf("WorkspaceSettings (-want +got), warning %q:\n%s", warn, diff)
+	}
+	if diff := cmp.Diff([]string{"Bash(python3 /ws/scripts/foo.py *)", "Bash(python3 /ws/scripts/*)"}, twins); diff != "" {
+		t.Errorf("twins (-want +got):\n%s", diff)
+	}
+	again, more, _ := WorkspaceSettings(got, c, []string{"/ws"}, exists)
+	if !cmp.Equal(got, again) || len(more) != 0 {
+		t.Errorf("WorkspaceSettings is not idempotent: %v, twins %v", again, more)
+	}
+}
