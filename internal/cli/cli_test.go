@@ -264,3 +264,59 @@ func TestFakeModel(t *testing.T) {
 		t.Errorf("fake-model without a script = %d, %q", code, stderr)
 	}
 }
+
+func TestPermissionsCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	evalPath := filepath.Join(dir, "eval.yaml")
+	src := `execution: {prompt: hi}
+permissions:
+  allow: [Skill, "mcp__*", "Bash(python3 scripts/foo.py *)"]
+  deny:
+    - { path: eval/, tools: [Read, Bash] }
+`
+	if err := os.WriteFile(evalPath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "scripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "scripts", "foo.py"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "permissions", "-c", evalPath, "--workspace", ws, "--json")
+	if code != ExitOK {
+		t.Fatalf("permissions exited %d: %s", code, stderr)
+	}
+	var rep permissionsReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Form != "path" || rep.SettingsFile == nil || *rep.SettingsFile != ".claude/.eval-permissions.json" {
+		t.Errorf("form %q, settings file %v", rep.Form, rep.SettingsFile)
+	}
+	if diff := cmp.Diff([]string{"--settings", ".claude/.eval-permissions.json"}, rep.CLIArgs); diff != "" {
+		t.Errorf("cli_args (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"Bash(python3 " + ws + "/scripts/foo.py *)"}, rep.Twins); diff != "" {
+		t.Errorf("twins (-want +got):\n%s", diff)
+	}
+	if len(rep.Lint) != 1 || rep.Lint[0].Line != 3 || rep.Lint[0].Index != 1 {
+		t.Errorf("lint = %+v, want the mcp__* allow glob on line 3", rep.Lint)
+	}
+
+	code, _, stderr = runCLI(t, "validate", "-c", evalPath)
+	if code != ExitOK || !strings.Contains(stderr, "eval.yaml:3:") || !strings.Contains(stderr, "permissions.allow[1]: warning: Claude Code skips an allow glob") {
+		t.Errorf("validate = %d, stderr %q; want exit 0 and the lint warning", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "permissions", "-c", evalPath, "--runner", "cursor")
+	if code != ExitUsage || !strings.Contains(stderr, `eval.yaml:3:11: permissions.allow[0]: allow rule "Skill": Cursor has no equivalent of Skill`) {
+		t.Errorf("permissions --runner cursor = %d, %q", code, stderr)
+	}
+	for _, args := range [][]string{{"--runner", "bogus"}, {"--write"}} {
+		if code, _, _ := runCLI(t, append([]string{"permissions", "-c", evalPath}, args...)...); code != ExitUsage {
+			t.Errorf("permissions %v exited %d, want 2", args, code)
+		}
+	}
+}

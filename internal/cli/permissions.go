@@ -234,7 +234,12 @@ func printPermissions(w io.Writer, ev *config.Eval, rep permissionsReport) {
 // the permissions block.
 func permissionsError(ev *config.Eval, err error) error {
 	line, col := ev.Position("permissions")
-	return config.Errors{{File: ev.Path(), Line: line, Col: col, Field: "permissions", Code: config.CodeSemantic, Msg: err.Error()}}
+	field := "permissions"
+	var re *permissions.RuleError
+	if errors.As(err, &re) {
+		line, col, field = re.Line, re.Col, fmt.Sprintf("permissions.%s[%d]", re.List, re.Index)
+	}
+	return config.Errors{{File: ev.Path(), Line: line, Col: col, Field: field, Code: config.CodeSemantic, Msg: err.Error()}}
 }
 
 // permissionProblems are the permission warnings and errors validate adds to

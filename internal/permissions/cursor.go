@@ -88,10 +88,24 @@ func PlanCursor(allow, deny []config.PermissionRule, existing map[string]any) (C
 
 var cursorRuleRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_*-]*)(?:\((.*)\))?$`)
 
+// RuleError is a rule a runner cannot enforce.
+type RuleError struct {
+	List      string // allow or deny
+	Index     int
+	Line, Col int
+	Err       error
+}
+
+func (e *RuleError) Error() string { return e.Err.Error() }
+func (e *RuleError) Unwrap() error { return e.Err }
+
 // translateCursor maps rules onto Cursor patterns.
 func translateCursor(rules []config.PermissionRule, deny bool) (out, warnings []string, err error) {
 	add := func(ps ...string) { out = dedupe(out, ps) }
-	for _, r := range rules {
+	for i, r := range rules {
+		fail := func(err error) ([]string, []string, error) {
+			return nil, nil, &RuleError{List: listName(deny), Index: i, Line: r.Line, Col: r.Col, Err: err}
+		}
 		if r.IsPath() {
 			glob := cursorGlob(r.Path)
 			for _, tool := range r.Tools {
@@ -111,12 +125,12 @@ func translateCursor(rules []config.PermissionRule, deny bool) (out, warnings []
 					}
 					ps, _, err := cursorPattern(tool, "", deny)
 					if err != nil {
-						return nil, nil, err
+						return fail(err)
 					}
 					add(ps...)
 				default:
 					if deny {
-						return nil, nil, fmt.Errorf("deny rule %s: Cursor has no equivalent of %s", ruleText(r), tool)
+						return fail(fmt.Errorf("deny rule %s: Cursor has no equivalent of %s", ruleText(r), tool))
 					}
 					warnings = append(warnings, fmt.Sprintf("%s takes no path; dropped from allow rule %s", tool, ruleText(r)))
 				}
@@ -125,11 +139,11 @@ func translateCursor(rules []config.PermissionRule, deny bool) (out, warnings []
 		}
 		m := cursorRuleRE.FindStringSubmatch(r.Pattern)
 		if m == nil {
-			return nil, nil, fmt.Errorf("%s rule %q: cannot translate it for Cursor", listName(deny), r.Pattern)
+			return fail(fmt.Errorf("%s rule %q: cannot translate it for Cursor", listName(deny), r.Pattern))
 		}
 		ps, warn, err := cursorPattern(m[1], m[2], deny)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s rule %q: %w", listName(deny), r.Pattern, err)
+			return fail(fmt.Errorf("%s rule %q: %w", listName(deny), r.Pattern, err))
 		}
 		if warn != "" {
 			warnings = append(warnings, warn)
