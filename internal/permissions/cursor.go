@@ -213,9 +213,9 @@ func cursorPattern(tool, arg string, deny bool) ([]string, string, error) {
 		if deny {
 			return nil, "", nil // Cursor has no subagents to deny
 		}
-		return nil, "", fmt.Errorf("Cursor has no equivalent of %s", tool)
+		return nil, "", fmt.Errorf("no Cursor equivalent of %s", tool)
 	}
-	return nil, "", fmt.Errorf("Cursor has no equivalent of %s", tool)
+	return nil, "", fmt.Errorf("no Cursor equivalent of %s", tool)
 }
 
 // cursorGlob spells a path for Cursor: a directory matches recursively and
