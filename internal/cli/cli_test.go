@@ -311,7 +311,7 @@ permissions:
 		t.Errorf("validate = %d, stderr %q; want exit 0 and the lint warning", code, stderr)
 	}
 	code, _, stderr = runCLI(t, "permissions", "-c", evalPath, "--runner", "cursor")
-	if code != ExitUsage || !strings.Contains(stderr, `eval.yaml:3:11: permissions.allow[0]: allow rule "Skill": Cursor has no equivalent of Skill`) {
+	if code != ExitUsage || !strings.Contains(stderr, `eval.yaml:3:11: permissions.allow[0]: allow rule "Skill": no Cursor equivalent of Skill`) {
 		t.Errorf("permissions --runner cursor = %d, %q", code, stderr)
 	}
 	for _, args := range [][]string{{"--runner", "bogus"}, {"--write"}} {

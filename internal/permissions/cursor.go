@@ -130,7 +130,7 @@ func translateCursor(rules []config.PermissionRule, deny bool) (out, warnings []
 					add(ps...)
 				default:
 					if deny {
-						return fail(fmt.Errorf("deny rule %s: Cursor has no equivalent of %s", ruleText(r), tool))
+						return fail(fmt.Errorf("deny rule %s: no Cursor equivalent of %s", ruleText(r), tool))
 					}
 					warnings = append(warnings, fmt.Sprintf("%s takes no path; dropped from allow rule %s", tool, ruleText(r)))
 				}
