@@ -79,6 +79,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		newSchemaCmd(e),
 		newInitCmd(e),
 		newPermissionsCmd(e),
+		newHookCmd(e),
 		newFakeModelCmd(e),
 	)
 	for _, c := range root.Commands() {

@@ -1,72 +1,18 @@
-package intercept
+package intercept_test
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/testutil/decisions"
 )
 
-// Corpus is testdata/decisions.yaml. It is exported to the package's tests
-// only, and read by the hook's end-to-end tests through LoadCorpus.
-type Corpus struct {
-	HandlerSets map[string]File `yaml:"handler_sets"`
-	Cases       []CorpusCase    `yaml:"cases"`
-}
-
-// CorpusCase is one call and the decision expected for it.
-type CorpusCase struct {
-	Name      string            `yaml:"name"`
-	Handlers  string            `yaml:"handlers"`
-	Tool      string            `yaml:"tool"`
-	Input     map[string]any    `yaml:"input"`
-	Env       map[string]string `yaml:"env"`
-	LLM       *string           `yaml:"llm"`
-	LLMError  string            `yaml:"llm_error"`
-	Want      Kind              `yaml:"want"`
-	Reason    string            `yaml:"reason"`
-	NotReason string            `yaml:"not_reason"`
-	Answers   map[string]string `yaml:"answers"`
-	Tiers     map[string]string `yaml:"tiers"`
-	Warning   string            `yaml:"warning"`
-}
-
-var loadCorpus = sync.OnceValues(func() (*Corpus, error) {
-	b, err := os.ReadFile("testdata/decisions.yaml")
-	if err != nil {
-		return nil, err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true) // a typo in the corpus fails the tests
-	var c Corpus
-	if err := dec.Decode(&c); err != nil {
-		return nil, err
-	}
-	return &c, nil
-})
-
-type fakeLLM struct {
-	reply string
-	err   error
-}
-
-func (f fakeLLM) Answer(context.Context, Question) (string, error) { return f.reply, f.err }
-
-func (c CorpusCase) answerer() Answerer {
-	switch {
-	case c.LLMError != "":
-		return fakeLLM{err: errors.New(c.LLMError)}
-	case c.LLM != nil:
-		return fakeLLM{reply: *c.LLM}
-	}
-	return nil
-}
+var loadCorpus = sync.OnceValues(func() (*decisions.Corpus, error) { return decisions.Load("testdata/decisions.yaml") })
 
 func TestDecisionCorpus(t *testing.T) {
 	t.Parallel()
@@ -80,15 +26,11 @@ func TestDecisionCorpus(t *testing.T) {
 	for _, c := range corpus.Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			set, ok := corpus.HandlerSets[c.Handlers]
-			if !ok {
-				t.Fatalf("no handler set %q", c.Handlers)
-			}
-			p, err := Prepare(set)
+			p, err := intercept.Prepare(corpus.HandlerSets[c.Handlers])
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := Decide(context.Background(), p, Request{ToolName: c.Tool, ToolInput: c.Input, Env: c.Env}, c.answerer())
+			d := intercept.Decide(context.Background(), p, intercept.Request{ToolName: c.Tool, ToolInput: c.Input, Env: c.Env}, c.Answerer())
 			if d.Kind != c.Want {
 				t.Fatalf("Decide = %s (%s), want %s", d.Kind, d.Reason, c.Want)
 			}
@@ -118,16 +60,57 @@ func TestDecisionCorpus(t *testing.T) {
 
 func TestPrepareRejects(t *testing.T) {
 	t.Parallel()
-	bad := []Handler{
+	bad := []intercept.Handler{
 		{Match: "x"},
 		{Match: "x", Patterns: []string{"mcp__*__x"}},
 		{Match: "x", Patterns: []string{"Bash"}, InputFilters: []string{"("}},
-		{Match: "x", Patterns: []string{"Bash"}, InputFilters: []string{"a"}, EnvChecks: map[string]EnvCheck{"BAD-NAME": {MustContain: []string{"x"}}}},
-		{Match: "x", Patterns: []string{"Bash"}, InputFilters: []string{"a"}, EnvChecks: map[string]EnvCheck{"OK": {}}},
+		{Match: "x", Patterns: []string{"Bash"}, InputFilters: []string{"a"}, EnvChecks: map[string]intercept.EnvCheck{"BAD-NAME": {MustContain: []string{"x"}}}},
+		{Match: "x", Patterns: []string{"Bash"}, InputFilters: []string{"a"}, EnvChecks: map[string]intercept.EnvCheck{"OK": {}}},
 	}
 	for _, h := range bad {
-		if _, err := Prepare(File{Handlers: []Handler{h}}); err == nil {
+		if _, err := intercept.Prepare(intercept.File{Handlers: []intercept.Handler{h}}); err == nil {
 			t.Errorf("Prepare(%+v) succeeded, want an error", h)
 		}
 	}
+}
+
+// FuzzDecide runs arbitrary Bash commands through the Jira handler: no
+// panic, and a command that mentions jira is never passed through.
+func FuzzDecide(f *testing.F) {
+	corpus, err := loadCorpus()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range corpus.Cases {
+		if cmd, ok := c.Input["command"].(string); ok {
+			f.Add(cmd, c.Env["JIRA_SERVER"])
+		}
+	}
+	p, err := intercept.Prepare(corpus.HandlerSets["jira"])
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, command, server string) {
+		d := intercept.Decide(context.Background(), p, intercept.Request{ToolName: "Bash",
+			ToolInput: map[string]any{"command": command}, Env: map[string]string{"JIRA_SERVER": server}}, nil)
+		if strings.Contains(strings.ToLower(command), "jira") && d.Kind == intercept.Pass {
+			// \bjira\b needs word boundaries; only a bare substring may pass.
+			for _, w := range strings.FieldsFunc(strings.ToLower(command), func(r rune) bool {
+				return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_')
+			}) {
+				if w == "jira" {
+					t.Fatalf("a command naming jira passed through: %q", command)
+				}
+			}
+		}
+		if d.Kind == intercept.Allow {
+			// An allow needs every environment the matched commands run
+			// under to name a test instance.
+			if !strings.Contains(strings.ToLower(command+server), "localhost") && !strings.Contains(strings.ToLower(command+server), "127.0.0.1") &&
+				!strings.Contains(strings.ToLower(command+server), "emulator") && !strings.Contains(strings.ToLower(command+server), "test") &&
+				!strings.Contains(strings.ToLower(command+server), "staging") {
+				t.Fatalf("allowed without any test-instance marker: %q with JIRA_SERVER=%q", command, server)
+			}
+		}
+	})
 }

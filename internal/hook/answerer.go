@@ -1,0 +1,61 @@
+package hook
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/llm"
+)
+
+// AnswerTimeout bounds one tier-2 call; the hook must stay well inside
+// Claude Code's hook timeout.
+const AnswerTimeout = 30 * time.Second
+
+// contextFiles are the case files the LLM tier reads (never secrets: the
+// docs say so, and they are sent to the hook model).
+var contextFiles = []string{"input.yaml", "answers.yaml"}
+
+// LLMAnswerer is the tier-2 answerer: the hook model, given the question,
+// its options, the handler's prompt and the case's input.yaml and
+// answers.yaml from caseDir.
+type LLMAnswerer struct {
+	CaseDir string
+	Client  *llm.Client
+}
+
+// NewLLMAnswerer returns the tier-2 answerer for a case directory.
+func NewLLMAnswerer(caseDir string) intercept.Answerer {
+	return LLMAnswerer{CaseDir: caseDir, Client: llm.New(1)}
+}
+
+const answerSystem = `You answer a question that an AI agent asked its user during an automated evaluation; no human is present. ` +
+	`Use the case context and the instruction you are given. Reply with exactly one of the option labels, ` +
+	`or with several labels separated by commas when the question allows several, and nothing else.`
+
+// Answer asks the hook model.
+func (a LLMAnswerer) Answer(ctx context.Context, q intercept.Question) (string, error) {
+	var b strings.Builder
+	if q.Prompt != "" {
+		fmt.Fprintf(&b, "Instruction:\n%s\n\n", strings.TrimSpace(q.Prompt))
+	}
+	for _, name := range contextFiles {
+		if data, err := os.ReadFile(filepath.Join(a.CaseDir, name)); err == nil {
+			fmt.Fprintf(&b, "## %s\n%s\n\n", name, strings.TrimSpace(string(data)))
+		}
+	}
+	fmt.Fprintf(&b, "Question: %s\n", q.Question)
+	if q.MultiSelect {
+		b.WriteString("(several options may be chosen)\n")
+	}
+	b.WriteString("Options:\n")
+	for _, o := range q.Options {
+		fmt.Fprintf(&b, "- %s\n", o)
+	}
+	zero := 0.0
+	return a.Client.Text(ctx, q.Model, answerSystem, b.String(), 256, &zero, AnswerTimeout)
+}

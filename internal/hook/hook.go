@@ -1,0 +1,231 @@
+// Package hook is the stdin/stdout glue of `agent-eval hook`, Claude Code's
+// PreToolUse hook: it reads the call, loads the handlers, asks the intercept
+// engine, prints the decision and appends it to the decision ledger. It
+// fails closed: whatever goes wrong ends in a deny that says what broke.
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/intercept"
+)
+
+// Environment variables the hook reads.
+const (
+	// HandlersEnv names the handlers file when --handlers is not given.
+	HandlersEnv = "AGENT_EVAL_HANDLERS"
+	// HandlersFile is looked up in the call's cwd as the last resort.
+	HandlersFile = "tool_handlers.yaml"
+	// LedgerFile is written beside the handlers file.
+	LedgerFile = "hook_decisions.jsonl"
+)
+
+// Exit codes of the hook (Claude Code's hook protocol, not agent-eval's
+// exit-code table): 0 with a JSON decision (or nothing, to pass through); 2
+// when not even a decision could be written, with the reason on stderr,
+// which Claude Code treats as a block.
+const (
+	ExitOK    = 0
+	ExitBlock = 2
+)
+
+// Input is the part of Claude Code's PreToolUse JSON the hook reads.
+type Input struct {
+	HookEventName string         `json:"hook_event_name"`
+	ToolName      string         `json:"tool_name"`
+	ToolInput     map[string]any `json:"tool_input"`
+	ToolUseID     string         `json:"tool_use_id"`
+	CWD           string         `json:"cwd"`
+	SessionID     string         `json:"session_id"`
+}
+
+// Options are the hook's inputs besides stdin.
+type Options struct {
+	// HandlersPath is --handlers.
+	HandlersPath string
+	// Environ is the process environment as KEY=VALUE strings.
+	Environ []string
+	// NewAnswerer makes the LLM tier for a case directory (nil: no tier 2).
+	// It is called only when an AskUserQuestion handler needs it.
+	NewAnswerer func(caseDir string) intercept.Answerer
+	Now         func() time.Time
+}
+
+type output struct {
+	HookSpecificOutput hookOutput `json:"hookSpecificOutput"`
+	Reason             string     `json:"reason,omitempty"`
+}
+
+type hookOutput struct {
+	HookEventName            string         `json:"hookEventName"`
+	PermissionDecision       string         `json:"permissionDecision"`
+	PermissionDecisionReason string         `json:"permissionDecisionReason,omitempty"`
+	UpdatedInput             map[string]any `json:"updatedInput,omitempty"`
+}
+
+// entry is one ledger line.
+type entry struct {
+	Time      time.Time         `json:"ts"`
+	ToolUseID string            `json:"tool_use_id,omitempty"`
+	Tool      string            `json:"tool,omitempty"`
+	Decision  intercept.Kind    `json:"decision"`
+	Handler   int               `json:"handler"`
+	Tiers     map[string]string `json:"tiers,omitempty"`
+	Answers   map[string]string `json:"answers,omitempty"`
+	Reason    string            `json:"reason,omitempty"`
+	Detail    string            `json:"detail,omitempty"`
+	Micros    int64             `json:"us"`
+}
+
+// Run handles one call and returns the process exit code.
+func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Options) (code int) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	start := opts.Now()
+	var in Input
+	ledger := ""
+	decision := intercept.Decision{Kind: intercept.Deny, Handler: -1}
+	defer func() {
+		if r := recover(); r != nil {
+			decision = intercept.Decision{Kind: intercept.Deny, Handler: -1, Reason: fmt.Sprintf("agent-eval hook crashed (%v); denying the call", r)}
+		}
+		code = respond(stdout, stderr, in, decision)
+		if ledger != "" {
+			appendLedger(ledger, entry{Time: start.UTC(), ToolUseID: in.ToolUseID, Tool: in.ToolName, Decision: decision.Kind,
+				Handler: decision.Handler, Tiers: decision.Tiers, Answers: decision.Answers, Reason: decision.Reason,
+				Detail: decision.Detail, Micros: opts.Now().Sub(start).Microseconds()}, stderr)
+		}
+	}()
+
+	raw, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
+	if err == nil {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		err = dec.Decode(&in)
+	}
+	if err != nil || in.ToolName == "" {
+		if err == nil {
+			err = errors.New("no tool_name")
+		}
+		decision.Reason = "agent-eval hook could not read its input (" + err.Error() + "); denying the call"
+		return
+	}
+	env := envMap(opts.Environ)
+	path := opts.HandlersPath
+	if path == "" {
+		path = env[HandlersEnv]
+	}
+	if path == "" {
+		if in.CWD == "" {
+			decision.Reason = "agent-eval hook: no --handlers, no $" + HandlersEnv + " and no cwd in the input; denying the call"
+			return
+		}
+		path = filepath.Join(in.CWD, HandlersFile)
+	}
+	ledger = filepath.Join(filepath.Dir(path), LedgerFile)
+	policy, err := loadPolicy(path)
+	if err != nil {
+		decision.Reason = "agent-eval hook: " + err.Error() + "; denying the call"
+		return
+	}
+	var llm intercept.Answerer
+	if opts.NewAnswerer != nil {
+		llm = lazyAnswerer{make: func() intercept.Answerer { return opts.NewAnswerer(filepath.Dir(path)) }}
+	}
+	decision = intercept.Decide(ctx, policy, intercept.Request{ToolName: in.ToolName, ToolInput: in.ToolInput, Env: env}, llm)
+	return
+}
+
+// lazyAnswerer builds the LLM tier only when a question reaches it, so the
+// common path pays nothing for the SDK client.
+type lazyAnswerer struct{ make func() intercept.Answerer }
+
+func (l lazyAnswerer) Answer(ctx context.Context, q intercept.Question) (string, error) {
+	a := l.make()
+	if a == nil {
+		return "", errors.New("no hook model configured")
+	}
+	return a.Answer(ctx, q)
+}
+
+func loadPolicy(path string) (*intercept.Policy, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the handlers file: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	var f intercept.File
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("invalid handlers file %s: %w", path, err)
+	}
+	p, err := intercept.Prepare(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+func respond(stdout, stderr io.Writer, in Input, d intercept.Decision) int {
+	for _, w := range d.Warnings {
+		fmt.Fprintln(stderr, "agent-eval hook: warning:", w)
+	}
+	if d.Kind == intercept.Pass {
+		return ExitOK
+	}
+	out := output{HookSpecificOutput: hookOutput{HookEventName: "PreToolUse", PermissionDecision: string(d.Kind), PermissionDecisionReason: d.Reason}}
+	if d.Kind == intercept.Deny {
+		out.Reason = d.Reason
+	}
+	if d.UpdatedInput != nil {
+		out.HookSpecificOutput.UpdatedInput = d.UpdatedInput
+	}
+	b, err := json.Marshal(out)
+	if err == nil {
+		_, err = stdout.Write(append(b, '\n'))
+	}
+	if err != nil {
+		// Not even a decision could be written: block through the exit code.
+		fmt.Fprintln(stderr, "agent-eval hook: "+strings.TrimSpace(d.Reason))
+		return ExitBlock
+	}
+	return ExitOK
+}
+
+func appendLedger(path string, e entry, stderr io.Writer) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err == nil {
+		_, err = f.Write(append(b, '\n')) // one write: lines from parallel hooks never interleave
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "agent-eval hook: warning: decision ledger:", err)
+	}
+}
+
+func envMap(environ []string) map[string]string {
+	m := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}

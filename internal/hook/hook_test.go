@@ -1,0 +1,219 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/testutil/decisions"
+)
+
+type result struct {
+	code   int
+	out    map[string]any
+	raw    string
+	stderr string
+}
+
+func runHook(t *testing.T, stdin string, opts Options) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), strings.NewReader(stdin), &out, &errb, opts)
+	r := result{code: code, raw: out.String(), stderr: errb.String()}
+	if out.Len() > 0 {
+		if err := json.Unmarshal(out.Bytes(), &r.out); err != nil {
+			t.Fatalf("stdout is not one JSON document: %q", out.String())
+		}
+	}
+	return r
+}
+
+func (r result) decision() string {
+	hso, _ := r.out["hookSpecificOutput"].(map[string]any)
+	if hso == nil {
+		return "pass"
+	}
+	d, _ := hso["permissionDecision"].(string)
+	return d
+}
+
+func (r result) reason() string {
+	hso, _ := r.out["hookSpecificOutput"].(map[string]any)
+	s, _ := hso["permissionDecisionReason"].(string)
+	return s
+}
+
+func input(tool string, in map[string]any, cwd string) string {
+	b, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": in,
+		"tool_use_id": "toolu_1", "cwd": cwd, "session_id": "s"})
+	return string(b)
+}
+
+func writeHandlers(t testing.TB, dir string, f intercept.File) string {
+	t.Helper()
+	b, err := yaml.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, HandlersFile)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestCorpusThroughHook replays the decision corpus through the hook's
+// stdin/stdout protocol.
+func TestCorpusThroughHook(t *testing.T) {
+	t.Parallel()
+	corpus, err := decisions.Load("../intercept/testdata/decisions.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range corpus.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeHandlers(t, dir, corpus.HandlerSets[c.Handlers])
+			var environ []string
+			for k, v := range c.Env {
+				environ = append(environ, k+"="+v)
+			}
+			r := runHook(t, input(c.Tool, c.Input, dir), Options{Environ: environ,
+				NewAnswerer: func(string) intercept.Answerer { return c.Answerer() }})
+			if r.code != ExitOK || r.decision() != string(c.Want) {
+				t.Fatalf("exit %d, decision %q (%s), want %s", r.code, r.decision(), r.raw, c.Want)
+			}
+			if c.Want == intercept.Pass && r.raw != "" {
+				t.Errorf("a pass-through printed %q", r.raw)
+			}
+			if !strings.Contains(r.reason(), c.Reason) {
+				t.Errorf("reason %q lacks %q", r.reason(), c.Reason)
+			}
+			if c.Want == intercept.Deny && r.out["reason"] != r.reason() {
+				t.Errorf("deny carries reason %v, want it equal to permissionDecisionReason", r.out["reason"])
+			}
+			if c.Answers != nil {
+				hso := r.out["hookSpecificOutput"].(map[string]any)
+				ui, _ := hso["updatedInput"].(map[string]any)
+				answers, _ := ui["answers"].(map[string]any)
+				for q, a := range c.Answers {
+					if answers[q] != a {
+						t.Errorf("updatedInput.answers[%q] = %v, want %q", q, answers[q], a)
+					}
+				}
+			}
+			if c.Warning != "" && !strings.Contains(r.stderr, c.Warning) {
+				t.Errorf("stderr %q lacks %q", r.stderr, c.Warning)
+			}
+			ledger, err := os.ReadFile(filepath.Join(dir, LedgerFile))
+			if err != nil || !strings.Contains(string(ledger), `"decision":"`+string(c.Want)+`"`) {
+				t.Errorf("ledger = %q, %v", ledger, err)
+			}
+		})
+	}
+}
+
+// TestFailsClosed: nothing that goes wrong lets a call through.
+func TestFailsClosed(t *testing.T) {
+	t.Parallel()
+	good := intercept.File{Handlers: []intercept.Handler{{Match: "m", Patterns: []string{"mcp__x__*"}}}}
+	tests := []struct {
+		name   string
+		stdin  string
+		setup  func(dir string) Options
+		reason string
+	}{
+		{"garbage on stdin", "not json", func(string) Options { return Options{} }, "could not read its input"},
+		{"empty stdin", "", func(string) Options { return Options{} }, "could not read its input"},
+		{"no tool_name", `{"cwd":"/x"}`, func(string) Options { return Options{} }, "no tool_name"},
+		{"no handlers anywhere", `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, func(string) Options { return Options{} }, "no --handlers"},
+		{"a missing handlers file", input("Bash", map[string]any{"command": "ls"}, "CWD"), func(string) Options { return Options{} }, "cannot read the handlers file"},
+		{"a corrupt handlers file", input("Bash", map[string]any{"command": "ls"}, "CWD"), func(dir string) Options {
+			_ = os.WriteFile(filepath.Join(dir, HandlersFile), []byte("handlers: [\n"), 0o644)
+			return Options{}
+		}, "invalid handlers file"},
+		{"an unknown key in the handlers file", input("Bash", map[string]any{"command": "ls"}, "CWD"), func(dir string) Options {
+			_ = os.WriteFile(filepath.Join(dir, HandlersFile), []byte("handlers:\n  - match: x\n    patern: [Bash]\n"), 0o644)
+			return Options{}
+		}, "invalid handlers file"},
+		{"a bad regex", input("Bash", map[string]any{"command": "ls"}, "CWD"), func(dir string) Options {
+			_ = os.WriteFile(filepath.Join(dir, HandlersFile), []byte("handlers:\n  - match: x\n    patterns: [Bash]\n    input_filters: ['(']\n"), 0o644)
+			return Options{}
+		}, "input_filters"},
+		{"a panic in the LLM tier", input("AskUserQuestion", map[string]any{"questions": []any{map[string]any{"question": "q?", "options": []any{map[string]any{"label": "a"}}}}}, "CWD"), func(dir string) Options {
+			writeHandlers(t, dir, intercept.File{Handlers: []intercept.Handler{{Match: "q", Patterns: []string{"AskUserQuestion"}}}})
+			return Options{NewAnswerer: func(string) intercept.Answerer { panic("boom") }}
+		}, "crashed (boom)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			opts := tt.setup(dir)
+			r := runHook(t, strings.ReplaceAll(tt.stdin, "CWD", dir), opts)
+			if r.code != ExitOK || r.decision() != "deny" || !strings.Contains(r.reason(), tt.reason) {
+				t.Errorf("exit %d, %q; want a deny mentioning %q", r.code, r.raw, tt.reason)
+			}
+		})
+	}
+	// --handlers wins over $AGENT_EVAL_HANDLERS, which wins over the cwd.
+	dir := t.TempDir()
+	path := writeHandlers(t, dir, good)
+	r := runHook(t, input("mcp__x__y", nil, "/nonexistent"), Options{Environ: []string{HandlersEnv + "=" + path}})
+	if r.decision() != "deny" || !strings.Contains(r.reason(), "no env_checks") {
+		t.Errorf("via $%s: %q", HandlersEnv, r.raw)
+	}
+	r = runHook(t, input("mcp__x__y", nil, "/nonexistent"), Options{HandlersPath: path, Environ: []string{HandlersEnv + "=/nope"}})
+	if r.decision() != "deny" || !strings.Contains(r.reason(), "no env_checks") {
+		t.Errorf("via --handlers: %q", r.raw)
+	}
+}
+
+// failingWriter makes writing the decision fail.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
+
+func TestBlocksByExitCodeWhenStdoutFails(t *testing.T) {
+	t.Parallel()
+	var errb bytes.Buffer
+	code := Run(context.Background(), strings.NewReader("garbage"), failingWriter{}, &errb, Options{})
+	if code != ExitBlock || !strings.Contains(errb.String(), "could not read its input") {
+		t.Errorf("exit %d, stderr %q; want %d and the reason", code, errb.String(), ExitBlock)
+	}
+}
+
+// FuzzHookInput: whatever arrives on stdin, the hook never panics and never
+// allows a call whose input it could not read.
+func FuzzHookInput(f *testing.F) {
+	f.Add(input("Bash", map[string]any{"command": "jira issue create"}, "/tmp"))
+	f.Add(`{"tool_name":1}`)
+	f.Add(`{"tool_name":"Bash","tool_input":"x"}`)
+	f.Add("")
+	dir := f.TempDir()
+	writeHandlers(f, dir, intercept.File{Handlers: []intercept.Handler{{Match: "j", Patterns: []string{"Bash"}, InputFilters: []string{"jira"},
+		EnvChecks: map[string]intercept.EnvCheck{"JIRA_SERVER": {MustContain: []string{"localhost"}}}}}})
+	f.Fuzz(func(t *testing.T, stdin string) {
+		var out, errb bytes.Buffer
+		Run(context.Background(), strings.NewReader(stdin), &out, &errb, Options{HandlersPath: filepath.Join(dir, HandlersFile)})
+		var in struct {
+			ToolName string `json:"tool_name"`
+		}
+		if json.Unmarshal([]byte(stdin), &in) != nil || in.ToolName == "" {
+			if !strings.Contains(out.String(), `"permissionDecision":"deny"`) {
+				t.Fatalf("unreadable input %q was not denied: %q", stdin, out.String())
+			}
+		}
+		if strings.Contains(out.String(), `"allow"`) {
+			t.Fatalf("allowed %q without JIRA_SERVER set", stdin)
+		}
+	})
+}

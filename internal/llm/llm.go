@@ -1,0 +1,59 @@
+// Package llm is agent-eval's one way to call a model: the official
+// anthropic-sdk-go client, configured from the environment (ANTHROPIC_API_KEY
+// or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL), so tests point it at the
+// fake Messages API. Nothing here logs a credential.
+package llm
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+)
+
+// Client calls the Messages API.
+type Client struct {
+	c anthropic.Client
+}
+
+// New returns a client configured from the environment, with the given
+// number of retries on transient errors.
+func New(maxRetries int) *Client {
+	return &Client{c: anthropic.NewClient(option.WithMaxRetries(maxRetries))}
+}
+
+// Text asks model one question and returns the text of its reply. With
+// temperature set, a model that rejects the parameter is asked again
+// without it.
+func (c *Client) Text(ctx context.Context, model, system, user string, maxTokens int64, temperature *float64, timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	params := anthropic.MessageNewParams{
+		Model:     anthropic.Model(model),
+		MaxTokens: maxTokens,
+		System:    []anthropic.TextBlockParam{{Text: system}},
+		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(user))},
+	}
+	var opts []option.RequestOption
+	if temperature != nil {
+		opts = append(opts, option.WithJSONSet("temperature", *temperature))
+	}
+	msg, err := c.c.Messages.New(ctx, params, opts...)
+	var apiErr *anthropic.Error
+	if err != nil && temperature != nil && errors.As(err, &apiErr) && apiErr.StatusCode == 400 && strings.Contains(strings.ToLower(err.Error()), "temperature") {
+		msg, err = c.c.Messages.New(ctx, params) // the model takes no temperature
+	}
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	for _, b := range msg.Content {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.TrimSpace(strings.Join(parts, "")), nil
+}

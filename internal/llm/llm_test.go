@@ -1,0 +1,54 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
+)
+
+// TestTextAgainstFake: the client honours ANTHROPIC_BASE_URL and sends the
+// request the fake expects; a temperature the model rejects is dropped.
+func TestTextAgainstFake(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{Script: &fakeapi.Script{Side: &fakeapi.Turn{Text: "  staging \n"}}})
+	url, err := srv.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("ANTHROPIC_BASE_URL", url)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-test")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
+	zero := 0.0
+	got, err := New(0).Text(context.Background(), "claude-haiku-4-5-20251001", "system text", "which env?", 64, &zero, 5*time.Second)
+	if err != nil || got != "staging" {
+		t.Fatalf("Text = %q, %v; want staging", got, err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || reqs[0].Model != "claude-haiku-4-5-20251001" {
+		t.Fatalf("requests = %+v", reqs)
+	}
+	var body map[string]any
+	_ = json.Unmarshal(reqs[0].Body, &body)
+	if body["temperature"] != 0.0 || !strings.Contains(string(reqs[0].Body), "which env?") {
+		t.Errorf("request body = %s", reqs[0].Body)
+	}
+
+	rejecting := fakeapi.New(fakeapi.Options{Script: &fakeapi.Script{Side: &fakeapi.Turn{Error: &fakeapi.APIError{Status: 400, Type: "invalid_request_error", Message: "temperature is not supported"}}}})
+	url2, err := rejecting.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rejecting.Close()
+	t.Setenv("ANTHROPIC_BASE_URL", url2)
+	if _, err := New(0).Text(context.Background(), "m", "s", "u", 8, &zero, 5*time.Second); err == nil {
+		t.Fatal("want the 400 to surface after the retry")
+	}
+	rr := rejecting.Requests()
+	if len(rr) != 2 || !strings.Contains(string(rr[0].Body), `"temperature"`) || strings.Contains(string(rr[1].Body), `"temperature"`) {
+		t.Errorf("a temperature rejection made %d requests, want 2: the retry without temperature", len(rr))
+	}
+}
