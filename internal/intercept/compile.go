@@ -1,0 +1,97 @@
+package intercept
+
+import (
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// KnownTools are the tool names Stage 1 recognises in a handler's match text.
+var KnownTools = []string{"AskUserQuestion", "Bash", "Read", "Write", "Edit", "Glob", "Grep", "Agent", "Skill"}
+
+var (
+	mcpTokenRE   = regexp.MustCompile(`\bmcp__[A-Za-z0-9_-]*\*?`)
+	scriptOrAPIs = regexp.MustCompile(`(?i)\b(scripts?|apis?|curl|wget|cli|command|commands)\b`)
+)
+
+// ExtractPatterns is Stage 1: the tool names a natural-language match text
+// mentions, as whole words (case-insensitive: "already" is not Read), and its
+// mcp__ tokens; failing that Bash when the text speaks of scripts or APIs;
+// failing that "*".
+func ExtractPatterns(match string) []string {
+	var out []string
+	for _, tool := range KnownTools {
+		if regexp.MustCompile(`(?i)\b` + tool + `\b`).MatchString(match) {
+			out = append(out, tool)
+		}
+	}
+	for _, tok := range mcpTokenRE.FindAllString(match, -1) {
+		if !slices.Contains(out, tok) {
+			out = append(out, tok)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if scriptOrAPIs.MatchString(match) {
+		return []string{"Bash"}
+	}
+	return []string{"*"}
+}
+
+// HookEntry is one PreToolUse entry of Claude Code's settings.
+type HookEntry struct {
+	Matcher string        `json:"matcher"`
+	Hooks   []HookCommand `json:"hooks"`
+}
+
+// HookCommand runs the hook.
+type HookCommand struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout,omitempty"`
+}
+
+// Matcher translates a handler pattern into Claude Code's matcher syntax: an
+// exact tool name stays as it is, a prefix glob (mcp__jira__*) becomes an
+// anchored regular expression (^mcp__jira__.*), and * matches every tool.
+func Matcher(pattern string) string {
+	if pattern == "*" {
+		return "*"
+	}
+	if prefix, ok := strings.CutSuffix(pattern, "*"); ok {
+		return "^" + regexp.QuoteMeta(prefix) + ".*"
+	}
+	return pattern
+}
+
+// HookSettings returns the PreToolUse entries that run command for every
+// tool a handler pattern covers: one entry per distinct matcher, sorted.
+func HookSettings(f File, command string, timeoutSeconds int) []HookEntry {
+	seen := map[string]bool{}
+	var matchers []string
+	for _, h := range f.Handlers {
+		for _, p := range h.Patterns {
+			m := Matcher(p)
+			if !seen[m] {
+				seen[m] = true
+				matchers = append(matchers, m)
+			}
+		}
+	}
+	sort.Strings(matchers)
+	out := make([]HookEntry, 0, len(matchers))
+	for _, m := range matchers {
+		out = append(out, HookEntry{Matcher: m, Hooks: []HookCommand{{Type: "command", Command: command, Timeout: timeoutSeconds}}})
+	}
+	return out
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs quoting.
+func ShellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

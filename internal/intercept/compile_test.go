@@ -1,0 +1,86 @@
+package intercept
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestExtractPatterns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		match string
+		want  []string
+	}{
+		{"Questions asked to the user via AskUserQuestion.", []string{"AskUserQuestion"}},
+		{"Any interaction with Jira — whether via MCP tools\nor Bash scripts calling the Jira API.", []string{"Bash"}},
+		{"Calls to mcp__atlassian__* tools and mcp__slack__post_message", []string{"mcp__atlassian__*", "mcp__slack__post_message"}},
+		{"It has already edited files", []string{"*"}},                             // "already" is not Read, "edited" is not Edit
+		{"Anything that reads secrets via read or grep", []string{"Read", "Grep"}}, // whole words, any case
+		{"Calls to the billing API", []string{"Bash"}},
+		{"Scripts that deploy", []string{"Bash"}},
+		{"Anything else", []string{"*"}},
+	}
+	for _, tt := range tests {
+		if got := ExtractPatterns(tt.match); !cmp.Equal(tt.want, got) {
+			t.Errorf("ExtractPatterns(%q) = %q, want %q", tt.match, got, tt.want)
+		}
+	}
+}
+
+func TestHookSettings(t *testing.T) {
+	t.Parallel()
+	f := File{Handlers: []Handler{
+		{Patterns: []string{"Bash", "mcp__atlassian__*"}},
+		{Patterns: []string{"AskUserQuestion", "Bash"}},
+		{Patterns: []string{"*"}},
+	}}
+	got := HookSettings(f, "/bin/agent-eval hook --handlers '/w s/tool_handlers.yaml'", 60)
+	var matchers []string
+	for _, e := range got {
+		matchers = append(matchers, e.Matcher)
+		if len(e.Hooks) != 1 || e.Hooks[0].Type != "command" || e.Hooks[0].Timeout != 60 {
+			t.Errorf("entry %+v", e)
+		}
+	}
+	if want := []string{"*", "AskUserQuestion", "Bash", "^mcp__atlassian__.*"}; !cmp.Equal(want, matchers) {
+		t.Errorf("matchers = %q, want %q", matchers, want)
+	}
+	if got := ShellQuote("/w s/it's"); got != `'/w s/it'\''s'` {
+		t.Errorf("ShellQuote = %s", got)
+	}
+	if got := ShellQuote("/usr/bin/agent-eval"); got != "/usr/bin/agent-eval" {
+		t.Errorf("ShellQuote = %s", got)
+	}
+}
+
+func TestResolveCatalog(t *testing.T) {
+	t.Parallel()
+	h := Handler{Match: "Any interaction with Jira — via MCP tools or Bash scripts calling the Jira API.",
+		Prompt: "Only allow if targeting a test instance or emulator.", Patterns: []string{"Bash"}}
+	got, res, ok := ResolveCatalog(h)
+	if !ok || res.Method != "catalog" || !cmp.Equal(res.Services, []string{"Jira"}) {
+		t.Fatalf("ResolveCatalog = %+v, %v", res, ok)
+	}
+	if !slices.Contains(got.Patterns, "mcp__atlassian__*") || !slices.Contains(got.Patterns, "Bash") {
+		t.Errorf("patterns = %q", got.Patterns)
+	}
+	if len(got.InputFilters) == 0 || got.EnvChecks["JIRA_SERVER"].MustContain[0] != "localhost" {
+		t.Errorf("filters %q, env_checks %v", got.InputFilters, got.EnvChecks)
+	}
+	if _, err := Prepare(File{Handlers: []Handler{got}}); err != nil {
+		t.Errorf("the catalogue produced an invalid handler: %v", err)
+	}
+	for _, s := range Catalog {
+		if _, err := Prepare(File{Handlers: []Handler{{Match: s.Name, Patterns: append([]string{"Bash"}, s.MCP...), InputFilters: s.Commands}}}); err != nil {
+			t.Errorf("catalogue entry %s: %v", s.Name, err)
+		}
+	}
+	if _, _, ok := ResolveCatalog(Handler{Match: "Questions via AskUserQuestion", Patterns: []string{"AskUserQuestion"}}); ok {
+		t.Error("an AskUserQuestion handler was resolved by the catalogue")
+	}
+	if _, _, ok := ResolveCatalog(Handler{Match: "the internal billing thing", Patterns: []string{"Bash"}}); ok {
+		t.Error("an unknown service was resolved")
+	}
+}
