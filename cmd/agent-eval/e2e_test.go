@@ -100,6 +100,7 @@ func TestE2E(t *testing.T) {
 				env.Setenv(k, "1")
 			}
 			env.Setenv("CLAUDE_CODE_MAX_RETRIES", "1")
+			env.Setenv("AGENT_EVAL_BIN", "agent-eval") // hooks run the registered command on PATH
 			env.Values[fakeKey{}] = &fakeHolder{}
 			return nil
 		},

@@ -80,6 +80,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		newInitCmd(e),
 		newPermissionsCmd(e),
 		newHookCmd(e),
+		newCompileCmd(e),
 		newFakeModelCmd(e),
 	)
 	for _, c := range root.Commands() {

@@ -73,6 +73,10 @@ func runValidate(e env, opts validateOptions) error {
 		if len(problems) > 0 {
 			err = problems
 		}
+		if msg := staleHandlers(ev); msg != "" {
+			line, col := ev.Position("inputs")
+			ev.Warnings = append(ev.Warnings, config.Error{File: ev.Path(), Line: line, Col: col, Field: "inputs.tools", Warning: true, Msg: msg})
+		}
 	}
 	rep := validateReport{File: opts.config, OK: err == nil, Errors: toProblems(problems), Warnings: []problem{}}
 	var caseErr error
