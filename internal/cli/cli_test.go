@@ -320,3 +320,49 @@ permissions:
 		}
 	}
 }
+
+func TestCompileAndExplain(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	evalPath := filepath.Join(dir, "eval.yaml")
+	src := `execution: {prompt: hi}
+inputs:
+  tools:
+    - match: Questions asked to the user via AskUserQuestion.
+      prompt: Pick the first option.
+    - match: Any interaction with Jira via Bash scripts calling the Jira API.
+`
+	if err := os.WriteFile(evalPath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "compile", "-c", evalPath)
+	if code != ExitOK {
+		t.Fatalf("compile = %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "tool_handlers.yaml"))
+	if err != nil || !strings.Contains(string(b), "# handlers[1]: resolved by catalog (Jira)") || !strings.Contains(string(b), "JIRA_SERVER") {
+		t.Fatalf("tool_handlers.yaml = %s (%v)", b, err)
+	}
+	code, stdout, _ := runCLI(t, "explain", "-c", evalPath, "--tool", "Bash", "--command", "ls && jira issue create", "--env", "JIRA_SERVER=https://prod.example.com", "--json")
+	var ex explanation
+	if code != ExitOK || json.Unmarshal([]byte(stdout), &ex) != nil {
+		t.Fatalf("explain = %d, %s", code, stdout)
+	}
+	if ex.Decision.Kind != "deny" || ex.Decision.Handler != 1 || !strings.Contains(ex.Decision.Detail, `"jira issue create"`) || !strings.HasSuffix(ex.Source, "tool_handlers.yaml") {
+		t.Errorf("explain = %+v", ex)
+	}
+	code, stdout, _ = runCLI(t, "explain", "-c", evalPath, "--tool", "Bash", "--command", "jira issue create", "--env", "JIRA_SERVER=http://localhost:8080")
+	if code != ExitOK || !strings.Contains(stdout, "decision: allow") {
+		t.Errorf("explain against localhost = %d, %s", code, stdout)
+	}
+	// A changed inputs.tools makes validate warn that the file is stale.
+	if err := os.WriteFile(evalPath, []byte(strings.Replace(src, "first", "last", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "validate", "-c", evalPath); code != ExitOK || !strings.Contains(stderr, "run 'agent-eval compile' again") {
+		t.Errorf("validate after a change = %d, %q", code, stderr)
+	}
+	if code, _, _ := runCLI(t, "explain", "-c", evalPath); code != ExitUsage {
+		t.Errorf("explain without --tool = %d, want 2", code)
+	}
+}

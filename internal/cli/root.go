@@ -81,6 +81,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		newPermissionsCmd(e),
 		newHookCmd(e),
 		newCompileCmd(e),
+		newExplainCmd(e),
 		newFakeModelCmd(e),
 	)
 	for _, c := range root.Commands() {

@@ -154,7 +154,7 @@ func overlay(base, over map[string]string) map[string]string {
 
 // gate applies a matched handler's env_checks to every environment.
 func gate(d Decision, h prepared, envs []map[string]string) Decision {
-	label := oneLine(h.Match)
+	label := strings.TrimSuffix(oneLine(h.Match), ".")
 	if len(h.EnvChecks) == 0 {
 		d.Kind = Deny
 		d.Reason = fmt.Sprintf("Blocked by eval harness: %s (this handler defines no env_checks, so matching calls are denied)", label)
