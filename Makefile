@@ -42,9 +42,11 @@ FUZZTIME ?= 60s
 fuzz:
 	$(GO) test ./internal/config -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
 
-## bench: Go benchmarks
+## bench: Go benchmarks, then the hook timed as a whole process against a
+## minimal Go binary (bench/hook.sh)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	bench/hook.sh
 
 tidy:
 	$(GO) mod tidy -diff
