@@ -140,23 +140,32 @@ func (c compiled) render(evalPath string) []byte {
 
 var hashLineRE = regexp.MustCompile(`(?m)^# inputs-sha256: ([0-9a-f]{64})$`)
 
-// staleHandlers says whether the tool_handlers.yaml beside eval.yaml was
-// compiled from other inputs ("" when it is current or absent).
-func staleHandlers(ev *config.Eval) string {
+// handlerProblems checks the tool_handlers.yaml beside eval.yaml, which runs
+// use as it is: stale (compiled from other inputs), invalid (the hook would
+// deny every call), or holding Bash handlers without input_filters (the hook
+// skips them).
+func handlerProblems(ev *config.Eval) (warnings, errs []string) {
 	path := filepath.Join(ev.Dir(), hook.HandlersFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return ""
+		return nil, nil
 	}
-	m := hashLineRE.FindSubmatch(b)
-	if m == nil {
-		return ""
+	var f intercept.File
+	if err := yaml.Unmarshal(b, &f); err != nil {
+		return nil, []string{path + ": " + err.Error() + "; the hook would deny every call"}
 	}
-	c, err := compileHandlers(ev, "none")
-	if err != nil || string(m[1]) == c.hash {
-		return ""
+	if _, err := intercept.Prepare(f); err != nil {
+		return nil, []string{path + ": " + err.Error() + "; the hook would deny every call"}
 	}
-	return path + " was compiled from a different inputs.tools or models.hook; run 'agent-eval compile' again"
+	for _, i := range intercept.Misconfigured(f) {
+		warnings = append(warnings, fmt.Sprintf("%s: handlers[%d] gates Bash but has no input_filters; the hook skips it, so it gates nothing", path, i))
+	}
+	if m := hashLineRE.FindSubmatch(b); m != nil {
+		if c, err := compileHandlers(ev, "none"); err == nil && string(m[1]) != c.hash {
+			warnings = append(warnings, path+" was compiled from a different inputs.tools or models.hook; run 'agent-eval compile' again")
+		}
+	}
+	return warnings, errs
 }
 
 func runCompile(e env, opts compileOptions) error {

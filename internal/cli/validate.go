@@ -70,12 +70,16 @@ func runValidate(e env, opts validateOptions) error {
 				problems = append(problems, p)
 			}
 		}
+		warns, errs := handlerProblems(ev)
+		line, col := ev.Position("inputs")
+		for _, msg := range warns {
+			ev.Warnings = append(ev.Warnings, config.Error{File: ev.Path(), Line: line, Col: col, Field: "inputs.tools", Warning: true, Msg: msg})
+		}
+		for _, msg := range errs {
+			problems = append(problems, config.Error{File: ev.Path(), Line: line, Col: col, Field: "inputs.tools", Code: config.CodeSemantic, Msg: msg})
+		}
 		if len(problems) > 0 {
 			err = problems
-		}
-		if msg := staleHandlers(ev); msg != "" {
-			line, col := ev.Position("inputs")
-			ev.Warnings = append(ev.Warnings, config.Error{File: ev.Path(), Line: line, Col: col, Field: "inputs.tools", Warning: true, Msg: msg})
 		}
 	}
 	rep := validateReport{File: opts.config, OK: err == nil, Errors: toProblems(problems), Warnings: []problem{}}
