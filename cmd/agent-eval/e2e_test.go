@@ -234,3 +234,50 @@ func denyhook() {
 	fmt.Println(string(out))
 	os.Exit(0)
 }
+
+// mcpstub is a tiny stdio MCP server for the scripts: one tool, lookup,
+// which answers "value-of-<key>" and appends each call to $WORK/mcp.log.
+func mcpstub() {
+	dec := json.NewDecoder(os.Stdin)
+	enc := json.NewEncoder(os.Stdout)
+	for {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				ProtocolVersion string         `json:"protocolVersion"`
+				Arguments       map[string]any `json:"arguments"`
+			} `json:"params"`
+		}
+		if err := dec.Decode(&req); err != nil {
+			os.Exit(0)
+		}
+		if req.ID == nil {
+			continue // a notification
+		}
+		var result any
+		switch req.Method {
+		case "initialize":
+			result = map[string]any{"protocolVersion": req.Params.ProtocolVersion, "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": "evalsrv", "version": "1.0.0"}}
+		case "tools/list":
+			result = map[string]any{"tools": []any{map[string]any{"name": "lookup", "description": "Look a key up.",
+				"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"key": map[string]any{"type": "string"}}}}}}
+		case "tools/call":
+			key, _ := req.Params.Arguments["key"].(string)
+			if work := os.Getenv("WORK"); work != "" {
+				if f, err := os.OpenFile(filepath.Join(work, "mcp.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+					fmt.Fprintln(f, "lookup", key)
+					_ = f.Close()
+				}
+			}
+			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": "value-of-" + key}}}
+		case "ping":
+			result = map[string]any{}
+		default:
+			_ = enc.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "method not found"}})
+			continue
+		}
+		_ = enc.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+	}
+}

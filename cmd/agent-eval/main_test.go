@@ -15,6 +15,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"agent-eval": func() { os.Exit(cli.Main(os.Args[1:], cli.OSStreams())) },
 		"denyhook":   denyhook,
+		"mcpstub":    mcpstub,
 	})
 }
 
