@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
 )
 
 // runCLI runs agent-eval in-process and returns its exit code and streams.
@@ -365,4 +367,55 @@ inputs:
 	if code, _, _ := runCLI(t, "explain", "-c", evalPath); code != ExitUsage {
 		t.Errorf("explain without --tool = %d, want 2", code)
 	}
+}
+
+// TestCompileResolveLLM resolves a handler the catalogue does not know
+// through the fake Messages API: the first answer is invalid (a regex that
+// does not compile), goes back with the error, and the corrected one is kept.
+func TestCompileResolveLLM(t *testing.T) {
+	script := `turns:
+  - tool_use: {name: submit_handler, input: {patterns: [Bash], input_filters: ["("], env_checks: {}}}
+  - tool_use: {name: submit_handler, input: {patterns: [Bash], input_filters: ['\bbilling-cli\b'], env_checks: {BILLING_URL: {must_contain: [sandbox]}}}}
+`
+	srv := fakeapi.New(fakeapi.Options{Script: mustScript(t, script)})
+	url, err := srv.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("ANTHROPIC_BASE_URL", url)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-test")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
+	dir := t.TempDir()
+	evalPath := filepath.Join(dir, "eval.yaml")
+	src := "execution: {prompt: hi}\ninputs:\n  tools:\n    - match: Any script that charges customers through the billing system.\n      prompt: Only against the sandbox.\n"
+	if err := os.WriteFile(evalPath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "compile", "-c", evalPath, "--resolve", "llm")
+	if code != ExitOK {
+		t.Fatalf("compile --resolve llm = %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "tool_handlers.yaml"))
+	for _, want := range []string{"# handlers[0]: resolved by llm", `\bbilling-cli\b`, "BILLING_URL", "sandbox"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("tool_handlers.yaml lacks %q:\n%s", want, b)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || len(reqs[1].ToolResults) != 1 || !reqs[1].ToolResults[0].IsError || !strings.Contains(reqs[1].ToolResults[0].Content, "Invalid answer") {
+		t.Errorf("requests = %+v; want the invalid answer sent back once with its error", reqs)
+	}
+	if reqs[0].Model != "claude-haiku-4-5-20251001" {
+		t.Errorf("model = %q, want the hook model", reqs[0].Model)
+	}
+}
+
+func mustScript(t *testing.T, src string) *fakeapi.Script {
+	t.Helper()
+	s, err := fakeapi.ParseScript([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,6 +19,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/llm"
 )
 
 // BinEnv overrides the executable written into hook settings (default: this
@@ -48,7 +51,10 @@ or APIs; * otherwise. Stage 2 adds input_filters and env_checks:
   catalog  an offline catalogue of common services (Jira, Confluence, Slack,
            GitHub, GitLab, Linear, PagerDuty, Notion, Kubernetes, AWS, Google
            Cloud, Azure, Salesforce, Sentry, databases)
-  auto     the catalogue (the default)
+  llm      the hook model (models.hook), asked for a structured answer that is
+           validated (patterns, regexes, variable names) and retried once
+  auto     the catalogue, then the model for handlers it left unresolved when
+           ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set (the default)
 
 The file starts with a header recording how each handler was resolved and a
 hash of eval.yaml's inputs; 'agent-eval validate' warns when eval.yaml changed
@@ -58,7 +64,7 @@ DIR/.claude/settings.json, as a run does for a workspace.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`")
-	f.StringVar(&opts.resolve, "resolve", "auto", "Stage 2: none, catalog or auto")
+	f.StringVar(&opts.resolve, "resolve", "auto", "Stage 2: none, catalog, llm or auto")
 	f.StringVarP(&opts.output, "output", "o", "", "write to `FILE` (default: tool_handlers.yaml beside eval.yaml; - for stdout)")
 	f.StringVar(&opts.wire, "wire", "", "write the handlers and the hook settings into the workspace `DIR`")
 	return cmd
@@ -72,7 +78,24 @@ type compiled struct {
 }
 
 func compileHandlers(ev *config.Eval, resolve string) (compiled, error) {
+	return compileHandlersWith(context.Background(), ev, resolve, nil, nil)
+}
+
+// compileHandlersWith compiles with Stage 2 through the model when resolve
+// asks for it (llm, or auto with credentials); warn gets what could not be
+// resolved.
+func compileHandlersWith(ctx context.Context, ev *config.Eval, resolve string, getenv func(string) string, warn func(string)) (compiled, error) {
 	c := compiled{file: intercept.File{HookModel: ev.HookModel()}}
+	var client *llm.Client
+	useLLM := func() bool {
+		switch resolve {
+		case "llm":
+			return true
+		case "auto":
+			return getenv != nil && (getenv("ANTHROPIC_API_KEY") != "" || getenv("ANTHROPIC_AUTH_TOKEN") != "")
+		}
+		return false
+	}
 	for i, t := range ev.Inputs.Tools {
 		h := intercept.Handler{Match: strings.TrimSpace(t.Match), Prompt: strings.TrimSpace(t.Prompt), PromptFile: t.PromptFile}
 		if t.PromptFile != "" {
@@ -85,13 +108,28 @@ func compileHandlers(ev *config.Eval, resolve string) (compiled, error) {
 		h.Patterns = intercept.ExtractPatterns(h.Match)
 		res := intercept.Resolution{Method: "none"}
 		switch resolve {
-		case "none":
+		case "none", "llm":
 		case "catalog", "auto":
 			if r, rr, ok := intercept.ResolveCatalog(h); ok {
 				h, res = r, rr
 			}
 		default:
-			return c, usageErrorf("--resolve must be none, catalog or auto, got %q", resolve)
+			return c, usageErrorf("--resolve must be none, catalog, llm or auto, got %q", resolve)
+		}
+		askOnly := slices.Equal(h.Patterns, []string{"AskUserQuestion"})
+		if res.Method == "none" && !askOnly && useLLM() {
+			if client == nil {
+				client = llm.New(2)
+			}
+			r, err := resolveLLM(ctx, client, ev.HookModel(), h)
+			switch {
+			case err == nil:
+				h, res = r, intercept.Resolution{Method: "llm"}
+			case resolve == "llm":
+				return c, fmt.Errorf("inputs.tools[%d]: resolve with %s: %w", i, ev.HookModel(), err)
+			case warn != nil:
+				warn(fmt.Sprintf("inputs.tools[%d]: the model could not resolve it (%v); left at Stage 1", i, err))
+			}
 		}
 		c.file.Handlers = append(c.file.Handlers, h)
 		c.resolutions = append(c.resolutions, res)
@@ -173,7 +211,7 @@ func runCompile(e env, opts compileOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := compileHandlers(ev, opts.resolve)
+	c, err := compileHandlersWith(context.Background(), ev, opts.resolve, e.Getenv, func(msg string) { fmt.Fprintln(e.Err, "agent-eval: warning:", msg) })
 	if err != nil {
 		return err
 	}

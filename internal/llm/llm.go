@@ -6,7 +6,9 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -56,4 +58,51 @@ func (c *Client) Text(ctx context.Context, model, system, user string, maxTokens
 		}
 	}
 	return strings.TrimSpace(strings.Join(parts, "")), nil
+}
+
+// Tool asks model to answer by calling one tool, decodes that call's input
+// into out and checks it with validate. An answer that fails validation is
+// sent back once, with the errors, for a corrected answer; it is never
+// trusted blindly.
+func (c *Client) Tool(ctx context.Context, model, system, user, name, description string, schema map[string]any, out any, validate func() error, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	props, _ := schema["properties"].(map[string]any)
+	required, _ := schema["required"].([]string)
+	tool := anthropic.ToolParam{Name: name, Description: anthropic.String(description),
+		InputSchema: anthropic.ToolInputSchemaParam{Properties: props, Required: required}}
+	messages := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(user))}
+	var lastErr error
+	for attempt := 0; attempt < 2; attempt++ {
+		msg, err := c.c.Messages.New(ctx, anthropic.MessageNewParams{
+			Model:      anthropic.Model(model),
+			MaxTokens:  2048,
+			System:     []anthropic.TextBlockParam{{Text: system}},
+			Messages:   messages,
+			Tools:      []anthropic.ToolUnionParam{{OfTool: &tool}},
+			ToolChoice: anthropic.ToolChoiceParamOfTool(name),
+		})
+		if err != nil {
+			return err
+		}
+		var call *anthropic.ContentBlockUnion
+		for i := range msg.Content {
+			if msg.Content[i].Type == "tool_use" && msg.Content[i].Name == name {
+				call = &msg.Content[i]
+			}
+		}
+		if call == nil {
+			return errors.New("the model did not call " + name)
+		}
+		lastErr = json.Unmarshal(call.Input, out)
+		if lastErr == nil {
+			lastErr = validate()
+		}
+		if lastErr == nil {
+			return nil
+		}
+		messages = append(messages, msg.ToParam(),
+			anthropic.NewUserMessage(anthropic.NewToolResultBlock(call.ID, "Invalid answer: "+lastErr.Error()+". Call "+name+" again with a corrected answer.", true)))
+	}
+	return fmt.Errorf("the model's answer stayed invalid after a retry: %w", lastErr)
 }
