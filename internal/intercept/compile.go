@@ -51,6 +51,10 @@ type HookCommand struct {
 	Type    string `json:"type"`
 	Command string `json:"command"`
 	Timeout int    `json:"timeout,omitempty"`
+	// OnFailure "block" makes Claude Code deny the call when the hook itself
+	// fails (a crash, a timeout, a missing binary); by default 2.1.332 lets
+	// the call run.
+	OnFailure string `json:"onFailure,omitempty"`
 }
 
 // Matcher translates a handler pattern into Claude Code's matcher syntax: an
@@ -83,7 +87,7 @@ func HookSettings(f File, command string, timeoutSeconds int) []HookEntry {
 	sort.Strings(matchers)
 	out := make([]HookEntry, 0, len(matchers))
 	for _, m := range matchers {
-		out = append(out, HookEntry{Matcher: m, Hooks: []HookCommand{{Type: "command", Command: command, Timeout: timeoutSeconds}}})
+		out = append(out, HookEntry{Matcher: m, Hooks: []HookCommand{{Type: "command", Command: command, Timeout: timeoutSeconds, OnFailure: "block"}}})
 	}
 	return out
 }

@@ -40,7 +40,7 @@ func TestHookSettings(t *testing.T) {
 	var matchers []string
 	for _, e := range got {
 		matchers = append(matchers, e.Matcher)
-		if len(e.Hooks) != 1 || e.Hooks[0].Type != "command" || e.Hooks[0].Timeout != 60 {
+		if len(e.Hooks) != 1 || e.Hooks[0].Type != "command" || e.Hooks[0].Timeout != 60 || e.Hooks[0].OnFailure != "block" {
 			t.Errorf("entry %+v", e)
 		}
 	}
