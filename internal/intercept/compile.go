@@ -99,3 +99,27 @@ func ShellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// WithCaseOverrides returns f with a case's own question → answer pairs (the
+// case_overrides map of its answers.yaml) added to every handler that covers
+// AskUserQuestion; the case's answers win over compiled ones.
+func WithCaseOverrides(f File, overrides map[string]string) File {
+	if len(overrides) == 0 {
+		return f
+	}
+	out := File{HookModel: f.HookModel, Handlers: slices.Clone(f.Handlers)}
+	for i, h := range out.Handlers {
+		if !slices.ContainsFunc(h.Patterns, func(p string) bool { return matchesTool(p, "AskUserQuestion") }) {
+			continue
+		}
+		merged := map[string]string{}
+		for k, v := range h.CaseOverrides {
+			merged[k] = v
+		}
+		for k, v := range overrides {
+			merged[k] = v
+		}
+		out.Handlers[i].CaseOverrides = merged
+	}
+	return out
+}

@@ -84,3 +84,18 @@ func TestResolveCatalog(t *testing.T) {
 		t.Error("an unknown service was resolved")
 	}
 }
+
+func TestWithCaseOverrides(t *testing.T) {
+	t.Parallel()
+	f := File{Handlers: []Handler{
+		{Patterns: []string{"AskUserQuestion"}, CaseOverrides: map[string]string{"Keep?": "yes", "Env?": "prod"}},
+		{Patterns: []string{"Bash"}, InputFilters: []string{"x"}},
+	}}
+	got := WithCaseOverrides(f, map[string]string{"Env?": "staging"})
+	if want := map[string]string{"Keep?": "yes", "Env?": "staging"}; !cmp.Equal(want, got.Handlers[0].CaseOverrides) {
+		t.Errorf("overrides = %v, want %v", got.Handlers[0].CaseOverrides, want)
+	}
+	if got.Handlers[1].CaseOverrides != nil || f.Handlers[0].CaseOverrides["Env?"] != "prod" {
+		t.Error("WithCaseOverrides touched another handler or its input")
+	}
+}
