@@ -1,0 +1,297 @@
+// Package stream parses Claude Code's stream-json output (--output-format
+// stream-json --verbose) line by line, in constant memory per line, and
+// tolerates lines that are not JSON. It does no other I/O.
+package stream
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"sort"
+)
+
+// Denial is one entry of a result event's permission_denials.
+type Denial struct {
+	ToolName  string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	ToolInput json.RawMessage `json:"tool_input"`
+}
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens         int64 `json:"input_tokens"`
+	OutputTokens        int64 `json:"output_tokens"`
+	CacheReadTokens     int64 `json:"cache_read_input_tokens"`
+	CacheCreationTokens int64 `json:"cache_creation_input_tokens"`
+}
+
+// ModelUsage is one model's share of a run.
+type ModelUsage struct {
+	Usage
+	CostUSD float64 `json:"cost_usd"`
+}
+
+// ToolCall is one tool_use the model made, with its result when it came.
+type ToolCall struct {
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Input   json.RawMessage `json:"input"`
+	Result  string          `json:"result,omitempty"`
+	IsError bool            `json:"is_error,omitempty"`
+}
+
+// Summary is what a run's stream says.
+type Summary struct {
+	Model          string                `json:"model,omitempty"`
+	SessionID      string                `json:"session_id,omitempty"`
+	CostUSD        float64               `json:"cost_usd"`
+	Usage          Usage                 `json:"token_usage"`
+	PerModel       map[string]ModelUsage `json:"per_model_usage"`
+	NumTurns       int                   `json:"num_turns"`
+	ToolCalls      []ToolCall            `json:"tool_calls"`
+	Denials        []Denial              `json:"permission_denials"`
+	Result         string                `json:"result,omitempty"`
+	IsError        bool                  `json:"is_error"`
+	Subtype        string                `json:"subtype,omitempty"`
+	APIErrorStatus int                   `json:"api_error_status,omitempty"`
+	ResultEvents   int                   `json:"result_events"`
+	JunkLines      int                   `json:"junk_lines"`
+}
+
+// event holds the fields of any stream-json line the parser reads.
+type event struct {
+	Type      string `json:"type"`
+	Subtype   string `json:"subtype"`
+	Model     string `json:"model"`
+	SessionID string `json:"session_id"`
+	Message   *struct {
+		ID      string `json:"id"`
+		Model   string `json:"model"`
+		Content []struct {
+			Type      string          `json:"type"`
+			ID        string          `json:"id"`
+			Name      string          `json:"name"`
+			Input     json.RawMessage `json:"input"`
+			ToolUseID string          `json:"tool_use_id"`
+			Content   json.RawMessage `json:"content"`
+			IsError   bool            `json:"is_error"`
+		} `json:"content"`
+	} `json:"message"`
+	// result events
+	TotalCostUSD      *float64 `json:"total_cost_usd"`
+	Usage             *Usage   `json:"usage"`
+	Result            *string  `json:"result"`
+	IsError           bool     `json:"is_error"`
+	APIErrorStatus    *int     `json:"api_error_status"`
+	PermissionDenials []Denial `json:"permission_denials"`
+	ModelUsage        map[string]struct {
+		InputTokens              int64   `json:"inputTokens"`
+		OutputTokens             int64   `json:"outputTokens"`
+		CacheReadInputTokens     int64   `json:"cacheReadInputTokens"`
+		CacheCreationInputTokens int64   `json:"cacheCreationInputTokens"`
+		CostUSD                  float64 `json:"costUSD"`
+	} `json:"modelUsage"`
+}
+
+// maxLine bounds one line; a longer one is counted as junk and skipped.
+const maxLine = 64 << 20
+
+// Parse reads a whole stream.
+func Parse(r io.Reader) (*Summary, error) {
+	p := NewParser()
+	br := bufio.NewReaderSize(r, 256<<10)
+	var long []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			if len(long)+len(line) <= maxLine {
+				long = append(long, line...)
+			}
+			continue
+		}
+		if long != nil {
+			if len(long)+len(line) <= maxLine {
+				p.Line(append(long, line...))
+			} else {
+				p.s.JunkLines++
+			}
+			long = nil
+		} else if len(line) > 0 {
+			p.Line(line)
+		}
+		if err == io.EOF {
+			return p.Summary(), nil
+		}
+		if err != nil {
+			return p.Summary(), err
+		}
+	}
+}
+
+// Parser accumulates a stream one line at a time.
+type Parser struct {
+	s        Summary
+	turns    map[string]bool
+	calls    map[string]int // tool_use id → index in ToolCalls
+	denied   map[string]bool
+	perModel map[string]ModelUsage
+}
+
+// NewParser returns an empty parser.
+func NewParser() *Parser {
+	return &Parser{turns: map[string]bool{}, calls: map[string]int{}, denied: map[string]bool{}, perModel: map[string]ModelUsage{}}
+}
+
+var (
+	typeAssistant = []byte(`"type":"assistant"`)
+	typeUser      = []byte(`"type":"user"`)
+	typeResult    = []byte(`"type":"result"`)
+	typeSystem    = []byte(`"type":"system"`)
+)
+
+// Line feeds one line.
+func (p *Parser) Line(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	if line[0] != '{' {
+		p.s.JunkLines++
+		return
+	}
+	// Lines of no interest (stream events, hook events, ...) are skipped
+	// without decoding them.
+	if !bytes.Contains(line, typeAssistant) && !bytes.Contains(line, typeUser) &&
+		!bytes.Contains(line, typeResult) && !bytes.Contains(line, typeSystem) {
+		return
+	}
+	var ev event
+	if err := json.Unmarshal(line, &ev); err != nil {
+		p.s.JunkLines++
+		return
+	}
+	switch ev.Type {
+	case "system":
+		if ev.Subtype == "init" {
+			if ev.Model != "" {
+				p.s.Model = ev.Model
+			}
+			p.s.SessionID = ev.SessionID
+		}
+	case "assistant":
+		if ev.Message == nil {
+			return
+		}
+		if ev.Message.ID != "" {
+			p.turns[ev.Message.ID] = true
+		}
+		if ev.Message.Model != "" {
+			p.s.Model = ev.Message.Model
+		}
+		for _, b := range ev.Message.Content {
+			if b.Type == "tool_use" {
+				if _, seen := p.calls[b.ID]; !seen {
+					p.calls[b.ID] = len(p.s.ToolCalls)
+					p.s.ToolCalls = append(p.s.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Input: b.Input})
+				}
+			}
+		}
+	case "user":
+		if ev.Message == nil {
+			return
+		}
+		for _, b := range ev.Message.Content {
+			if b.Type != "tool_result" {
+				continue
+			}
+			if i, ok := p.calls[b.ToolUseID]; ok {
+				p.s.ToolCalls[i].Result = text(b.Content)
+				p.s.ToolCalls[i].IsError = b.IsError
+			}
+		}
+	case "result":
+		p.s.ResultEvents++
+		p.s.Subtype, p.s.IsError = ev.Subtype, ev.IsError
+		if ev.Result != nil {
+			p.s.Result = *ev.Result
+		}
+		if ev.TotalCostUSD != nil {
+			p.s.CostUSD += *ev.TotalCostUSD
+		}
+		if ev.Usage != nil {
+			p.s.Usage.InputTokens += ev.Usage.InputTokens
+			p.s.Usage.OutputTokens += ev.Usage.OutputTokens
+			p.s.Usage.CacheReadTokens += ev.Usage.CacheReadTokens
+			p.s.Usage.CacheCreationTokens += ev.Usage.CacheCreationTokens
+		}
+		if ev.APIErrorStatus != nil {
+			p.s.APIErrorStatus = *ev.APIErrorStatus
+		}
+		for name, m := range ev.ModelUsage {
+			u := p.perModel[name]
+			u.InputTokens += m.InputTokens
+			u.OutputTokens += m.OutputTokens
+			u.CacheReadTokens += m.CacheReadInputTokens
+			u.CacheCreationTokens += m.CacheCreationInputTokens
+			u.CostUSD += m.CostUSD
+			p.perModel[name] = u
+		}
+		for _, d := range ev.PermissionDenials {
+			key := d.ToolUseID
+			if key == "" {
+				key = d.ToolName + string(d.ToolInput)
+			}
+			if !p.denied[key] {
+				p.denied[key] = true
+				p.s.Denials = append(p.s.Denials, d)
+			}
+		}
+	}
+}
+
+// Summary returns what was read so far.
+func (p *Parser) Summary() *Summary {
+	s := p.s
+	s.NumTurns = len(p.turns)
+	s.PerModel = map[string]ModelUsage{}
+	var sum float64
+	names := make([]string, 0, len(p.perModel))
+	for n := range p.perModel {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		s.PerModel[n] = p.perModel[n]
+		sum += p.perModel[n].CostUSD
+	}
+	if sum > s.CostUSD {
+		s.CostUSD = sum // the reported total can miss subagent models
+	}
+	if s.Denials == nil {
+		s.Denials = []Denial{}
+	}
+	if s.ToolCalls == nil {
+		s.ToolCalls = []ToolCall{}
+	}
+	return &s
+}
+
+func text(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &blocks) == nil {
+		var b bytes.Buffer
+		for _, bl := range blocks {
+			b.WriteString(bl.Text)
+		}
+		return b.String()
+	}
+	return string(raw)
+}

@@ -1,0 +1,119 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRealStream parses a stream recorded from Claude Code 2.1.332 (against
+// the fake Messages API): one turn with text and two Bash calls, one of them
+// denied by --disallowed-tools, then a final text.
+func TestRealStream(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open("testdata/claude-2.1.332.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Model != "claude-opus-5-5" || s.NumTurns != 2 || s.IsError || s.Subtype != "success" || s.Result != "All done." {
+		t.Errorf("model %q turns %d error %v subtype %q result %q", s.Model, s.NumTurns, s.IsError, s.Subtype, s.Result)
+	}
+	if s.CostUSD <= 0 || s.Usage.InputTokens <= 0 || len(s.PerModel) != 1 {
+		t.Errorf("cost %v usage %+v per model %v", s.CostUSD, s.Usage, s.PerModel)
+	}
+	if len(s.ToolCalls) != 2 || s.ToolCalls[0].Result != "hi" || s.ToolCalls[0].IsError || !s.ToolCalls[1].IsError {
+		t.Errorf("tool calls = %+v", s.ToolCalls)
+	}
+	if len(s.Denials) != 1 || s.Denials[0].ToolName != "Bash" || s.Denials[0].ToolUseID != "toolu_fake_0_1" ||
+		!strings.Contains(string(s.Denials[0].ToolInput), "rm -rf junk") {
+		t.Errorf("denials = %+v", s.Denials)
+	}
+}
+
+func result(cost float64, denials string, modelCost float64) string {
+	return fmt.Sprintf(`{"type":"result","subtype":"success","is_error":false,"total_cost_usd":%v,"usage":{"input_tokens":10,"output_tokens":2},"modelUsage":{"m":{"inputTokens":10,"outputTokens":2,"costUSD":%v}},"permission_denials":%s,"result":"r"}`, cost, modelCost, denials)
+}
+
+func TestDenialsUnionAndDedupe(t *testing.T) {
+	t.Parallel()
+	d1 := `{"tool_name":"Bash","tool_use_id":"a","tool_input":{"command":"x"}}`
+	d2 := `{"tool_name":"Read","tool_use_id":"b","tool_input":{"file_path":"/e"}}`
+	in := strings.Join([]string{
+		"not json at all",
+		`{"type":"assistant","message":{"id":"m1","model":"m","content":[{"type":"tool_use","id":"a","name":"Bash","input":{"command":"x"}}]}}`,
+		`{"type":"assistant","message":{"id":"m1","model":"m","content":[{"type":"text","text":"same message, second block"}]}}`,
+		result(0.5, "["+d1+"]", 0.5),
+		`{"type":"assistant","message":{"id":"m2","model":"m","content":[]}}`,
+		result(0.25, "["+d1+","+d2+"]", 1.0),
+		`{"type":"stream_event","event":{}}`,
+		`{"type":"result","broken": `,
+	}, "\n")
+	s, err := Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, d := range s.Denials {
+		ids = append(ids, d.ToolUseID)
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, ids); diff != "" {
+		t.Errorf("denials (-want +got):\n%s", diff)
+	}
+	if s.NumTurns != 2 || s.ResultEvents != 2 || s.JunkLines != 2 {
+		t.Errorf("turns %d, results %d, junk %d; want 2, 2, 2", s.NumTurns, s.ResultEvents, s.JunkLines)
+	}
+	if s.CostUSD != 1.5 { // per-model sum 1.5 exceeds the reported 0.75
+		t.Errorf("cost = %v, want the per-model sum 1.5", s.CostUSD)
+	}
+	if s.Usage.InputTokens != 20 {
+		t.Errorf("usage = %+v", s.Usage)
+	}
+}
+
+func TestLongLinesAndNoTrailingNewline(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 1<<20)
+	in := `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"a","content":"` + big + `"}]}}` + "\n" + result(1, "[]", 1)
+	s, err := Parse(strings.NewReader(in))
+	if err != nil || s.ResultEvents != 1 || s.JunkLines != 0 {
+		t.Fatalf("Parse = %+v, %v", s, err)
+	}
+	if s.Denials == nil || s.ToolCalls == nil {
+		t.Error("empty lists must be [], not null")
+	}
+	b, _ := json.Marshal(s)
+	if !bytes.Contains(b, []byte(`"permission_denials":[]`)) {
+		t.Errorf("JSON = %s", b)
+	}
+}
+
+// BenchmarkParse reads a large synthetic stream shaped like a real run:
+// assistant turns with tool calls, big tool results, stream events.
+func BenchmarkParse(b *testing.B) {
+	var buf bytes.Buffer
+	output := strings.Repeat("line of tool output with some text in it\\n", 200)
+	for i := 0; buf.Len() < 64<<20; i++ {
+		fmt.Fprintf(&buf, `{"type":"assistant","message":{"id":"msg_%d","model":"claude-opus-5-5","role":"assistant","content":[{"type":"text","text":"Running the next step of the plan now."},{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":"make test","description":"Run tests"}}],"usage":{"input_tokens":1200,"output_tokens":80}},"session_id":"s","uuid":"u"}`+"\n", i, i)
+		fmt.Fprintf(&buf, `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":"%s","is_error":false}]},"session_id":"s","uuid":"u"}`+"\n", i, output)
+		fmt.Fprintf(&buf, `{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"%s"}},"session_id":"s"}`+"\n", strings.Repeat("tok ", 50))
+	}
+	buf.WriteString(result(1, "[]", 1) + "\n")
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Parse(bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
