@@ -78,6 +78,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		newValidateCmd(e),
 		newSchemaCmd(e),
 		newInitCmd(e),
+		newRunCmd(e),
 		newPermissionsCmd(e),
 		newHookCmd(e),
 		newCompileCmd(e),

@@ -181,11 +181,13 @@ func blockText(raw json.RawMessage) string {
 
 var cwdRE = regexp.MustCompile(`Primary working directory: ([^\n]+)`)
 
-// cwd finds the client's working directory in the system prompt.
+// cwd finds the client's working directory in the environment section
+// Claude Code sends: in the system prompt, a role "system" message, or a
+// <system-reminder> inside the first user message, depending on the setup.
 func (m *messagesRequest) cwd() string {
 	texts := []string{blockText(m.System)}
 	for _, msg := range m.Messages {
-		if msg.Role == "system" {
+		if msg.Role == "system" || msg.Role == "user" {
 			texts = append(texts, blockText(msg.Content))
 		}
 	}

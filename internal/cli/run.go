@@ -1,0 +1,615 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/hook"
+	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/permissions"
+	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
+	"github.com/agent-eval/agent-eval/internal/stream"
+	"github.com/agent-eval/agent-eval/internal/version"
+	"github.com/agent-eval/agent-eval/internal/workspace"
+)
+
+// FakeModelScript is the per-case model script --fake-model serves.
+const FakeModelScript = "fake_model.yaml"
+
+type runOptions struct {
+	config    string
+	model     string
+	cases     []string
+	parallel  int
+	runID     string
+	runsDir   string
+	timeout   time.Duration
+	maxBudget float64
+	agentBin  string
+	fakeModel bool
+	json      bool
+}
+
+func newRunCmd(e env) *cobra.Command {
+	opts := runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the agent over the eval's cases and write a run directory",
+		Long: `Run the agent headless over every case of the dataset (or --cases), each in its
+own workspace, with the tool-interception hook and the permissions wired in,
+and write <runs-dir>/<eval-name>/<run-id>/: run_result.json (with every
+permission denial per case) and cases/<id>/ (stdout.log, stderr.log,
+run_result.json, hook_decisions.jsonl, the collected outputs).
+
+--fake-model serves each case's fake_model.yaml through the built-in fake of the
+Messages API, so the wiring runs with the real CLI and no API key.
+
+Exit status: 0 when every case exited 0, 1 when one did not, 2 for a usage or
+configuration error, 3 for a harness failure, 130 when interrupted (the
+finished cases are kept).`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.maxBudget = -1
+			if cmd.Flags().Changed("max-budget") {
+				opts.maxBudget, _ = cmd.Flags().GetFloat64("max-budget")
+			}
+			return runRun(cmd.Context(), e, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`")
+	f.StringVar(&opts.model, "model", "", "the model under test (default: models.skill)")
+	f.StringSliceVar(&opts.cases, "cases", nil, "run only these case `IDS` (comma-separated)")
+	f.IntVar(&opts.parallel, "parallel", 0, "cases run at once (default: execution.parallelism)")
+	f.StringVar(&opts.runID, "run-id", "", "the run's `ID` (default: YYYYMMDD-HHMMSS-<model>)")
+	f.StringVar(&opts.runsDir, "runs-dir", "", "where runs go (default: $AGENT_EVAL_RUNS_DIR or eval/runs)")
+	f.DurationVar(&opts.timeout, "timeout", 0, "per-case timeout (default: execution.timeout)")
+	f.Float64("max-budget", 0, "per-case budget in USD (default: execution.max_budget_usd)")
+	f.StringVar(&opts.agentBin, "agent-bin", "", "the agent `PATH` (default: runner.settings.binary, else claude on PATH)")
+	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer with each case's fake_model.yaml through the built-in fake Messages API")
+	f.BoolVar(&opts.json, "json", false, "print the run's run_result.json on stdout")
+	return cmd
+}
+
+var safeSegmentRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// runState is one run being executed.
+type runState struct {
+	e         env
+	ev        *config.Eval
+	opts      runOptions
+	dir       string // the run directory
+	wsRoot    string // where the workspaces are
+	configDir string // the agent's own config dir for this run
+	agentBin  string
+	hookBin   string
+	model     string
+	handlers  *intercept.File
+	compiled  permissions.Compiled
+	fakeURL   string
+	mu        sync.Mutex
+	run       *results.Run
+}
+
+func runRun(ctx context.Context, e env, opts runOptions) error {
+	ev, err := config.Load(opts.config)
+	if err != nil {
+		return err
+	}
+	var problems config.Errors
+	for _, p := range permissionProblems(ev) {
+		if !p.Warning {
+			problems = append(problems, p)
+		}
+	}
+	if len(problems) > 0 {
+		return problems
+	}
+	if ev.Mode() != "case" || len(ev.Execution.Steps) > 0 || ev.Runner.WorkspaceMode == "repo" || ev.RunnerType() != "claude-code" {
+		return usageErrorf("this version of agent-eval runs case mode with the claude-code runner in isolated workspaces; batch mode, steps, repo mode and other runners are not implemented yet")
+	}
+	st := &runState{e: e, ev: ev, opts: opts}
+	st.model = firstNonEmpty(opts.model, ev.Models.Skill)
+	if st.model == "" {
+		if !opts.fakeModel {
+			return usageErrorf("no model: set --model or models.skill in %s", opts.config)
+		}
+		st.model = "claude-fake-1"
+	}
+	ids, err := ev.CaseIDs()
+	if err != nil {
+		return fmt.Errorf("list the cases: %w", err)
+	}
+	if len(opts.cases) > 0 {
+		for _, c := range opts.cases {
+			if !slices.Contains(ids, c) {
+				return usageErrorf("--cases: no case %q under %s", c, ev.DatasetDir())
+			}
+		}
+		ids = opts.cases
+	}
+	if len(ids) == 0 {
+		return usageErrorf("no cases: %s has no case folders", firstNonEmpty(ev.DatasetDir(), "dataset.path"))
+	}
+	for _, id := range ids {
+		if !safeSegmentRE.MatchString(id) {
+			return usageErrorf("case id %q is not a safe folder name", id)
+		}
+	}
+	if st.agentBin, err = agentBinary(ev, opts.agentBin); err != nil {
+		return err
+	}
+	if st.hookBin = e.Getenv(BinEnv); st.hookBin == "" {
+		if st.hookBin, err = os.Executable(); err != nil {
+			return err
+		}
+	}
+	runID := opts.runID
+	if runID == "" {
+		runID = time.Now().Format("20060102-150405") + "-" + regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(st.model, "-")
+	}
+	if !safeSegmentRE.MatchString(runID) {
+		return usageErrorf("run id %q is not a safe folder name", runID)
+	}
+	runsDir := ev.RunsDir(e.Getenv)
+	if opts.runsDir != "" {
+		runsDir = filepath.Join(opts.runsDir, ev.EvalName())
+	}
+	st.dir = filepath.Join(runsDir, runID)
+	if _, err := os.Stat(st.dir); err == nil {
+		return usageErrorf("%s already exists; choose another --run-id", st.dir)
+	}
+	if err := os.MkdirAll(filepath.Join(st.dir, "cases"), 0o755); err != nil {
+		return err
+	}
+	if st.wsRoot, err = os.MkdirTemp("", "agent-eval-ws-"); err != nil {
+		return err
+	}
+	defer os.RemoveAll(st.wsRoot)
+	if st.configDir, err = os.MkdirTemp("", "agent-eval-config-"); err != nil {
+		return err
+	}
+	defer os.RemoveAll(st.configDir)
+	if err := st.seedTrust(ids); err != nil {
+		return err
+	}
+	if len(ev.Inputs.Tools) > 0 {
+		if st.handlers, err = st.loadHandlers(); err != nil {
+			return err
+		}
+	}
+	st.compiled = permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
+	if opts.fakeModel {
+		// What the model was sent is kept beside the results, for debugging
+		// an eval's wiring.
+		logFile, err := os.Create(filepath.Join(st.dir, "fake_model_requests.jsonl"))
+		if err != nil {
+			return err
+		}
+		defer logFile.Close()
+		srv := fakeapi.New(fakeapi.Options{Log: logFile})
+		for _, id := range ids {
+			p := filepath.Join(ev.DatasetDir(), id, FakeModelScript)
+			script, err := fakeapi.LoadScript(p)
+			if err != nil {
+				return usageErrorf("--fake-model: %v", err)
+			}
+			srv.SetScript(id, script)
+		}
+		if st.fakeURL, err = srv.Start(""); err != nil {
+			return err
+		}
+		defer srv.Close()
+	}
+
+	st.run = &results.Run{SchemaVersion: results.SchemaVersion, RunID: runID, EvalName: ev.EvalName(), Model: st.model,
+		Agent: "claude-code", AgentVersion: claudecode.Version(st.agentBin), HarnessVer: version.Get().Version,
+		ExecutionMode: ev.Mode(), PerCase: map[string]*results.Case{}, PerModelUsage: map[string]stream.ModelUsage{},
+		EvalParams: map[string]any{"timeout_s": st.timeout().Seconds(), "max_budget_usd": st.budget(), "parallelism": st.parallel(), "fake_model": opts.fakeModel}}
+	fmt.Fprintf(e.Err, "run %s: %d cases with %s (%s %s) → %s\n", runID, len(ids), st.model, st.agentBin, st.run.AgentVersion, st.dir)
+
+	start := time.Now()
+	sem := make(chan struct{}, st.parallel())
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		if ctx.Err() != nil {
+			<-sem
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			c := st.runCase(ctx, id)
+			st.finish(c, time.Since(start))
+		}()
+	}
+	wg.Wait()
+	st.mu.Lock()
+	st.run.WallClockS = time.Since(start).Seconds()
+	st.run.Interrupted = ctx.Err() != nil
+	if err := results.WriteJSON(filepath.Join(st.dir, "run_result.json"), st.run); err != nil {
+		st.mu.Unlock()
+		return err
+	}
+	st.mu.Unlock()
+	st.printSummary(ids)
+	if opts.json {
+		enc := json.NewEncoder(e.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(st.run); err != nil {
+			return err
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return context.Canceled
+	case st.run.ExitCode != 0:
+		return errReported{ExitGate}
+	}
+	return nil
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func agentBinary(ev *config.Eval, flag string) (string, error) {
+	bin := flag
+	if bin == "" {
+		if b, ok := ev.Runner.Settings["binary"].(string); ok {
+			bin = b
+		}
+	}
+	if bin == "" {
+		bin = "claude"
+	}
+	p, err := exec.LookPath(bin)
+	if err != nil {
+		return "", usageErrorf("the agent CLI %q is not installed or not executable (install @anthropic-ai/claude-code, or pass --agent-bin)", bin)
+	}
+	return filepath.Abs(p)
+}
+
+func (st *runState) timeout() time.Duration {
+	if st.opts.timeout > 0 {
+		return st.opts.timeout
+	}
+	return st.ev.Timeout()
+}
+
+func (st *runState) budget() float64 {
+	if st.opts.maxBudget >= 0 {
+		return st.opts.maxBudget
+	}
+	return st.ev.MaxBudgetUSD()
+}
+
+func (st *runState) parallel() int {
+	if st.opts.parallel > 0 {
+		return st.opts.parallel
+	}
+	return st.ev.Parallelism()
+}
+
+// seedTrust writes the run's own agent config: every workspace is trusted,
+// so the allow rules of its .claude/settings.json take effect. The user's
+// ~/.claude.json is never touched.
+func (st *runState) seedTrust(ids []string) error {
+	projects := map[string]any{}
+	for _, id := range ids {
+		projects[filepath.Join(st.wsRoot, id)] = map[string]any{"hasTrustDialogAccepted": true}
+	}
+	return results.WriteJSON(filepath.Join(st.configDir, ".claude.json"), map[string]any{"projects": projects})
+}
+
+// loadHandlers is the pre-resolved tool_handlers.yaml beside eval.yaml, or a
+// compile of inputs.tools.
+func (st *runState) loadHandlers() (*intercept.File, error) {
+	path := filepath.Join(st.ev.Dir(), hook.HandlersFile)
+	if _, err := os.Stat(path); err == nil {
+		warns, errs := handlerProblems(st.ev)
+		if len(errs) > 0 {
+			return nil, errors.New(strings.Join(errs, "; "))
+		}
+		for _, w := range warns {
+			fmt.Fprintln(st.e.Err, "agent-eval: warning:", w)
+		}
+		f, _, err := explainHandlers(explainOptions{handlers: path})
+		return &f, err
+	}
+	c, err := compileHandlersWith(context.Background(), st.ev, "auto", st.e.Getenv, func(msg string) { fmt.Fprintln(st.e.Err, "agent-eval: warning:", msg) })
+	return &c.file, err
+}
+
+// runCase prepares the case's workspace, runs the agent and collects what
+// it left. Every failure is the case's, never the run's.
+func (st *runState) runCase(ctx context.Context, id string) *results.Case {
+	c := &results.Case{CaseID: id, PermissionDenials: []stream.Denial{}, PerModelUsage: map[string]stream.ModelUsage{}}
+	caseOut := filepath.Join(st.dir, "cases", id)
+	fail := func(err error) *results.Case {
+		c.ExitCode, c.Status, c.Error = -1, "error", err.Error()
+		return c
+	}
+	if err := os.MkdirAll(caseOut, 0o755); err != nil {
+		return fail(err)
+	}
+	caseDir := filepath.Join(st.ev.DatasetDir(), id)
+	ws := filepath.Join(st.wsRoot, id)
+	c.Workspace = ws
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return fail(err)
+	}
+	input, err := workspace.ReadInput(caseDir)
+	if err != nil {
+		return fail(err)
+	}
+	if in := workspace.InputFile(caseDir); in != "" {
+		_ = workspace.CopyTree(in, filepath.Join(caseOut, filepath.Base(in)))
+	}
+	prompt, err := st.prompt(input)
+	if err != nil {
+		return fail(err)
+	}
+	c.Prompt = prompt
+	permArgs, cleanup, err := st.prepareWorkspace(ws, caseDir)
+	if cleanup != nil {
+		defer cleanup()
+	}
+	if err != nil {
+		return fail(fmt.Errorf("prepare the workspace: %w", err))
+	}
+	stdout, err := os.Create(filepath.Join(caseOut, "stdout.log"))
+	if err != nil {
+		return fail(err)
+	}
+	defer stdout.Close()
+	stderr, err := os.Create(filepath.Join(caseOut, "stderr.log"))
+	if err != nil {
+		return fail(err)
+	}
+	defer stderr.Close()
+	fmt.Fprintf(st.e.Err, "  %s: started\n", id)
+	budget := st.budget()
+	res := claudecode.Run(ctx, claudecode.Spec{
+		Bin: st.agentBin, Dir: ws, Prompt: prompt, Model: st.model, Effort: st.ev.Runner.Effort,
+		PermissionMode: st.ev.Runner.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: st.ev.Runner.SystemPrompt,
+		PluginDirs: st.ev.Runner.PluginDirs, PermissionArgs: permArgs, AskUserQuestion: st.handlers != nil,
+		Env: st.agentEnv(id), Timeout: st.timeout(), Stdout: stdout, Stderr: stderr,
+	})
+	s := res.Summary
+	c.ExitCode, c.DurationS = res.ExitCode, res.Duration.Seconds()
+	c.CostUSD, c.TokenUsage, c.NumTurns, c.PerModelUsage = s.CostUSD, s.Usage, s.NumTurns, s.PerModel
+	c.Model, c.Result, c.IsError, c.PermissionDenials = s.Model, s.Result, s.IsError, s.Denials
+	c.TimedOut, c.Interrupted = res.TimedOut, res.Interrupted
+	switch {
+	case res.Interrupted:
+		c.Status, c.Error = "interrupted", "interrupted"
+	case res.TimedOut:
+		c.Status, c.Error = "timeout", fmt.Sprintf("timed out after %s", st.timeout())
+	case res.Err != nil:
+		c.Status, c.Error = "error", res.Err.Error()
+	case c.ExitCode != 0:
+		c.Status = "failed"
+		if s.IsError {
+			c.Error = "the agent ended with an error: " + clipText(s.Result, 200)
+		}
+	default:
+		c.Status = "passed"
+	}
+	c.Answers = st.collect(ws, caseOut)
+	return c
+}
+
+func (st *runState) prompt(input map[string]any) (string, error) {
+	x := st.ev.Execution
+	if skill := strings.TrimSpace(x.Skill); skill != "" {
+		args, err := renderPrompt(x.Arguments, input)
+		if err != nil {
+			return "", err
+		}
+		return strings.TrimSpace("/" + skill + " " + args), nil
+	}
+	return renderPrompt(x.Prompt, input)
+}
+
+// prepareWorkspace fills ws and returns the permission flags for the agent
+// and a cleanup for the generated settings file.
+func (st *runState) prepareWorkspace(ws, caseDir string) ([]string, func(), error) {
+	projectRoot, _ := os.Getwd()
+	if st.ev.Dataset.Workspace != nil {
+		for _, f := range st.ev.Dataset.Workspace.Files {
+			var src, dst string
+			if f.Path != "" {
+				src, dst = filepath.Join(caseDir, f.Path), filepath.Join(ws, f.Path)
+			} else {
+				src, dst = f.Source, filepath.Join(ws, f.Dest)
+				if !filepath.IsAbs(src) {
+					src = filepath.Join(projectRoot, src)
+				}
+			}
+			if err := workspace.CopyTree(src, dst); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, nil, err
+			}
+		}
+	}
+	for _, name := range append(slices.Clone(workspace.InputNames), workspace.AnswersFile) {
+		if p := filepath.Join(caseDir, name); fileExists(p) {
+			if err := workspace.CopyTree(p, filepath.Join(ws, name)); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	settings := map[string]any{}
+	if st.handlers != nil {
+		overrides, err := workspace.CaseOverrides(caseDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		path, err := workspace.WriteHandlers(ws, intercept.WithCaseOverrides(*st.handlers, overrides))
+		if err != nil {
+			return nil, nil, err
+		}
+		command := intercept.ShellQuote(st.hookBin) + " hook --handlers " + intercept.ShellQuote(path)
+		var entries []any
+		for _, h := range intercept.HookSettings(*st.handlers, command, HookTimeoutSeconds) {
+			b, _ := json.Marshal(h)
+			var v any
+			_ = json.Unmarshal(b, &v)
+			entries = append(entries, v)
+		}
+		settings["hooks"] = map[string]any{"PreToolUse": entries}
+	}
+	c := st.compiled
+	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies...)
+	exists := func(rel string) bool { return fileExists(filepath.Join(ws, rel)) }
+	settings, _, warn := permissions.WorkspaceSettings(settings, c, []string{ws}, exists)
+	if warn != "" {
+		fmt.Fprintln(st.e.Err, "agent-eval: warning:", warn)
+	}
+	if env := config.ResolveEnv(st.ev.Execution.Env, os.LookupEnv); len(env) > 0 {
+		m := map[string]any{}
+		for k, v := range env {
+			m[k] = v
+		}
+		settings["env"] = m
+	}
+	if len(st.ev.Runner.Settings) > 0 {
+		extra := map[string]any{}
+		for k, v := range st.ev.Runner.Settings {
+			if k != "binary" {
+				extra[k] = v
+			}
+		}
+		settings = workspace.DeepMerge(settings, extra)
+	}
+	if _, err := workspace.WriteSettings(ws, settings); err != nil {
+		return nil, nil, err
+	}
+	plan := permissions.PlanClaude(st.compiled, settings, filepath.Join(ws, ".claude"), nil)
+	var cleanup func()
+	if plan.SettingsFile != "" {
+		_, remove, err := permissions.WriteSettingsFile(filepath.Join(ws, ".claude"), plan.SettingsFile, plan.Settings)
+		if err != nil {
+			return nil, nil, err
+		}
+		cleanup = func() { _ = remove() }
+	}
+	return plan.Args, cleanup, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// agentEnv is the agent's environment: the allowlist, runner.env, and the
+// harness's own variables.
+func (st *runState) agentEnv(caseID string) []string {
+	extra := config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv)
+	extra["CLAUDE_CONFIG_DIR"] = st.configDir
+	extra["CLAUDE_CODE_SUBAGENT_MODEL"] = firstNonEmpty(st.ev.Models.Subagent, st.model)
+	extra["DISABLE_AUTOUPDATER"] = "1"
+	extra["DISABLE_TELEMETRY"] = "1"
+	extra["DISABLE_ERROR_REPORTING"] = "1"
+	if st.ev.Runner.PermissionMode == "bypassPermissions" && claudecode.IsRoot() {
+		extra["IS_SANDBOX"] = "1"
+	}
+	if st.fakeURL != "" {
+		extra["ANTHROPIC_BASE_URL"] = st.fakeURL
+		extra["ANTHROPIC_API_KEY"] = "fake-model"
+		extra["ANTHROPIC_AUTH_TOKEN"] = ""
+		extra["ANTHROPIC_CUSTOM_HEADERS"] = fakeapi.ScriptHeader + ": " + caseID
+		extra["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+	}
+	return claudecode.Env(os.LookupEnv, extra)
+}
+
+// collect copies the ledger and the outputs into the case's folder and
+// counts the answered questions.
+func (st *runState) collect(ws, caseOut string) int {
+	ledger := filepath.Join(ws, hook.LedgerFile)
+	answered := 0
+	if f, err := os.Open(ledger); err == nil {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			var e struct {
+				Answers map[string]string `json:"answers"`
+			}
+			if json.Unmarshal(sc.Bytes(), &e) == nil {
+				answered += len(e.Answers)
+			}
+		}
+		_ = f.Close()
+		_ = workspace.CopyTree(ledger, filepath.Join(caseOut, hook.LedgerFile))
+	}
+	for _, o := range st.ev.Outputs {
+		if o.Path == "" {
+			continue
+		}
+		src := filepath.Join(ws, o.Path)
+		if fileExists(src) {
+			_ = workspace.CopyTree(src, filepath.Join(caseOut, "outputs", o.Path))
+		}
+	}
+	return answered
+}
+
+// finish records a finished case: its own result file at once, then the
+// run's aggregate, rewritten atomically.
+func (st *runState) finish(c *results.Case, elapsed time.Duration) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	_ = results.WriteJSON(filepath.Join(st.dir, "cases", c.CaseID, "run_result.json"), c)
+	st.run.Add(c)
+	st.run.WallClockS = elapsed.Seconds()
+	_ = results.WriteJSON(filepath.Join(st.dir, "run_result.json"), st.run)
+	line := fmt.Sprintf("  %s: %s in %.1fs, $%.4f, %d turns, %d denials, %d answered", c.CaseID, c.Status, c.DurationS, c.CostUSD,
+		c.NumTurns, len(c.PermissionDenials), c.Answers)
+	if c.Error != "" {
+		line += " — " + c.Error
+	}
+	fmt.Fprintf(st.e.Err, "%s [%d done]\n", line, len(st.run.PerCase))
+}
+
+func (st *runState) printSummary(ids []string) {
+	passed := 0
+	for _, c := range st.run.PerCase {
+		if c.ExitCode == 0 {
+			passed++
+		}
+	}
+	status := "ok"
+	if st.run.Interrupted {
+		status = "interrupted"
+	} else if passed < len(ids) {
+		status = "FAILED"
+	}
+	fmt.Fprintf(st.e.Err, "run %s: %s — %d/%d cases exited 0, $%.4f, %.1fs; results in %s\n",
+		st.run.RunID, status, passed, len(ids), st.run.CostUSD, st.run.WallClockS, st.dir)
+}

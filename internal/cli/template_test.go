@@ -1,0 +1,30 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRenderPrompt(t *testing.T) {
+	t.Parallel()
+	input := map[string]any{"name": "Ada", "file": "a.txt", "meta": map[string]any{"lang": "go"}, "empty": "  "}
+	tests := []struct {
+		tpl, want, err string
+	}{
+		{"Greet {{ input.name }} in {{input.meta.lang}}.", "Greet Ada in go.", ""},
+		{"Write {file} for {name}{empty?}.", "Write a.txt for Ada.", ""},
+		{"Write {file} for {who} and {what}", "", "lacks what, who"},
+		{"{{ input.missing }}", "", "lacks missing"},
+		{"{{ input.name | upper }}", "", "cannot render"},
+		{"No fields at all", "No fields at all", ""},
+	}
+	for _, tt := range tests {
+		got, err := renderPrompt(tt.tpl, input)
+		switch {
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("renderPrompt(%q) error = %v, want %q", tt.tpl, err, tt.err)
+		case tt.err == "" && (err != nil || got != tt.want):
+			t.Errorf("renderPrompt(%q) = %q, %v; want %q", tt.tpl, got, err, tt.want)
+		}
+	}
+}

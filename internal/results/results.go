@@ -1,0 +1,115 @@
+// Package results defines run_result.json, per case and for a whole run, and
+// writes it atomically so a crash or an interrupt never leaves half a file.
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/agent-eval/agent-eval/internal/stream"
+)
+
+// SchemaVersion is the version of run_result.json.
+const SchemaVersion = 1
+
+// Case is one case's result (cases/<id>/run_result.json, and per_case.<id> of
+// the run's).
+type Case struct {
+	CaseID            string                       `json:"case_id"`
+	ExitCode          int                          `json:"exit_code"`
+	Status            string                       `json:"status"` // passed, failed, timeout, error, interrupted
+	Error             string                       `json:"error,omitempty"`
+	TimedOut          bool                         `json:"timed_out,omitempty"`
+	Interrupted       bool                         `json:"interrupted,omitempty"`
+	DurationS         float64                      `json:"duration_s"`
+	CostUSD           float64                      `json:"cost_usd"`
+	TokenUsage        stream.Usage                 `json:"token_usage"`
+	NumTurns          int                          `json:"num_turns"`
+	PerModelUsage     map[string]stream.ModelUsage `json:"per_model_usage"`
+	Model             string                       `json:"model,omitempty"`
+	Result            string                       `json:"result,omitempty"`
+	IsError           bool                         `json:"is_error"`
+	PermissionDenials []stream.Denial              `json:"permission_denials"`
+	Answers           int                          `json:"answered_questions"`
+	Prompt            string                       `json:"prompt"`
+	Workspace         string                       `json:"workspace,omitempty"`
+}
+
+// Run is the run's run_result.json.
+type Run struct {
+	SchemaVersion int                          `json:"schema_version"`
+	RunID         string                       `json:"run_id"`
+	EvalName      string                       `json:"eval_name"`
+	ExitCode      int                          `json:"exit_code"`
+	Interrupted   bool                         `json:"interrupted,omitempty"`
+	DurationS     float64                      `json:"duration_s"`
+	WallClockS    float64                      `json:"wall_clock_s"`
+	CostUSD       float64                      `json:"cost_usd"`
+	TokenUsage    stream.Usage                 `json:"token_usage"`
+	NumTurns      int                          `json:"num_turns"`
+	PerModelUsage map[string]stream.ModelUsage `json:"per_model_usage"`
+	NumCases      int                          `json:"num_cases"`
+	Model         string                       `json:"model"`
+	Agent         string                       `json:"agent"`
+	AgentVersion  string                       `json:"agent_version"`
+	HarnessVer    string                       `json:"agent_eval_version"`
+	ExecutionMode string                       `json:"execution_mode"`
+	EvalParams    map[string]any               `json:"eval_params"`
+	PerCase       map[string]*Case             `json:"per_case"`
+}
+
+// Add folds a finished case into the run's totals.
+func (r *Run) Add(c *Case) {
+	r.PerCase[c.CaseID] = c
+	r.DurationS += c.DurationS
+	r.CostUSD += c.CostUSD
+	r.TokenUsage.InputTokens += c.TokenUsage.InputTokens
+	r.TokenUsage.OutputTokens += c.TokenUsage.OutputTokens
+	r.TokenUsage.CacheReadTokens += c.TokenUsage.CacheReadTokens
+	r.TokenUsage.CacheCreationTokens += c.TokenUsage.CacheCreationTokens
+	r.NumTurns += c.NumTurns
+	for m, u := range c.PerModelUsage {
+		t := r.PerModelUsage[m]
+		t.InputTokens += u.InputTokens
+		t.OutputTokens += u.OutputTokens
+		t.CacheReadTokens += u.CacheReadTokens
+		t.CacheCreationTokens += u.CacheCreationTokens
+		t.CostUSD += u.CostUSD
+		r.PerModelUsage[m] = t
+	}
+	r.NumCases = len(r.PerCase)
+	// A failure is never masked: the first non-zero exit code stays.
+	if r.ExitCode == 0 && c.ExitCode != 0 {
+		r.ExitCode = c.ExitCode
+	}
+}
+
+// WriteJSON writes v to path atomically: a temporary file in the same
+// directory, synced, then renamed over path.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(append(b, '\n'))
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,239 @@
+// Package claudecode runs one case with the Claude Code CLI in --print mode
+// and parses what it prints. The agent runs in its own process group; a
+// timeout or an interrupt stops the whole group (SIGTERM, then SIGKILL).
+package claudecode
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/stream"
+)
+
+// HarnessSystemPrompt is appended to every agent's system prompt.
+const HarnessSystemPrompt = "You are running inside an automated evaluation, without a human at the keyboard. " +
+	"Some tool calls are checked by the harness and may be blocked. If a call is blocked, do not try to get around it: " +
+	"do not rename or copy scripts, do not edit .claude/settings.json, hooks or tool_handlers.yaml, and do not look for " +
+	"another tool that does the same. Report that the call was blocked and carry on with the rest of the task."
+
+// EnvAllowlist are the only variables taken from the caller's environment.
+var EnvAllowlist = []string{"PATH", "HOME", "USER", "SHELL", "LANG", "LC_ALL", "TERM", "TMPDIR",
+	"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_VERTEX_PROJECT_ID",
+	"ANTHROPIC_DEFAULT_OPUS_MODEL", "ANTHROPIC_DEFAULT_SONNET_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL",
+	"CLOUD_ML_REGION", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_BEDROCK", "AWS_REGION", "AWS_PROFILE",
+	"CLAUDE_CODE_AUTO_COMPACT_WINDOW", "CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS", "CLAUDE_CODE_MAX_RETRIES",
+	"GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CONFIG", "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE",
+	"MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME", "AGENT_EVAL_RUNS_DIR"}
+
+// Grace is how long a stopped agent gets between SIGTERM and SIGKILL.
+const Grace = 5 * time.Second
+
+// Spec is one invocation.
+type Spec struct {
+	Bin            string
+	Dir            string
+	Prompt         string
+	Model          string
+	Effort         string
+	PermissionMode string
+	MaxBudgetUSD   *float64
+	SystemPrompt   string
+	PluginDirs     []string
+	PermissionArgs []string // --allowed-tools/--disallowed-tools and/or --settings
+	// AskUserQuestion enables the tool in --print mode (the hook answers it).
+	AskUserQuestion bool
+	Env             []string
+	Timeout         time.Duration
+	Stdout, Stderr  io.Writer // raw copies of the agent's streams
+}
+
+// Args is the command line after the binary.
+func Args(s Spec) []string {
+	a := []string{"--print", "--output-format", "stream-json", "--verbose"}
+	if s.Model != "" {
+		a = append(a, "--model", s.Model)
+	}
+	if s.Effort != "" {
+		a = append(a, "--effort", s.Effort)
+	}
+	if s.PermissionMode != "" {
+		a = append(a, "--permission-mode", s.PermissionMode)
+	}
+	if s.MaxBudgetUSD != nil {
+		a = append(a, "--max-budget-usd", strconv.FormatFloat(*s.MaxBudgetUSD, 'f', -1, 64))
+	}
+	sys := strings.TrimSpace(strings.TrimSpace(s.SystemPrompt) + "\n\n" + HarnessSystemPrompt)
+	a = append(a, "--append-system-prompt", sys)
+	for _, d := range s.PluginDirs {
+		a = append(a, "--plugin-dir", d)
+	}
+	if s.AskUserQuestion {
+		a = append(a, "--permission-prompt-tool", "stdio")
+	}
+	a = append(a, s.PermissionArgs...)
+	// Variadic flags (--allowed-tools, --settings lists) would swallow the
+	// prompt without the separator.
+	return append(a, "--", s.Prompt)
+}
+
+// Env builds the agent's environment: the allowlisted caller variables,
+// then extra (runner.env and the harness's own), which win.
+func Env(lookup func(string) (string, bool), extra map[string]string) []string {
+	env := map[string]string{}
+	for _, k := range EnvAllowlist {
+		if v, ok := lookup(k); ok {
+			env[k] = v
+		}
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// Result is how an invocation ended.
+type Result struct {
+	ExitCode    int
+	TimedOut    bool
+	Interrupted bool
+	Duration    time.Duration
+	Summary     *stream.Summary
+	Err         error // the agent could not be started or its output read
+}
+
+// Run runs the agent and parses its stream as it goes. ctx cancellation is
+// an interrupt; spec.Timeout a timeout. Either stops the process group; what
+// it printed until then is kept and parsed.
+func Run(ctx context.Context, s Spec) Result {
+	start := time.Now()
+	cmd := exec.Command(s.Bin, Args(s)...)
+	cmd.Dir, cmd.Env = s.Dir, s.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if s.Stderr != nil {
+		cmd.Stderr = s.Stderr
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return Result{ExitCode: -1, Err: err, Summary: stream.NewParser().Summary()}
+	}
+	if err := cmd.Start(); err != nil {
+		return Result{ExitCode: -1, Err: fmt.Errorf("start %s: %w", s.Bin, err), Summary: stream.NewParser().Summary()}
+	}
+	parser := stream.NewParser()
+	readDone := make(chan error, 1)
+	go func() { readDone <- pump(out, s.Stdout, parser) }()
+	waitDone := make(chan error, 1)
+	go func() {
+		rerr := <-readDone
+		werr := cmd.Wait()
+		if werr == nil {
+			werr = rerr
+		}
+		waitDone <- werr
+	}()
+
+	var timeout <-chan time.Time
+	if s.Timeout > 0 {
+		t := time.NewTimer(s.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	res := Result{}
+	var werr error
+	select {
+	case werr = <-waitDone:
+	case <-timeout:
+		res.TimedOut = true
+		werr = stop(cmd, waitDone)
+	case <-ctx.Done():
+		res.Interrupted = true
+		werr = stop(cmd, waitDone)
+	}
+	res.Duration = time.Since(start)
+	res.Summary = parser.Summary()
+	var exit *exec.ExitError
+	switch {
+	case res.TimedOut || res.Interrupted:
+		res.ExitCode = -1
+	case werr == nil:
+		res.ExitCode = 0
+	case errors.As(werr, &exit):
+		res.ExitCode = exit.ExitCode()
+	default:
+		res.ExitCode, res.Err = -1, werr
+	}
+	if res.ExitCode == 0 && res.Summary.IsError {
+		res.ExitCode = 1 // an API error ends --print with a result flagged is_error
+	}
+	return res
+}
+
+// stop sends SIGTERM to the process group, then SIGKILL after Grace.
+func stop(cmd *exec.Cmd, done <-chan error) error {
+	pgid := cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(Grace):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		return <-done
+	}
+}
+
+// pump copies the agent's stdout to w and feeds the parser line by line.
+func pump(r io.Reader, w io.Writer, p *stream.Parser) error {
+	br := bufio.NewReaderSize(r, 256<<10)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if w != nil && len(chunk) > 0 {
+			if _, werr := w.Write(chunk); werr != nil {
+				return werr
+			}
+		}
+		line = append(line, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if len(line) > 0 {
+			p.Line(line)
+		}
+		line = line[:0]
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// Version returns the first line of `<bin> --version`, or "" when it fails.
+func Version(bin string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	return strings.TrimSpace(first)
+}
+
+// IsRoot reports whether agent-eval runs as root (bypassPermissions then
+// needs IS_SANDBOX=1).
+func IsRoot() bool { return os.Geteuid() == 0 }

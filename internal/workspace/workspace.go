@@ -1,0 +1,196 @@
+// Package workspace materialises the folder an agent runs a case in: the
+// files it may see, the handlers of the interception hook and the
+// .claude/settings.json that wires the hook and the permissions. It never
+// follows a symlink out of the folders it copies from.
+package workspace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/intercept"
+)
+
+// InputNames are the case files that hold a case's input, in lookup order.
+var InputNames = []string{"input.yaml", "input.yml", "input.json"}
+
+// AnswersFile guides AskUserQuestion answers; it may hold case_overrides.
+const AnswersFile = "answers.yaml"
+
+// ProtectedDenies keep the agent from editing what the harness relies on:
+// its settings, the hook's handlers and the decision ledger.
+var ProtectedDenies = []string{"Edit(.claude/**)", "Edit(tool_handlers.yaml)", "Edit(hook_decisions.jsonl)"}
+
+// CopyTree copies src (a file or a directory) to dst. Symlinks are not
+// followed and not copied; nothing outside src is read.
+func CopyTree(src, dst string) error {
+	st, err := os.Lstat(src)
+	if err != nil {
+		return err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return nil
+	}
+	if !st.IsDir() {
+		return copyFile(src, dst, st.Mode().Perm())
+	}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			return nil
+		case d.IsDir():
+			if d.Name() == ".git" && p != src {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(target, 0o755)
+		case d.Type().IsRegular():
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			return copyFile(p, target, info.Mode().Perm())
+		}
+		return nil
+	})
+}
+
+func copyFile(src, dst string, mode fs.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, mode|0o200)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	return errors.Join(err, out.Close())
+}
+
+// InputFile returns the path of a case's input file, or "" when it has none.
+func InputFile(caseDir string) string {
+	for _, n := range InputNames {
+		p := filepath.Join(caseDir, n)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
+}
+
+// ReadInput reads a case's input file into a map (nil when there is none).
+func ReadInput(caseDir string) (map[string]any, error) {
+	p := InputFile(caseDir)
+	if p == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	var v map[string]any
+	if strings.HasSuffix(p, ".json") {
+		err = json.Unmarshal(b, &v)
+	} else {
+		err = yaml.Unmarshal(b, &v)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return v, nil
+}
+
+// CaseOverrides reads the case_overrides map of a case's answers.yaml.
+func CaseOverrides(caseDir string) (map[string]string, error) {
+	b, err := os.ReadFile(filepath.Join(caseDir, AnswersFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		CaseOverrides map[string]string `yaml:"case_overrides"`
+	}
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(caseDir, AnswersFile), err)
+	}
+	return doc.CaseOverrides, nil
+}
+
+// WriteHandlers writes the hook's handlers into the workspace.
+func WriteHandlers(dir string, f intercept.File) (string, error) {
+	b, err := yaml.Marshal(f)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "tool_handlers.yaml")
+	return path, os.WriteFile(path, b, 0o644)
+}
+
+// WriteSettings writes the workspace's .claude/settings.json.
+func WriteSettings(dir string, settings map[string]any) (string, error) {
+	path := filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	b, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// DeepMerge merges src into dst: mappings recurse, lists are extended with
+// the items they lack, anything else is replaced. It returns dst.
+func DeepMerge(dst, src map[string]any) map[string]any {
+	for k, v := range src {
+		switch sv := v.(type) {
+		case map[string]any:
+			if dv, ok := dst[k].(map[string]any); ok {
+				dst[k] = DeepMerge(dv, sv)
+				continue
+			}
+		case []any:
+			if dv, ok := dst[k].([]any); ok {
+				for _, x := range sv {
+					if !containsJSON(dv, x) {
+						dv = append(dv, x)
+					}
+				}
+				dst[k] = dv
+				continue
+			}
+		}
+		dst[k] = v
+	}
+	return dst
+}
+
+func containsJSON(list []any, x any) bool {
+	xb, _ := json.Marshal(x)
+	for _, y := range list {
+		yb, _ := json.Marshal(y)
+		if string(xb) == string(yb) {
+			return true
+		}
+	}
+	return false
+}
