@@ -36,7 +36,8 @@ import (
 //	                         the whole event, as JSON with sorted keys; FILE
 //	                         "stdout" is the previous command's stdout
 //
-// and the program denyhook (a PreToolUse hook that denies every call with
+// and the programs denyhook, mcpstub and agent-eval-json FILE PATH (prints
+// the JSON value at a dotted PATH of FILE, keys sorted) (a PreToolUse hook that denies every call with
 // the reason given as its arguments and appends its stdin to $WORK/hook.log).
 
 const repoRoot = "../.."
@@ -280,4 +281,36 @@ func mcpstub() {
 		}
 		_ = enc.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
 	}
+}
+
+// agentEvalJSON prints the value at a dotted path of a JSON file.
+func agentEvalJSON() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: agent-eval-json FILE PATH")
+		os.Exit(2)
+	}
+	b, err := os.ReadFile(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for _, k := range strings.Split(os.Args[2], ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			fmt.Fprintf(os.Stderr, "%s: not an object at %q\n", os.Args[2], k)
+			os.Exit(1)
+		}
+		if v, ok = m[k]; !ok {
+			fmt.Fprintf(os.Stderr, "%s: no key %q\n", os.Args[2], k)
+			os.Exit(1)
+		}
+	}
+	out, _ := json.Marshal(v)
+	fmt.Println(string(out))
+	os.Exit(0)
 }

@@ -13,9 +13,10 @@ import (
 // binary re-runs itself as the real CLI, exit codes and streams included.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"agent-eval": func() { os.Exit(cli.Main(os.Args[1:], cli.OSStreams())) },
-		"denyhook":   denyhook,
-		"mcpstub":    mcpstub,
+		"agent-eval":      func() { os.Exit(cli.Main(os.Args[1:], cli.OSStreams())) },
+		"denyhook":        denyhook,
+		"mcpstub":         mcpstub,
+		"agent-eval-json": agentEvalJSON,
 	})
 }
 
