@@ -4,11 +4,16 @@ BIN      ?= bin/agent-eval
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/agent-eval/agent-eval/internal/version.Version=$(VERSION)
 
-.PHONY: build test test-short race lint fmt vet golden fuzz bench tidy clean
+.PHONY: build demo test test-short race lint fmt vet golden fuzz bench tidy clean
 
 ## build: a static binary in bin/
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agent-eval
+
+## demo: the quick start — install the pinned Claude Code CLI, build, and run
+## examples/quickstart with the real CLI and the built-in fake model (no API key)
+demo: build
+	./bin/agent-eval run -c examples/quickstart/eval.yaml --fake-model --agent-bin "$$(scripts/install-claude.sh)"
 
 ## test: what CI runs (README "Run the tests"). Installs the pinned Claude
 ## Code CLI (Node.js 20+ and npm needed) for the end-to-end tests first.

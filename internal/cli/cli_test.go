@@ -83,7 +83,7 @@ func TestValidateJSON(t *testing.T) {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
 	}
 	want := validateReport{File: "../../examples/quickstart/eval.yaml", OK: true, EvalName: "quickstart", RunsDir: "eval/runs/quickstart", Mode: "case",
-		Runner: "claude-code", Cases: 1, Handlers: 1, Judges: 1, Errors: []problem{}, Warnings: []problem{}}
+		Runner: "claude-code", Cases: 2, Handlers: 2, Judges: 1, Errors: []problem{}, Warnings: []problem{}}
 	if diff := cmp.Diff(want, rep); diff != "" {
 		t.Errorf("validate --json (-want +got):\n%s", diff)
 	}
