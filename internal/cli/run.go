@@ -43,6 +43,7 @@ type runOptions struct {
 	maxBudget float64
 	agentBin  string
 	fakeModel bool
+	resume    bool
 	json      bool
 }
 
@@ -82,6 +83,7 @@ finished cases are kept).`,
 	f.Float64("max-budget", 0, "per-case budget in USD (default: execution.max_budget_usd)")
 	f.StringVar(&opts.agentBin, "agent-bin", "", "the agent `PATH` (default: runner.settings.binary, else claude on PATH)")
 	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer with each case's fake_model.yaml through the built-in fake Messages API")
+	f.BoolVar(&opts.resume, "resume", false, "continue the run --run-id names: run only the cases without a finished result")
 	f.BoolVar(&opts.json, "json", false, "print the run's run_result.json on stdout")
 	return cmd
 }
@@ -171,8 +173,14 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		runsDir = filepath.Join(opts.runsDir, ev.EvalName())
 	}
 	st.dir = filepath.Join(runsDir, runID)
-	if _, err := os.Stat(st.dir); err == nil {
-		return usageErrorf("%s already exists; choose another --run-id", st.dir)
+	_, statErr := os.Stat(st.dir)
+	switch {
+	case opts.resume && opts.runID == "":
+		return usageErrorf("--resume needs the --run-id of the run to continue")
+	case opts.resume && statErr != nil:
+		return usageErrorf("--resume: no run %s", st.dir)
+	case !opts.resume && statErr == nil:
+		return usageErrorf("%s already exists; choose another --run-id, or continue it with --resume", st.dir)
 	}
 	if err := os.MkdirAll(filepath.Join(st.dir, "cases"), 0o755); err != nil {
 		return err
@@ -221,12 +229,23 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		Agent: "claude-code", AgentVersion: claudecode.Version(st.agentBin), HarnessVer: version.Get().Version,
 		ExecutionMode: ev.Mode(), PerCase: map[string]*results.Case{}, PerModelUsage: map[string]stream.ModelUsage{},
 		EvalParams: map[string]any{"timeout_s": st.timeout().Seconds(), "max_budget_usd": st.budget(), "parallelism": st.parallel(), "fake_model": opts.fakeModel}}
-	fmt.Fprintf(e.Err, "run %s: %d cases with %s (%s %s) → %s\n", runID, len(ids), st.model, st.agentBin, st.run.AgentVersion, st.dir)
+	var todo []string
+	for _, id := range ids {
+		if c := finishedCase(st.dir, id); opts.resume && c != nil {
+			st.run.Add(c)
+			continue
+		}
+		todo = append(todo, id)
+	}
+	if opts.resume {
+		fmt.Fprintf(e.Err, "resuming %s: %d of %d cases already finished\n", runID, len(ids)-len(todo), len(ids))
+	}
+	fmt.Fprintf(e.Err, "run %s: %d cases with %s (%s %s) → %s\n", runID, len(todo), st.model, st.agentBin, st.run.AgentVersion, st.dir)
 
 	start := time.Now()
 	sem := make(chan struct{}, st.parallel())
 	var wg sync.WaitGroup
-	for _, id := range ids {
+	for _, id := range todo {
 		if ctx.Err() != nil {
 			break
 		}
@@ -262,11 +281,26 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	}
 	switch {
 	case ctx.Err() != nil:
+		fmt.Fprintf(e.Err, "interrupted: the finished cases are in %s; continue with --resume --run-id %s\n", st.dir, runID)
 		return context.Canceled
 	case st.run.ExitCode != 0:
 		return errReported{ExitGate}
 	}
 	return nil
+}
+
+// finishedCase is a case's result from an earlier attempt of the run, or
+// nil when it has none or was interrupted.
+func finishedCase(dir, id string) *results.Case {
+	b, err := os.ReadFile(filepath.Join(dir, "cases", id, "run_result.json"))
+	if err != nil {
+		return nil
+	}
+	var c results.Case
+	if json.Unmarshal(b, &c) != nil || c.CaseID != id || c.Interrupted {
+		return nil
+	}
+	return &c
 }
 
 func firstNonEmpty(ss ...string) string {
