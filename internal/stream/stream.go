@@ -160,10 +160,18 @@ func (p *Parser) Line(line []byte) {
 		p.s.JunkLines++
 		return
 	}
-	// Lines of no interest (stream events, hook events, ...) are skipped
-	// without decoding them.
-	if !bytes.Contains(line, typeAssistant) && !bytes.Contains(line, typeUser) &&
-		!bytes.Contains(line, typeResult) && !bytes.Contains(line, typeSystem) {
+	// The event type is read from the line's start when it is there (Claude
+	// Code writes "type" first on most lines), so lines of no interest
+	// (stream events, hook events, ...) are skipped without decoding them.
+	typ := lineType(line)
+	switch {
+	case typ == "user" && len(line) > fastUserLine:
+		p.userFast(line)
+		return
+	case typ != "" && typ != "assistant" && typ != "user" && typ != "result" && typ != "system":
+		return
+	case typ == "" && !bytes.Contains(line, typeAssistant) && !bytes.Contains(line, typeUser) &&
+		!bytes.Contains(line, typeResult) && !bytes.Contains(line, typeSystem):
 		return
 	}
 	var ev event
@@ -247,6 +255,59 @@ func (p *Parser) Line(line []byte) {
 				p.s.Denials = append(p.s.Denials, d)
 			}
 		}
+	}
+}
+
+// fastUserLine is the size above which a user line (tool results, possibly
+// huge) is scanned for its tool_use_ids instead of decoded.
+const fastUserLine = 4 << 10
+
+var (
+	typePrefix  = []byte(`{"type":"`)
+	toolUseIDKy = []byte(`"tool_use_id":"`)
+	isErrorKey  = []byte(`"is_error":`)
+)
+
+// lineType returns the type a line starts with, or "" when it does not
+// start with its type.
+func lineType(line []byte) string {
+	if !bytes.HasPrefix(line, typePrefix) {
+		return ""
+	}
+	rest := line[len(typePrefix):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || end > 32 {
+		return ""
+	}
+	return string(rest[:end])
+}
+
+// userFast records the tool results of a large user line without decoding
+// it: only the ids and error flags are read, the content stays in
+// stdout.log. Key sequences such as "tool_use_id":" cannot occur inside a
+// JSON string (a quote there is escaped), so matching them is structural.
+// Claude Code writes is_error before tool_use_id in a tool_result.
+func (p *Parser) userFast(line []byte) {
+	prev := 0
+	for {
+		i := bytes.Index(line[prev:], toolUseIDKy)
+		if i < 0 {
+			return
+		}
+		start := prev + i + len(toolUseIDKy)
+		end := bytes.IndexByte(line[start:], '"')
+		if end < 0 {
+			return
+		}
+		id := string(line[start : start+end])
+		isErr := false
+		if j := bytes.LastIndex(line[prev:prev+i], isErrorKey); j >= 0 {
+			isErr = bytes.HasPrefix(line[prev+j+len(isErrorKey):], []byte("true"))
+		}
+		if k, ok := p.calls[id]; ok {
+			p.s.ToolCalls[k].IsError = isErr
+		}
+		prev = start + end
 	}
 }
 

@@ -117,3 +117,23 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// TestLargeUserLine takes the fast path for tool results: ids and error
+// flags are read without decoding the (large) content, and a key spelled
+// inside the content (escaped) is not mistaken for one.
+func TestLargeUserLine(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("output ", 2000)
+	in := strings.Join([]string{
+		`{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"a","name":"Bash","input":{}},{"type":"tool_use","id":"b","name":"Read","input":{}}]}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","content":"` + big + `","is_error":true,"tool_use_id":"a"},` +
+			`{"type":"tool_result","content":"` + big + ` \"is_error\":true,\"tool_use_id\":\"b\"","is_error":false,"tool_use_id":"b"}]}}`,
+	}, "\n")
+	s, err := Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.ToolCalls) != 2 || !s.ToolCalls[0].IsError || s.ToolCalls[1].IsError {
+		t.Errorf("tool calls = %+v; want a failed, b not", s.ToolCalls)
+	}
+}
