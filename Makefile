@@ -52,6 +52,7 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	bench/hook.sh
+	bench/overhead.sh
 
 tidy:
 	$(GO) mod tidy -diff
