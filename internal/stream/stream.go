@@ -299,12 +299,12 @@ func (p *Parser) userFast(line []byte) {
 		if end < 0 {
 			return
 		}
-		id := string(line[start : start+end])
+		id := line[start : start+end]
 		isErr := false
 		if j := bytes.LastIndex(line[prev:prev+i], isErrorKey); j >= 0 {
 			isErr = bytes.HasPrefix(line[prev+j+len(isErrorKey):], []byte("true"))
 		}
-		if k, ok := p.calls[id]; ok {
+		if k, ok := p.calls[string(id)]; ok {
 			p.s.ToolCalls[k].IsError = isErr
 		}
 		prev = start + end
