@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/agent-eval/agent-eval/internal/atomicfile"
 )
 
 // CursorConfigPath is where Cursor reads a workspace's permissions.
@@ -59,7 +61,7 @@ func WriteCursorConfig(ws string, doc map[string]any) (restore func() error, err
 	if orig != nil {
 		newMode = mode
 	}
-	if err := atomicWrite(path, append(b, '\n'), newMode); err != nil {
+	if err := atomicfile.Write(path, append(b, '\n'), newMode); err != nil {
 		return nil, err
 	}
 	return func() error {
@@ -67,7 +69,7 @@ func WriteCursorConfig(ws string, doc map[string]any) (restore func() error, err
 			return fmt.Errorf("restore %s: %w", CursorConfigPath, err)
 		}
 		if orig != nil {
-			return atomicWrite(path, orig, mode)
+			return atomicfile.Write(path, orig, mode)
 		}
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -110,29 +112,4 @@ func readRegular(path string) ([]byte, fs.FileMode, error) {
 	}
 	b, err := os.ReadFile(path)
 	return b, st.Mode().Perm(), err
-}
-
-func atomicWrite(path string, b []byte, mode fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".cli.json.*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -4,10 +4,8 @@ package results
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 
+	"github.com/agent-eval/agent-eval/internal/atomicfile"
 	"github.com/agent-eval/agent-eval/internal/stream"
 )
 
@@ -86,30 +84,11 @@ func (r *Run) Add(c *Case) {
 	}
 }
 
-// WriteJSON writes v to path atomically: a temporary file in the same
-// directory, synced, then renamed over path.
+// WriteJSON writes v to path atomically (internal/atomicfile).
 func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(append(b, '\n'))
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, append(b, '\n'), 0o644)
 }
