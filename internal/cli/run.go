@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
@@ -29,8 +30,12 @@ import (
 	"github.com/agent-eval/agent-eval/internal/workspace"
 )
 
-// FakeModelScript is the per-case model script --fake-model serves.
+// FakeModelScript is the model script --fake-model serves: per case in case
+// mode, at the dataset's root in batch mode.
 const FakeModelScript = "fake_model.yaml"
+
+// batchID names the batch workspace and its fake-model script.
+const batchID = "batch"
 
 type runOptions struct {
 	config    string
@@ -122,8 +127,8 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if len(problems) > 0 {
 		return problems
 	}
-	if ev.Mode() != "case" || len(ev.Execution.Steps) > 0 || ev.Runner.WorkspaceMode == "repo" || ev.RunnerType() != "claude-code" {
-		return usageErrorf("this version of agent-eval runs case mode with the claude-code runner in isolated workspaces; batch mode, steps, repo mode and other runners are not implemented yet")
+	if len(ev.Execution.Steps) > 0 || ev.Runner.WorkspaceMode == "repo" || ev.RunnerType() != "claude-code" {
+		return usageErrorf("this version of agent-eval runs case and batch mode with the claude-code runner in isolated workspaces; steps, repo mode and other runners are not implemented yet")
 	}
 	st := &runState{e: e, ev: ev, opts: opts}
 	st.model = firstNonEmpty(opts.model, ev.Models.Skill)
@@ -211,13 +216,19 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		}
 		defer logFile.Close()
 		srv := fakeapi.New(fakeapi.Options{Log: logFile})
-		for _, id := range ids {
-			p := filepath.Join(ev.DatasetDir(), id, FakeModelScript)
+		scripts := map[string]string{batchID: filepath.Join(ev.DatasetDir(), FakeModelScript)}
+		if ev.Mode() == "case" {
+			scripts = map[string]string{}
+			for _, id := range ids {
+				scripts[id] = filepath.Join(ev.DatasetDir(), id, FakeModelScript)
+			}
+		}
+		for name, p := range scripts {
 			script, err := fakeapi.LoadScript(p)
 			if err != nil {
 				return usageErrorf("--fake-model: %v", err)
 			}
-			srv.SetScript(id, script)
+			srv.SetScript(name, script)
 		}
 		if st.fakeURL, err = srv.Start(""); err != nil {
 			return err
@@ -243,6 +254,9 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	fmt.Fprintf(e.Err, "run %s: %d cases with %s (%s %s) → %s\n", runID, len(todo), st.model, st.agentBin, st.run.AgentVersion, st.dir)
 
 	start := time.Now()
+	if ev.Mode() == "batch" {
+		return st.runBatch(ctx, ids, start)
+	}
 	sem := make(chan struct{}, st.parallel())
 	var wg sync.WaitGroup
 	for _, id := range todo {
@@ -355,7 +369,7 @@ func (st *runState) parallel() int {
 // ~/.claude.json is never touched.
 func (st *runState) seedTrust(ids []string) error {
 	projects := map[string]any{}
-	for _, id := range ids {
+	for _, id := range append(slices.Clone(ids), batchID) {
 		projects[filepath.Join(st.wsRoot, id)] = map[string]any{"hasTrustDialogAccepted": true}
 	}
 	return results.WriteJSON(filepath.Join(st.configDir, ".claude.json"), map[string]any{"projects": projects})
@@ -410,30 +424,43 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 		return fail(err)
 	}
 	c.Prompt = prompt
-	permArgs, cleanup, err := st.prepareWorkspace(ws, caseDir)
+	overrides, err := workspace.CaseOverrides(caseDir)
+	if err != nil {
+		return fail(err)
+	}
+	permArgs, cleanup, err := st.prepareWorkspace(ws, caseDir, overrides)
 	if cleanup != nil {
 		defer cleanup()
 	}
 	if err != nil {
 		return fail(fmt.Errorf("prepare the workspace: %w", err))
 	}
-	stdout, err := os.Create(filepath.Join(caseOut, "stdout.log"))
+	return st.invoke(ctx, c, ws, caseOut, prompt, permArgs)
+}
+
+// invoke runs the agent in ws, writes its streams into out and fills c.
+func (st *runState) invoke(ctx context.Context, c *results.Case, ws, out, prompt string, permArgs []string) *results.Case {
+	fail := func(err error) *results.Case {
+		c.ExitCode, c.Status, c.Error = -1, "error", err.Error()
+		return c
+	}
+	stdout, err := os.Create(filepath.Join(out, "stdout.log"))
 	if err != nil {
 		return fail(err)
 	}
 	defer stdout.Close()
-	stderr, err := os.Create(filepath.Join(caseOut, "stderr.log"))
+	stderr, err := os.Create(filepath.Join(out, "stderr.log"))
 	if err != nil {
 		return fail(err)
 	}
 	defer stderr.Close()
-	fmt.Fprintf(st.e.Err, "  %s: started\n", id)
+	fmt.Fprintf(st.e.Err, "  %s: started\n", c.CaseID)
 	budget := st.budget()
 	res := claudecode.Run(ctx, claudecode.Spec{
 		Bin: st.agentBin, Dir: ws, Prompt: prompt, Model: st.model, Effort: st.ev.Runner.Effort,
 		PermissionMode: st.ev.Runner.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: st.ev.Runner.SystemPrompt,
 		PluginDirs: st.ev.Runner.PluginDirs, PermissionArgs: permArgs, AskUserQuestion: st.handlers != nil,
-		Env: st.agentEnv(id), Timeout: st.timeout(), Stdout: stdout, Stderr: stderr,
+		Env: st.agentEnv(c.CaseID), Timeout: st.timeout(), Stdout: stdout, Stderr: stderr,
 	})
 	s := res.Summary
 	c.ExitCode, c.DurationS = res.ExitCode, res.Duration.Seconds()
@@ -455,7 +482,7 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 	default:
 		c.Status = "passed"
 	}
-	c.Answers = st.collect(ws, caseOut)
+	c.Answers = st.collect(ws, out)
 	return c
 }
 
@@ -473,11 +500,15 @@ func (st *runState) prompt(input map[string]any) (string, error) {
 
 // prepareWorkspace fills ws and returns the permission flags for the agent
 // and a cleanup for the generated settings file.
-func (st *runState) prepareWorkspace(ws, caseDir string) ([]string, func(), error) {
+// caseDir is "" for the batch workspace, which gets no per-case files.
+func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]string) ([]string, func(), error) {
 	projectRoot, _ := os.Getwd()
 	if st.ev.Dataset.Workspace != nil {
 		for _, f := range st.ev.Dataset.Workspace.Files {
 			var src, dst string
+			if f.Path != "" && caseDir == "" {
+				continue // a per-case file; batch mode has no case folder
+			}
 			if f.Path != "" {
 				src, dst = filepath.Join(caseDir, f.Path), filepath.Join(ws, f.Path)
 			} else {
@@ -492,7 +523,7 @@ func (st *runState) prepareWorkspace(ws, caseDir string) ([]string, func(), erro
 		}
 	}
 	for _, name := range append(slices.Clone(workspace.InputNames), workspace.AnswersFile) {
-		if p := filepath.Join(caseDir, name); fileExists(p) {
+		if p := filepath.Join(caseDir, name); caseDir != "" && fileExists(p) {
 			if err := workspace.CopyTree(p, filepath.Join(ws, name)); err != nil {
 				return nil, nil, err
 			}
@@ -500,10 +531,6 @@ func (st *runState) prepareWorkspace(ws, caseDir string) ([]string, func(), erro
 	}
 	settings := map[string]any{}
 	if st.handlers != nil {
-		overrides, err := workspace.CaseOverrides(caseDir)
-		if err != nil {
-			return nil, nil, err
-		}
 		path, err := workspace.WriteHandlers(ws, intercept.WithCaseOverrides(*st.handlers, overrides))
 		if err != nil {
 			return nil, nil, err
@@ -646,4 +673,94 @@ func (st *runState) printSummary(ids []string) {
 	}
 	fmt.Fprintf(st.e.Err, "run %s: %s — %d/%d cases exited 0, $%.4f, %.1fs; results in %s\n",
 		st.run.RunID, status, passed, len(ids), st.run.CostUSD, st.run.WallClockS, st.dir)
+}
+
+// runBatch runs one agent over every case in one shared workspace holding
+// batch.yaml (the cases' inputs, in order) and case_order.yaml.
+func (st *runState) runBatch(ctx context.Context, ids []string, start time.Time) error {
+	ws := filepath.Join(st.wsRoot, batchID)
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return err
+	}
+	if st.ev.Dataset.Workspace != nil && slices.ContainsFunc(st.ev.Dataset.Workspace.Files, func(f config.WorkspaceFile) bool { return f.Path != "" }) {
+		fmt.Fprintln(st.e.Err, "agent-eval: warning: per-case dataset.workspace.files are ignored in batch mode")
+	}
+	var entries []any
+	var order []map[string]any
+	overrides := map[string]string{}
+	for _, id := range ids {
+		caseDir := filepath.Join(st.ev.DatasetDir(), id)
+		input, err := workspace.ReadInput(caseDir)
+		if err != nil || input == nil {
+			fmt.Fprintf(st.e.Err, "agent-eval: warning: case %s has no readable input; left out of batch.yaml (%v)\n", id, err)
+			order = append(order, map[string]any{"case_id": id, "entry_count": 0})
+			continue
+		}
+		entries = append(entries, input)
+		order = append(order, map[string]any{"case_id": id, "entry_count": 1})
+		o, err := workspace.CaseOverrides(caseDir)
+		if err != nil {
+			return err
+		}
+		for k, v := range o {
+			overrides[k] = v
+		}
+	}
+	for _, dir := range []string{ws, st.dir} {
+		if err := writeYAML(filepath.Join(dir, "batch.yaml"), entries); err != nil {
+			return err
+		}
+		if err := writeYAML(filepath.Join(dir, "case_order.yaml"), order); err != nil {
+			return err
+		}
+	}
+	prompt := strings.TrimSpace(st.ev.Execution.Prompt)
+	if skill := strings.TrimSpace(st.ev.Execution.Skill); skill != "" {
+		prompt = strings.TrimSpace("/" + skill + " " + strings.TrimSpace(st.ev.Execution.Arguments))
+	}
+	c := &results.Case{CaseID: batchID, Prompt: prompt, Workspace: ws, PermissionDenials: []stream.Denial{}, PerModelUsage: map[string]stream.ModelUsage{}}
+	permArgs, cleanup, err := st.prepareWorkspace(ws, "", overrides)
+	if cleanup != nil {
+		defer cleanup()
+	}
+	if err != nil {
+		c.ExitCode, c.Status, c.Error = -1, "error", "prepare the workspace: "+err.Error()
+	} else {
+		c = st.invoke(ctx, c, ws, st.dir, prompt, permArgs)
+	}
+	r := st.run
+	r.PerCase, r.Batch = nil, c
+	r.NumCases, r.ExitCode, r.DurationS, r.CostUSD = len(ids), c.ExitCode, c.DurationS, c.CostUSD
+	r.TokenUsage, r.NumTurns, r.PerModelUsage = c.TokenUsage, c.NumTurns, c.PerModelUsage
+	denials := c.PermissionDenials
+	r.PermissionDenials = &denials
+	r.WallClockS = time.Since(start).Seconds()
+	r.Interrupted = ctx.Err() != nil
+	if err := results.WriteJSON(filepath.Join(st.dir, "run_result.json"), r); err != nil {
+		return err
+	}
+	fmt.Fprintf(st.e.Err, "batch run %s: %s — %d cases in one agent run, exit %d, $%.4f, %d denials, %.1fs; results in %s\n",
+		r.RunID, c.Status, len(ids), c.ExitCode, c.CostUSD, len(denials), r.WallClockS, st.dir)
+	if st.opts.json {
+		enc := json.NewEncoder(st.e.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return context.Canceled
+	case r.ExitCode != 0:
+		return errReported{ExitGate}
+	}
+	return nil
+}
+
+func writeYAML(path string, v any) error {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }

@@ -55,7 +55,13 @@ type Run struct {
 	HarnessVer    string                       `json:"agent_eval_version"`
 	ExecutionMode string                       `json:"execution_mode"`
 	EvalParams    map[string]any               `json:"eval_params"`
-	PerCase       map[string]*Case             `json:"per_case"`
+	// PerCase holds each case's result in case mode.
+	PerCase map[string]*Case `json:"per_case,omitempty"`
+	// PermissionDenials holds the denials of the single agent run in batch
+	// mode ([] when there were none); per case in case mode.
+	PermissionDenials *[]stream.Denial `json:"permission_denials,omitempty"`
+	// Batch is the batch run's own record in batch mode.
+	Batch *Case `json:"batch,omitempty"`
 }
 
 // Add folds a finished case into the run's totals.
