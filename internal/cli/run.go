@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -660,11 +661,20 @@ func (st *runState) finish(c *results.Case, elapsed time.Duration) {
 
 func (st *runState) printSummary(ids []string) {
 	passed := 0
-	for _, c := range st.run.PerCase {
+	tw := tabwriter.NewWriter(st.e.Err, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "case\tstatus\tseconds\tcost $\tturns\tdenials\tanswered\t")
+	for _, id := range ids {
+		c, ok := st.run.PerCase[id]
+		if !ok {
+			fmt.Fprintf(tw, "%s\tnot run\t\t\t\t\t\t\n", id)
+			continue
+		}
 		if c.ExitCode == 0 {
 			passed++
 		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.4f\t%d\t%d\t%d\t\n", id, c.Status, c.DurationS, c.CostUSD, c.NumTurns, len(c.PermissionDenials), c.Answers)
 	}
+	_ = tw.Flush()
 	status := "ok"
 	if st.run.Interrupted {
 		status = "interrupted"
