@@ -662,17 +662,17 @@ func (st *runState) finish(c *results.Case, elapsed time.Duration) {
 func (st *runState) printSummary(ids []string) {
 	passed := 0
 	tw := tabwriter.NewWriter(st.e.Err, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "case\tstatus\tseconds\tcost $\tturns\tdenials\tanswered\t")
+	fmt.Fprintln(tw, "case\tstatus\tseconds\tcost $\tturns\tdenials\tanswered")
 	for _, id := range ids {
 		c, ok := st.run.PerCase[id]
 		if !ok {
-			fmt.Fprintf(tw, "%s\tnot run\t\t\t\t\t\t\n", id)
+			fmt.Fprintf(tw, "%s\tnot run\n", id)
 			continue
 		}
 		if c.ExitCode == 0 {
 			passed++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.4f\t%d\t%d\t%d\t\n", id, c.Status, c.DurationS, c.CostUSD, c.NumTurns, len(c.PermissionDenials), c.Answers)
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.4f\t%d\t%d\t%d\n", id, c.Status, c.DurationS, c.CostUSD, c.NumTurns, len(c.PermissionDenials), c.Answers)
 	}
 	_ = tw.Flush()
 	status := "ok"
