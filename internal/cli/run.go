@@ -23,6 +23,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/lifecycle"
 	"github.com/agent-eval/agent-eval/internal/permissions"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
@@ -110,6 +111,7 @@ type runState struct {
 	handlers  *intercept.File
 	compiled  permissions.Compiled
 	fakeURL   string
+	hookEnv   map[string]string // before_all's outputs
 	mu        sync.Mutex
 	run       *results.Run
 }
@@ -255,6 +257,23 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	fmt.Fprintf(e.Err, "run %s: %d cases with %s (%s %s) → %s\n", runID, len(todo), st.model, st.agentBin, st.run.AgentVersion, st.dir)
 
 	start := time.Now()
+	hooksLog, err := os.Create(filepath.Join(st.dir, "hooks.log"))
+	if err != nil {
+		return err
+	}
+	defer hooksLog.Close()
+	if len(ev.Hooks.BeforeAll) > 0 {
+		out, err := lifecycle.Phase(ctx, "before_all", ev.Hooks.BeforeAll, mustGetwd(), st.hookEnviron(nil), hooksLog, true)
+		if err != nil {
+			return fmt.Errorf("%w; see %s", err, hooksLog.Name())
+		}
+		st.hookEnv = out.Env
+	}
+	if len(ev.Hooks.AfterAll) > 0 {
+		defer func() {
+			_, _ = lifecycle.Phase(context.WithoutCancel(ctx), "after_all", ev.Hooks.AfterAll, mustGetwd(), st.hookEnviron(nil), hooksLog, false)
+		}()
+	}
 	if ev.Mode() == "batch" {
 		return st.runBatch(ctx, ids, start)
 	}
@@ -436,11 +455,56 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 	if err != nil {
 		return fail(fmt.Errorf("prepare the workspace: %w", err))
 	}
-	return st.invoke(ctx, c, ws, caseOut, prompt, permArgs)
+	h := st.ev.Hooks
+	caseVars := map[string]string{"CASE_ID": id, "CASE_WORKSPACE": ws, "CASE_SOURCE_DIR": caseDir, "CASE_INPUT": filepath.Join(ws, "input.yaml")}
+	var hooksLog *os.File
+	if len(h.BeforeEach) > 0 || len(h.AfterEach) > 0 {
+		if hooksLog, err = os.Create(filepath.Join(caseOut, "hooks.log")); err != nil {
+			return fail(err)
+		}
+		defer hooksLog.Close()
+	}
+	if len(h.AfterEach) > 0 {
+		defer func() {
+			_, _ = lifecycle.Phase(context.WithoutCancel(ctx), "after_each", h.AfterEach, ws, st.hookEnviron(caseVars), hooksLog, false)
+		}()
+	}
+	caseEnv := map[string]string{}
+	if len(h.BeforeEach) > 0 {
+		out, err := lifecycle.Phase(ctx, "before_each", h.BeforeEach, ws, st.hookEnviron(caseVars), hooksLog, true)
+		if err != nil {
+			return fail(err)
+		}
+		caseEnv = out.Env
+	}
+	return st.invoke(ctx, c, ws, caseOut, prompt, permArgs, caseEnv)
+}
+
+// hookEnviron is a lifecycle hook's environment: the caller's, the run's
+// AGENT_EVAL_* variables, before_all's outputs and the case's variables.
+func (st *runState) hookEnviron(caseVars map[string]string) []string {
+	abs, _ := filepath.Abs(st.opts.config)
+	vars := map[string]string{"AGENT_EVAL_WORKSPACE": st.wsRoot, "AGENT_EVAL_RUN_ID": st.run.RunID, "AGENT_EVAL_CONFIG": abs,
+		"AGENT_EVAL_PROJECT_ROOT": mustGetwd(), "AGENT_EVAL_MODEL": st.model, "AGENT_EVAL_RUN_DIR": st.dir}
+	for k, v := range st.hookEnv {
+		vars[k] = v
+	}
+	for k, v := range caseVars {
+		vars[k] = v
+	}
+	return lifecycle.Environ(os.Environ(), vars)
+}
+
+func mustGetwd() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	return wd
 }
 
 // invoke runs the agent in ws, writes its streams into out and fills c.
-func (st *runState) invoke(ctx context.Context, c *results.Case, ws, out, prompt string, permArgs []string) *results.Case {
+func (st *runState) invoke(ctx context.Context, c *results.Case, ws, out, prompt string, permArgs []string, extraEnv map[string]string) *results.Case {
 	fail := func(err error) *results.Case {
 		c.ExitCode, c.Status, c.Error = -1, "error", err.Error()
 		return c
@@ -461,7 +525,7 @@ func (st *runState) invoke(ctx context.Context, c *results.Case, ws, out, prompt
 		Bin: st.agentBin, Dir: ws, Prompt: prompt, Model: st.model, Effort: st.ev.Runner.Effort,
 		PermissionMode: st.ev.Runner.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: st.ev.Runner.SystemPrompt,
 		PluginDirs: st.ev.Runner.PluginDirs, PermissionArgs: permArgs, AskUserQuestion: st.handlers != nil,
-		Env: st.agentEnv(c.CaseID), Timeout: st.timeout(), Stdout: stdout, Stderr: stderr,
+		Env: st.agentEnv(c.CaseID, extraEnv), Timeout: st.timeout(), Stdout: stdout, Stderr: stderr,
 	})
 	s := res.Summary
 	c.ExitCode, c.DurationS = res.ExitCode, res.Duration.Seconds()
@@ -591,8 +655,13 @@ func fileExists(p string) bool {
 
 // agentEnv is the agent's environment: the allowlist, runner.env, and the
 // harness's own variables.
-func (st *runState) agentEnv(caseID string) []string {
+func (st *runState) agentEnv(caseID string, hookEnv map[string]string) []string {
 	extra := config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv)
+	for _, env := range []map[string]string{st.hookEnv, hookEnv} {
+		for k, v := range env {
+			extra[k] = v // hook outputs reach the agent
+		}
+	}
 	extra["CLAUDE_CONFIG_DIR"] = st.configDir
 	extra["CLAUDE_CODE_SUBAGENT_MODEL"] = firstNonEmpty(st.ev.Models.Subagent, st.model)
 	extra["DISABLE_AUTOUPDATER"] = "1"
@@ -736,7 +805,7 @@ func (st *runState) runBatch(ctx context.Context, ids []string, start time.Time)
 	if err != nil {
 		c.ExitCode, c.Status, c.Error = -1, "error", "prepare the workspace: "+err.Error()
 	} else {
-		c = st.invoke(ctx, c, ws, st.dir, prompt, permArgs)
+		c = st.invoke(ctx, c, ws, st.dir, prompt, permArgs, nil)
 	}
 	r := st.run
 	r.PerCase, r.Batch = nil, c
