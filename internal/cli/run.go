@@ -95,7 +95,12 @@ finished cases are kept).`,
 	return cmd
 }
 
-var safeSegmentRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var (
+	safeSegmentRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	// outputDirRE is the case's output folder in a prompt: {{ output_dir }}
+	// or {output_dir}.
+	outputDirRE = regexp.MustCompile(`\{\{\s*output_dir\s*\}\}|\{output_dir\}`)
+)
 
 // runState is one run being executed.
 type runState struct {
@@ -112,6 +117,7 @@ type runState struct {
 	compiled  permissions.Compiled
 	fakeURL   string
 	hookEnv   map[string]string // before_all's outputs
+	repo      string            // the project root the agent runs in (workspace_mode: repo), else ""
 	mu        sync.Mutex
 	run       *results.Run
 }
@@ -130,8 +136,8 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if len(problems) > 0 {
 		return problems
 	}
-	if len(ev.Execution.Steps) > 0 || ev.Runner.WorkspaceMode == "repo" || ev.RunnerType() != "claude-code" {
-		return usageErrorf("this version of agent-eval runs case and batch mode with the claude-code runner in isolated workspaces; steps, repo mode and other runners are not implemented yet")
+	if len(ev.Execution.Steps) > 0 || ev.RunnerType() != "claude-code" {
+		return usageErrorf("this version of agent-eval runs case and batch mode with the claude-code runner; execution.steps and other runners are not implemented yet")
 	}
 	st := &runState{e: e, ev: ev, opts: opts}
 	st.model = firstNonEmpty(opts.model, ev.Models.Skill)
@@ -160,6 +166,13 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		if !safeSegmentRE.MatchString(id) {
 			return usageErrorf("case id %q is not a safe folder name", id)
 		}
+	}
+	if ev.Runner.WorkspaceMode == "repo" {
+		st.repo = mustGetwd()
+		if st.parallel() > 1 {
+			fmt.Fprintln(e.Err, "agent-eval: warning: workspace_mode: repo runs one case at a time (they share the project)")
+		}
+		st.opts.parallel = 1
 	}
 	if st.agentBin, err = agentBinary(ev, opts.agentBin); err != nil {
 		return err
@@ -392,6 +405,9 @@ func (st *runState) seedTrust(ids []string) error {
 	for _, id := range append(slices.Clone(ids), batchID) {
 		projects[filepath.Join(st.wsRoot, id)] = map[string]any{"hasTrustDialogAccepted": true}
 	}
+	if st.repo != "" {
+		projects[st.repo] = map[string]any{"hasTrustDialogAccepted": true}
+	}
 	return results.WriteJSON(filepath.Join(st.configDir, ".claude.json"), map[string]any{"projects": projects})
 }
 
@@ -439,7 +455,7 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 	if in := workspace.InputFile(caseDir); in != "" {
 		_ = workspace.CopyTree(in, filepath.Join(caseOut, filepath.Base(in)))
 	}
-	prompt, err := st.prompt(input)
+	prompt, err := st.prompt(input, ws)
 	if err != nil {
 		return fail(err)
 	}
@@ -477,7 +493,49 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 		}
 		caseEnv = out.Env
 	}
-	return st.invoke(ctx, c, ws, caseOut, prompt, permArgs, caseEnv)
+	if st.repo == "" {
+		return st.invoke(ctx, c, ws, caseOut, prompt, permArgs, caseEnv)
+	}
+	before, isGit := workspace.GitStatus(st.repo)
+	c = st.invoke(ctx, c, ws, caseOut, prompt, permArgs, caseEnv)
+	if after, _ := workspace.GitStatus(st.repo); isGit && after != before {
+		c.RepoModified = true
+		c.Status = "failed"
+		c.Error = strings.TrimSpace(c.Error + " the case modified the project (git status changed; see repo_modifications.txt)")
+		if c.ExitCode == 0 {
+			c.ExitCode = 1
+		}
+		_ = os.WriteFile(filepath.Join(caseOut, "repo_modifications.txt"), []byte("BEFORE:\n"+before+"AFTER:\n"+after), 0o644)
+	}
+	return c
+}
+
+// answerKeyDenies keep an agent running in the project itself (repo mode)
+// away from the eval's own files and from changing the project: it may read
+// and write its output folder only.
+func (st *runState) answerKeyDenies(out string) (deny, allow []string) {
+	spell := func(p string, dir bool) string {
+		abs, _ := filepath.Abs(p)
+		rel, err := filepath.Rel(st.repo, abs)
+		pat := "/" + abs // //abs: an absolute path
+		if err == nil && !strings.HasPrefix(rel, "..") {
+			pat = rel
+		}
+		if dir {
+			pat += "/**"
+		}
+		return pat
+	}
+	protected := []string{spell(st.ev.Path(), false), spell(filepath.Join(st.ev.Dir(), hook.HandlersFile), false), spell(st.ev.DatasetDir(), true),
+		spell(filepath.Dir(st.dir), true)}
+	for _, p := range protected {
+		deny = append(deny, "Read("+p+")", "Edit("+p+")")
+	}
+	deny = append(deny, "Edit(/"+st.repo+"/**)")
+	for _, v := range []string{"add", "commit", "push", "checkout", "reset", "restore", "stash", "clean", "apply", "rm", "mv"} {
+		deny = append(deny, "Bash(git "+v+":*)")
+	}
+	return deny, []string{"Read(/" + out + "/**)", "Edit(/" + out + "/**)"}
 }
 
 // hookEnviron is a lifecycle hook's environment: the caller's, the run's
@@ -522,7 +580,7 @@ func (st *runState) invoke(ctx context.Context, c *results.Case, ws, out, prompt
 	fmt.Fprintf(st.e.Err, "  %s: started\n", c.CaseID)
 	budget := st.budget()
 	res := claudecode.Run(ctx, claudecode.Spec{
-		Bin: st.agentBin, Dir: ws, Prompt: prompt, Model: st.model, Effort: st.ev.Runner.Effort,
+		Bin: st.agentBin, Dir: firstNonEmpty(st.repo, ws), Prompt: prompt, Model: st.model, Effort: st.ev.Runner.Effort,
 		PermissionMode: st.ev.Runner.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: st.ev.Runner.SystemPrompt,
 		PluginDirs: st.ev.Runner.PluginDirs, PermissionArgs: permArgs, AskUserQuestion: st.handlers != nil,
 		Env: st.agentEnv(c.CaseID, extraEnv), Timeout: st.timeout(), Stdout: stdout, Stderr: stderr,
@@ -551,8 +609,10 @@ func (st *runState) invoke(ctx context.Context, c *results.Case, ws, out, prompt
 	return c
 }
 
-func (st *runState) prompt(input map[string]any) (string, error) {
+func (st *runState) prompt(input map[string]any, outputDir string) (string, error) {
 	x := st.ev.Execution
+	x.Prompt = outputDirRE.ReplaceAllString(x.Prompt, outputDir)
+	x.Arguments = outputDirRE.ReplaceAllString(x.Arguments, outputDir)
 	if skill := strings.TrimSpace(x.Skill); skill != "" {
 		args, err := renderPrompt(x.Arguments, input)
 		if err != nil {
@@ -612,8 +672,14 @@ func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]st
 	}
 	c := st.compiled
 	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies...)
-	exists := func(rel string) bool { return fileExists(filepath.Join(ws, rel)) }
-	settings, _, warn := permissions.WorkspaceSettings(settings, c, []string{ws}, exists)
+	base := ws
+	if st.repo != "" {
+		deny, allow := st.answerKeyDenies(ws)
+		c.Deny, c.Allow = append(c.Deny, deny...), append(slices.Clone(c.Allow), allow...)
+		base = st.repo // twins are rooted where the agent runs
+	}
+	exists := func(rel string) bool { return fileExists(filepath.Join(base, rel)) }
+	settings, _, warn := permissions.WorkspaceSettings(settings, c, []string{base}, exists)
 	if warn != "" {
 		fmt.Fprintln(st.e.Err, "agent-eval: warning:", warn)
 	}
@@ -637,6 +703,11 @@ func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]st
 		return nil, nil, err
 	}
 	plan := permissions.PlanClaude(st.compiled, settings, filepath.Join(ws, ".claude"), nil)
+	if st.repo != "" && plan.SettingsFile == "" {
+		// The agent runs in the project, which does not load this folder's
+		// settings by itself.
+		plan.Args = append(plan.Args, "--settings", filepath.Join(ws, ".claude", "settings.json"))
+	}
 	var cleanup func()
 	if plan.SettingsFile != "" {
 		_, remove, err := permissions.WriteSettingsFile(filepath.Join(ws, ".claude"), plan.SettingsFile, plan.Settings)
@@ -663,6 +734,9 @@ func (st *runState) agentEnv(caseID string, hookEnv map[string]string) []string 
 		}
 	}
 	extra["CLAUDE_CONFIG_DIR"] = st.configDir
+	if st.repo != "" {
+		extra["AGENT_EVAL_OUTPUT_DIR"] = filepath.Join(st.wsRoot, caseID)
+	}
 	extra["CLAUDE_CODE_SUBAGENT_MODEL"] = firstNonEmpty(st.ev.Models.Subagent, st.model)
 	extra["DISABLE_AUTOUPDATER"] = "1"
 	extra["DISABLE_TELEMETRY"] = "1"

@@ -32,7 +32,9 @@ type Case struct {
 	PermissionDenials []stream.Denial              `json:"permission_denials"`
 	Answers           int                          `json:"answered_questions"`
 	Prompt            string                       `json:"prompt"`
-	Workspace         string                       `json:"workspace,omitempty"`
+	// RepoModified: in repo mode, the case changed the project's git status.
+	RepoModified bool   `json:"repo_modified,omitempty"`
+	Workspace    string `json:"workspace,omitempty"`
 }
 
 // Run is the run's run_result.json.

@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -193,4 +194,16 @@ func containsJSON(list []any, x any) bool {
 		}
 	}
 	return false
+}
+
+// GitStatus returns `git status --porcelain` of dir, and false when dir is
+// not in a git work tree (or git is missing).
+func GitStatus(dir string) (string, bool) {
+	cmd := exec.Command("git", "status", "--porcelain", "--untracked-files=all")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return "", false
+	}
+	return string(out), true
 }
