@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,8 +137,8 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if len(problems) > 0 {
 		return problems
 	}
-	if len(ev.Execution.Steps) > 0 || ev.RunnerType() != "claude-code" {
-		return usageErrorf("this version of agent-eval runs case and batch mode with the claude-code runner; execution.steps and other runners are not implemented yet")
+	if ev.RunnerType() != "claude-code" {
+		return usageErrorf("this version of agent-eval runs the claude-code runner only; %s is not implemented yet", ev.RunnerType())
 	}
 	st := &runState{e: e, ev: ev, opts: opts}
 	st.model = firstNonEmpty(opts.model, ev.Models.Skill)
@@ -237,6 +238,15 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 			scripts = map[string]string{}
 			for _, id := range ids {
 				scripts[id] = filepath.Join(ev.DatasetDir(), id, FakeModelScript)
+				// A pipeline's steps are separate conversations: each may have
+				// its own fake_model.<step>.yaml.
+				for _, step := range ev.StepIDs() {
+					p := filepath.Join(ev.DatasetDir(), id, "fake_model."+step+".yaml")
+					if !fileExists(p) {
+						p = scripts[id]
+					}
+					scripts[id+"/"+step] = p
+				}
 			}
 		}
 		for name, p := range scripts {
@@ -455,9 +465,11 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 	if in := workspace.InputFile(caseDir); in != "" {
 		_ = workspace.CopyTree(in, filepath.Join(caseOut, filepath.Base(in)))
 	}
-	prompt, err := st.prompt(input, ws)
-	if err != nil {
-		return fail(err)
+	prompt := ""
+	if len(st.ev.Execution.Steps) == 0 {
+		if prompt, err = st.prompt(input, ws); err != nil {
+			return fail(err)
+		}
 	}
 	c.Prompt = prompt
 	overrides, err := workspace.CaseOverrides(caseDir)
@@ -492,6 +504,9 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 			return fail(err)
 		}
 		caseEnv = out.Env
+	}
+	if len(st.ev.Execution.Steps) > 0 {
+		return st.runSteps(ctx, c, ws, caseOut, input, permArgs, caseEnv, caseVars)
 	}
 	if st.repo == "" {
 		return st.invoke(ctx, c, ws, caseOut, prompt, permArgs, caseEnv)
@@ -542,8 +557,9 @@ func (st *runState) answerKeyDenies(out string) (deny, allow []string) {
 // AGENT_EVAL_* variables, before_all's outputs and the case's variables.
 func (st *runState) hookEnviron(caseVars map[string]string) []string {
 	abs, _ := filepath.Abs(st.opts.config)
+	runDir, _ := filepath.Abs(st.dir)
 	vars := map[string]string{"AGENT_EVAL_WORKSPACE": st.wsRoot, "AGENT_EVAL_RUN_ID": st.run.RunID, "AGENT_EVAL_CONFIG": abs,
-		"AGENT_EVAL_PROJECT_ROOT": mustGetwd(), "AGENT_EVAL_MODEL": st.model, "AGENT_EVAL_RUN_DIR": st.dir}
+		"AGENT_EVAL_PROJECT_ROOT": mustGetwd(), "AGENT_EVAL_MODEL": st.model, "AGENT_EVAL_RUN_DIR": runDir}
 	for k, v := range st.hookEnv {
 		vars[k] = v
 	}
@@ -563,6 +579,19 @@ func mustGetwd() string {
 
 // invoke runs the agent in ws, writes its streams into out and fills c.
 func (st *runState) invoke(ctx context.Context, c *results.Case, ws, out, prompt string, permArgs []string, extraEnv map[string]string) *results.Case {
+	return st.invokeWith(ctx, c, ws, out, prompt, permArgs, extraEnv, stepSpec{}, true)
+}
+
+// stepSpec overrides the run's settings for one step of a pipeline.
+type stepSpec struct {
+	timeout time.Duration
+	budget  *float64
+	runner  *config.Runner
+}
+
+// invokeWith runs the agent; collect copies the ledger and the outputs into
+// out afterwards (a pipeline collects once, after its last step).
+func (st *runState) invokeWith(ctx context.Context, c *results.Case, ws, out, prompt string, permArgs []string, extraEnv map[string]string, step stepSpec, collect bool) *results.Case {
 	fail := func(err error) *results.Case {
 		c.ExitCode, c.Status, c.Error = -1, "error", err.Error()
 		return c
@@ -578,12 +607,25 @@ func (st *runState) invoke(ctx context.Context, c *results.Case, ws, out, prompt
 	}
 	defer stderr.Close()
 	fmt.Fprintf(st.e.Err, "  %s: started\n", c.CaseID)
-	budget := st.budget()
+	budget, timeout, runner := st.budget(), st.timeout(), st.ev.Runner
+	if step.budget != nil {
+		budget = *step.budget
+	}
+	if step.timeout > 0 {
+		timeout = step.timeout
+	}
+	if step.runner != nil {
+		runner = *step.runner
+	}
+	env := st.agentEnv(c.CaseID, extraEnv)
+	if step.runner != nil {
+		env = lifecycle.Environ(env, config.ResolveEnv(step.runner.Env, os.LookupEnv))
+	}
 	res := claudecode.Run(ctx, claudecode.Spec{
-		Bin: st.agentBin, Dir: firstNonEmpty(st.repo, ws), Prompt: prompt, Model: st.model, Effort: st.ev.Runner.Effort,
-		PermissionMode: st.ev.Runner.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: st.ev.Runner.SystemPrompt,
+		Bin: st.agentBin, Dir: firstNonEmpty(st.repo, ws), Prompt: prompt, Model: st.model, Effort: runner.Effort,
+		PermissionMode: runner.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: runner.SystemPrompt,
 		PluginDirs: st.ev.Runner.PluginDirs, PermissionArgs: permArgs, AskUserQuestion: st.handlers != nil,
-		Env: st.agentEnv(c.CaseID, extraEnv), Timeout: st.timeout(), Stdout: stdout, Stderr: stderr,
+		Env: env, Timeout: timeout, Stdout: stdout, Stderr: stderr,
 	})
 	s := res.Summary
 	c.ExitCode, c.DurationS = res.ExitCode, res.Duration.Seconds()
@@ -594,7 +636,7 @@ func (st *runState) invoke(ctx context.Context, c *results.Case, ws, out, prompt
 	case res.Interrupted:
 		c.Status, c.Error = "interrupted", "interrupted"
 	case res.TimedOut:
-		c.Status, c.Error = "timeout", fmt.Sprintf("timed out after %s", st.timeout())
+		c.Status, c.Error = "timeout", fmt.Sprintf("timed out after %s", timeout)
 	case res.Err != nil:
 		c.Status, c.Error = "error", res.Err.Error()
 	case c.ExitCode != 0:
@@ -605,7 +647,9 @@ func (st *runState) invoke(ctx context.Context, c *results.Case, ws, out, prompt
 	default:
 		c.Status = "passed"
 	}
-	c.Answers = st.collect(ws, out)
+	if collect {
+		c.Answers = st.collect(ws, out)
+	}
 	return c
 }
 
@@ -916,4 +960,136 @@ func writeYAML(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o644)
+}
+
+// runSteps runs a multi-step pipeline in the case's workspace: each step's
+// prompt may use the earlier steps' results ({{ steps.<id>.output }},
+// {{ steps.<id>.exit_code }}); a failing step stops the pipeline unless its
+// on_failure is continue. The case adds up its steps.
+func (st *runState) runSteps(ctx context.Context, c *results.Case, ws, caseOut string, input map[string]any,
+	permArgs []string, caseEnv, caseVars map[string]string) *results.Case {
+	stepsCtx := map[string]any{}
+	c.Status, c.PerModelUsage = "passed", map[string]stream.ModelUsage{}
+	seen := map[string]bool{}
+	for i, s := range st.ev.Execution.Steps {
+		out := filepath.Join(caseOut, "steps", s.ID)
+		sc := &results.Case{CaseID: c.CaseID + "/" + s.ID, PermissionDenials: []stream.Denial{}, PerModelUsage: map[string]stream.ModelUsage{}}
+		c.Steps = append(c.Steps, sc)
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			sc.ExitCode, sc.Status, sc.Error = -1, "error", err.Error()
+		} else {
+			tpl := s.Prompt
+			if strings.TrimSpace(s.Skill) != "" {
+				tpl = "/" + strings.TrimSpace(s.Skill) + " " + s.Arguments
+			}
+			tpl = outputDirRE.ReplaceAllString(tpl, ws)
+			prompt, err := renderStepPrompt(tpl, input, stepsCtx)
+			if err != nil {
+				sc.ExitCode, sc.Status, sc.Error = -1, "error", err.Error()
+			} else {
+				sc.Prompt = prompt
+				vars := map[string]string{"STEP_ID": s.ID, "STEP_INDEX": fmt.Sprint(i + 1)}
+				for k, v := range caseVars {
+					vars[k] = v
+				}
+				stepEnv := merged(caseEnv, config.ResolveEnv(s.Env, os.LookupEnv))
+				hooksLog := io.Discard
+				if len(st.ev.Hooks.BeforeStep)+len(st.ev.Hooks.AfterStep) > 0 {
+					if f, err := os.Create(filepath.Join(out, "hooks.log")); err == nil {
+						defer f.Close()
+						hooksLog = f
+					}
+				}
+				failed := false
+				if len(st.ev.Hooks.BeforeStep) > 0 {
+					o, err := lifecycle.Phase(ctx, "before_step", st.ev.Hooks.BeforeStep, ws, st.hookEnviron(merged(vars, stepEnv)), hooksLog, true)
+					if err != nil {
+						sc.ExitCode, sc.Status, sc.Error, failed = -1, "error", err.Error(), true
+					}
+					for k, v := range o.Env {
+						stepEnv[k] = v
+					}
+				}
+				if !failed {
+					spec := stepSpec{runner: s.Runner, budget: s.MaxBudgetUSD}
+					if s.Timeout != nil {
+						spec.timeout = time.Duration(*s.Timeout) * time.Second
+					}
+					sc = st.invokeWith(ctx, sc, ws, out, prompt, permArgs, stepEnv, spec, false)
+					c.Steps[len(c.Steps)-1] = sc
+				}
+				if len(st.ev.Hooks.AfterStep) > 0 {
+					vars["STEP_EXIT_CODE"] = fmt.Sprint(sc.ExitCode)
+					_, _ = lifecycle.Phase(context.WithoutCancel(ctx), "after_step", st.ev.Hooks.AfterStep, ws, st.hookEnviron(vars), hooksLog, false)
+				}
+			}
+		}
+		stepsCtx[s.ID] = map[string]any{"output": sc.Result, "exit_code": sc.ExitCode}
+		c.DurationS += sc.DurationS
+		c.CostUSD += sc.CostUSD
+		c.NumTurns += sc.NumTurns
+		c.TokenUsage.InputTokens += sc.TokenUsage.InputTokens
+		c.TokenUsage.OutputTokens += sc.TokenUsage.OutputTokens
+		c.TokenUsage.CacheReadTokens += sc.TokenUsage.CacheReadTokens
+		c.TokenUsage.CacheCreationTokens += sc.TokenUsage.CacheCreationTokens
+		for m, u := range sc.PerModelUsage {
+			t := c.PerModelUsage[m]
+			t.InputTokens += u.InputTokens
+			t.OutputTokens += u.OutputTokens
+			t.CostUSD += u.CostUSD
+			c.PerModelUsage[m] = t
+		}
+		for _, d := range sc.PermissionDenials {
+			if !seen[d.ToolUseID+"\x00"+sc.CaseID] {
+				seen[d.ToolUseID+"\x00"+sc.CaseID] = true
+				c.PermissionDenials = append(c.PermissionDenials, d)
+			}
+		}
+		c.Model, c.Result, c.IsError = firstNonEmpty(sc.Model, c.Model), sc.Result, sc.IsError
+		c.TimedOut, c.Interrupted = c.TimedOut || sc.TimedOut, c.Interrupted || sc.Interrupted
+		if sc.ExitCode != 0 && c.ExitCode == 0 {
+			c.ExitCode, c.Status, c.Error = sc.ExitCode, sc.Status, "step "+s.ID+": "+firstNonEmpty(sc.Error, sc.Status)
+		}
+		if sc.ExitCode != 0 && (s.OnFailure != "continue" || sc.Interrupted) {
+			c.AbortedAtStep = s.ID
+			break
+		}
+	}
+	if c.Interrupted {
+		c.Status = "interrupted"
+	}
+	c.Answers = st.collect(ws, caseOut)
+	return c
+}
+
+// merged returns the maps' entries, later maps winning.
+func merged(maps ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range maps {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+var stepsRE = regexp.MustCompile(`\{\{\s*steps\.([A-Za-z0-9_.-]+?)\.(output|exit_code)\s*\}\}`)
+
+// renderStepPrompt fills {{ steps.<id>.output|exit_code }} from the earlier
+// steps, then the input fields.
+func renderStepPrompt(tpl string, input map[string]any, steps map[string]any) (string, error) {
+	var missing []string
+	tpl = stepsRE.ReplaceAllStringFunc(tpl, func(m string) string {
+		sub := stepsRE.FindStringSubmatch(m)
+		st, ok := steps[sub[1]].(map[string]any)
+		if !ok {
+			missing = append(missing, "steps."+sub[1])
+			return ""
+		}
+		return strings.TrimSpace(fmt.Sprint(st[sub[2]]))
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("the step prompt refers to %s, which has not run", strings.Join(missing, ", "))
+	}
+	return renderPrompt(tpl, input)
 }

@@ -33,8 +33,12 @@ type Case struct {
 	Answers           int                          `json:"answered_questions"`
 	Prompt            string                       `json:"prompt"`
 	// RepoModified: in repo mode, the case changed the project's git status.
-	RepoModified bool   `json:"repo_modified,omitempty"`
-	Workspace    string `json:"workspace,omitempty"`
+	RepoModified bool `json:"repo_modified,omitempty"`
+	// Steps are the step results of a multi-step pipeline, in order.
+	Steps []*Case `json:"steps,omitempty"`
+	// AbortedAtStep names the failed step that stopped the pipeline.
+	AbortedAtStep string `json:"aborted_at_step,omitempty"`
+	Workspace     string `json:"workspace,omitempty"`
 }
 
 // Run is the run's run_result.json.
