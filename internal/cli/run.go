@@ -505,6 +505,15 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 		}
 		caseEnv = out.Env
 	}
+	// The baseline is taken after before_each, so what the hooks prepared is
+	// not counted as the agent's work.
+	if st.repo == "" {
+		if err := workspace.Baseline(ws); err != nil {
+			fmt.Fprintf(st.e.Err, "agent-eval: warning: %s: no baseline of the workspace, so no _modified/ (%v)\n", id, err)
+		} else {
+			defer st.collectModified(c, ws, caseOut)
+		}
+	}
 	if len(st.ev.Execution.Steps) > 0 {
 		return st.runSteps(ctx, c, ws, caseOut, input, permArgs, caseEnv, caseVars)
 	}
@@ -523,6 +532,26 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 		_ = os.WriteFile(filepath.Join(caseOut, "repo_modifications.txt"), []byte("BEFORE:\n"+before+"AFTER:\n"+after), 0o644)
 	}
 	return c
+}
+
+// collectModified copies what the agent changed in its workspace (besides
+// its outputs) into _modified/.
+func (st *runState) collectModified(c *results.Case, ws, caseOut string) {
+	var skip []string
+	for _, o := range st.ev.Outputs {
+		if o.Path != "" {
+			skip = append(skip, o.Path)
+		}
+	}
+	files, err := workspace.Modified(ws, skip)
+	if err != nil {
+		return
+	}
+	for _, f := range files {
+		if err := workspace.CopyTree(filepath.Join(ws, f), filepath.Join(caseOut, "_modified", f)); err == nil {
+			c.ModifiedFiles = append(c.ModifiedFiles, f)
+		}
+	}
 }
 
 // answerKeyDenies keep an agent running in the project itself (repo mode)

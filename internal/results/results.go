@@ -38,7 +38,10 @@ type Case struct {
 	Steps []*Case `json:"steps,omitempty"`
 	// AbortedAtStep names the failed step that stopped the pipeline.
 	AbortedAtStep string `json:"aborted_at_step,omitempty"`
-	Workspace     string `json:"workspace,omitempty"`
+	// ModifiedFiles are the files the agent added or changed in its workspace
+	// (copied to _modified/), outputs and harness files left out.
+	ModifiedFiles []string `json:"modified_files,omitempty"`
+	Workspace     string   `json:"workspace,omitempty"`
 }
 
 // Run is the run's run_result.json.

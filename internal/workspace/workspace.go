@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -206,4 +207,63 @@ func GitStatus(dir string) (string, bool) {
 		return "", false
 	}
 	return string(out), true
+}
+
+// Harness files are never reported as the agent's modifications.
+var harnessFiles = []string{".claude", ".git", "tool_handlers.yaml", "hook_decisions.jsonl", ".hook-outputs.yaml", ".hook-outputs.json"}
+
+// Baseline commits the workspace as it is before the agent runs, so
+// Modified can tell what the agent changed. It needs git.
+func Baseline(dir string) error {
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"add", "-A"},
+		{"-c", "user.name=agent-eval", "-c", "user.email=agent-eval@localhost", "commit", "-q", "--no-verify", "--allow-empty", "-m", "baseline"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
+		}
+	}
+	return nil
+}
+
+// Modified lists the files the agent added or changed since Baseline,
+// relative to dir, leaving out the harness's own files and the paths in
+// skip (the outputs, collected separately).
+func Modified(dir string, skip []string) ([]string, error) {
+	cmd := exec.Command("git", "status", "--porcelain", "-z", "--untracked-files=all")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	entries := strings.Split(string(out), "\x00")
+	for i := 0; i < len(entries); i++ {
+		e := entries[i]
+		if len(e) < 4 {
+			continue
+		}
+		status, path := e[:2], e[3:]
+		if status[0] == 'R' || status[0] == 'C' {
+			i++ // the next entry is the old name
+		}
+		if strings.Contains(status, "D") || excluded(path, skip) {
+			continue
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+func excluded(path string, skip []string) bool {
+	for _, s := range append(slices.Clone(harnessFiles), skip...) {
+		s = strings.TrimSuffix(s, "/")
+		if path == s || strings.HasPrefix(path, s+"/") {
+			return true
+		}
+	}
+	return false
 }
