@@ -118,6 +118,9 @@ type runState struct {
 	compiled  permissions.Compiled
 	fakeURL   string
 	hookEnv   map[string]string // before_all's outputs
+	total     int               // cases this attempt runs
+	finished  int               // of which finished
+	plugins   []string          // runner.plugin_dirs, resolved
 	repo      string            // the project root the agent runs in (workspace_mode: repo), else ""
 	mu        sync.Mutex
 	run       *results.Run
@@ -174,6 +177,16 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 			fmt.Fprintln(e.Err, "agent-eval: warning: workspace_mode: repo runs one case at a time (they share the project)")
 		}
 		st.opts.parallel = 1
+	}
+	for _, d := range ev.Runner.PluginDirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return err
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return usageErrorf("runner.plugin_dirs: %s is not a directory", d)
+		}
+		st.plugins = append(st.plugins, abs)
 	}
 	if st.agentBin, err = agentBinary(ev, opts.agentBin); err != nil {
 		return err
@@ -277,6 +290,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if opts.resume {
 		fmt.Fprintf(e.Err, "resuming %s: %d of %d cases already finished\n", runID, len(ids)-len(todo), len(ids))
 	}
+	st.total = len(todo)
 	fmt.Fprintf(e.Err, "run %s: %d cases with %s (%s %s) → %s\n", runID, len(todo), st.model, st.agentBin, st.run.AgentVersion, st.dir)
 
 	start := time.Now()
@@ -291,6 +305,9 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 			return fmt.Errorf("%w; see %s", err, hooksLog.Name())
 		}
 		st.hookEnv = out.Env
+		if len(out.Data) > 0 {
+			_ = writeYAML(filepath.Join(st.dir, "hook_outputs.yaml"), out.Data)
+		}
 	}
 	if len(ev.Hooks.AfterAll) > 0 {
 		defer func() {
@@ -504,6 +521,9 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 			return fail(err)
 		}
 		caseEnv = out.Env
+		if len(out.Data) > 0 {
+			_ = writeYAML(filepath.Join(caseOut, "hook_outputs.yaml"), out.Data)
+		}
 	}
 	// The baseline is taken after before_each, so what the hooks prepared is
 	// not counted as the agent's work.
@@ -532,6 +552,28 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 		_ = os.WriteFile(filepath.Join(caseOut, "repo_modifications.txt"), []byte("BEFORE:\n"+before+"AFTER:\n"+after), 0o644)
 	}
 	return c
+}
+
+// stagedPlugins copies runner.plugin_dirs into the workspace (once), so the
+// agent works on a copy it cannot change at the source; in repo mode the
+// plugins are used where they are.
+func (st *runState) stagedPlugins(ws string) []string {
+	if st.repo != "" || len(st.plugins) == 0 {
+		return st.plugins
+	}
+	var out []string
+	for _, p := range st.plugins {
+		dst := filepath.Join(ws, ".staged-plugins", filepath.Base(p))
+		if !fileExists(dst) {
+			if err := workspace.CopyTree(p, dst); err != nil {
+				fmt.Fprintf(st.e.Err, "agent-eval: warning: staging plugin %s: %v; using it in place\n", p, err)
+				out = append(out, p)
+				continue
+			}
+		}
+		out = append(out, dst)
+	}
+	return out
 }
 
 // collectModified copies what the agent changed in its workspace (besides
@@ -653,7 +695,7 @@ func (st *runState) invokeWith(ctx context.Context, c *results.Case, ws, out, pr
 	res := claudecode.Run(ctx, claudecode.Spec{
 		Bin: st.agentBin, Dir: firstNonEmpty(st.repo, ws), Prompt: prompt, Model: st.model, Effort: runner.Effort,
 		PermissionMode: runner.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: runner.SystemPrompt,
-		PluginDirs: st.ev.Runner.PluginDirs, PermissionArgs: permArgs, AskUserQuestion: st.handlers != nil,
+		PluginDirs: st.stagedPlugins(ws), PermissionArgs: permArgs, AskUserQuestion: st.handlers != nil,
 		Env: env, Timeout: timeout, Stdout: stdout, Stderr: stderr,
 	})
 	s := res.Summary
@@ -872,7 +914,8 @@ func (st *runState) finish(c *results.Case, elapsed time.Duration) {
 	if c.Error != "" {
 		line += " — " + c.Error
 	}
-	fmt.Fprintf(st.e.Err, "%s [%d done]\n", line, len(st.run.PerCase))
+	st.finished++
+	fmt.Fprintf(st.e.Err, "%s [%d/%d]\n", line, st.finished, st.total)
 }
 
 func (st *runState) printSummary(ids []string) {

@@ -210,7 +210,7 @@ func GitStatus(dir string) (string, bool) {
 }
 
 // Harness files are never reported as the agent's modifications.
-var harnessFiles = []string{".claude", ".git", "tool_handlers.yaml", "hook_decisions.jsonl", ".hook-outputs.yaml", ".hook-outputs.json"}
+var harnessFiles = []string{".claude", ".git", ".staged-plugins", "tool_handlers.yaml", "hook_decisions.jsonl", ".hook-outputs.yaml", ".hook-outputs.json"}
 
 // Baseline commits the workspace as it is before the agent runs, so
 // Modified can tell what the agent changed. It needs git.
