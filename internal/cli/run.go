@@ -137,6 +137,9 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 			problems = append(problems, p)
 		}
 	}
+	for _, w := range ev.Warnings {
+		fmt.Fprintln(e.Err, w.Error())
+	}
 	if len(problems) > 0 {
 		return problems
 	}
