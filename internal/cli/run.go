@@ -1103,17 +1103,8 @@ func (st *runState) runSteps(ctx context.Context, c *results.Case, ws, caseOut s
 		c.DurationS += sc.DurationS
 		c.CostUSD += sc.CostUSD
 		c.NumTurns += sc.NumTurns
-		c.TokenUsage.InputTokens += sc.TokenUsage.InputTokens
-		c.TokenUsage.OutputTokens += sc.TokenUsage.OutputTokens
-		c.TokenUsage.CacheReadTokens += sc.TokenUsage.CacheReadTokens
-		c.TokenUsage.CacheCreationTokens += sc.TokenUsage.CacheCreationTokens
-		for m, u := range sc.PerModelUsage {
-			t := c.PerModelUsage[m]
-			t.InputTokens += u.InputTokens
-			t.OutputTokens += u.OutputTokens
-			t.CostUSD += u.CostUSD
-			c.PerModelUsage[m] = t
-		}
+		c.TokenUsage.Add(sc.TokenUsage)
+		stream.AddPerModel(c.PerModelUsage, sc.PerModelUsage)
 		for _, d := range sc.PermissionDenials {
 			if !seen[d.ToolUseID+"\x00"+sc.CaseID] {
 				seen[d.ToolUseID+"\x00"+sc.CaseID] = true

@@ -78,20 +78,9 @@ func (r *Run) Add(c *Case) {
 	r.PerCase[c.CaseID] = c
 	r.DurationS += c.DurationS
 	r.CostUSD += c.CostUSD
-	r.TokenUsage.InputTokens += c.TokenUsage.InputTokens
-	r.TokenUsage.OutputTokens += c.TokenUsage.OutputTokens
-	r.TokenUsage.CacheReadTokens += c.TokenUsage.CacheReadTokens
-	r.TokenUsage.CacheCreationTokens += c.TokenUsage.CacheCreationTokens
+	r.TokenUsage.Add(c.TokenUsage)
 	r.NumTurns += c.NumTurns
-	for m, u := range c.PerModelUsage {
-		t := r.PerModelUsage[m]
-		t.InputTokens += u.InputTokens
-		t.OutputTokens += u.OutputTokens
-		t.CacheReadTokens += u.CacheReadTokens
-		t.CacheCreationTokens += u.CacheCreationTokens
-		t.CostUSD += u.CostUSD
-		r.PerModelUsage[m] = t
-	}
+	stream.AddPerModel(r.PerModelUsage, c.PerModelUsage)
 	r.NumCases = len(r.PerCase)
 	// A failure is never masked: the first non-zero exit code stays.
 	if r.ExitCode == 0 && c.ExitCode != 0 {

@@ -26,10 +26,28 @@ type Usage struct {
 	CacheCreationTokens int64 `json:"cache_creation_input_tokens"`
 }
 
+// Add adds o's tokens to u.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CacheReadTokens += o.CacheReadTokens
+	u.CacheCreationTokens += o.CacheCreationTokens
+}
+
 // ModelUsage is one model's share of a run.
 type ModelUsage struct {
 	Usage
 	CostUSD float64 `json:"cost_usd"`
+}
+
+// AddPerModel adds every model's usage in from to to.
+func AddPerModel(to, from map[string]ModelUsage) {
+	for name, u := range from {
+		t := to[name]
+		t.Usage.Add(u.Usage)
+		t.CostUSD += u.CostUSD
+		to[name] = t
+	}
 }
 
 // ToolCall is one tool_use the model made, with its result when it came.
@@ -228,20 +246,14 @@ func (p *Parser) Line(line []byte) {
 			p.s.CostUSD += *ev.TotalCostUSD
 		}
 		if ev.Usage != nil {
-			p.s.Usage.InputTokens += ev.Usage.InputTokens
-			p.s.Usage.OutputTokens += ev.Usage.OutputTokens
-			p.s.Usage.CacheReadTokens += ev.Usage.CacheReadTokens
-			p.s.Usage.CacheCreationTokens += ev.Usage.CacheCreationTokens
+			p.s.Usage.Add(*ev.Usage)
 		}
 		if ev.APIErrorStatus != nil {
 			p.s.APIErrorStatus = *ev.APIErrorStatus
 		}
 		for name, m := range ev.ModelUsage {
 			u := p.perModel[name]
-			u.InputTokens += m.InputTokens
-			u.OutputTokens += m.OutputTokens
-			u.CacheReadTokens += m.CacheReadInputTokens
-			u.CacheCreationTokens += m.CacheCreationInputTokens
+			u.Add(Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CacheReadTokens: m.CacheReadInputTokens, CacheCreationTokens: m.CacheCreationInputTokens})
 			u.CostUSD += m.CostUSD
 			p.perModel[name] = u
 		}
