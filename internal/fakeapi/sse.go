@@ -9,6 +9,11 @@ import (
 	"unicode/utf8"
 )
 
+// symbolicTokens is the usage the fake reports for a request: non-zero, so
+// clients count it, but a thousandth of a real count, so the costs Claude
+// Code derives from it stay near zero and nobody mistakes them for spend.
+func symbolicTokens(n int) int { return n/4000 + 1 }
+
 // message is a Messages API response.
 type message struct {
 	ID           string  `json:"id"`
@@ -45,7 +50,7 @@ func buildMessage(t Turn, turn int, model string, reqSize int) message {
 		model = "claude-fake-1"
 	}
 	m := message{ID: fmt.Sprintf("msg_fake_%d", turn), Type: "message", Role: "assistant", Model: model,
-		Content: []block{}, Usage: usage{InputTokens: estimateTokens(reqSize)}}
+		Content: []block{}, Usage: usage{InputTokens: symbolicTokens(reqSize)}}
 	out := 0
 	if t.Thinking != "" {
 		th, sig := t.Thinking, fakeSignature
