@@ -419,3 +419,25 @@ func mustScript(t *testing.T, src string) *fakeapi.Script {
 	}
 	return s
 }
+
+// TestValidateReadsHandlersLikeTheHook: a tool_handlers.yaml the hook would
+// refuse (an unknown key) is an error for validate too, not a silent pass.
+func TestValidateReadsHandlersLikeTheHook(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	evalPath := filepath.Join(dir, "eval.yaml")
+	if err := os.WriteFile(evalPath, []byte("execution: {prompt: hi}\ninputs:\n  tools:\n    - match: Jira via Bash.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := "handlers:\n  - match: x\n    patterns: [Bash]\n    input_filter: ['jira']\n"
+	if err := os.WriteFile(filepath.Join(dir, "tool_handlers.yaml"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "validate", "-c", evalPath)
+	if code != ExitUsage || !strings.Contains(stderr, "field input_filter not found") || !strings.Contains(stderr, "the hook would deny every call") {
+		t.Errorf("validate = %d, %q; want exit 2 naming the unknown key", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "explain", "-c", evalPath, "--tool", "Bash", "--command", "ls"); code == ExitOK {
+		t.Errorf("explain accepted a handlers file the hook refuses: %q", stderr)
+	}
+}

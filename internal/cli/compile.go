@@ -188,9 +188,9 @@ func handlerProblems(ev *config.Eval) (warnings, errs []string) {
 	if err != nil {
 		return nil, nil
 	}
-	var f intercept.File
-	if err := yaml.Unmarshal(b, &f); err != nil {
-		return nil, []string{path + ": " + err.Error() + "; the hook would deny every call"}
+	f, err := hook.ReadHandlers(path)
+	if err != nil {
+		return nil, []string{err.Error() + "; the hook would deny every call"}
 	}
 	if _, err := intercept.Prepare(f); err != nil {
 		return nil, []string{path + ": " + err.Error() + "; the hook would deny every call"}
@@ -243,6 +243,19 @@ func runCompile(e env, opts compileOptions) error {
 	return wireHook(e, opts.wire, target, c.file)
 }
 
+// hookEntries are the PreToolUse entries that run command, as plain JSON
+// values to merge into a settings document.
+func hookEntries(f intercept.File, command string) []any {
+	var entries []any
+	for _, h := range intercept.HookSettings(f, command, HookTimeoutSeconds) {
+		b, _ := json.Marshal(h)
+		var v any
+		_ = json.Unmarshal(b, &v)
+		entries = append(entries, v)
+	}
+	return entries
+}
+
 // wireHook adds the PreToolUse entries that run this binary's hook to
 // dir/.claude/settings.json, keeping everything else in it.
 func wireHook(e env, dir, handlers string, f intercept.File) error {
@@ -271,15 +284,8 @@ func wireHook(e env, dir, handlers string, f intercept.File) error {
 	if hooks == nil {
 		hooks = map[string]any{}
 	}
-	var entries []any
-	for _, h := range intercept.HookSettings(f, command, HookTimeoutSeconds) {
-		b, _ := json.Marshal(h)
-		var v any
-		_ = json.Unmarshal(b, &v)
-		entries = append(entries, v)
-	}
 	existing, _ := hooks["PreToolUse"].([]any)
-	hooks["PreToolUse"] = append(entries, existing...) // the harness's hook runs first
+	hooks["PreToolUse"] = append(hookEntries(f, command), existing...) // the harness's hook runs first
 	settings["hooks"] = hooks
 	if err := os.MkdirAll(filepath.Dir(settingsPath), 0o755); err != nil {
 		return err

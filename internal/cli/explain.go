@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/hook"
@@ -91,12 +90,7 @@ func runExplain(e env, opts explainOptions) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
-	environ := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			environ[k] = v
-		}
-	}
+	environ := hook.EnvMap(os.Environ())
 	for _, kv := range opts.env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -144,12 +138,11 @@ func runExplain(e env, opts explainOptions) error {
 }
 
 func explainHandlers(opts explainOptions) (intercept.File, string, error) {
-	var f intercept.File
 	path := opts.handlers
 	if path == "" {
 		ev, err := config.Load(opts.config)
 		if err != nil {
-			return f, "", err
+			return intercept.File{}, "", err
 		}
 		beside := filepath.Join(ev.Dir(), hook.HandlersFile)
 		if _, err := os.Stat(beside); err != nil {
@@ -158,12 +151,6 @@ func explainHandlers(opts explainOptions) (intercept.File, string, error) {
 		}
 		path = beside
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return f, "", err
-	}
-	if err := yaml.Unmarshal(b, &f); err != nil {
-		return f, "", fmt.Errorf("%s: %w", path, err)
-	}
-	return f, path, nil
+	f, err := hook.ReadHandlers(path)
+	return f, path, err
 }

@@ -453,7 +453,7 @@ func (st *runState) loadHandlers() (*intercept.File, error) {
 		for _, w := range warns {
 			fmt.Fprintln(st.e.Err, "agent-eval: warning:", w)
 		}
-		f, _, err := explainHandlers(explainOptions{handlers: path})
+		f, err := hook.ReadHandlers(path)
 		return &f, err
 	}
 	c, err := compileHandlersWith(context.Background(), st.ev, "auto", st.e.Getenv, func(msg string) { fmt.Fprintln(st.e.Err, "agent-eval: warning:", msg) })
@@ -779,14 +779,7 @@ func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]st
 			return nil, nil, err
 		}
 		command := intercept.ShellQuote(st.hookBin) + " hook --handlers " + intercept.ShellQuote(path)
-		var entries []any
-		for _, h := range intercept.HookSettings(*st.handlers, command, HookTimeoutSeconds) {
-			b, _ := json.Marshal(h)
-			var v any
-			_ = json.Unmarshal(b, &v)
-			entries = append(entries, v)
-		}
-		settings["hooks"] = map[string]any{"PreToolUse": entries}
+		settings["hooks"] = map[string]any{"PreToolUse": hookEntries(*st.handlers, command)}
 	}
 	c := st.compiled
 	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies...)

@@ -121,7 +121,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 		decision.Reason = "agent-eval hook could not read its input (" + err.Error() + "); denying the call"
 		return
 	}
-	env := envMap(opts.Environ)
+	env := EnvMap(opts.Environ)
 	path := opts.HandlersPath
 	if path == "" {
 		path = env[HandlersEnv]
@@ -159,16 +159,27 @@ func (l lazyAnswerer) Answer(ctx context.Context, q intercept.Question) (string,
 	return a.Answer(ctx, q)
 }
 
-func loadPolicy(path string) (*intercept.Policy, error) {
+// ReadHandlers reads a tool_handlers.yaml exactly as the hook does (unknown
+// keys are errors), so validate, explain and run judge the same file the hook
+// will load.
+func ReadHandlers(path string) (intercept.File, error) {
+	var f intercept.File
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the handlers file: %w", err)
+		return f, fmt.Errorf("cannot read the handlers file: %w", err)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
-	var f intercept.File
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("invalid handlers file %s: %w", path, err)
+		return f, fmt.Errorf("invalid handlers file %s: %w", path, err)
+	}
+	return f, nil
+}
+
+func loadPolicy(path string) (*intercept.Policy, error) {
+	f, err := ReadHandlers(path)
+	if err != nil {
+		return nil, err
 	}
 	p, err := intercept.Prepare(f)
 	if err != nil {
@@ -220,7 +231,8 @@ func appendLedger(path string, e entry, stderr io.Writer) {
 	}
 }
 
-func envMap(environ []string) map[string]string {
+// EnvMap turns KEY=VALUE strings into a map.
+func EnvMap(environ []string) map[string]string {
 	m := make(map[string]string, len(environ))
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
