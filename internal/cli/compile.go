@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/llm"
 )
 
@@ -176,7 +176,7 @@ func (c compiled) render(evalPath string) []byte {
 	return b.Bytes()
 }
 
-var hashLineRE = regexp.MustCompile(`(?m)^# inputs-sha256: ([0-9a-f]{64})$`)
+var hashLineRE = lazyre.New(`(?m)^# inputs-sha256: ([0-9a-f]{64})$`)
 
 // handlerProblems checks the tool_handlers.yaml beside eval.yaml, which runs
 // use as it is: stale (compiled from other inputs), invalid (the hook would
@@ -198,7 +198,7 @@ func handlerProblems(ev *config.Eval) (warnings, errs []string) {
 	for _, i := range intercept.Misconfigured(f) {
 		warnings = append(warnings, fmt.Sprintf("%s: handlers[%d] gates Bash but has no input_filters; the hook skips it, so it gates nothing", path, i))
 	}
-	if m := hashLineRE.FindSubmatch(b); m != nil {
+	if m := hashLineRE().FindSubmatch(b); m != nil {
 		if c, err := compileHandlers(ev, "none"); err == nil && string(m[1]) != c.hash {
 			warnings = append(warnings, path+" was compiled from a different inputs.tools or models.hook; run 'agent-eval compile' again")
 		}

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -23,10 +25,7 @@ tool_handlers.yaml in the call's cwd. Every decision is appended to
 hook_decisions.jsonl beside the handlers file. Anything that goes wrong denies
 the call with a reason; it never passes a call through because it failed.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			code := hook.Run(cmd.Context(), e.In, e.Out, e.Err, hook.Options{
-				HandlersPath: handlers, Environ: os.Environ(), NewAnswerer: hook.NewLLMAnswerer,
-			})
-			if code != 0 {
+			if code := runHook(cmd.Context(), e, handlers); code != 0 {
 				return errReported{code}
 			}
 			return nil
@@ -34,4 +33,27 @@ the call with a reason; it never passes a call through because it failed.`,
 	}
 	cmd.Flags().StringVar(&handlers, "handlers", "", "the tool_handlers.yaml `FILE`")
 	return cmd
+}
+
+func runHook(ctx context.Context, e env, handlers string) int {
+	return hook.Run(ctx, e.In, e.Out, e.Err, hook.Options{
+		HandlersPath: handlers, Environ: os.Environ(), NewAnswerer: hook.NewLLMAnswerer,
+	})
+}
+
+// hookFastPath recognises the exact command lines agent-eval writes into
+// Claude Code's settings ("hook", "hook --handlers FILE", "hook
+// --handlers=FILE") so the hook, which runs once per tool call, skips
+// building the command tree and the signal handling. Anything else (help,
+// a typo) goes through cobra as usual.
+func hookFastPath(args []string) (handlers string, ok bool) {
+	switch {
+	case len(args) == 1 && args[0] == "hook":
+		return "", true
+	case len(args) == 2 && args[0] == "hook" && strings.HasPrefix(args[1], "--handlers=") && len(args[1]) > len("--handlers="):
+		return strings.TrimPrefix(args[1], "--handlers="), true
+	case len(args) == 3 && args[0] == "hook" && args[1] == "--handlers" && args[2] != "" && !strings.HasPrefix(args[2], "-"):
+		return args[2], true
+	}
+	return "", false
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/llm"
 )
 
@@ -37,7 +37,7 @@ var resolveSchema = map[string]any{
 	"required": []string{"patterns"},
 }
 
-var toolPatternRE = regexp.MustCompile(`^(\*|[A-Za-z_][A-Za-z0-9_-]*\*?)$`)
+var toolPatternRE = lazyre.New(`^(\*|[A-Za-z_][A-Za-z0-9_-]*\*?)$`)
 
 // resolved is the structured answer of the Stage-2 model.
 type resolved struct {
@@ -63,7 +63,7 @@ func resolveLLM(ctx context.Context, c *llm.Client, model string, h intercept.Ha
 		}
 		var problems []string
 		for _, p := range ans.Patterns {
-			if !toolPatternRE.MatchString(p) {
+			if !toolPatternRE().MatchString(p) {
 				problems = append(problems, fmt.Sprintf("pattern %q is not a tool name (optionally ending in *)", p))
 			}
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
 	"github.com/agent-eval/agent-eval/internal/permissions"
 	"github.com/agent-eval/agent-eval/internal/results"
@@ -97,10 +98,10 @@ finished cases are kept).`,
 }
 
 var (
-	safeSegmentRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	safeSegmentRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	// outputDirRE is the case's output folder in a prompt: {{ output_dir }}
 	// or {output_dir}.
-	outputDirRE = regexp.MustCompile(`\{\{\s*output_dir\s*\}\}|\{output_dir\}`)
+	outputDirRE = lazyre.New(`\{\{\s*output_dir\s*\}\}|\{output_dir\}`)
 )
 
 // runState is one run being executed.
@@ -170,7 +171,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		return usageErrorf("no cases: %s has no case folders", firstNonEmpty(ev.DatasetDir(), "dataset.path"))
 	}
 	for _, id := range ids {
-		if !safeSegmentRE.MatchString(id) {
+		if !safeSegmentRE().MatchString(id) {
 			return usageErrorf("case id %q is not a safe folder name", id)
 		}
 	}
@@ -203,7 +204,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if runID == "" {
 		runID = time.Now().Format("20060102-150405") + "-" + regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(st.model, "-")
 	}
-	if !safeSegmentRE.MatchString(runID) {
+	if !safeSegmentRE().MatchString(runID) {
 		return usageErrorf("run id %q is not a safe folder name", runID)
 	}
 	runsDir := ev.RunsDir(e.Getenv)
@@ -729,8 +730,8 @@ func (st *runState) invokeWith(ctx context.Context, c *results.Case, ws, out, pr
 
 func (st *runState) prompt(input map[string]any, outputDir string) (string, error) {
 	x := st.ev.Execution
-	x.Prompt = outputDirRE.ReplaceAllString(x.Prompt, outputDir)
-	x.Arguments = outputDirRE.ReplaceAllString(x.Arguments, outputDir)
+	x.Prompt = outputDirRE().ReplaceAllString(x.Prompt, outputDir)
+	x.Arguments = outputDirRE().ReplaceAllString(x.Arguments, outputDir)
 	if skill := strings.TrimSpace(x.Skill); skill != "" {
 		args, err := renderPrompt(x.Arguments, input)
 		if err != nil {
@@ -1050,7 +1051,7 @@ func (st *runState) runSteps(ctx context.Context, c *results.Case, ws, caseOut s
 			if strings.TrimSpace(s.Skill) != "" {
 				tpl = "/" + strings.TrimSpace(s.Skill) + " " + s.Arguments
 			}
-			tpl = outputDirRE.ReplaceAllString(tpl, ws)
+			tpl = outputDirRE().ReplaceAllString(tpl, ws)
 			prompt, err := renderStepPrompt(tpl, input, stepsCtx)
 			if err != nil {
 				sc.ExitCode, sc.Status, sc.Error = -1, "error", err.Error()
@@ -1132,14 +1133,14 @@ func merged(maps ...map[string]string) map[string]string {
 	return out
 }
 
-var stepsRE = regexp.MustCompile(`\{\{\s*steps\.([A-Za-z0-9_.-]+?)\.(output|exit_code)\s*\}\}`)
+var stepsRE = lazyre.New(`\{\{\s*steps\.([A-Za-z0-9_.-]+?)\.(output|exit_code)\s*\}\}`)
 
 // renderStepPrompt fills {{ steps.<id>.output|exit_code }} from the earlier
 // steps, then the input fields.
 func renderStepPrompt(tpl string, input map[string]any, steps map[string]any) (string, error) {
 	var missing []string
-	tpl = stepsRE.ReplaceAllStringFunc(tpl, func(m string) string {
-		sub := stepsRE.FindStringSubmatch(m)
+	tpl = stepsRE().ReplaceAllStringFunc(tpl, func(m string) string {
+		sub := stepsRE().FindStringSubmatch(m)
 		st, ok := steps[sub[1]].(map[string]any)
 		if !ok {
 			missing = append(missing, "steps."+sub[1])

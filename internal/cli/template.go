@@ -2,14 +2,15 @@ package cli
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 var (
-	jinjaRE = regexp.MustCompile(`\{\{\s*input\.([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*\}\}`)
-	braceRE = regexp.MustCompile(`\{([A-Za-z0-9_-]+)(\?)?\}`)
+	jinjaRE = lazyre.New(`\{\{\s*input\.([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*\}\}`)
+	braceRE = lazyre.New(`\{([A-Za-z0-9_-]+)(\?)?\}`)
 )
 
 // renderPrompt fills a prompt template from a case's input: {{ input.a.b }}
@@ -34,8 +35,8 @@ func renderPrompt(tpl string, input map[string]any) (string, error) {
 	}
 	var out string
 	if strings.Contains(tpl, "{{") {
-		out = jinjaRE.ReplaceAllStringFunc(tpl, func(m string) string {
-			field := jinjaRE.FindStringSubmatch(m)[1]
+		out = jinjaRE().ReplaceAllStringFunc(tpl, func(m string) string {
+			field := jinjaRE().FindStringSubmatch(m)[1]
 			v, ok := lookup(field)
 			if !ok {
 				missing = append(missing, field)
@@ -46,8 +47,8 @@ func renderPrompt(tpl string, input map[string]any) (string, error) {
 			return "", fmt.Errorf("the prompt template has an expression agent-eval cannot render: %q", clipText(out[rest:], 60))
 		}
 	} else {
-		out = braceRE.ReplaceAllStringFunc(tpl, func(m string) string {
-			sub := braceRE.FindStringSubmatch(m)
+		out = braceRE().ReplaceAllStringFunc(tpl, func(m string) string {
+			sub := braceRE().FindStringSubmatch(m)
 			v, ok := lookup(sub[1])
 			if !ok && sub[2] == "" {
 				missing = append(missing, sub[1])

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // maxNodes bounds the work done on one document, counting nodes reached
@@ -393,7 +394,7 @@ func nestedHome(key string) string {
 }
 
 var (
-	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	envNameRE = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 func (d *decoder) scalar(n *yaml.Node, v reflect.Value, path string, r rules) {
@@ -492,7 +493,7 @@ func (d *decoder) checkString(n *yaml.Node, path, s string, r rules) {
 	if msg := pathProblem(s, r); msg != "" {
 		d.add(n, path, CodeFormat, "%s", msg)
 	}
-	if r.has("envname") && !envNameRE.MatchString(strings.TrimPrefix(s, "$")) {
+	if r.has("envname") && !envNameRE().MatchString(strings.TrimPrefix(s, "$")) {
 		d.add(n, path, CodeFormat, "must name an environment variable ([A-Za-z_][A-Za-z0-9_]*), got %q", s)
 	}
 }
@@ -501,7 +502,7 @@ func (d *decoder) checkString(n *yaml.Node, path, s string, r rules) {
 // anything.
 func pathProblem(s string, r rules) string {
 	switch {
-	case r.has("relpath") && (strings.HasPrefix(s, "/") || strings.HasPrefix(s, `\`) || windowsAbs.MatchString(s)):
+	case r.has("relpath") && (strings.HasPrefix(s, "/") || strings.HasPrefix(s, `\`) || windowsAbs().MatchString(s)):
 		return fmt.Sprintf("must be a relative path, got %q", s)
 	case (r.has("noparent") || r.has("segment")) && hasParent(s):
 		return fmt.Sprintf("must not contain a \"..\" segment, got %q", s)
@@ -514,15 +515,15 @@ func pathProblem(s string, r rules) string {
 }
 
 var (
-	windowsAbs = regexp.MustCompile(`^[A-Za-z]:[\\/]`)
-	parentRE   = regexp.MustCompile(`(^|[/\\])\.\.([/\\]|$)`)
-	dotRE      = regexp.MustCompile(`^\.[/\\]*$`)
-	controlRE  = regexp.MustCompile(`[\x00-\x1f\x7f]`)
+	windowsAbs = lazyre.New(`^[A-Za-z]:[\\/]`)
+	parentRE   = lazyre.New(`(^|[/\\])\.\.([/\\]|$)`)
+	dotRE      = lazyre.New(`^\.[/\\]*$`)
+	controlRE  = lazyre.New(`[\x00-\x1f\x7f]`)
 )
 
-func hasParent(s string) bool  { return parentRE.MatchString(s) }
-func isDot(s string) bool      { return dotRE.MatchString(s) }
-func hasControl(s string) bool { return controlRE.MatchString(s) }
+func hasParent(s string) bool  { return parentRE().MatchString(s) }
+func isDot(s string) bool      { return dotRE().MatchString(s) }
+func hasControl(s string) bool { return controlRE().MatchString(s) }
 
 // plain converts a free-form node (runner.settings, judge arguments) into
 // plain Go values, charging every node, aliases included, to the budget.

@@ -3,10 +3,11 @@ package config
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // Defaults applied when eval.yaml leaves a value unset.
@@ -112,7 +113,7 @@ func stem(path string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
-var nameCleanRE = regexp.MustCompile(`[^a-z0-9._-]`)
+var nameCleanRE = lazyre.New(`[^a-z0-9._-]`)
 
 // EvalName is the directory name of this eval's runs: the skill when there
 // is one; else name, lower-cased with spaces as "-" and only [a-z0-9._-]
@@ -124,7 +125,7 @@ func (e *Eval) EvalName() string {
 		return s
 	}
 	if e.Name != "" && e.Name != stem(e.path) {
-		n := nameCleanRE.ReplaceAllString(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(e.Name)), " ", "-"), "")
+		n := nameCleanRE().ReplaceAllString(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(e.Name)), " ", "-"), "")
 		if n != "" && n != "." && n != ".." {
 			return n
 		}

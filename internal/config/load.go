@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // maxFileSize bounds what Load reads; an eval.yaml is a few kilobytes.
@@ -113,10 +115,10 @@ func parseYAML(name string, data []byte) (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = lazyre.New(`^yaml: line (\d+): (.*)$`)
 var (
-	anchorRE        = regexp.MustCompile(`unknown anchor '([^']*)'`)
-	parserProblemRE = regexp.MustCompile(`^did not find expected (<document start>|node content|key|'-' indicator|',' or '\]'|',' or '\}')`)
+	anchorRE        = lazyre.New(`unknown anchor '([^']*)'`)
+	parserProblemRE = lazyre.New(`^did not find expected (<document start>|node content|key|'-' indicator|',' or '\]'|',' or '\}')`)
 )
 
 // aliasLine finds the line of the first use of alias *name outside a
@@ -144,13 +146,13 @@ func syntaxError(name string, data []byte, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 1
 	lines := strings.Split(string(data), "\n")
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
-		if parserProblemRE.MatchString(msg) {
+		if parserProblemRE().MatchString(msg) {
 			line++ // yaml.v3 counts parser (not scanner) error lines from 0
 		}
-	} else if m := anchorRE.FindStringSubmatch(msg); m != nil {
+	} else if m := anchorRE().FindStringSubmatch(msg); m != nil {
 		line = aliasLine(lines, m[1])
 	}
 	line = min(max(line, 1), len(lines))

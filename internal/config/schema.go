@@ -164,10 +164,10 @@ func (g *schemaGen) applyString(s map[string]any, r rules, nullable bool) {
 		nots = append(nots, map[string]any{"pattern": `^([/\\]|[A-Za-z]:[/\\])`})
 	}
 	if r.has("noparent") || r.has("segment") {
-		nots = append(nots, map[string]any{"pattern": parentRE.String()})
+		nots = append(nots, map[string]any{"pattern": parentRE().String()})
 	}
 	if r.has("notdot") {
-		nots = append(nots, map[string]any{"pattern": dotRE.String()})
+		nots = append(nots, map[string]any{"pattern": dotRE().String()})
 	}
 	if r.has("segment") {
 		nots = append(nots, map[string]any{"pattern": `[/\\\x00-\x1f\x7f]|^\.$`})

@@ -2,10 +2,11 @@ package config
 
 import (
 	"reflect"
-	"regexp"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // This file holds the schema types that accept more than one YAML shape.
@@ -17,7 +18,7 @@ import (
 // loaded config never holds a secret read from the environment.
 type EnvMap map[string]string
 
-var secretLike = regexp.MustCompile(`^(sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abp]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})`)
+var secretLike = lazyre.New(`^(sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abp]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})`)
 
 func (m *EnvMap) decodeNode(d *decoder, n *yaml.Node, path string) {
 	if n.Kind != yaml.MappingNode {
@@ -27,7 +28,7 @@ func (m *EnvMap) decodeNode(d *decoder, n *yaml.Node, path string) {
 	out := EnvMap{}
 	for _, p := range d.pairs(n, path) {
 		name, field := p.key.Value, join(path, p.key.Value)
-		if !envNameRE.MatchString(name) {
+		if !envNameRE().MatchString(name) {
 			d.add(p.key, field, CodeFormat, "%q is not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)", name)
 			continue
 		}
@@ -50,7 +51,7 @@ var scalarTags = map[string]bool{"!!str": true, "!!int": true, "!!float": true, 
 func (EnvMap) jsonSchema(*schemaGen) map[string]any {
 	return map[string]any{
 		"type":                 []any{"object", "null"},
-		"propertyNames":        map[string]any{"pattern": envNameRE.String()},
+		"propertyNames":        map[string]any{"pattern": envNameRE().String()},
 		"additionalProperties": map[string]any{"type": []any{"string", "number", "boolean"}},
 	}
 }
@@ -71,10 +72,10 @@ func ResolveEnv(env EnvMap, lookup func(string) (string, bool)) map[string]strin
 	return out
 }
 
-var envRefRE = regexp.MustCompile(`^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})$`)
+var envRefRE = lazyre.New(`^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})$`)
 
 func envRef(v string) (string, bool) {
-	m := envRefRE.FindStringSubmatch(v)
+	m := envRefRE().FindStringSubmatch(v)
 	if m == nil {
 		return "", false
 	}

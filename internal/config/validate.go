@@ -150,7 +150,7 @@ func (v *validator) envHints(path string, env EnvMap) {
 		if _, isRef := envRef(val); isRef || val == "" {
 			continue
 		}
-		if secretLike.MatchString(val) || strings.HasSuffix(k, "_API_KEY") || strings.HasSuffix(k, "_TOKEN") || strings.HasSuffix(k, "_SECRET") || strings.HasSuffix(k, "_PASSWORD") {
+		if secretLike().MatchString(val) || strings.HasSuffix(k, "_API_KEY") || strings.HasSuffix(k, "_TOKEN") || strings.HasSuffix(k, "_SECRET") || strings.HasSuffix(k, "_PASSWORD") {
 			v.warnf(join(path, k), "holds a literal value for what looks like a secret; write \"$%s\" to read it from the environment at run time", k)
 		}
 	}

@@ -9,10 +9,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // ScriptHeader selects a named script per request. Claude Code sends it when
@@ -179,7 +180,7 @@ func blockText(raw json.RawMessage) string {
 	return strings.Join(parts, "\n")
 }
 
-var cwdRE = regexp.MustCompile(`Primary working directory: ([^\n]+)`)
+var cwdRE = lazyre.New(`Primary working directory: ([^\n]+)`)
 
 // cwd finds the client's working directory in the environment section
 // Claude Code sends: in the system prompt, a role "system" message, or a
@@ -192,7 +193,7 @@ func (m *messagesRequest) cwd() string {
 		}
 	}
 	for _, t := range texts {
-		if sub := cwdRE.FindStringSubmatch(t); sub != nil {
+		if sub := cwdRE().FindStringSubmatch(t); sub != nil {
 			return strings.TrimSpace(sub[1])
 		}
 	}
@@ -324,14 +325,14 @@ func (s *Server) script(name string) (*Script, error) {
 }
 
 // secretHeader matches header names whose values are never recorded.
-var secretHeader = regexp.MustCompile(`(?i)key|token|auth|cookie|secret|password`)
+var secretHeader = lazyre.New(`(?i)key|token|auth|cookie|secret|password`)
 
 func (s *Server) record(r *http.Request, rec Request) {
 	rec.Time = s.opts.Now().UTC()
 	rec.Method, rec.Path = r.Method, r.URL.Path
 	rec.Headers = map[string]string{}
 	for k, v := range r.Header {
-		if secretHeader.MatchString(k) {
+		if secretHeader().MatchString(k) {
 			rec.Headers[k] = "[redacted]"
 			continue
 		}

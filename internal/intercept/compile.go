@@ -5,14 +5,16 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // KnownTools are the tool names Stage 1 recognises in a handler's match text.
 var KnownTools = []string{"AskUserQuestion", "Bash", "Read", "Write", "Edit", "Glob", "Grep", "Agent", "Skill"}
 
 var (
-	mcpTokenRE   = regexp.MustCompile(`\bmcp__[A-Za-z0-9_-]*\*?`)
-	scriptOrAPIs = regexp.MustCompile(`(?i)\b(scripts?|apis?|curl|wget|cli|command|commands)\b`)
+	mcpTokenRE   = lazyre.New(`\bmcp__[A-Za-z0-9_-]*\*?`)
+	scriptOrAPIs = lazyre.New(`(?i)\b(scripts?|apis?|curl|wget|cli|command|commands)\b`)
 )
 
 // ExtractPatterns is Stage 1: the tool names a natural-language match text
@@ -26,7 +28,7 @@ func ExtractPatterns(match string) []string {
 			out = append(out, tool)
 		}
 	}
-	for _, tok := range mcpTokenRE.FindAllString(match, -1) {
+	for _, tok := range mcpTokenRE().FindAllString(match, -1) {
 		if !slices.Contains(out, tok) {
 			out = append(out, tok)
 		}
@@ -34,7 +36,7 @@ func ExtractPatterns(match string) []string {
 	if len(out) > 0 {
 		return out
 	}
-	if scriptOrAPIs.MatchString(match) {
+	if scriptOrAPIs().MatchString(match) {
 		return []string{"Bash"}
 	}
 	return []string{"*"}

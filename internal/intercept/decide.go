@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // Kind is what the hook does with a call.
@@ -179,12 +181,12 @@ func gate(d Decision, h prepared, envs []map[string]string) Decision {
 	return d
 }
 
-var secretName = regexp.MustCompile(`(?i)token|key|secret|password|passwd|credential|auth`)
+var secretName = lazyre.New(`(?i)token|key|secret|password|passwd|credential|auth`)
 
 func checkVar(name string, env map[string]string, mustContain []string) string {
 	v, set := env[name]
 	shown := func() string {
-		if secretName.MatchString(name) {
+		if secretName().MatchString(name) {
 			return "[redacted]"
 		}
 		return fmt.Sprintf("%q", v)

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // DefaultHookModel answers AskUserQuestion when models.hook is unset.
@@ -53,7 +55,7 @@ type prepared struct {
 	filters []*regexp.Regexp
 }
 
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNameRE = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Prepare validates f and compiles its regexes. Every problem is reported;
 // a policy is returned only when there are none.
@@ -82,7 +84,7 @@ func Prepare(f File) (*Policy, error) {
 			ph.filters = append(ph.filters, re)
 		}
 		for name, c := range h.EnvChecks {
-			if !envNameRE.MatchString(name) {
+			if !envNameRE().MatchString(name) {
 				problems = append(problems, fmt.Sprintf("handlers[%d]: env_checks: %q is not a variable name", i, name))
 			}
 			if len(c.MustContain) == 0 {

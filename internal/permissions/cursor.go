@@ -2,11 +2,11 @@ package permissions
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // Cursor's CLI reads permissions from <workspace>/.cursor/cli.json, in its
@@ -86,7 +86,7 @@ func PlanCursor(allow, deny []config.PermissionRule, existing map[string]any) (C
 	return p, nil
 }
 
-var cursorRuleRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_*-]*)(?:\((.*)\))?$`)
+var cursorRuleRE = lazyre.New(`^([A-Za-z_][A-Za-z0-9_*-]*)(?:\((.*)\))?$`)
 
 // RuleError is a rule a runner cannot enforce.
 type RuleError struct {
@@ -137,7 +137,7 @@ func translateCursor(rules []config.PermissionRule, deny bool) (out, warnings []
 			}
 			continue
 		}
-		m := cursorRuleRE.FindStringSubmatch(r.Pattern)
+		m := cursorRuleRE().FindStringSubmatch(r.Pattern)
 		if m == nil {
 			return fail(fmt.Errorf("%s rule %q: cannot translate it for Cursor", listName(deny), r.Pattern))
 		}

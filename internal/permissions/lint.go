@@ -1,10 +1,10 @@
 package permissions
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // Finding is a rule Claude Code would ignore or read differently from what
@@ -19,10 +19,10 @@ type Finding struct {
 }
 
 var (
-	ruleRE       = regexp.MustCompile(`^([^()]+?)(?:\((.*)\))?$`)
-	anchoredMCP  = regexp.MustCompile(`^mcp__[^*?]+?__`)
-	pathToolRE   = regexp.MustCompile(`^(Read|Edit|Write|Grep|Glob|NotebookEdit)$`)
-	looksLikeDir = regexp.MustCompile(`^[^\s]*/[^\s]*$`)
+	ruleRE       = lazyre.New(`^([^()]+?)(?:\((.*)\))?$`)
+	anchoredMCP  = lazyre.New(`^mcp__[^*?]+?__`)
+	pathToolRE   = lazyre.New(`^(Read|Edit|Write|Grep|Glob|NotebookEdit)$`)
+	looksLikeDir = lazyre.New(`^[^\s]*/[^\s]*$`)
 )
 
 // Lint checks both lists for rules Claude Code (2.1.332) would skip or
@@ -53,7 +53,7 @@ func lintPath(list string, r config.PermissionRule, f func(string)) {
 	}
 	for _, t := range r.Tools {
 		switch {
-		case pathToolRE.MatchString(t) && t != "NotebookEdit":
+		case pathToolRE().MatchString(t) && t != "NotebookEdit":
 		case t == "Bash" && list == "deny":
 		case t == "Bash":
 			f("Bash cannot be scoped to a path: Bash rules match the command string; this allow grants nothing for Bash")
@@ -64,13 +64,13 @@ func lintPath(list string, r config.PermissionRule, f func(string)) {
 }
 
 func lintString(list, rule string, f func(string)) {
-	m := ruleRE.FindStringSubmatch(rule)
+	m := ruleRE().FindStringSubmatch(rule)
 	if m == nil {
 		return
 	}
 	tool, spec, hasSpec := strings.TrimSpace(m[1]), m[2], strings.Contains(rule, "(")
 	if strings.ContainsAny(tool, "*?") {
-		if list == "allow" && !anchoredMCP.MatchString(tool) {
+		if list == "allow" && !anchoredMCP().MatchString(tool) {
 			f("Claude Code skips an allow glob on tool names unless it follows a literal mcp__<server>__ (e.g. mcp__jira__*); list the tools, or use mcp__<server> to allow a whole server")
 		}
 		return
@@ -79,9 +79,9 @@ func lintString(list, rule string, f func(string)) {
 		return
 	}
 	switch {
-	case tool == "Bash" && looksLikeDir.MatchString(spec) && !strings.Contains(spec, " ") && !strings.HasSuffix(spec, ":*"):
+	case tool == "Bash" && looksLikeDir().MatchString(spec) && !strings.Contains(spec, " ") && !strings.HasSuffix(spec, ":*"):
 		f("Bash rules match the command string, not a path: " + rule + " does not scope files; use {path: ..., tools: [Read, Edit]}")
-	case pathToolRE.MatchString(tool):
+	case pathToolRE().MatchString(tool):
 		if tool == "Write" || tool == "Grep" || tool == "Glob" || tool == "NotebookEdit" {
 			eff := "Edit"
 			if tool == "Grep" || tool == "Glob" {

@@ -1,9 +1,10 @@
 package permissions
 
 import (
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // Claude Code matches a Bash rule literally up to its first *, so
@@ -12,7 +13,7 @@ import (
 // same rule with its project-relative path spelled from the workspace.
 
 var (
-	bashRuleRE = regexp.MustCompile(`^Bash\((.+)\)$`)
+	bashRuleRE = lazyre.New(`^Bash\((.+)\)$`)
 	// spliceUnsafe are characters that would change a rule's meaning if a
 	// workspace path holding them were spliced in.
 	spliceUnsafe = " \t\n*?[]'\"$`"
@@ -36,7 +37,7 @@ func Twins(rules []string, bases []string, allow bool, exists func(rel string) b
 	}
 	out = append([]string{}, rules...)
 	for _, r := range rules {
-		m := bashRuleRE.FindStringSubmatch(r)
+		m := bashRuleRE().FindStringSubmatch(r)
 		if m == nil {
 			continue
 		}
