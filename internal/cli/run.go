@@ -123,11 +123,15 @@ type runState struct {
 	finished  int               // of which finished
 	plugins   []string          // runner.plugin_dirs, resolved
 	repo      string            // the project root the agent runs in (workspace_mode: repo), else ""
+	progress  *progress         // stderr, with the live status line on a terminal
 	mu        sync.Mutex
 	run       *results.Run
 }
 
 func runRun(ctx context.Context, e env, opts runOptions) error {
+	prog := newProgress(e.Err, e.Getenv)
+	defer prog.stop()
+	e.Err = prog
 	ev, err := config.Load(opts.config)
 	if err != nil {
 		return err
@@ -147,7 +151,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if ev.RunnerType() != "claude-code" {
 		return usageErrorf("this version of agent-eval runs the claude-code runner only; %s is not implemented yet", ev.RunnerType())
 	}
-	st := &runState{e: e, ev: ev, opts: opts}
+	st := &runState{e: e, ev: ev, opts: opts, progress: prog}
 	st.model = firstNonEmpty(opts.model, ev.Models.Skill)
 	if st.model == "" {
 		if !opts.fakeModel {
@@ -319,8 +323,10 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		}()
 	}
 	if ev.Mode() == "batch" {
+		prog.begin(1)
 		return st.runBatch(ctx, ids, start)
 	}
+	prog.begin(len(todo))
 	sem := make(chan struct{}, st.parallel())
 	var wg sync.WaitGroup
 	for _, id := range todo {
@@ -349,6 +355,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		return err
 	}
 	st.mu.Unlock()
+	prog.stop()
 	st.printSummary(ids)
 	if opts.json {
 		enc := json.NewEncoder(e.Out)
@@ -681,6 +688,7 @@ func (st *runState) invokeWith(ctx context.Context, c *results.Case, ws, out, pr
 		return fail(err)
 	}
 	defer stderr.Close()
+	st.progress.started(c.CaseID)
 	fmt.Fprintf(st.e.Err, "  %s: started\n", c.CaseID)
 	budget, timeout, runner := st.budget(), st.timeout(), st.ev.Runner
 	if step.budget != nil {
@@ -912,6 +920,7 @@ func (st *runState) finish(c *results.Case, elapsed time.Duration) {
 		line += " — " + c.Error
 	}
 	st.finished++
+	st.progress.finished(c.CaseID, c.CostUSD, len(c.PermissionDenials))
 	fmt.Fprintf(st.e.Err, "%s [%d/%d]\n", line, st.finished, st.total)
 }
 
@@ -1005,6 +1014,8 @@ func (st *runState) runBatch(ctx context.Context, ids []string, start time.Time)
 	if err := results.WriteJSON(filepath.Join(st.dir, "run_result.json"), r); err != nil {
 		return err
 	}
+	st.progress.finished(c.CaseID, c.CostUSD, len(denials))
+	st.progress.stop()
 	fmt.Fprintf(st.e.Err, "batch run %s: %s — %d cases in one agent run, exit %d, $%.4f, %d denials, %.1fs; results in %s\n",
 		r.RunID, c.Status, len(ids), c.ExitCode, c.CostUSD, len(denials), r.WallClockS, st.dir)
 	if st.opts.json {

@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestProgressOffTerminalAddsNothing(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	p := newProgress(&buf, func(string) string { return "xterm" })
+	p.begin(2)
+	p.started("a")
+	fmt.Fprintf(p, "  a: started\n")
+	p.finished("a", 0.5, 1)
+	fmt.Fprintf(p, "  a: passed\n")
+	p.stop()
+	if got, want := buf.String(), "  a: started\n  a: passed\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
+}
+
+func TestProgressLiveLine(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := &progress{w: &buf, live: true, width: 60, now: func() time.Time { return now }, running: map[string]time.Time{}}
+	p.begin(3)
+	defer p.stop()
+	p.started("alpha")
+	now = now.Add(5 * time.Second)
+	p.started("beta")
+	now = now.Add(7 * time.Second)
+	fmt.Fprintf(p, "  beta: started\n")
+	out := buf.String()
+	// The first status line, then cleared, the line, and the status redrawn.
+	first := "[0/3] 0s · $0.0000"
+	second := "[0/3] 12s · 2 running: alpha 12s, beta 7s · $0.0000"
+	if exp := first + "\r\x1b[K  beta: started\n" + second; out != exp {
+		t.Fatalf("stderr =\n%q\nwant\n%q", out, exp)
+	}
+	buf.Reset()
+	p.finished("alpha", 0.25, 2)
+	now = now.Add(63 * time.Second)
+	fmt.Fprintf(p, "  alpha: passed\n")
+	if exp := "\r\x1b[K  alpha: passed\n[1/3] 1m15s · 1 running: beta 1m10s · $0.2500 · 2 denials"; buf.String() != exp {
+		t.Fatalf("stderr =\n%q\nwant\n%q", buf.String(), exp)
+	}
+	buf.Reset()
+	for i := 0; i < 20; i++ {
+		p.started(fmt.Sprintf("a-rather-long-case-name-%02d", i))
+	}
+	fmt.Fprintf(p, "x\n")
+	line := strings.TrimPrefix(buf.String(), "\r\x1b[Kx\n")
+	if n := len([]rune(line)); n != 59 || !strings.HasSuffix(line, "…") {
+		t.Errorf("status line of %d runes %q; want it cut to the width less one, ending in …", n, line)
+	}
+	buf.Reset()
+	p.stop()
+	fmt.Fprintf(p, "summary\n")
+	if buf.String() != "\r\x1b[Ksummary\n" {
+		t.Errorf("after stop: %q; want the line cleared and plain output", buf.String())
+	}
+}
+
+// TestProgressRedrawsWhileWaiting: with nothing printed, the line still
+// moves (the clock, the running cases' times).
+func TestProgressRedrawsWhileWaiting(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	p := &progress{w: &buf, live: true, width: 80, now: time.Now, running: map[string]time.Time{}, every: 5 * time.Millisecond}
+	p.begin(1)
+	defer p.stop()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		p.mu.Lock()
+		redraws := strings.Count(buf.String(), "\r\x1b[K[0/1]")
+		p.mu.Unlock()
+		if redraws >= 3 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d redraws in 5s with a 5ms period", redraws)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestTerminalDetection(t *testing.T) {
+	t.Parallel()
+	getenv := func(k string) string { return map[string]string{"TERM": "xterm"}[k] }
+	if live, _ := terminal(&bytes.Buffer{}, getenv); live {
+		t.Error("a buffer is not a terminal")
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	if live, _ := terminal(devnull, getenv); live {
+		t.Error("/dev/null is a character device but not a terminal")
+	}
+	f, err := os.Create(t.TempDir() + "/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if live, _ := terminal(f, getenv); live {
+		t.Error("a file is not a terminal")
+	}
+}
+
+func TestClock(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]string{0: "0s", 59 * time.Second: "59s", 65 * time.Second: "1m05s", 3725 * time.Second: "1h02m"} {
+		if got := clock(d); got != want {
+			t.Errorf("clock(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
