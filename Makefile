@@ -47,8 +47,8 @@ FUZZTIME ?= 60s
 fuzz:
 	$(GO) test ./internal/config -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
 
-## bench: Go benchmarks, then the hook timed as a whole process against a
-## minimal Go binary (bench/hook.sh)
+## bench: Go benchmarks, the hook timed as a whole process against a minimal
+## Go binary (bench/hook.sh), and run's overhead over bare claude (bench/overhead.sh)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	bench/hook.sh
