@@ -6,6 +6,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
@@ -27,6 +29,14 @@ func main() {
 	handlers := flag.String("handlers", "", "the tool_handlers.yaml")
 	n := flag.Int("n", 200, "runs per scenario and binary")
 	flag.Parse()
+	b, err := os.ReadFile(*handlers)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sum := sha256.Sum256(b)
+	// As agent-eval run writes it: the handlers file pinned by its digest.
+	hookArgs := []string{"hook", "--handlers", *handlers, "--sha256", hex.EncodeToString(sum[:])}
 	call := func(tool, input string) string {
 		return fmt.Sprintf(`{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":%q,"tool_input":%s,"tool_use_id":"toolu_1"}`, tool, input)
 	}
@@ -39,7 +49,7 @@ func main() {
 	for _, s := range scenarios {
 		var h, f []time.Duration
 		for i := 0; i < *n; i++ {
-			h = append(h, run(*hook, []string{"hook", "--handlers", *handlers}, s))
+			h = append(h, run(*hook, hookArgs, s))
 			f = append(f, run(*floor, nil, s))
 		}
 		hp50, fp50 := pct(h, 50), pct(f, 50)

@@ -13,7 +13,7 @@ import (
 // newHookCmd is Claude Code's PreToolUse hook. Its exit codes follow the
 // hook protocol (internal/hook), not agent-eval's exit-code table.
 func newHookCmd(e env) *cobra.Command {
-	var handlers string
+	var opts hookArgs
 	cmd := &cobra.Command{
 		Use:    "hook",
 		Short:  "Claude Code PreToolUse hook: decide a tool call from tool_handlers.yaml",
@@ -21,39 +21,63 @@ func newHookCmd(e env) *cobra.Command {
 		Long: `Read Claude Code's PreToolUse JSON on stdin and print the decision on stdout:
 nothing (pass through), allow (with answers for AskUserQuestion) or deny with a
 reason. The handlers come from --handlers, else $AGENT_EVAL_HANDLERS, else
-tool_handlers.yaml in the call's cwd. Every decision is appended to
-hook_decisions.jsonl beside the handlers file. Anything that goes wrong denies
-the call with a reason; it never passes a call through because it failed.`,
+tool_handlers.yaml in the call's cwd. With --sha256 the file must still have
+that digest (agent-eval run pins the file it writes), else every call is
+denied. Every decision is appended to hook_decisions.jsonl beside the handlers
+file. Anything that goes wrong denies the call with a reason; it never passes a
+call through because it failed.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if code := runHook(cmd.Context(), e, handlers); code != 0 {
+			if code := runHook(cmd.Context(), e, opts); code != 0 {
 				return errReported{code}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&handlers, "handlers", "", "the tool_handlers.yaml `FILE`")
+	cmd.Flags().StringVar(&opts.handlers, "handlers", "", "the tool_handlers.yaml `FILE`")
+	cmd.Flags().StringVar(&opts.sha256, "sha256", "", "the `DIGEST` (hex) the handlers file must have")
 	return cmd
 }
 
-func runHook(ctx context.Context, e env, handlers string) int {
+type hookArgs struct{ handlers, sha256 string }
+
+func runHook(ctx context.Context, e env, a hookArgs) int {
 	return hook.Run(ctx, e.In, e.Out, e.Err, hook.Options{
-		HandlersPath: handlers, Environ: os.Environ(), NewAnswerer: hook.NewLLMAnswerer,
+		HandlersPath: a.handlers, HandlersSHA256: a.sha256, Environ: os.Environ(), NewAnswerer: hook.NewLLMAnswerer,
 	})
 }
 
-// hookFastPath recognises the exact command lines agent-eval writes into
-// Claude Code's settings ("hook", "hook --handlers FILE", "hook
-// --handlers=FILE") so the hook, which runs once per tool call, skips
-// building the command tree and the signal handling. Anything else (help,
-// a typo) goes through cobra as usual.
-func hookFastPath(args []string) (handlers string, ok bool) {
-	switch {
-	case len(args) == 1 && args[0] == "hook":
-		return "", true
-	case len(args) == 2 && args[0] == "hook" && strings.HasPrefix(args[1], "--handlers=") && len(args[1]) > len("--handlers="):
-		return strings.TrimPrefix(args[1], "--handlers="), true
-	case len(args) == 3 && args[0] == "hook" && args[1] == "--handlers" && args[2] != "" && !strings.HasPrefix(args[2], "-"):
-		return args[2], true
+// hookFastPath recognises the command lines agent-eval writes into Claude
+// Code's settings — "hook" with "--handlers FILE" and "--sha256 DIGEST" (or
+// their --flag=value forms), each at most once — so the hook, which runs
+// once per tool call, skips building the command tree and the signal
+// handling. Anything else (help, a typo, an empty value) goes through cobra
+// as usual.
+func hookFastPath(args []string) (a hookArgs, ok bool) {
+	if len(args) == 0 || args[0] != "hook" {
+		return a, false
 	}
-	return "", false
+	seen := map[string]bool{}
+	for rest := args[1:]; len(rest) > 0; {
+		name, value, inline := strings.Cut(rest[0], "=")
+		rest = rest[1:]
+		if !inline {
+			if len(rest) == 0 {
+				return hookArgs{}, false
+			}
+			value, rest = rest[0], rest[1:]
+		}
+		if value == "" || strings.HasPrefix(value, "-") || seen[name] {
+			return hookArgs{}, false
+		}
+		seen[name] = true
+		switch name {
+		case "--handlers":
+			a.handlers = value
+		case "--sha256":
+			a.sha256 = value
+		default:
+			return hookArgs{}, false
+		}
+	}
+	return a, true
 }

@@ -34,8 +34,8 @@ type env struct {
 // Main runs agent-eval with args (without the program name) and returns the
 // exit code. SIGINT and SIGTERM cancel the context commands run under.
 func Main(args []string, s Streams) int {
-	if handlers, ok := hookFastPath(args); ok {
-		return runHook(context.Background(), env{Streams: s, Getenv: os.Getenv}, handlers)
+	if a, ok := hookFastPath(args); ok {
+		return runHook(context.Background(), env{Streams: s, Getenv: os.Getenv}, a)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -783,11 +783,14 @@ func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]st
 	}
 	settings := map[string]any{}
 	if st.handlers != nil {
-		path, err := workspace.WriteHandlers(ws, intercept.WithCaseOverrides(*st.handlers, overrides))
+		path, digest, err := workspace.WriteHandlers(ws, intercept.WithCaseOverrides(*st.handlers, overrides))
 		if err != nil {
 			return nil, nil, err
 		}
-		command := intercept.ShellQuote(st.hookBin) + " hook --handlers " + intercept.ShellQuote(path)
+		// The digest pins the file: an agent that rewrites it mid-run (a
+		// script can, where the deny rules only stop Claude Code's own
+		// tools and the shell commands it recognises) makes every call deny.
+		command := intercept.ShellQuote(st.hookBin) + " hook --handlers " + intercept.ShellQuote(path) + " --sha256 " + digest
 		settings["hooks"] = map[string]any{"PreToolUse": hookEntries(*st.handlers, command)}
 	}
 	c := st.compiled

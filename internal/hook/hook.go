@@ -7,6 +7,8 @@ package hook
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,6 +56,10 @@ type Input struct {
 type Options struct {
 	// HandlersPath is --handlers.
 	HandlersPath string
+	// HandlersSHA256 is --sha256: when set, the handlers file must have this
+	// digest (hex), or every call is denied — the file was changed after the
+	// run wrote it.
+	HandlersSHA256 string
 	// Environ is the process environment as KEY=VALUE strings.
 	Environ []string
 	// NewAnswerer makes the LLM tier for a case directory (nil: no tier 2).
@@ -134,7 +140,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 		path = filepath.Join(in.CWD, HandlersFile)
 	}
 	ledger = filepath.Join(filepath.Dir(path), LedgerFile)
-	policy, err := loadPolicy(path)
+	policy, err := loadPolicy(path, opts.HandlersSHA256)
 	if err != nil {
 		decision.Reason = "agent-eval hook: " + err.Error() + "; denying the call"
 		return
@@ -163,10 +169,21 @@ func (l lazyAnswerer) Answer(ctx context.Context, q intercept.Question) (string,
 // keys are errors), so validate, explain and run judge the same file the hook
 // will load.
 func ReadHandlers(path string) (intercept.File, error) {
+	return readHandlers(path, "")
+}
+
+// readHandlers is ReadHandlers that, given a digest, also insists the file
+// still has it.
+func readHandlers(path, digest string) (intercept.File, error) {
 	var f intercept.File
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return f, fmt.Errorf("cannot read the handlers file: %w", err)
+	}
+	if digest != "" {
+		if sum := sha256.Sum256(b); !strings.EqualFold(hex.EncodeToString(sum[:]), digest) {
+			return f, fmt.Errorf("%s was changed after the run wrote it (its sha256 is %x, not %s), so its rules cannot be trusted", path, sum, digest)
+		}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
@@ -176,8 +193,8 @@ func ReadHandlers(path string) (intercept.File, error) {
 	return f, nil
 }
 
-func loadPolicy(path string) (*intercept.Policy, error) {
-	f, err := ReadHandlers(path)
+func loadPolicy(path, digest string) (*intercept.Policy, error) {
+	f, err := readHandlers(path, digest)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package hook
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -148,6 +150,10 @@ func TestFailsClosed(t *testing.T) {
 			_ = os.WriteFile(filepath.Join(dir, HandlersFile), []byte("handlers:\n  - match: x\n    patterns: [Bash]\n    input_filters: ['(']\n"), 0o644)
 			return Options{}
 		}, "input_filters"},
+		{"a handlers file changed since it was pinned", input("Bash", map[string]any{"command": "ls"}, "CWD"), func(dir string) Options {
+			path := writeHandlers(t, dir, intercept.File{Handlers: []intercept.Handler{}})
+			return Options{HandlersPath: path, HandlersSHA256: strings.Repeat("ab", 32)}
+		}, "was changed after the run wrote it"},
 		{"a panic in the LLM tier", input("AskUserQuestion", map[string]any{"questions": []any{map[string]any{"question": "q?", "options": []any{map[string]any{"label": "a"}}}}}, "CWD"), func(dir string) Options {
 			writeHandlers(t, dir, intercept.File{Handlers: []intercept.Handler{{Match: "q", Patterns: []string{"AskUserQuestion"}}}})
 			return Options{NewAnswerer: func(string) intercept.Answerer { panic("boom") }}
@@ -174,6 +180,34 @@ func TestFailsClosed(t *testing.T) {
 	r = runHook(t, input("mcp__x__y", nil, "/nonexistent"), Options{HandlersPath: path, Environ: []string{HandlersEnv + "=/nope"}})
 	if r.decision() != "deny" || !strings.Contains(r.reason(), "no env_checks") {
 		t.Errorf("via --handlers: %q", r.raw)
+	}
+}
+
+// TestPinnedHandlers: with the digest of the file as written, the hook
+// decides as usual (a pass-through here); after any change to the file,
+// even one that keeps it valid, it denies.
+func TestPinnedHandlers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := writeHandlers(t, dir, intercept.File{Handlers: []intercept.Handler{{Match: "j", Patterns: []string{"Bash"}, InputFilters: []string{`\bjira\b`}}}})
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	opts := Options{HandlersPath: path, HandlersSHA256: hex.EncodeToString(sum[:])}
+	if r := runHook(t, input("Bash", map[string]any{"command": "ls"}, dir), opts); r.decision() != "pass" {
+		t.Fatalf("pinned and unchanged: %q, want a pass-through", r.raw)
+	}
+	if err := os.WriteFile(path, []byte("handlers: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runHook(t, input("Bash", map[string]any{"command": "ls"}, dir), opts)
+	if r.decision() != "deny" || !strings.Contains(r.reason(), "was changed after the run wrote it") {
+		t.Fatalf("after a rewrite: %q, want a deny naming the change", r.raw)
+	}
+	if r := runHook(t, input("Bash", map[string]any{"command": "ls"}, dir), Options{HandlersPath: path}); r.decision() != "pass" {
+		t.Errorf("unpinned, the rewritten file is used as it is: %q", r.raw)
 	}
 }
 

@@ -5,6 +5,8 @@
 package workspace
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -138,13 +140,14 @@ func CaseOverrides(caseDir string) (map[string]string, error) {
 }
 
 // WriteHandlers writes the hook's handlers into the workspace.
-func WriteHandlers(dir string, f intercept.File) (string, error) {
+func WriteHandlers(dir string, f intercept.File) (path, digest string, err error) {
 	b, err := yaml.Marshal(f)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	path := filepath.Join(dir, "tool_handlers.yaml")
-	return path, os.WriteFile(path, b, 0o644)
+	path = filepath.Join(dir, "tool_handlers.yaml")
+	sum := sha256.Sum256(b)
+	return path, hex.EncodeToString(sum[:]), os.WriteFile(path, b, 0o644)
 }
 
 // WriteSettings writes the workspace's .claude/settings.json.
