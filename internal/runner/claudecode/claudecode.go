@@ -34,7 +34,8 @@ var EnvAllowlist = []string{"PATH", "HOME", "USER", "SHELL", "LANG", "LC_ALL", "
 	"GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CONFIG", "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE",
 	"MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME", "AGENT_EVAL_RUNS_DIR"}
 
-// Grace is how long a stopped agent gets between SIGTERM and SIGKILL.
+// Grace is how long a stopped agent gets between SIGTERM and SIGKILL,
+// unless Spec.Grace says otherwise.
 const Grace = 5 * time.Second
 
 // Spec is one invocation.
@@ -53,7 +54,8 @@ type Spec struct {
 	AskUserQuestion bool
 	Env             []string
 	Timeout         time.Duration
-	Stdout, Stderr  io.Writer // raw copies of the agent's streams
+	Grace           time.Duration // between SIGTERM and SIGKILL (0: the Grace constant)
+	Stdout, Stderr  io.Writer     // raw copies of the agent's streams
 }
 
 // Args is the command line after the binary.
@@ -116,34 +118,41 @@ type Result struct {
 
 // Run runs the agent and parses its stream as it goes. ctx cancellation is
 // an interrupt; spec.Timeout a timeout. Either stops the process group; what
-// it printed until then is kept and parsed.
+// it printed until then is kept and parsed. When the agent ends, whatever it
+// left running in its process group is killed, and a process that escaped
+// the group holding the agent's output open delays the result by at most
+// the grace period, never more.
 func Run(ctx context.Context, s Spec) Result {
 	start := time.Now()
+	grace := s.Grace
+	if grace <= 0 {
+		grace = Grace
+	}
 	cmd := exec.Command(s.Bin, Args(s)...)
 	cmd.Dir, cmd.Env = s.Dir, s.Env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = grace // bounds the copy of stderr to a non-file writer
 	if s.Stderr != nil {
 		cmd.Stderr = s.Stderr
 	}
-	out, err := cmd.StdoutPipe()
+	// Our own pipe rather than StdoutPipe, so the process can be waited for
+	// while its output is still being read.
+	pr, pw, err := os.Pipe()
 	if err != nil {
 		return Result{ExitCode: -1, Err: err, Summary: stream.NewParser().Summary()}
 	}
-	if err := cmd.Start(); err != nil {
+	defer pr.Close()
+	cmd.Stdout = pw
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("start %s: %w", s.Bin, err), Summary: stream.NewParser().Summary()}
 	}
 	parser := stream.NewParser()
 	readDone := make(chan error, 1)
-	go func() { readDone <- pump(out, s.Stdout, parser) }()
-	waitDone := make(chan error, 1)
-	go func() {
-		rerr := <-readDone
-		werr := cmd.Wait()
-		if werr == nil {
-			werr = rerr
-		}
-		waitDone <- werr
-	}()
+	go func() { readDone <- pump(pr, s.Stdout, parser) }()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 
 	var timeout <-chan time.Time
 	if s.Timeout > 0 {
@@ -154,13 +163,22 @@ func Run(ctx context.Context, s Spec) Result {
 	res := Result{}
 	var werr error
 	select {
-	case werr = <-waitDone:
+	case werr = <-exited:
 	case <-timeout:
 		res.TimedOut = true
-		werr = stop(cmd, waitDone)
+		werr = stop(cmd, exited, grace)
 	case <-ctx.Done():
 		res.Interrupted = true
-		werr = stop(cmd, waitDone)
+		werr = stop(cmd, exited, grace)
+	}
+	// The agent is gone; so is anything it left in its group.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	var rerr error
+	select {
+	case rerr = <-readDone:
+	case <-time.After(grace):
+		pr.Close() // held open by a process outside the group: stop reading
+		<-readDone
 	}
 	res.Duration = time.Since(start)
 	res.Summary = parser.Summary()
@@ -168,12 +186,14 @@ func Run(ctx context.Context, s Spec) Result {
 	switch {
 	case res.TimedOut || res.Interrupted:
 		res.ExitCode = -1
-	case werr == nil:
-		res.ExitCode = 0
 	case errors.As(werr, &exit):
 		res.ExitCode = exit.ExitCode()
-	default:
+	case werr != nil && !errors.Is(werr, exec.ErrWaitDelay):
 		res.ExitCode, res.Err = -1, werr
+	case rerr != nil && !errors.Is(rerr, os.ErrClosed):
+		res.ExitCode, res.Err = -1, fmt.Errorf("read the agent's output: %w", rerr)
+	default:
+		res.ExitCode = cmd.ProcessState.ExitCode()
 	}
 	if res.ExitCode == 0 && res.Summary.IsError {
 		res.ExitCode = 1 // an API error ends --print with a result flagged is_error
@@ -181,16 +201,18 @@ func Run(ctx context.Context, s Spec) Result {
 	return res
 }
 
-// stop sends SIGTERM to the process group, then SIGKILL after Grace.
-func stop(cmd *exec.Cmd, done <-chan error) error {
+// stop sends SIGTERM to the process group, then SIGKILL to the group and
+// the process after grace, and returns how the process ended.
+func stop(cmd *exec.Cmd, exited <-chan error, grace time.Duration) error {
 	pgid := cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
-	case err := <-done:
+	case err := <-exited:
 		return err
-	case <-time.After(Grace):
+	case <-time.After(grace):
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		return <-done
+		_ = cmd.Process.Kill()
+		return <-exited
 	}
 }
 
