@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -36,6 +37,7 @@ var ProtectedDenies = []string{"Edit(.claude/**)", "Edit(tool_handlers.yaml)", "
 // CopyTree copies src (a file or a directory) to dst. Symlinks are not
 // followed and not copied; nothing outside src is read.
 func CopyTree(src, dst string) error {
+	src = filepath.Clean(src) // "link/" would resolve the link
 	st, err := os.Lstat(src)
 	if err != nil {
 		return err
@@ -89,10 +91,12 @@ func copyFile(src, dst string, mode fs.FileMode) error {
 }
 
 // InputFile returns the path of a case's input file, or "" when it has none.
+// A symlink is not an input file: its target is outside what the case may
+// bring in (ReadInput says so).
 func InputFile(caseDir string) string {
 	for _, n := range InputNames {
 		p := filepath.Join(caseDir, n)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
 			return p
 		}
 	}
@@ -103,6 +107,11 @@ func InputFile(caseDir string) string {
 func ReadInput(caseDir string) (map[string]any, error) {
 	p := InputFile(caseDir)
 	if p == "" {
+		for _, n := range InputNames {
+			if err := notSymlink(filepath.Join(caseDir, n)); err != nil {
+				return nil, err
+			}
+		}
 		return nil, nil
 	}
 	b, err := os.ReadFile(p)
@@ -123,6 +132,9 @@ func ReadInput(caseDir string) (map[string]any, error) {
 
 // CaseOverrides reads the case_overrides map of a case's answers.yaml.
 func CaseOverrides(caseDir string) (map[string]string, error) {
+	if err := notSymlink(filepath.Join(caseDir, AnswersFile)); err != nil {
+		return nil, err
+	}
 	b, err := os.ReadFile(filepath.Join(caseDir, AnswersFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -163,30 +175,77 @@ func WriteSettings(dir string, settings map[string]any) (string, error) {
 	return path, os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
+// notSymlink fails when path is a symlink: case files are read only from
+// the dataset itself, as CopyTree copies them.
+func notSymlink(path string) error {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symlink; agent-eval reads case files only from the dataset itself, never through links", path)
+	}
+	return nil
+}
+
 // DeepMerge merges src into dst: mappings recurse, lists are extended with
-// the items they lack, anything else is replaced. It returns dst.
+// the items they lack, anything else is replaced. Lists of any element type
+// count as lists ([]string from the permission compiler, []any from YAML),
+// so merging runner.settings never drops a compiled deny rule. What is
+// taken from src is copied, so later merges into dst leave src alone. It
+// returns dst.
 func DeepMerge(dst, src map[string]any) map[string]any {
 	for k, v := range src {
-		switch sv := v.(type) {
-		case map[string]any:
+		if sv, ok := v.(map[string]any); ok {
 			if dv, ok := dst[k].(map[string]any); ok {
 				dst[k] = DeepMerge(dv, sv)
 				continue
 			}
-		case []any:
-			if dv, ok := dst[k].([]any); ok {
+		}
+		if sv, ok := asList(v); ok {
+			if dv, ok := asList(dst[k]); ok {
 				for _, x := range sv {
 					if !containsJSON(dv, x) {
-						dv = append(dv, x)
+						dv = append(dv, clone(x))
 					}
 				}
 				dst[k] = dv
 				continue
 			}
 		}
-		dst[k] = v
+		dst[k] = clone(v)
 	}
 	return dst
+}
+
+// asList returns v's elements when v is a slice (not bytes), as a new []any.
+func asList(v any) ([]any, bool) {
+	if l, ok := v.([]any); ok {
+		return slices.Clone(l), true
+	}
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || rv.Kind() != reflect.Slice || rv.Type().Elem().Kind() == reflect.Uint8 {
+		return nil, false
+	}
+	out := make([]any, rv.Len())
+	for i := range out {
+		out[i] = rv.Index(i).Interface()
+	}
+	return out, true
+}
+
+// clone copies the maps and lists of a decoded settings value.
+func clone(v any) any {
+	if m, ok := v.(map[string]any); ok {
+		out := make(map[string]any, len(m))
+		for k, x := range m {
+			out[k] = clone(x)
+		}
+		return out
+	}
+	if l, ok := asList(v); ok {
+		for i, x := range l {
+			l[i] = clone(x)
+		}
+		return l
+	}
+	return v
 }
 
 func containsJSON(list []any, x any) bool {
@@ -221,9 +280,12 @@ func Baseline(dir string) error {
 	for _, args := range [][]string{
 		{"init", "-q"},
 		{"add", "-A"},
-		{"-c", "user.name=agent-eval", "-c", "user.email=agent-eval@localhost", "commit", "-q", "--no-verify", "--allow-empty", "-m", "baseline"},
+		{"-c", "user.name=agent-eval", "-c", "user.email=agent-eval@localhost", "-c", "commit.gpgsign=false",
+			"commit", "-q", "--no-verify", "--allow-empty", "-m", "baseline"},
 	} {
-		cmd := exec.Command("git", args...)
+		// The user's git hooks (and post-commit ones --no-verify lets run)
+		// have no business in a baseline.
+		cmd := exec.Command("git", append([]string{"-c", "core.hooksPath=/dev/null"}, args...)...)
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
