@@ -88,6 +88,10 @@ func run(ctx context.Context, command, dir string, env []string, log io.Writer, 
 	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A hook may start a service in the background (a mock server for the
+	// agent) and exit; it is done when bash is, even if the service keeps a
+	// non-file log writer open.
+	cmd.WaitDelay = grace
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(log, "cannot start:", err)
 		return -1, false

@@ -5,7 +5,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,4 +63,34 @@ func TestPhaseFailures(t *testing.T) {
 	if err != nil || time.Since(start) > 10*time.Second || !strings.Contains(log.String(), "TIMEOUT") {
 		t.Errorf("timeout: err %v after %v, log %s", err, time.Since(start), log.String())
 	}
+}
+
+// TestPhaseBackgroundService: a before_all that starts a service in the
+// background and exits is done at once, and the service keeps running for
+// the agent.
+func TestPhaseBackgroundService(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	log, err := os.Create(filepath.Join(dir, "hooks.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	hooks := []config.Hook{{Command: "sleep 300 & echo $! > service.pid; echo started", Timeout: ptr(120)}}
+	start := time.Now()
+	if _, err := Phase(context.Background(), "before_all", hooks, dir, os.Environ(), log, true); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 60*time.Second {
+		t.Errorf("the phase waited %v for the background service", d)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "service.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if pid <= 0 || syscall.Kill(pid, 0) != nil {
+		t.Fatalf("the service (pid %d) is not running after the hook", pid)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
