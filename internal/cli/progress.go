@@ -80,7 +80,7 @@ func (p *progress) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// begin starts the status line for total cases.
+// begin starts counting total cases, and the status line on a terminal.
 func (p *progress) begin(total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -120,14 +120,15 @@ func (p *progress) started(id string) {
 	}
 }
 
-// finished counts a finished case.
-func (p *progress) finished(id string, cost float64, denials int) {
+// finished counts a finished case and returns how many of how many are done.
+func (p *progress) finished(id string, cost float64, denials int) (done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.running, id)
 	p.done++
 	p.cost += cost
 	p.denials += denials
+	return p.done, p.total
 }
 
 // stop clears the status line for good; what follows (the summary) is

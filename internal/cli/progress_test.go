@@ -44,7 +44,9 @@ func TestProgressLiveLine(t *testing.T) {
 		t.Fatalf("stderr =\n%q\nwant\n%q", out, exp)
 	}
 	buf.Reset()
-	p.finished("alpha", 0.25, 2)
+	if done, total := p.finished("alpha", 0.25, 2); done != 1 || total != 3 {
+		t.Errorf("finished = %d of %d, want 1 of 3", done, total)
+	}
 	now = now.Add(63 * time.Second)
 	fmt.Fprintf(p, "  alpha: passed\n")
 	if exp := "\r\x1b[K  alpha: passed\n[1/3] 1m15s · 1 running: beta 1m10s · $0.2500 · 2 denials"; buf.String() != exp {

@@ -34,12 +34,13 @@ type env struct {
 // Main runs agent-eval with args (without the program name) and returns the
 // exit code. SIGINT and SIGTERM cancel the context commands run under.
 func Main(args []string, s Streams) int {
+	e := env{Streams: s, Getenv: os.Getenv}
 	if a, ok := hookFastPath(args); ok {
-		return runHook(context.Background(), env{Streams: s, Getenv: os.Getenv}, a)
+		return runHook(context.Background(), e, a)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return run(ctx, args, env{Streams: s, Getenv: os.Getenv})
+	return run(ctx, args, e)
 }
 
 func run(ctx context.Context, args []string, e env) int {

@@ -119,8 +119,6 @@ type runState struct {
 	compiled  permissions.Compiled
 	fakeURL   string
 	hookEnv   map[string]string // before_all's outputs
-	total     int               // cases this attempt runs
-	finished  int               // of which finished
 	plugins   []string          // runner.plugin_dirs, resolved
 	repo      string            // the project root the agent runs in (workspace_mode: repo), else ""
 	progress  *progress         // stderr, with the live status line on a terminal
@@ -298,7 +296,6 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if opts.resume {
 		fmt.Fprintf(e.Err, "resuming %s: %d of %d cases already finished\n", runID, len(ids)-len(todo), len(ids))
 	}
-	st.total = len(todo)
 	fmt.Fprintf(e.Err, "run %s: %d cases with %s (%s %s) → %s\n", runID, len(todo), st.model, st.agentBin, st.run.AgentVersion, st.dir)
 
 	start := time.Now()
@@ -922,9 +919,8 @@ func (st *runState) finish(c *results.Case, elapsed time.Duration) {
 	if c.Error != "" {
 		line += " — " + c.Error
 	}
-	st.finished++
-	st.progress.finished(c.CaseID, c.CostUSD, len(c.PermissionDenials))
-	fmt.Fprintf(st.e.Err, "%s [%d/%d]\n", line, st.finished, st.total)
+	done, total := st.progress.finished(c.CaseID, c.CostUSD, len(c.PermissionDenials))
+	fmt.Fprintf(st.e.Err, "%s [%d/%d]\n", line, done, total)
 }
 
 func (st *runState) printSummary(ids []string) {

@@ -277,15 +277,17 @@ var harnessFiles = []string{".claude", ".git", ".staged-plugins", "tool_handlers
 // Baseline commits the workspace as it is before the agent runs, so
 // Modified can tell what the agent changed. It needs git.
 func Baseline(dir string) error {
+	// Our own identity, no signing and none of the user's git hooks
+	// (post-commit ones run despite --no-verify): a baseline must commit on
+	// any machine and do nothing else.
+	config := []string{"-c", "core.hooksPath=/dev/null", "-c", "user.name=agent-eval", "-c", "user.email=agent-eval@localhost",
+		"-c", "commit.gpgsign=false"}
 	for _, args := range [][]string{
 		{"init", "-q"},
 		{"add", "-A"},
-		{"-c", "user.name=agent-eval", "-c", "user.email=agent-eval@localhost", "-c", "commit.gpgsign=false",
-			"commit", "-q", "--no-verify", "--allow-empty", "-m", "baseline"},
+		{"commit", "-q", "--no-verify", "--allow-empty", "-m", "baseline"},
 	} {
-		// The user's git hooks (and post-commit ones --no-verify lets run)
-		// have no business in a baseline.
-		cmd := exec.Command("git", append([]string{"-c", "core.hooksPath=/dev/null"}, args...)...)
+		cmd := exec.Command("git", append(slices.Clone(config), args...)...)
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
