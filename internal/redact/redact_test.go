@@ -1,0 +1,119 @@
+package redact
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestURLs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"JIRA_SERVER=https://bot:PASSWORD@prod.atlassian.net/rest", "JIRA_SERVER=https://[redacted]@prod.atlassian.net/rest"},
+		{"https://ghp_abcdef123456@github.com/o/r.git", "https://[redacted]@github.com/o/r.git"},
+		{"postgres://u:p%40ss@db:5432/x and redis://:pw@cache", "postgres://[redacted]@db:5432/x and redis://[redacted]@cache"},
+		{"mail me at a@b.c, see https://example.com/@user", "mail me at a@b.c, see https://example.com/@user"},
+		{`"url":"https://x:y@h"`, `"url":"https://[redacted]@h"`},
+		{"no url here", "no url here"},
+	} {
+		if got := URLs(tc.in); got != tc.want {
+			t.Errorf("URLs(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestSecretName(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]bool{
+		"ANTHROPIC_API_KEY": true, "ANTHROPIC_AUTH_TOKEN": true, "GITHUB_TOKEN": true, "AWS_SECRET_ACCESS_KEY": true,
+		"DB_PASSWORD": true, "JIRA_PASSWD": true, "SSH_KEY": true, "SENTRY_DSN": true, "CLAUDE_CODE_OAUTH_TOKEN": true,
+		"PWD": false, "OLDPWD": false, "HOME": false, "PATH": false, "JIRA_SERVER": false, "MONKEY": false, "KUBECONFIG": false,
+		"DISABLE_AUTOUPDATER": false,
+	} {
+		if got := SecretName(name); got != want {
+			t.Errorf("SecretName(%s) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestString(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"GITHUB_TOKEN=ghp_123456789 gh pr create", "GITHUB_TOKEN=[redacted] gh pr create"},
+		{`API_KEY="sk-abc def" curl`, "API_KEY=[redacted] curl"},
+		{"JIRA_SERVER=https://a:b@h jira", "JIRA_SERVER=https://[redacted]@h jira"},
+		{"curl -H 'Authorization: Bearer abcdefghijklmnop1234' x", "curl -H 'Authorization: Bearer [redacted]' x"},
+		{"Basic authentication is off", "Basic authentication is off"},
+		{"TOKEN= empty", "TOKEN= empty"},
+		{"MODE=fast run", "MODE=fast run"},
+	} {
+		if got := String(tc.in); got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestRedactorHidesKnownValues(t *testing.T) {
+	t.Parallel()
+	r := New(map[string]string{
+		"ANTHROPIC_API_KEY": "sk-ant-REALKEY-0001",
+		"JIRA_SERVER":       "https://bot:hunter2pw@prod.example.com",
+		"SHORT_TOKEN":       "abc", // too short to hide everywhere
+		"HOME":              "/root",
+	})
+	if r.Known() != 3 { // the key, bot:hunter2pw, hunter2pw
+		t.Fatalf("Known() = %d, want 3", r.Known())
+	}
+	in := `{"content":"ANTHROPIC_API_KEY is sk-ant-REALKEY-0001; pw hunter2pw; home /root; abc"}`
+	got := r.String(in)
+	for _, leak := range []string{"REALKEY", "hunter2pw"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("%q leaks %q", got, leak)
+		}
+	}
+	for _, kept := range []string{"/root", "abc", "ANTHROPIC_API_KEY is"} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("%q lost %q", got, kept)
+		}
+	}
+	var nilR *Redactor
+	if nilR.String("https://u:p@h") != "https://[redacted]@h" || nilR.Known() != 0 {
+		t.Error("a nil Redactor must still redact URLs")
+	}
+}
+
+func TestWriterFindsSecretsSplitAcrossWrites(t *testing.T) {
+	t.Parallel()
+	r := New(map[string]string{"GITHUB_TOKEN": "ghp_SPLITSECRET99"})
+	var out bytes.Buffer
+	w := r.Writer(&out)
+	for _, part := range []string{"line one ghp_SPL", "ITSECRET99 end\nsecond ", "line ghp_SPLITSECRET99"} {
+		if _, err := w.Write([]byte(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Contains(out.String(), "second") {
+		t.Errorf("an unfinished line was written before its newline: %q", out.String())
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := "line one [redacted] end\nsecond line [redacted]"
+	if out.String() != want {
+		t.Errorf("wrote %q, want %q", out.String(), want)
+	}
+}
+
+func FuzzString(f *testing.F) {
+	f.Add("https://user:pass@host/x", "pass")
+	f.Add("TOKEN=abcdefgh run", "abcdefgh")
+	f.Fuzz(func(t *testing.T, s, secret string) {
+		if len(secret) < MinSecretLen {
+			return
+		}
+		got := New(map[string]string{"X_TOKEN": secret}).String(s)
+		if strings.Contains(got, secret) && !strings.Contains(Mark, secret) {
+			t.Fatalf("%q still contains the secret %q", got, secret)
+		}
+	})
+}
