@@ -96,8 +96,28 @@ func TestCorpusThroughHook(t *testing.T) {
 			if c.Want == intercept.Pass && r.raw != "" {
 				t.Errorf("a pass-through printed %q", r.raw)
 			}
-			if !strings.Contains(r.reason(), c.Reason) {
+			ledger, err := os.ReadFile(filepath.Join(dir, LedgerFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var logged entry
+			if err := json.Unmarshal(ledger, &logged); err != nil {
+				t.Fatalf("ledger %q: %v", ledger, err)
+			}
+			if c.Want == intercept.Pass {
+				// A pass prints nothing: the ledger alone says why (a checked
+				// pass names its handler).
+				if !strings.Contains(logged.Reason, c.Reason) {
+					t.Errorf("ledger reason %q lacks %q", logged.Reason, c.Reason)
+				}
+			} else if !strings.Contains(r.reason(), c.Reason) {
 				t.Errorf("reason %q lacks %q", r.reason(), c.Reason)
+			}
+			if c.Handler != nil && logged.Handler != *c.Handler {
+				t.Errorf("ledger handler = %d, want %d", logged.Handler, *c.Handler)
+			}
+			if c.NotReason != "" && (strings.Contains(string(ledger), c.NotReason) || strings.Contains(r.raw, c.NotReason) || strings.Contains(r.stderr, c.NotReason)) {
+				t.Errorf("%q leaked into the output or the ledger", c.NotReason)
 			}
 			if c.Want == intercept.Deny && r.out["reason"] != r.reason() {
 				t.Errorf("deny carries reason %v, want it equal to permissionDecisionReason", r.out["reason"])
@@ -115,9 +135,8 @@ func TestCorpusThroughHook(t *testing.T) {
 			if c.Warning != "" && !strings.Contains(r.stderr, c.Warning) {
 				t.Errorf("stderr %q lacks %q", r.stderr, c.Warning)
 			}
-			ledger, err := os.ReadFile(filepath.Join(dir, LedgerFile))
-			if err != nil || !strings.Contains(string(ledger), `"decision":"`+string(c.Want)+`"`) {
-				t.Errorf("ledger = %q, %v", ledger, err)
+			if logged.Decision != c.Want {
+				t.Errorf("ledger = %q, want decision %s", ledger, c.Want)
 			}
 		})
 	}

@@ -2,77 +2,166 @@ package intercept
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"path"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
+
+// analysis is what the hook reads from a Bash command line before it runs:
+// every simple command it would run, with its words as the shell will see
+// them, and why what would run cannot be known, if it cannot.
+type analysis struct {
+	calls []call
+	// unknown is set when the command line runs something whose name (or
+	// code) is only known when it runs: "$a$b" with unknown a/b, eval of a
+	// non-literal, source, a shell reading its script from stdin, a glob or
+	// $(…) in command position, a wrapper whose command comes from its input.
+	unknown string
+}
+
+// word is one shell word after expansion.
+type word struct {
+	s string
+	// dyn: the word depends on something only known when the command runs
+	// (an unknown variable, $(…), $@, an xargs/find replacement).
+	dyn bool
+	// glob: the word has an unquoted glob in it (matters in command position).
+	glob bool
+}
 
 // call is one simple command of a Bash command line, with the environment
 // it runs under as far as the command line itself sets it.
 type call struct {
-	text string
+	text  string // as printed (quoting kept)
+	words []word // after quote removal, brace and known-variable expansion
 	// env holds the variables the command line assigns before or inline
 	// with this call; a value of unknownValue could not be read statically.
 	env map[string]string
 }
 
-// unknownValue marks an assignment whose value is not a literal.
+// unknownValue marks an assignment whose value is not known statically.
 const unknownValue = "\x00unknown"
 
-// maxNesting bounds bash -c / eval re-parsing.
+// maxNesting bounds bash -c / eval / alias re-parsing.
 const maxNesting = 4
 
-// splitBash parses a command line into its simple commands: those joined by
-// pipes, && and ;, inside $() and backticks, and inside bash -c / sh -c /
-// eval strings. ok is false when the command does not parse; the caller then
-// falls back to the raw text.
-func splitBash(command string) (calls []call, ok bool) {
-	return splitNested(command, map[string]string{}, 0)
+// analyseBash parses a command line. base is the hook's environment: the
+// variables the command starts with.
+func analyseBash(command string, base map[string]string) *analysis {
+	a := &analysis{}
+	w := &walker{an: a, base: base, printer: syntax.NewPrinter()}
+	w.env.base = base
+	w.cfg = &expand.Config{Env: &w.env,
+		CmdSubst:  func(io.Writer, *syntax.CmdSubst) error { w.env.missing = true; return nil },
+		ProcSubst: func(*syntax.ProcSubst) (string, error) { w.env.missing = true; return "/dev/fd/63", nil },
+	}
+	w.nested(command, map[string]string{}, 0)
+	return a
 }
 
-func splitNested(command string, env map[string]string, depth int) ([]call, bool) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
-	if err != nil {
-		return nil, false
+// lineEnv is the environment expansion reads: the command line's own
+// assignments over the hook's environment. Reading a variable neither
+// defines (or one assigned a non-literal) marks the word as dynamic.
+type lineEnv struct {
+	base, line map[string]string
+	missing    bool
+}
+
+func (e *lineEnv) Get(name string) expand.Variable {
+	v, ok := e.line[name]
+	if !ok {
+		v, ok = e.base[name]
 	}
-	var calls []call
-	ok := true
+	if !ok || v == unknownValue {
+		if name != "IFS" && name != "PWD" { // read by every expansion
+			e.missing = true
+		}
+		return expand.Variable{}
+	}
+	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
+}
+
+func (e *lineEnv) Each(func(string, expand.Variable) bool) {}
+
+type walker struct {
+	an      *analysis
+	base    map[string]string
+	env     lineEnv
+	cfg     *expand.Config
+	printer *syntax.Printer
+}
+
+func (w *walker) deny(format string, args ...any) {
+	if w.an.unknown == "" {
+		w.an.unknown = fmt.Sprintf(format, args...)
+	}
+}
+
+// nested parses and walks code (the whole line, or a bash -c / eval /
+// alias string) under env.
+func (w *walker) nested(code string, env map[string]string, depth int) {
+	if depth > maxNesting {
+		w.deny("the command nests shell code more than %d levels deep", maxNesting)
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(code), "")
+	if err != nil {
+		if depth == 0 {
+			w.deny("the command does not parse as shell (%v)", err)
+		} else {
+			w.deny("it runs shell code that does not parse (%v)", err)
+		}
+		return
+	}
 	state := clone(env)
-	printer := syntax.NewPrinter()
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.DeclClause:
 			for _, a := range n.Args {
-				assign(state, a)
+				w.assign(state, a)
+			}
+		case *syntax.ForClause:
+			// The loop variable takes values only known as the loop runs.
+			if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+				state[wi.Name.Value] = unknownValue
 			}
 		case *syntax.CallExpr:
 			if len(n.Args) == 0 {
 				for _, a := range n.Assigns {
-					assign(state, a) // a bare VAR=x persists
+					w.assign(state, a) // a bare VAR=x persists
 				}
 				return true
 			}
 			callEnv := clone(state)
 			for _, a := range n.Assigns {
-				assign(callEnv, a) // VAR=x cmd: only for this call
+				w.assign(callEnv, a) // VAR=x cmd: only for this call
+			}
+			var words []word
+			for _, a := range n.Args {
+				words = append(words, w.expandWord(state, a)...)
 			}
 			var buf bytes.Buffer
-			_ = printer.Print(&buf, &syntax.CallExpr{Args: n.Args})
-			calls = append(calls, call{text: buf.String(), env: callEnv})
-			if inner, isShell := shellString(n.Args); isShell {
-				if depth >= maxNesting {
-					ok = false
-				} else if nested, nok := splitNested(inner, callEnv, depth+1); nok {
-					calls = append(calls, nested...)
-				} else {
-					ok = false
-				}
-			}
-			if name, _ := wordLit(n.Args[0]); name == "export" {
-				for _, w := range n.Args[1:] {
-					if s, lit := wordLit(w); lit {
-						if k, v, found := strings.Cut(s, "="); found {
+			_ = w.printer.Print(&buf, &syntax.CallExpr{Args: n.Args})
+			w.command(buf.String(), words, callEnv, depth, false)
+			if len(words) > 0 && !words[0].dyn {
+				switch words[0].s {
+				case "export", "readonly", "declare", "typeset", "local":
+					for _, a := range words[1:] {
+						if k, v, found := strings.Cut(a.s, "="); found && envName(k) {
+							if a.dyn {
+								v = unknownValue
+							}
 							state[k] = v
+						}
+					}
+				case "read", "mapfile", "readarray", "getopts", "printf":
+					for _, a := range words[1:] {
+						if envName(a.s) {
+							state[a.s] = unknownValue
 						}
 					}
 				}
@@ -80,78 +169,391 @@ func splitNested(command string, env map[string]string, depth int) ([]call, bool
 		}
 		return true
 	})
-	return calls, ok
 }
 
-// shellString returns the script of bash -c, sh -c (and friends) or eval.
-func shellString(args []*syntax.Word) (string, bool) {
-	name, lit := wordLit(args[0])
-	if !lit {
-		return "", false
+func envName(s string) bool { return s != "" && envNameRE().MatchString(s) }
+
+// expandWord expands one word as the shell would in an argument: quotes
+// removed, braces expanded, known variables substituted. It never fails: a
+// word that cannot be expanded is kept as printed and marked dynamic.
+func (w *walker) expandWord(env map[string]string, wd *syntax.Word) []word {
+	w.env.line, w.env.missing = env, false
+	fields, err := expand.Fields(w.cfg, wd)
+	glob := hasGlob(wd)
+	if err != nil {
+		var buf bytes.Buffer
+		_ = w.printer.Print(&buf, wd)
+		return []word{{s: buf.String(), dyn: true, glob: glob}}
 	}
-	name = name[strings.LastIndex(name, "/")+1:]
-	switch name {
-	case "eval":
-		var parts []string
-		for _, w := range args[1:] {
-			s, lit := wordLit(w)
-			if !lit {
-				return "", false
-			}
-			parts = append(parts, s)
+	dyn := w.env.missing
+	if len(fields) == 0 {
+		if dyn {
+			return []word{{dyn: true}}
 		}
-		return strings.Join(parts, " "), len(parts) > 0
-	case "bash", "sh", "zsh", "dash", "ksh":
-		for i := 1; i+1 < len(args); i++ {
-			if flag, _ := wordLit(args[i]); strings.HasPrefix(flag, "-") && strings.Contains(flag, "c") {
-				s, lit := wordLit(args[i+1])
-				return s, lit
-			}
-		}
+		return nil
 	}
-	return "", false
+	out := make([]word, len(fields))
+	for i, f := range fields {
+		out[i] = word{s: f, dyn: dyn, glob: glob}
+	}
+	return out
 }
 
-func assign(env map[string]string, a *syntax.Assign) {
+// assign records an assignment's value in env: its expansion when it is
+// known, unknownValue when it is not.
+func (w *walker) assign(env map[string]string, a *syntax.Assign) {
 	if a.Name == nil {
 		return
 	}
-	if a.Value == nil {
-		if !a.Naked {
-			env[a.Name.Value] = ""
-		}
+	switch {
+	case a.Naked:
+		return
+	case a.Array != nil || a.Append || a.Index != nil:
+		env[a.Name.Value] = unknownValue
+		return
+	case a.Value == nil:
+		env[a.Name.Value] = ""
 		return
 	}
-	if v, lit := wordLit(a.Value); lit {
-		env[a.Name.Value] = v
-		return
+	w.env.line, w.env.missing = env, false
+	v, err := expand.Literal(w.cfg, a.Value)
+	if err != nil || w.env.missing {
+		v = unknownValue
 	}
-	env[a.Name.Value] = unknownValue
+	env[a.Name.Value] = v
 }
 
-// wordLit returns a word's value when it is made only of literals and
-// quoted literals.
-func wordLit(w *syntax.Word) (string, bool) {
-	var b strings.Builder
-	for _, p := range w.Parts {
+// hasGlob reports an unquoted, unescaped glob character in a word.
+func hasGlob(wd *syntax.Word) bool {
+	for _, p := range wd.Parts {
 		switch p := p.(type) {
+		case *syntax.ExtGlob:
+			return true
 		case *syntax.Lit:
-			b.WriteString(p.Value)
-		case *syntax.SglQuoted:
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				lit, ok := q.(*syntax.Lit)
-				if !ok {
-					return "", false
+			esc := false
+			for i, r := range p.Value {
+				switch {
+				case esc:
+					esc = false
+				case r == '\\':
+					esc = true
+				case r == '*' || r == '?':
+					return true
+				case r == '[' && strings.Contains(p.Value[i+1:], "]"):
+					return true
 				}
-				b.WriteString(lit.Value)
 			}
-		default:
-			return "", false
 		}
 	}
-	return b.String(), true
+	return false
+}
+
+// shells read a script: from -c, from a file operand, else from stdin.
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true,
+	"yash": true, "posh": true, "csh": true, "tcsh": true, "fish": true, "rbash": true}
+
+// wrapper describes a command that runs another command given in its
+// arguments (sudo cmd, timeout 5 cmd, xargs cmd).
+type wrapper struct {
+	value       []string // options that take a value (-u user, --signal=KILL)
+	positionals int      // operands before the command (timeout's duration)
+	code        []string // options whose value is shell code (su -c, flock -c)
+	onlyCode    bool     // runs nothing but its code option (su, script)
+	noRun       []string // options after which nothing runs (command -v)
+	assigns     bool     // NAME=value words set the command's environment (env)
+	joinCode    bool     // the rest is joined and run by sh -c (watch)
+}
+
+var wrappers = map[string]wrapper{
+	"sudo": {value: []string{"-u", "-g", "-h", "-p", "-C", "-r", "-t", "-U", "-D", "-R", "-T",
+		"--user", "--group", "--host", "--prompt", "--close-from", "--role", "--type", "--other-user", "--chdir", "--chroot", "--command-timeout"}},
+	"doas":             {value: []string{"-u", "-C"}},
+	"env":              {value: []string{"-u", "--unset", "-C", "--chdir"}, code: []string{"-S", "--split-string"}, assigns: true},
+	"nohup":            {},
+	"setsid":           {},
+	"builtin":          {},
+	"unbuffer":         {},
+	"busybox":          {},
+	"dbus-run-session": {},
+	"exec":             {value: []string{"-a"}},
+	"command":          {noRun: []string{"-v", "-V"}},
+	"nice":             {value: []string{"-n", "--adjustment"}},
+	"ionice":           {value: []string{"-c", "-n", "--class", "--classdata"}},
+	"timeout":          {value: []string{"-s", "--signal", "-k", "--kill-after"}, positionals: 1},
+	"gtimeout":         {value: []string{"-s", "--signal", "-k", "--kill-after"}, positionals: 1},
+	"time":             {value: []string{"-f", "--format", "-o", "--output"}},
+	"stdbuf":           {value: []string{"-i", "-o", "-e", "--input", "--output", "--error"}},
+	"flock":            {value: []string{"-w", "--timeout", "-E", "--conflict-exit-code"}, code: []string{"-c", "--command"}, positionals: 1},
+	"su":               {value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group"}, code: []string{"-c", "--command"}, onlyCode: true},
+	"runuser":          {value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-u", "--user"}, code: []string{"-c", "--command"}, onlyCode: true},
+	"script":           {value: []string{"-E", "--echo", "-I", "--log-in", "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing"}, code: []string{"-c", "--command"}, onlyCode: true},
+	"strace":           {value: []string{"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X"}},
+	"ltrace":           {value: []string{"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-n"}},
+	"watch":            {value: []string{"-n", "--interval", "-d", "--differences", "-q", "--equexit"}, joinCode: true},
+	"xargs": {value: []string{"-I", "-n", "-P", "-L", "-l", "-s", "-d", "-E", "-e", "-a", "--max-args", "--max-procs",
+		"--max-lines", "--max-chars", "--delimiter", "--eof", "--arg-file", "--process-slot-var"}},
+}
+
+// command records one simple command and what it runs in turn: the real
+// command of a wrapper, the code of eval / sh -c / alias / trap, the
+// command of find -exec. appended: the command's arguments get more words
+// from its input (xargs), so a wrapper left with no command runs input.
+func (w *walker) command(text string, words []word, env map[string]string, depth int, appended bool) {
+	w.an.calls = append(w.an.calls, call{text: text, words: words, env: env})
+	if len(words) == 0 {
+		return
+	}
+	name := words[0]
+	if name.dyn || name.glob {
+		w.deny("the command name in %q is only known when it runs", clip(text, 80))
+		return
+	}
+	base := path.Base(name.s)
+	args := words[1:]
+	code := func(from []word, what string) {
+		for _, a := range from {
+			if a.dyn {
+				w.deny("%s runs code that is only known when it runs (%q)", what, clip(text, 80))
+				return
+			}
+		}
+		w.nested(joinWords(from), env, depth+1)
+	}
+	switch {
+	case base == "eval":
+		code(args, "eval")
+	case base == "source" || base == ".":
+		w.deny("%s runs the commands of a file the hook does not read (%q)", base, clip(text, 80))
+	case base == "parallel":
+		w.deny("parallel runs commands built from its input (%q)", clip(text, 80))
+	case shells[base]:
+		w.shell(base, text, args, env, depth)
+	case base == "alias":
+		for _, a := range args {
+			if _, v, ok := strings.Cut(a.s, "="); ok {
+				code([]word{{s: v, dyn: a.dyn}}, "alias")
+			}
+		}
+	case base == "trap":
+		if len(args) > 0 && !strings.HasPrefix(args[0].s, "-") {
+			code(args[:1], "trap")
+		}
+	case base == "find":
+		w.findExec(args, env, depth)
+	default:
+		spec, ok := wrappers[base]
+		if !ok {
+			return
+		}
+		w.unwrap(base, text, spec, args, clone(env), depth, appended)
+	}
+}
+
+// shell handles sh/bash/…: -c code is parsed; a script file is a command
+// like any other; reading the script from stdin cannot be checked.
+func (w *walker) shell(name, text string, args []word, env map[string]string, depth int) {
+	sawC, sawS := false, false
+	var operand *word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.dyn {
+			w.deny("%s is given words only known when it runs (%q)", name, clip(text, 80))
+			return
+		}
+		s := a.s
+		if s == "-" || s == "--" {
+			sawS = sawS || s == "-"
+			if i+1 < len(args) {
+				operand = &args[i+1]
+			}
+			break
+		}
+		if len(s) > 1 && (s[0] == '-' || s[0] == '+') {
+			switch s {
+			case "-o", "+o", "-O", "+O", "--rcfile", "--init-file":
+				i++
+				continue
+			}
+			if !strings.HasPrefix(s, "--") {
+				sawC = sawC || strings.ContainsRune(s, 'c')
+				sawS = sawS || strings.ContainsRune(s, 's')
+			}
+			continue
+		}
+		operand = &args[i]
+		break
+	}
+	switch {
+	case sawC && operand == nil:
+		w.deny("%s -c gets its code from its input (%q)", name, clip(text, 80))
+	case sawC && operand.dyn:
+		w.deny("%s -c runs code only known when it runs (%q)", name, clip(text, 80))
+	case sawC:
+		w.nested(operand.s, env, depth+1)
+	case sawS || operand == nil:
+		w.deny("%s reads its script from standard input (a pipe, here-doc, here-string or file), which the hook cannot read (%q)", name, clip(text, 80))
+	}
+}
+
+// unwrap finds the command a wrapper runs and records it in turn.
+func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[string]string, depth int, appended bool) {
+	replace := ""
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a.dyn {
+			w.deny("%s is given options only known when it runs (%q)", name, clip(text, 80))
+			return
+		}
+		s := a.s
+		if s == "--" {
+			i++
+			break
+		}
+		if spec.assigns {
+			if k, v, ok := strings.Cut(s, "="); ok && envName(k) {
+				env[k] = v
+				continue
+			}
+		}
+		if len(s) < 2 || s[0] != '-' {
+			break
+		}
+		opt, val, hasVal := strings.Cut(s, "=")
+		if containsStr(spec.noRun, opt) {
+			return
+		}
+		isCode, isValue := containsStr(spec.code, opt), containsStr(spec.value, opt)
+		if (isCode || isValue) && !hasVal && i+1 < len(args) {
+			i++
+			val, hasVal = args[i].s, true
+			if args[i].dyn {
+				w.deny("%s is given options only known when it runs (%q)", name, clip(text, 80))
+				return
+			}
+		}
+		if isCode && hasVal {
+			w.nested(val, env, depth+1)
+		}
+		if name == "xargs" {
+			switch {
+			case opt == "-I" && hasVal:
+				replace = val
+			case strings.HasPrefix(s, "-I") && len(s) > 2:
+				replace = s[2:]
+			case s == "-i" || s == "--replace":
+				replace = "{}"
+			case strings.HasPrefix(s, "-i") || opt == "--replace":
+				replace = strings.TrimPrefix(strings.TrimPrefix(s, "-i"), "--replace=")
+			}
+		}
+	}
+	if spec.onlyCode {
+		return
+	}
+	for n := 0; n < spec.positionals && i < len(args); n++ {
+		i++
+	}
+	rest := args[i:]
+	if len(rest) == 0 {
+		if appended {
+			w.deny("%s runs a command that comes from its input (%q)", name, clip(text, 80))
+		}
+		return // xargs alone runs echo; env alone prints
+	}
+	if name == "xargs" {
+		rest = markReplaced(rest, replace)
+		appended = true
+	}
+	if spec.joinCode {
+		for _, a := range rest {
+			if a.dyn {
+				w.deny("%s runs code only known when it runs (%q)", name, clip(text, 80))
+				return
+			}
+		}
+		w.nested(joinWords(rest), env, depth+1)
+		return
+	}
+	w.command(joinWords(rest), rest, env, depth, appended)
+}
+
+// findExec records the commands of find's -exec, -execdir, -ok and -okdir.
+func (w *walker) findExec(args []word, env map[string]string, depth int) {
+	for i := 0; i < len(args); i++ {
+		switch args[i].s {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		j := i + 1
+		for j < len(args) && args[j].s != ";" && args[j].s != "+" {
+			j++
+		}
+		sub := markReplaced(args[i+1:j], "{}")
+		w.command(joinWords(sub), sub, env, depth, false)
+		i = j
+	}
+}
+
+// markReplaced marks the words that xargs or find fill in from their input.
+func markReplaced(words []word, replace string) []word {
+	if replace == "" {
+		return words
+	}
+	out := make([]word, len(words))
+	for i, a := range words {
+		out[i] = a
+		if strings.Contains(a.s, replace) {
+			out[i].dyn = true
+		}
+	}
+	return out
+}
+
+func joinWords(words []word) string {
+	var b strings.Builder
+	for i, a := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(a.s)
+	}
+	return b.String()
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// texts are the forms of a call the filters are tried on: as printed, with
+// the shell's quoting undone, and with the words between the command and
+// each of its next few words left out (kubectl --context prod apply is also
+// read as "kubectl prod apply" and "kubectl apply"), the command named by
+// its base name.
+func (c call) texts() []string {
+	out := []string{c.text}
+	if len(c.words) == 0 {
+		return out
+	}
+	if u := joinWords(c.words); u != c.text {
+		out = append(out, u)
+	}
+	name := path.Base(c.words[0].s)
+	if name != c.words[0].s {
+		out = append(out, name+" "+joinWords(c.words[1:]))
+	}
+	// A few later words, options or not, may be the sub-command: options
+	// with values (--context prod), braces ({kubectl,x} apply).
+	for i := 2; i < len(c.words) && i <= 5; i++ {
+		out = append(out, name+" "+joinWords(c.words[i:]))
+	}
+	return out
 }
 
 func clone(m map[string]string) map[string]string {

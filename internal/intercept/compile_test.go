@@ -66,7 +66,7 @@ func TestResolveCatalog(t *testing.T) {
 	if !slices.Contains(got.Patterns, "mcp__atlassian__*") || !slices.Contains(got.Patterns, "Bash") {
 		t.Errorf("patterns = %q", got.Patterns)
 	}
-	if len(got.InputFilters) == 0 || got.EnvChecks["JIRA_SERVER"].MustContain[0] != "localhost" {
+	if len(got.InputFilters) == 0 || !slices.Contains(got.EnvChecks["JIRA_SERVER"].HostIn, "localhost") || len(got.EnvChecks["JIRA_SERVER"].MustContain) != 0 {
 		t.Errorf("filters %q, env_checks %v", got.InputFilters, got.EnvChecks)
 	}
 	if _, err := Prepare(File{Handlers: []Handler{got}}); err != nil {

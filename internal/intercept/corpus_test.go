@@ -34,6 +34,9 @@ func TestDecisionCorpus(t *testing.T) {
 			if d.Kind != c.Want {
 				t.Fatalf("Decide = %s (%s), want %s", d.Kind, d.Reason, c.Want)
 			}
+			if c.Handler != nil && d.Handler != *c.Handler {
+				t.Errorf("handler = %d, want %d (%s)", d.Handler, *c.Handler, d.Reason)
+			}
 			if !strings.Contains(d.Reason, c.Reason) {
 				t.Errorf("reason %q does not contain %q", d.Reason, c.Reason)
 			}
@@ -74,15 +77,20 @@ func TestPrepareRejects(t *testing.T) {
 	}
 }
 
-// FuzzDecide runs arbitrary Bash commands through the Jira handler: no
-// panic, and a command that mentions jira is never passed through.
+// FuzzDecide runs arbitrary Bash commands through the Jira handler, seeded
+// with every command of the corpus: no panic; a command that names jira —
+// in its raw text, or as a command name once the shell's quoting is undone
+// — is never passed through unchecked; and a checked pass needs a test
+// instance somewhere.
 func FuzzDecide(f *testing.F) {
 	corpus, err := loadCorpus()
 	if err != nil {
 		f.Fatal(err)
 	}
+	seen := map[string]bool{}
 	for _, c := range corpus.Cases {
-		if cmd, ok := c.Input["command"].(string); ok {
+		if cmd, ok := c.Input["command"].(string); ok && !seen[cmd] {
+			seen[cmd] = true
 			f.Add(cmd, c.Env["JIRA_SERVER"])
 		}
 	}
@@ -92,25 +100,99 @@ func FuzzDecide(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, command, server string) {
 		d := intercept.Decide(context.Background(), p, intercept.Request{ToolName: "Bash",
-			ToolInput: map[string]any{"command": command}, Env: map[string]string{"JIRA_SERVER": server}}, nil)
-		if strings.Contains(strings.ToLower(command), "jira") && d.Kind == intercept.Pass {
-			// \bjira\b needs word boundaries; only a bare substring may pass.
-			for _, w := range strings.FieldsFunc(strings.ToLower(command), func(r rune) bool {
-				return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_')
-			}) {
-				if w == "jira" {
-					t.Fatalf("a command naming jira passed through: %q", command)
-				}
-			}
+			ToolInput: map[string]any{"command": command}, Env: map[string]string{"JIRA_SERVER": server, "HOME": "/home/u"}}, nil)
+		unchecked := d.Kind == intercept.Pass && d.Handler < 0
+		if unchecked && (hasWord(command, "jira") || namesJira(command)) {
+			t.Fatalf("a command naming jira passed through unchecked: %q", command)
 		}
 		if d.Kind == intercept.Allow {
-			// An allow needs every environment the matched commands run
-			// under to name a test instance.
-			if !strings.Contains(strings.ToLower(command+server), "localhost") && !strings.Contains(strings.ToLower(command+server), "127.0.0.1") &&
-				!strings.Contains(strings.ToLower(command+server), "emulator") && !strings.Contains(strings.ToLower(command+server), "test") &&
-				!strings.Contains(strings.ToLower(command+server), "staging") {
-				t.Fatalf("allowed without any test-instance marker: %q with JIRA_SERVER=%q", command, server)
+			t.Fatalf("a Bash call was allowed (a passed check must pass through): %q", command)
+		}
+		if d.Kind == intercept.Pass && d.Handler >= 0 {
+			lc := strings.ToLower(command + server)
+			if !strings.Contains(lc, "localhost") && !strings.Contains(lc, "127.0.0.1") && !strings.Contains(lc, "emulator") &&
+				!strings.Contains(lc, "test") && !strings.Contains(lc, "staging") {
+				t.Fatalf("passed the check without any test-instance marker: %q with JIRA_SERVER=%q", command, server)
 			}
 		}
 	})
+}
+
+// hasWord: the raw text has w as a whole word (what \bjira\b matches).
+func hasWord(s, w string) bool {
+	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_')
+	}) {
+		if f == w {
+			return true
+		}
+	}
+	return false
+}
+
+// namesJira is an independent oracle: it undoes quotes and backslashes as
+// the shell does and reports whether a command of the line (the first word
+// of a segment between ; | & ( ) and newlines, after VAR=x words) is jira.
+// Lines with here-docs or comments are left out: their text is data.
+func namesJira(command string) bool {
+	if strings.Contains(command, "<<") || strings.Contains(command, "#") {
+		return false
+	}
+	var b strings.Builder
+	const (
+		out = iota
+		single
+		double
+	)
+	state := out
+	for i := 0; i < len(command); i++ {
+		c := command[i]
+		switch state {
+		case out:
+			switch {
+			case c == '\\' && i+1 < len(command):
+				i++
+				if command[i] != '\n' {
+					b.WriteByte(command[i])
+				}
+			case c == '\'':
+				state = single
+			case c == '"':
+				state = double
+			default:
+				b.WriteByte(c)
+			}
+		case single:
+			if c == '\'' {
+				state = out
+			} else {
+				b.WriteByte(c)
+			}
+		case double:
+			switch {
+			case c == '"':
+				state = out
+			case c == '\\' && i+1 < len(command) && strings.IndexByte("$`\"\\\n", command[i+1]) >= 0:
+				i++
+				if command[i] != '\n' {
+					b.WriteByte(command[i])
+				}
+			default:
+				b.WriteByte(c)
+			}
+		}
+	}
+	for _, seg := range strings.FieldsFunc(b.String(), func(r rune) bool { return strings.ContainsRune(";|&()\n", r) }) {
+		for _, w := range strings.Fields(seg) {
+			if strings.Contains(w, "=") && !strings.HasPrefix(w, "=") {
+				continue
+			}
+			w = strings.ToLower(w)
+			if w == "jira" || strings.HasSuffix(w, "/jira") {
+				return true
+			}
+			break
+		}
+	}
+	return false
 }

@@ -3,12 +3,13 @@ package intercept
 import (
 	"context"
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // Kind is what the hook does with a call.
@@ -72,8 +73,7 @@ type Answerer interface {
 func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision {
 	d := Decision{Kind: Pass, Handler: -1}
 	var command string
-	var calls []call
-	parsed := false
+	var an *analysis
 	if req.ToolName == "Bash" {
 		command, _ = req.ToolInput["command"].(string)
 	}
@@ -89,58 +89,69 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 				d.Warnings = append(d.Warnings, fmt.Sprintf("handler %d (%s) has Bash in patterns but no input_filters; skipped (it would deny every Bash call)", i, oneLine(h.Match)))
 				continue
 			}
-			if !parsed {
-				var ok bool
-				calls, ok = splitBash(command)
-				if !ok {
-					d.Warnings = append(d.Warnings, "the command did not parse as shell; matching its raw text")
-				}
-				parsed = true
+			if an == nil {
+				an = analyseBash(command, req.Env)
 			}
-			hit, detail, envs := matchBash(h.filters, command, calls, req.Env)
+			if an.unknown != "" {
+				// A Bash handler is active and the command runs something
+				// the hook cannot see: fail closed.
+				d.Handler, d.Kind = i, Deny
+				d.Reason = redact.String("Blocked by eval harness: the hook cannot tell what this command would run: " + an.unknown +
+					". Run the command by its plain name, with literal arguments.")
+				d.Detail = "unknowable command (" + strings.TrimSuffix(oneLine(h.Match), ".") + " is active)"
+				return d
+			}
+			hit, detail, matched := matchBash(h.filters, command, an.calls, req.Env)
 			if !hit {
 				continue
 			}
-			d.Handler, d.Detail = i, detail
-			return gate(d, h, envs)
+			d.Handler, d.Detail = i, redact.String(detail)
+			return gate(d, h, matched)
 		}
 		d.Handler = i
 		if req.ToolName == "AskUserQuestion" {
 			return answer(ctx, d, p, h, req.ToolInput, llm)
 		}
-		return gate(d, h, []map[string]string{req.Env})
+		return gate(d, h, []call{{env: req.Env}})
 	}
 	return d
 }
 
 // matchBash tries the filters on the whole command and on each simple
-// command. It returns the environments the matching commands run under.
-func matchBash(filters []*regexp.Regexp, command string, calls []call, env map[string]string) (bool, string, []map[string]string) {
-	var envs []map[string]string
+// command (as printed and as the shell will read it). It returns the
+// matching calls, their env being the full environment they run under.
+func matchBash(filters []*regexp.Regexp, command string, calls []call, env map[string]string) (bool, string, []call) {
+	var matched []call
 	detail := ""
 	for _, c := range calls {
-		for _, f := range filters {
-			if f.MatchString(c.text) {
-				envs = append(envs, overlay(env, c.env))
-				if detail == "" {
-					detail = fmt.Sprintf("filter %q matched %q", strings.TrimPrefix(f.String(), "(?i)"), c.text)
+	texts:
+		for _, t := range c.texts() {
+			for _, f := range filters {
+				if f.MatchString(t) {
+					m := c
+					m.env = overlay(env, c.env)
+					matched = append(matched, m)
+					if detail == "" {
+						detail = fmt.Sprintf("filter %q matched %q", strings.TrimPrefix(f.String(), "(?i)"), t)
+					}
+					break texts
 				}
-				break
 			}
 		}
 	}
-	if len(envs) > 0 {
-		return true, detail, envs
+	if len(matched) > 0 {
+		return true, detail, matched
 	}
 	for _, f := range filters {
 		if f.MatchString(command) {
-			// Only the whole line matches (the text spans commands): every
-			// command's environment must pass.
-			envs = []map[string]string{env}
+			// Only the whole line matches (the text spans commands, or sits
+			// in a here-doc or comment): every command's environment must
+			// pass.
+			matched = []call{{env: env}}
 			for _, c := range calls {
-				envs = append(envs, overlay(env, c.env))
+				matched = append(matched, call{env: overlay(env, c.env)})
 			}
-			return true, fmt.Sprintf("filter %q matched the command line", strings.TrimPrefix(f.String(), "(?i)")), envs
+			return true, fmt.Sprintf("filter %q matched the command line", strings.TrimPrefix(f.String(), "(?i)")), matched
 		}
 	}
 	return false, "", nil
@@ -154,56 +165,85 @@ func overlay(base, over map[string]string) map[string]string {
 	return out
 }
 
-// gate applies a matched handler's env_checks to every environment.
-func gate(d Decision, h prepared, envs []map[string]string) Decision {
+// gate applies a matched handler's env_checks to the environment of every
+// matched call, then judges the targets those calls name on their own
+// command line. When all pass, the call passes through with no decision
+// (Claude Code's permission rules still apply); Reason records why.
+func gate(d Decision, h prepared, calls []call) Decision {
 	label := strings.TrimSuffix(oneLine(h.Match), ".")
-	if len(h.EnvChecks) == 0 {
+	deny := func(why string) Decision {
 		d.Kind = Deny
-		d.Reason = fmt.Sprintf("Blocked by eval harness: %s (this handler defines no env_checks, so matching calls are denied)", label)
+		d.Reason = redact.String(fmt.Sprintf("Blocked by eval harness: %s: %s", label, why))
 		return d
+	}
+	if len(h.EnvChecks) == 0 {
+		return deny("this handler defines no env_checks, so matching calls are denied")
 	}
 	names := make([]string, 0, len(h.EnvChecks))
 	for n := range h.EnvChecks {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, env := range envs {
+	for _, c := range calls {
 		for _, name := range names {
-			if why := checkVar(name, env, h.EnvChecks[name].MustContain); why != "" {
-				d.Kind = Deny
-				d.Reason = fmt.Sprintf("Blocked by eval harness: %s: %s", label, why)
-				return d
+			if why := checkVar(name, c.env, h.EnvChecks[name]); why != "" {
+				return deny(why)
 			}
 		}
 	}
-	d.Kind = Allow
-	d.Reason = fmt.Sprintf("allowed by eval harness: %s: env_checks passed (%s)", label, strings.Join(names, ", "))
+	for _, c := range calls {
+		for _, o := range overridesOf(c) {
+			if why := judgeOverride(h, names, c, o); why != "" {
+				return deny(why)
+			}
+		}
+	}
+	d.Kind = Pass
+	d.Reason = fmt.Sprintf("passed by eval harness: %s: env_checks passed (%s); Claude Code's permission rules decide", label, strings.Join(names, ", "))
 	return d
 }
 
-var secretName = lazyre.New(`(?i)token|key|secret|password|passwd|credential|auth`)
-
-func checkVar(name string, env map[string]string, mustContain []string) string {
-	v, set := env[name]
-	shown := func() string {
-		if secretName().MatchString(name) {
-			return "[redacted]"
+// judgeOverride checks a target a command names itself (jira --server URL)
+// with the handler's env_checks, as Override describes.
+func judgeOverride(h prepared, names []string, c call, o override) string {
+	what := path.Base(c.words[0].s) + " " + o.flag
+	if o.spec.Uncheckable {
+		return fmt.Sprintf("%s changes what the command targets in a way the hook cannot check; run it without %s", what, o.flag)
+	}
+	if o.dyn {
+		return fmt.Sprintf("%s is given a target only known when it runs, which cannot be checked", what)
+	}
+	var vars []string
+	if len(o.spec.Vars) > 0 {
+		for _, v := range o.spec.Vars {
+			if _, ok := h.EnvChecks[v]; ok {
+				vars = append(vars, v)
+			}
 		}
-		return fmt.Sprintf("%q", v)
+	} else {
+		for _, n := range names {
+			if len(h.EnvChecks[n].HostIn) > 0 {
+				vars = append(vars, n)
+			}
+		}
+		if len(vars) == 0 {
+			vars = names
+		}
 	}
-	switch {
-	case !set:
-		return fmt.Sprintf("%s is not set; it must contain one of %s", name, strings.Join(mustContain, ", "))
-	case v == unknownValue:
-		return fmt.Sprintf("%s is assigned a value that cannot be checked before it runs (not a literal)", name)
+	if len(vars) == 0 {
+		return fmt.Sprintf("%s names its own target, and this handler has no env_check (%s) to judge it by", what, strings.Join(o.spec.Vars, ", "))
 	}
-	lv := strings.ToLower(v)
-	for _, s := range mustContain {
-		if strings.Contains(lv, strings.ToLower(s)) {
+	first := ""
+	for _, v := range vars {
+		why := checkValue(o.flag, o.value, h.EnvChecks[v])
+		if why == "" {
 			return ""
 		}
+		if first == "" {
+			first = fmt.Sprintf("%s overrides the target %s names: judged by %s's check, %s", what, v, v, why)
+		}
 	}
-	return fmt.Sprintf("%s=%s does not contain any of %s (it must point at a test instance)", name, shown(), strings.Join(mustContain, ", "))
+	return first
 }
 
 // answer resolves every question of an AskUserQuestion call: an exact

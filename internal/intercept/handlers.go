@@ -32,16 +32,35 @@ type Handler struct {
 	Patterns []string `yaml:"patterns" json:"patterns"`
 	// InputFilters are case-insensitive regexes over a Bash command.
 	InputFilters []string `yaml:"input_filters,omitempty" json:"input_filters,omitempty"`
-	// EnvChecks: each variable must contain one of its substrings.
+	// EnvChecks: each variable must pass its check (see EnvCheck).
 	EnvChecks map[string]EnvCheck `yaml:"env_checks,omitempty" json:"env_checks,omitempty"`
 	// CaseOverrides map an exact question to its answer.
 	CaseOverrides map[string]string `yaml:"case_overrides,omitempty" json:"case_overrides,omitempty"`
 }
 
-// EnvCheck requires a variable's lower-cased value to contain one of
-// MustContain.
+// EnvCheck is what a variable's value must be for a matched call to go on.
+// At least one of the two forms is set; when both are, both must hold.
+//
+// MustContain (the seed's form): the lower-cased value contains one of the
+// substrings. Weak for URLs: "test" is in contest.atlassian.net.
+//
+// HostIn (for URL-valued variables): the value is parsed as a URL — with a
+// scheme (https://bot@jira.test:8443/x, postgres://u@db.test/app) or
+// without one, read as host[:port][/path] (localhost:8080, [::1]:9000) — and
+// its host, lower-cased, without port, brackets or trailing dot, must be
+// covered by an entry:
+//   - a name entry "test" covers the host "test" itself and every host
+//     under it (jira.test, a.b.test) — a whole-label suffix, so
+//     contest.atlassian.net and test.atlassian.net are not covered;
+//   - an entry "*.example.com" covers only hosts strictly under
+//     example.com (a.example.com), not example.com itself;
+//   - an IP entry (127.0.0.1, ::1) covers exactly that address: a name like
+//     evil.127.0.0.1 is not an address and is not covered.
+//
+// A value with no host (empty, a bare path) fails.
 type EnvCheck struct {
-	MustContain []string `yaml:"must_contain" json:"must_contain"`
+	MustContain []string `yaml:"must_contain,omitempty" json:"must_contain,omitempty"`
+	HostIn      []string `yaml:"host_in,omitempty" json:"host_in,omitempty"`
 }
 
 // Policy is a prepared File: regexes compiled once, decided many times.
@@ -87,8 +106,13 @@ func Prepare(f File) (*Policy, error) {
 			if !envNameRE().MatchString(name) {
 				problems = append(problems, fmt.Sprintf("handlers[%d]: env_checks: %q is not a variable name", i, name))
 			}
-			if len(c.MustContain) == 0 {
-				problems = append(problems, fmt.Sprintf("handlers[%d]: env_checks.%s: must_contain is empty", i, name))
+			if len(c.MustContain) == 0 && len(c.HostIn) == 0 {
+				problems = append(problems, fmt.Sprintf("handlers[%d]: env_checks.%s: must_contain and host_in are both empty", i, name))
+			}
+			for _, h := range c.HostIn {
+				if strings.TrimSpace(h) == "" || strings.ContainsAny(h, "/@ ") {
+					problems = append(problems, fmt.Sprintf("handlers[%d]: env_checks.%s: host_in entry %q must be a host name or address (no scheme, path or user)", i, name, h))
+				}
 			}
 		}
 		p.handlers = append(p.handlers, ph)

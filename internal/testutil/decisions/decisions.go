@@ -22,19 +22,28 @@ type Corpus struct {
 
 // Case is one call and the decision expected for it.
 type Case struct {
-	Name      string            `yaml:"name"`
-	Handlers  string            `yaml:"handlers"`
-	Tool      string            `yaml:"tool"`
-	Input     map[string]any    `yaml:"input"`
-	Env       map[string]string `yaml:"env"`
-	LLM       *string           `yaml:"llm"`
-	LLMError  string            `yaml:"llm_error"`
-	Want      intercept.Kind    `yaml:"want"`
+	Name     string            `yaml:"name"`
+	Handlers string            `yaml:"handlers"`
+	Tool     string            `yaml:"tool"`
+	Input    map[string]any    `yaml:"input"`
+	Env      map[string]string `yaml:"env"`
+	LLM      *string           `yaml:"llm"`
+	LLMError string            `yaml:"llm_error"`
+	Want     intercept.Kind    `yaml:"want"`
+	// Handler is the index of the handler the decision must name; unset
+	// means any (a pass with a handler is a checked pass, without one an
+	// unmatched call).
+	Handler   *int              `yaml:"handler"`
 	Reason    string            `yaml:"reason"`
 	NotReason string            `yaml:"not_reason"`
 	Answers   map[string]string `yaml:"answers"`
 	Tiers     map[string]string `yaml:"tiers"`
 	Warning   string            `yaml:"warning"`
+	// Commands and HandlerSets make one entry stand for many cases: one
+	// Bash call per command, under each handler set (a corpus of everyday
+	// or evasive commands that share an expectation). Load expands them.
+	Commands    []string `yaml:"commands"`
+	HandlerSets []string `yaml:"handler_sets"`
 }
 
 // Load reads the corpus strictly: a typo in it fails the tests.
@@ -49,12 +58,56 @@ func Load(path string) (*Corpus, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, err
 	}
+	var cases []Case
+	for _, cs := range c.Cases {
+		expanded, err := expand(cs)
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, expanded...)
+	}
+	c.Cases = cases
 	for _, cs := range c.Cases {
 		if _, ok := c.HandlerSets[cs.Handlers]; !ok {
 			return nil, errors.New("case " + cs.Name + ": no handler set " + cs.Handlers)
 		}
 	}
 	return &c, nil
+}
+
+// expand turns a case with commands or handler_sets into one case per
+// command and handler set.
+func expand(cs Case) ([]Case, error) {
+	if len(cs.Commands) == 0 && len(cs.HandlerSets) == 0 {
+		return []Case{cs}, nil
+	}
+	if len(cs.HandlerSets) > 0 && cs.Handlers != "" {
+		return nil, errors.New("case " + cs.Name + ": handlers and handler_sets are exclusive")
+	}
+	if len(cs.Commands) > 0 && (cs.Input != nil || (cs.Tool != "" && cs.Tool != "Bash")) {
+		return nil, errors.New("case " + cs.Name + ": commands are Bash calls; drop input and tool")
+	}
+	sets := cs.HandlerSets
+	if len(sets) == 0 {
+		sets = []string{cs.Handlers}
+	}
+	var out []Case
+	for _, set := range sets {
+		one := cs
+		one.Commands, one.HandlerSets, one.Handlers = nil, nil, set
+		if len(cs.Commands) == 0 {
+			one.Name = cs.Name + " [" + set + "]"
+			out = append(out, one)
+			continue
+		}
+		for _, cmd := range cs.Commands {
+			c := one
+			c.Tool, c.Input = "Bash", map[string]any{"command": cmd}
+			c.Name = cs.Name + " [" + set + "]: " + cmd
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // Answerer is the scripted LLM tier of a case (nil when the case has none).

@@ -1,0 +1,210 @@
+package intercept
+
+import (
+	"fmt"
+	"net/netip"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/redact"
+)
+
+// hostOf returns the host a URL-ish value points at, lower-cased, without
+// port, brackets or trailing dot; "" when it has none.
+func hostOf(v string) string {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return ""
+	}
+	raw := v
+	if !strings.Contains(v, "://") {
+		raw = "//" + v
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+}
+
+// hostCovered applies EnvCheck.HostIn's semantics.
+func hostCovered(host string, entries []string) bool {
+	if host == "" {
+		return false
+	}
+	_, hostIsIP := netip.ParseAddr(host)
+	for _, e := range entries {
+		e = strings.TrimSuffix(strings.Trim(strings.ToLower(strings.TrimSpace(e)), "[]"), ".")
+		if e == "" {
+			continue
+		}
+		if ip, err := netip.ParseAddr(e); err == nil {
+			if h, err := netip.ParseAddr(host); err == nil && h == ip {
+				return true
+			}
+			continue
+		}
+		if hostIsIP == nil {
+			continue // an address is covered only by an address entry
+		}
+		if sub, ok := strings.CutPrefix(e, "*."); ok {
+			if strings.HasSuffix(host, "."+sub) {
+				return true
+			}
+			continue
+		}
+		if host == e || strings.HasSuffix(host, "."+e) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkValue judges a value by an env_check; "" when it passes, else why
+// not. name is the variable (or the option) the value came from: the value
+// is shown redacted.
+func checkValue(name, v string, c EnvCheck) string {
+	shown := fmt.Sprintf("%q", redact.Value(name, v))
+	if redact.SecretName(name) {
+		shown = redact.Mark
+	}
+	if len(c.MustContain) > 0 {
+		lv, found := strings.ToLower(v), false
+		for _, s := range c.MustContain {
+			if strings.Contains(lv, strings.ToLower(s)) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Sprintf("%s=%s does not contain any of %s (it must point at a test instance)", name, shown, strings.Join(c.MustContain, ", "))
+		}
+	}
+	if len(c.HostIn) > 0 {
+		host := hostOf(v)
+		if !hostCovered(host, c.HostIn) {
+			if host == "" {
+				return fmt.Sprintf("%s=%s names no host; it must point at one of %s", name, shown, strings.Join(c.HostIn, ", "))
+			}
+			return fmt.Sprintf("%s=%s points at host %s, which is not one of %s or under one (it must point at a test instance)", name, shown, host, strings.Join(c.HostIn, ", "))
+		}
+	}
+	return ""
+}
+
+func checkVar(name string, env map[string]string, c EnvCheck) string {
+	v, set := env[name]
+	switch {
+	case !set:
+		want := c.MustContain
+		if len(c.HostIn) > 0 {
+			return fmt.Sprintf("%s is not set; it must point at one of the hosts %s", name, strings.Join(c.HostIn, ", "))
+		}
+		return fmt.Sprintf("%s is not set; it must contain one of %s", name, strings.Join(want, ", "))
+	case v == unknownValue:
+		return fmt.Sprintf("%s is assigned a value that cannot be checked before it runs (not a literal)", name)
+	}
+	return checkValue(name, v, c)
+}
+
+// override is one place where a matched command names its own target.
+type override struct {
+	flag  string // the option, or "URL argument"
+	value string
+	dyn   bool
+	spec  Override
+}
+
+// overridesOf finds the options and URL arguments of a call that retarget
+// it, by the catalogue's knowledge of its command.
+func overridesOf(c call) []override {
+	if len(c.words) == 0 {
+		return nil
+	}
+	name := path.Base(c.words[0].s)
+	var out []override
+	for _, list := range overrideLists() {
+		for _, o := range list {
+			if !containsStr(o.Commands, name) {
+				continue
+			}
+			args := c.words[1:]
+			for i := 0; i < len(args); i++ {
+				a := args[i]
+				if a.s == "--" {
+					if !o.URLArgs {
+						break
+					}
+					continue
+				}
+				opt, val, eq := strings.Cut(a.s, "=")
+				switch {
+				case containsStr(o.Flags, opt) && eq:
+					out = append(out, override{flag: opt, value: val, dyn: a.dyn, spec: o})
+					continue
+				case containsStr(o.Flags, a.s):
+					if i+1 < len(args) {
+						out = append(out, override{flag: a.s, value: args[i+1].s, dyn: args[i+1].dyn, spec: o})
+						i++
+					} else {
+						out = append(out, override{flag: a.s, dyn: true, spec: o})
+					}
+					continue
+				}
+				if short := attachedShort(o.Flags, a.s); short != "" {
+					out = append(out, override{flag: short, value: a.s[2:], dyn: a.dyn, spec: o})
+					continue
+				}
+				if !o.URLArgs {
+					continue
+				}
+				if containsStr(o.SkipValueOf, a.s) {
+					i++ // the value of -o, -d, -H…: not a target
+					continue
+				}
+				if u := urlIn(a.s); u != "" {
+					out = append(out, override{flag: "URL argument", value: u, dyn: a.dyn, spec: o})
+				} else if !strings.HasPrefix(a.s, "-") && bareHostRE().MatchString(a.s) {
+					out = append(out, override{flag: "URL argument", value: a.s, dyn: a.dyn, spec: o})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func overrideLists() [][]Override {
+	out := [][]Override{GenericOverrides}
+	for _, s := range Catalog {
+		if len(s.Overrides) > 0 {
+			out = append(out, s.Overrides)
+		}
+	}
+	return out
+}
+
+// attachedShort matches -sVALUE for a one-letter flag -s.
+func attachedShort(flags []string, s string) string {
+	if len(s) < 3 || s[0] != '-' || s[1] == '-' {
+		return ""
+	}
+	for _, f := range flags {
+		if len(f) == 2 && f[0] == '-' && f[1] == s[1] {
+			return f
+		}
+	}
+	return ""
+}
+
+var (
+	urlStartRE = lazyre.New(`(?i)[a-z][a-z0-9+.\-]*://\S*`)
+	// bareHostRE: a scheme-less host[:port][/path] as curl takes it.
+	bareHostRE = lazyre.New(`(?i)^(localhost|[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z][a-z0-9-]+|\[[0-9a-f:.]+\]|[0-9.]+)(:[0-9]+)?([/?#].*)?$`)
+)
+
+// urlIn returns the URL in a word (--url=https://x, https://x/y), or "".
+func urlIn(s string) string {
+	return urlStartRE().FindString(s)
+}
