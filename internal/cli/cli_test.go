@@ -354,7 +354,7 @@ inputs:
 		t.Errorf("explain = %+v", ex)
 	}
 	code, stdout, _ = runCLI(t, "explain", "-c", evalPath, "--tool", "Bash", "--command", "jira issue create", "--env", "JIRA_SERVER=http://localhost:8080")
-	if code != ExitOK || !strings.Contains(stdout, "decision: allow") {
+	if code != ExitOK || !strings.Contains(stdout, "decision: pass") || !strings.Contains(stdout, "handler:  handlers[1]") || !strings.Contains(stdout, "env_checks passed") {
 		t.Errorf("explain against localhost = %d, %s", code, stdout)
 	}
 	// A changed inputs.tools makes validate warn that the file is stale.
@@ -422,6 +422,42 @@ func mustScript(t *testing.T, src string) *fakeapi.Script {
 
 // TestValidateReadsHandlersLikeTheHook: a tool_handlers.yaml the hook would
 // refuse (an unknown key) is an error for validate too, not a silent pass.
+// TestWeakMustContainWarns: validate accepts a seed-era must_contain
+// handlers file, and warns about the short words in it that production
+// host names contain; a host_in check draws no warning.
+func TestWeakMustContainWarns(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, checks string
+		warn         bool
+	}{
+		{"short words", `{must_contain: [localhost, test, stag, jira.test.example.com]}`, true},
+		{"full hosts only", `{must_contain: [localhost, 127.0.0.1, jira.staging.example.com]}`, false},
+		{"host_in", `{host_in: [localhost, test]}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			evalPath := filepath.Join(dir, "eval.yaml")
+			if err := os.WriteFile(evalPath, []byte("execution: {prompt: hi}\ninputs:\n  tools:\n    - match: Jira via Bash.\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f := "handlers:\n  - match: x\n    patterns: [Bash]\n    input_filters: ['jira']\n    env_checks:\n      JIRA_SERVER: " + tc.checks + "\n"
+			if err := os.WriteFile(filepath.Join(dir, "tool_handlers.yaml"), []byte(f), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := runCLI(t, "validate", "-c", evalPath)
+			warned := strings.Contains(stderr, "short words that production host names contain")
+			if code != ExitOK || warned != tc.warn {
+				t.Fatalf("validate = %d, %q; want exit 0, warning %v", code, stderr, tc.warn)
+			}
+			if tc.warn && (!strings.Contains(stderr, `"test", "stag" are`) || strings.Contains(stderr, `"localhost"`) || !strings.Contains(stderr, "use host_in")) {
+				t.Errorf("warning %q should name test and stag, not localhost, and point at host_in", stderr)
+			}
+		})
+	}
+}
+
 func TestValidateReadsHandlersLikeTheHook(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -198,6 +198,9 @@ func handlerProblems(ev *config.Eval) (warnings, errs []string) {
 	for _, i := range intercept.Misconfigured(f) {
 		warnings = append(warnings, fmt.Sprintf("%s: handlers[%d] gates Bash but has no input_filters; the hook skips it, so it gates nothing", path, i))
 	}
+	for _, w := range intercept.WeakChecks(f) {
+		warnings = append(warnings, path+": "+w)
+	}
 	if m := hashLineRE().FindSubmatch(b); m != nil {
 		if c, err := compileHandlers(ev, "none"); err == nil && string(m[1]) != c.hash {
 			warnings = append(warnings, path+" was compiled from a different inputs.tools or models.hook; run 'agent-eval compile' again")
@@ -220,6 +223,9 @@ func runCompile(e env, opts compileOptions) error {
 	}
 	for _, i := range intercept.Misconfigured(c.file) {
 		fmt.Fprintf(e.Err, "agent-eval: warning: inputs.tools[%d] gates Bash but has no input_filters: the hook skips it; name the service or command in match, or add input_filters by hand\n", i)
+	}
+	for _, w := range intercept.WeakChecks(c.file) {
+		fmt.Fprintln(e.Err, "agent-eval: warning:", w)
 	}
 	out := c.render(opts.config)
 	target := opts.output

@@ -8,6 +8,7 @@ package intercept
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/lazyre"
@@ -145,4 +146,50 @@ func Misconfigured(f File) []int {
 		}
 	}
 	return out
+}
+
+var (
+	urlVarRE = lazyre.New(`(?i)(url|uri|server|host|endpoint|dsn|addr|address|api)$`)
+	ipLikeRE = lazyre.New(`^[0-9a-fA-F:.\[\]]+$`)
+)
+
+// WeakChecks lists the must_contain values of URL-valued variables that are
+// short words production host names can contain: "test" passes
+// contest.atlassian.net, "stag" latest-stage…, "dev" devices.example.com. A
+// value with a dot (jira.test.example.com), an address or localhost is not
+// reported. validate and compile print them as warnings.
+func WeakChecks(f File) []string {
+	var out []string
+	for i, h := range f.Handlers {
+		names := make([]string, 0, len(h.EnvChecks))
+		for n := range h.EnvChecks {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if !urlVarRE().MatchString(n) {
+				continue
+			}
+			var weak []string
+			for _, v := range h.EnvChecks[n].MustContain {
+				v = strings.TrimSpace(v)
+				if strings.Contains(v, ".") || ipLikeRE().MatchString(v) || strings.EqualFold(v, "localhost") || len(v) > 8 {
+					continue
+				}
+				weak = append(weak, fmt.Sprintf("%q", v))
+			}
+			if len(weak) > 0 {
+				out = append(out, fmt.Sprintf("handlers[%d].env_checks.%s.must_contain: %s %s short words that production host names contain (\"test\" is in contest.atlassian.net and latest-prod.example.com), so such a host passes the check; use host_in, which compares the URL's host exactly or as a subdomain",
+					i, n, strings.Join(weak, ", "), plural(len(weak), "is a", "are")))
+			}
+		}
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
