@@ -173,7 +173,8 @@ func gate(d Decision, h prepared, calls []call) Decision {
 	label := strings.TrimSuffix(oneLine(h.Match), ".")
 	deny := func(why string) Decision {
 		d.Kind = Deny
-		d.Reason = redact.String(fmt.Sprintf("Blocked by eval harness: %s: %s", label, why))
+		// why shows values through redact.Value already.
+		d.Reason = fmt.Sprintf("Blocked by eval harness: %s: %s", label, why)
 		return d
 	}
 	if len(h.EnvChecks) == 0 {
