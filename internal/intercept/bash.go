@@ -53,7 +53,7 @@ const maxNesting = 4
 // variables the command starts with.
 func analyseBash(command string, base map[string]string) *analysis {
 	a := &analysis{}
-	w := &walker{an: a, base: base, printer: syntax.NewPrinter()}
+	w := &walker{an: a, base: base, printer: syntax.NewPrinter(), written: map[string]string{}}
 	w.env.base = base
 	w.cfg = &expand.Config{Env: &w.env,
 		CmdSubst:  func(io.Writer, *syntax.CmdSubst) error { w.env.missing = true; return nil },
@@ -88,7 +88,10 @@ func (e *lineEnv) Get(name string) expand.Variable {
 func (e *lineEnv) Each(func(string, expand.Variable) bool) {}
 
 type walker struct {
-	an      *analysis
+	an *analysis
+	// written maps the files this command line writes (cat > x.sh <<EOF)
+	// to their content when it is a literal here-doc, else to unknownValue.
+	written map[string]string
 	base    map[string]string
 	env     lineEnv
 	cfg     *expand.Config
@@ -120,9 +123,20 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 	state := clone(env)
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case *syntax.Stmt:
+			w.redirects(n, state)
 		case *syntax.DeclClause:
+			flagged := false // declare -n (nameref), -a, -i, …: not a plain value
+			for _, a := range n.Args {
+				if a.Naked && a.Name == nil && a.Value != nil {
+					flagged = true
+				}
+			}
 			for _, a := range n.Args {
 				w.assign(state, a)
+				if flagged && a.Name != nil {
+					state[a.Name.Value] = unknownValue
+				}
 			}
 		case *syntax.ForClause:
 			// The loop variable takes values only known as the loop runs.
@@ -169,6 +183,63 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 		}
 		return true
 	})
+}
+
+// redirects records the files a statement writes, with the here-doc or
+// here-string that fills them when there is one.
+func (w *walker) redirects(st *syntax.Stmt, state map[string]string) {
+	body, hasBody := unknownValue, false
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				var buf bytes.Buffer
+				_ = w.printer.Print(&buf, r.Hdoc)
+				body, hasBody = buf.String(), true
+			}
+		case syntax.WordHdoc:
+			if r.Word != nil {
+				if ws := w.expandWord(state, r.Word); len(ws) == 1 && !ws[0].dyn {
+					body, hasBody = ws[0].s, true
+				}
+			}
+		}
+	}
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+			if r.Word == nil {
+				continue
+			}
+			for _, t := range w.expandWord(state, r.Word) {
+				if t.dyn {
+					continue
+				}
+				if hasBody {
+					w.written[cleanPath(t.s)] = body
+				} else {
+					w.written[cleanPath(t.s)] = unknownValue
+				}
+			}
+		}
+	}
+}
+
+func cleanPath(p string) string { return path.Clean(p) }
+
+// runsWritten handles a command or script this command line wrote itself:
+// its here-doc is read as code; other content cannot be.
+func (w *walker) runsWritten(file, text string, env map[string]string, depth int) bool {
+	body, ok := w.written[cleanPath(file)]
+	if !ok {
+		return false
+	}
+	if body == unknownValue {
+		w.deny("it runs %s, which this command line writes with content the hook cannot read (%q)", file, clip(text, 80))
+		return true
+	}
+	w.nested(body, env, depth+1)
+	return true
 }
 
 func envName(s string) bool { return s != "" && envNameRE().MatchString(s) }
@@ -274,6 +345,20 @@ var wrappers = map[string]wrapper{
 	"builtin":          {},
 	"unbuffer":         {},
 	"busybox":          {},
+	"chroot":           {value: []string{"--userspec", "--groups"}, positionals: 1},
+	"unshare":          {value: []string{"-S", "--setuid", "-G", "--setgid", "--propagation", "-R", "--root", "-w", "--wd"}},
+	"nsenter":          {value: []string{"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-r", "--root", "-w", "--wd"}},
+	"setpriv":          {value: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--selinux-label", "--apparmor-profile"}},
+	"taskset":          {value: []string{"-c", "--cpu-list"}, positionals: 1},
+	"chrt":             {positionals: 1},
+	"firejail":         {},
+	"proxychains":      {value: []string{"-f"}},
+	"proxychains4":     {value: []string{"-f"}},
+	"torsocks":         {},
+	"sg":               {code: []string{"-c"}, positionals: 1},
+	"catchsegv":        {},
+	"fakeroot":         {},
+	"systemd-run":      {value: []string{"-u", "--unit", "-p", "--property", "--slice", "-E", "--setenv", "--uid", "--gid", "-M", "--machine", "--description", "--working-directory"}},
 	"dbus-run-session": {},
 	"exec":             {value: []string{"-a"}},
 	"command":          {noRun: []string{"-v", "-V"}},
@@ -310,6 +395,9 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 	}
 	base := path.Base(name.s)
 	args := words[1:]
+	if strings.Contains(name.s, "/") && w.runsWritten(name.s, text, env, depth) {
+		return
+	}
 	code := func(from []word, what string) {
 		for _, a := range from {
 			if a.dyn {
@@ -382,6 +470,20 @@ func (w *walker) shell(name, text string, args []word, env map[string]string, de
 		}
 		operand = &args[i]
 		break
+	}
+	for _, v := range []string{"BASH_ENV", "ENV"} {
+		if env[v] != "" {
+			w.deny("%s makes %s source a file first, which the hook does not read (%q)", v, name, clip(text, 80))
+			return
+		}
+	}
+	if !sawC && operand != nil {
+		switch p := cleanPath(operand.s); {
+		case p == "/dev/stdin" || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/") && strings.Contains(p, "/fd/"):
+			sawS = true
+		case w.runsWritten(operand.s, text, env, depth):
+			return
+		}
 	}
 	switch {
 	case sawC && operand == nil:

@@ -111,26 +111,34 @@ func checkVar(name string, env map[string]string, c EnvCheck) string {
 
 // override is one place where a matched command names its own target.
 type override struct {
-	flag  string // the option, or "URL argument"
-	value string
-	dyn   bool
-	spec  Override
+	command string // the command's base name
+	flag    string // the option, or "URL argument"
+	value   string
+	dyn     bool
+	spec    Override
 }
 
 // overridesOf finds the options and URL arguments of a call that retarget
-// it, by the catalogue's knowledge of its command.
+// it, by the catalogue's knowledge of its command. The command is looked for
+// at every word, not only the first: behind a wrapper the hook does not know
+// (chroot / jira --server …) it still names its target.
 func overridesOf(c call) []override {
-	if len(c.words) == 0 {
-		return nil
+	var out []override
+	for k := range c.words {
+		out = append(out, overridesAt(c.words[k:])...)
 	}
-	name := path.Base(c.words[0].s)
+	return out
+}
+
+func overridesAt(words []word) []override {
+	name := path.Base(words[0].s)
 	var out []override
 	for _, list := range overrideLists() {
 		for _, o := range list {
 			if !containsStr(o.Commands, name) {
 				continue
 			}
-			args := c.words[1:]
+			args := words[1:]
 			for i := 0; i < len(args); i++ {
 				a := args[i]
 				if a.s == "--" {
@@ -171,6 +179,9 @@ func overridesOf(c call) []override {
 				}
 			}
 		}
+	}
+	for i := range out {
+		out[i].command = name
 	}
 	return out
 }

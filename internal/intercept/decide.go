@@ -3,7 +3,6 @@ package intercept
 import (
 	"context"
 	"fmt"
-	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -207,7 +206,7 @@ func gate(d Decision, h prepared, calls []call) Decision {
 // judgeOverride checks a target a command names itself (jira --server URL)
 // with the handler's env_checks, as Override describes.
 func judgeOverride(h prepared, names []string, c call, o override) string {
-	what := path.Base(c.words[0].s) + " " + o.flag
+	what := o.command + " " + o.flag
 	if o.spec.Uncheckable {
 		return fmt.Sprintf("%s changes what the command targets in a way the hook cannot check; run it without %s", what, o.flag)
 	}
