@@ -77,7 +77,10 @@ func (e *lineEnv) Get(name string) expand.Variable {
 		v, ok = e.base[name]
 	}
 	if !ok || v == unknownValue {
-		if name != "IFS" && name != "PWD" { // read by every expansion
+		// IFS and PWD are read by every expansion: unset, they take their
+		// defaults; an IFS assigned a value only known at run time splits
+		// words in ways the hook cannot follow.
+		if (name != "IFS" && name != "PWD") || v == unknownValue {
 			e.missing = true
 		}
 		return expand.Variable{}
@@ -133,7 +136,7 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 				}
 			}
 			for _, a := range n.Args {
-				w.assign(state, a)
+				w.persist(state, a)
 				if flagged && a.Name != nil {
 					state[a.Name.Value] = unknownValue
 				}
@@ -146,7 +149,7 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 		case *syntax.CallExpr:
 			if len(n.Args) == 0 {
 				for _, a := range n.Assigns {
-					w.assign(state, a) // a bare VAR=x persists
+					w.persist(state, a) // a bare VAR=x persists
 				}
 				return true
 			}
@@ -169,7 +172,7 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 							if a.dyn {
 								v = unknownValue
 							}
-							state[k] = v
+							setPersistent(state, k, v)
 						}
 					}
 				case "read", "mapfile", "readarray", "getopts", "printf":
@@ -273,25 +276,45 @@ func (w *walker) expandWord(env map[string]string, wd *syntax.Word) []word {
 // assign records an assignment's value in env: its expansion when it is
 // known, unknownValue when it is not.
 func (w *walker) assign(env map[string]string, a *syntax.Assign) {
-	if a.Name == nil {
-		return
+	if v, ok := w.value(env, a); ok {
+		env[a.Name.Value] = v
 	}
+}
+
+// value is what an assignment sets its variable to, read under env; ok is
+// false when it sets nothing (declare x, a flag).
+func (w *walker) value(env map[string]string, a *syntax.Assign) (string, bool) {
 	switch {
-	case a.Naked:
-		return
+	case a.Name == nil || a.Naked:
+		return "", false
 	case a.Array != nil || a.Append || a.Index != nil:
-		env[a.Name.Value] = unknownValue
-		return
+		return unknownValue, true
 	case a.Value == nil:
-		env[a.Name.Value] = ""
-		return
+		return "", true
 	}
 	w.env.line, w.env.missing = env, false
 	v, err := expand.Literal(w.cfg, a.Value)
 	if err != nil || w.env.missing {
 		v = unknownValue
 	}
-	env[a.Name.Value] = v
+	return v, true
+}
+
+// persist records an assignment that outlives its statement. The walk
+// reads the line in order but does not follow subshells, branches or loops,
+// so a variable given two different values is only known at run time:
+// x=jira; (x=ls); $x runs jira.
+func (w *walker) persist(state map[string]string, a *syntax.Assign) {
+	if v, ok := w.value(state, a); ok {
+		setPersistent(state, a.Name.Value, v)
+	}
+}
+
+func setPersistent(state map[string]string, k, v string) {
+	if old, ok := state[k]; ok && old != v {
+		v = unknownValue
+	}
+	state[k] = v
 }
 
 // hasGlob reports an unquoted, unescaped glob character in a word.
