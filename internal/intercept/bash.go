@@ -41,6 +41,9 @@ type call struct {
 	// env holds the variables the command line assigns before or inline
 	// with this call; a value of unknownValue could not be read statically.
 	env map[string]string
+	// set is env as the command line set it, kept when env is widened to
+	// the full environment for the checks.
+	set map[string]string
 }
 
 // unknownValue marks an assignment whose value is not known statically.

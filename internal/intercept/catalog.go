@@ -46,6 +46,9 @@ type Override struct {
 	// checks, or all its checks when it has none. When the handler has none
 	// of them, the call is denied (the override cannot be checked).
 	Vars []string
+	// ConninfoKeys: keys of a key=value connection string argument that
+	// name the target ("host=prod dbname=app" for psql).
+	ConninfoKeys []string
 	// Uncheckable: the value cannot be judged at all (terraform -chdir
 	// picks a directory whose backend is unknown): a matched call is denied.
 	Uncheckable bool
@@ -108,7 +111,7 @@ var Catalog = []Service{
 		Overrides: []Override{{Commands: []string{"sentry-cli"}, Flags: []string{"--url"}, Vars: []string{"SENTRY_URL"}}}},
 	{Name: "databases", Aliases: []string{"database", "databases", "postgres", "postgresql", "psql", "mysql", "sql"}, Commands: []string{`\bpsql\b`, `\bmysql\b`, `\bpg_dump\b`, `\bmongosh?\b`, `\bredis-cli\b`},
 		MCP: []string{"mcp__postgres__*", "mcp__mysql__*"}, Env: []string{"DATABASE_URL", "PGHOST", "MYSQL_HOST"}, URLEnv: true,
-		Overrides: []Override{{Commands: []string{"psql", "pg_dump", "pg_restore", "pg_dumpall", "mysql", "mysqldump", "mongosh", "mongo", "redis-cli"}, Flags: []string{"-h", "--host", "-u", "--uri", "--url"}, URLArgs: true, SkipValueOf: []string{"-f", "--file", "-c", "--command", "-e", "--execute", "-o", "--output", "-U", "--username", "-p", "--port"}, Vars: []string{"DATABASE_URL", "PGHOST", "MYSQL_HOST"}}}},
+		Overrides: []Override{{Commands: []string{"psql", "pg_dump", "pg_restore", "pg_dumpall", "mysql", "mysqldump", "mongosh", "mongo", "redis-cli"}, Flags: []string{"-h", "--host", "-u", "--uri", "--url"}, URLArgs: true, SkipValueOf: []string{"-f", "--file", "-c", "--command", "-e", "--execute", "-o", "--output", "-U", "--username", "-p", "--port"}, ConninfoKeys: []string{"host", "hostaddr"}, Vars: []string{"DATABASE_URL", "PGHOST", "MYSQL_HOST"}}}},
 	{Name: "Terraform", Aliases: []string{"terraform", "opentofu", "tofu"}, Commands: []string{`\bterraform\s+(apply|destroy|import|state|taint|untaint|force-unlock)\b`, `\btofu\s+(apply|destroy|import|state)\b`},
 		Env:       []string{"TF_WORKSPACE"},
 		Overrides: []Override{{Commands: []string{"terraform", "tofu"}, Flags: []string{"-chdir", "-state", "-state-out", "-backend-config"}, Uncheckable: true}}},

@@ -112,7 +112,8 @@ func checkVar(name string, env map[string]string, c EnvCheck) string {
 // override is one place where a matched command names its own target.
 type override struct {
 	command string // the command's base name
-	flag    string // the option, or "URL argument"
+	flag    string // the option, "URL argument", or the variable
+	env     bool   // a variable the command line sets
 	value   string
 	dyn     bool
 	spec    Override
@@ -125,18 +126,26 @@ type override struct {
 func overridesOf(c call) []override {
 	var out []override
 	for k := range c.words {
-		out = append(out, overridesAt(c.words[k:])...)
+		out = append(out, overridesAt(c.words[k:], c.set)...)
 	}
 	return out
 }
 
-func overridesAt(words []word) []override {
+// overridesAt reads the command at words[0]; set is what the command line
+// assigns its environment: a variable the CLI reads its target from (PGHOST
+// for psql) set there is an override too.
+func overridesAt(words []word, set map[string]string) []override {
 	name := path.Base(words[0].s)
 	var out []override
 	for _, list := range overrideLists() {
 		for _, o := range list {
 			if !containsStr(o.Commands, name) {
 				continue
+			}
+			for _, v := range o.Vars {
+				if val, ok := set[v]; ok {
+					out = append(out, override{flag: v, env: true, value: val, dyn: val == unknownValue, spec: o})
+				}
 			}
 			args := words[1:]
 			for i := 0; i < len(args); i++ {
@@ -164,6 +173,12 @@ func overridesAt(words []word) []override {
 				if short := attachedShort(o.Flags, a.s); short != "" {
 					out = append(out, override{flag: short, value: a.s[2:], dyn: a.dyn, spec: o})
 					continue
+				}
+				if len(o.ConninfoKeys) > 0 {
+					if v, ok := conninfoHost(a.s, o.ConninfoKeys); ok {
+						out = append(out, override{flag: "conninfo", value: v, dyn: a.dyn, spec: o})
+						continue
+					}
 				}
 				if !o.URLArgs {
 					continue
@@ -194,6 +209,17 @@ func overrideLists() [][]Override {
 		}
 	}
 	return out
+}
+
+// conninfoHost finds host=… in a libpq-style connection string.
+func conninfoHost(s string, keys []string) (string, bool) {
+	for _, f := range strings.Fields(s) {
+		k, v, ok := strings.Cut(f, "=")
+		if ok && containsStr(keys, strings.ToLower(k)) {
+			return strings.Trim(v, `'"`), true
+		}
+	}
+	return "", false
 }
 
 // attachedShort matches -sVALUE for a one-letter flag -s.

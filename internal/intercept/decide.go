@@ -128,7 +128,7 @@ func matchBash(filters []*regexp.Regexp, command string, calls []call, env map[s
 			for _, f := range filters {
 				if f.MatchString(t) {
 					m := c
-					m.env = overlay(env, c.env)
+					m.env, m.set = overlay(env, c.env), c.env
 					matched = append(matched, m)
 					if detail == "" {
 						detail = fmt.Sprintf("filter %q matched %q", strings.TrimPrefix(f.String(), "(?i)"), t)
@@ -207,6 +207,9 @@ func gate(d Decision, h prepared, calls []call) Decision {
 // with the handler's env_checks, as Override describes.
 func judgeOverride(h prepared, names []string, c call, o override) string {
 	what := o.command + " " + o.flag
+	if o.env {
+		what = o.flag + " set for " + o.command
+	}
 	if o.spec.Uncheckable {
 		return fmt.Sprintf("%s changes what the command targets in a way the hook cannot check; run it without %s", what, o.flag)
 	}
