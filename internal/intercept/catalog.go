@@ -73,7 +73,8 @@ var curlSkip = []string{"-o", "--output", "-d", "--data", "--data-raw", "--data-
 var Catalog = []Service{
 	{Name: "Jira", Aliases: []string{"jira"}, Commands: []string{`\bjira\b`, `atlassian\.net`, `/rest/api/[0-9]+/issue`},
 		MCP: []string{"mcp__atlassian__*", "mcp__jira__*"}, Env: []string{"JIRA_SERVER", "JIRA_URL", "JIRA_BASE_URL"}, URLEnv: true,
-		Overrides: []Override{{Commands: []string{"jira", "jira-cli", "acli"}, Flags: []string{"--server", "-s", "--url", "--site"}, Vars: []string{"JIRA_SERVER", "JIRA_URL", "JIRA_BASE_URL"}}}},
+		Overrides: []Override{{Commands: []string{"jira", "jira-cli", "acli"}, Flags: []string{"--server", "-s", "--url", "--site"}, Vars: []string{"JIRA_SERVER", "JIRA_URL", "JIRA_BASE_URL"}},
+			{Commands: []string{"jira", "jira-cli"}, Flags: []string{"--config", "-c"}, Uncheckable: true}}},
 	{Name: "Confluence", Aliases: []string{"confluence"}, Commands: []string{`\bconfluence\b`, `atlassian\.net/wiki`, `/wiki/rest/api`},
 		MCP: []string{"mcp__atlassian__*", "mcp__confluence__*"}, Env: []string{"CONFLUENCE_URL", "CONFLUENCE_BASE_URL"}, URLEnv: true},
 	{Name: "Slack", Aliases: []string{"slack"}, Commands: []string{`slack\.com/api`, `hooks\.slack\.com`, `\bslack(-cli)?\b`},
@@ -120,7 +121,10 @@ var Catalog = []Service{
 // GenericOverrides apply to commands that reach any service: an HTTP
 // client is judged by the URL it calls, whichever handler matched it.
 var GenericOverrides = []Override{{Commands: []string{"curl", "wget", "http", "https", "xh", "httpie", "curlie"},
-	URLArgs: true, SkipValueOf: curlSkip, Flags: []string{"--url"}}}
+	URLArgs: true, SkipValueOf: curlSkip, Flags: []string{"--url"}},
+	// A config file or a connect-to rule can send the request elsewhere.
+	{Commands: []string{"curl", "curlie"}, Flags: []string{"-K", "--config", "--connect-to", "--resolve"}, Uncheckable: true},
+	{Commands: []string{"wget"}, Flags: []string{"-i", "--input-file", "-e", "--execute", "--config"}, Uncheckable: true}}
 
 // Resolution says how Stage 2 resolved one handler.
 type Resolution struct {
