@@ -415,7 +415,9 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 		return
 	}
 	name := words[0]
-	if name.dyn || name.glob {
+	// A glob character in the name, even one that came out of a variable
+	// (x='j*'; $x), is matched against files only when it runs.
+	if name.dyn || name.glob || strings.ContainsAny(name.s, "*?") || strings.Contains(name.s, "[") && strings.Contains(name.s[strings.Index(name.s, "[")+1:], "]") {
 		w.deny("the command name in %q is only known when it runs", clip(text, 80))
 		return
 	}
