@@ -69,6 +69,8 @@ func TestPrepareRejects(t *testing.T) {
 		{Match: "x", Patterns: []string{"Bash"}, InputFilters: []string{"("}},
 		{Match: "x", Patterns: []string{"Bash"}, InputFilters: []string{"a"}, EnvChecks: map[string]intercept.EnvCheck{"BAD-NAME": {MustContain: []string{"x"}}}},
 		{Match: "x", Patterns: []string{"Bash"}, InputFilters: []string{"a"}, EnvChecks: map[string]intercept.EnvCheck{"OK": {}}},
+		{Match: "x", Patterns: []string{"Bash"}, InputFilters: []string{"a"}, EnvChecks: map[string]intercept.EnvCheck{"URL": {HostIn: []string{"localhost:8080"}}}},
+		{Match: "x", Patterns: []string{"Bash"}, InputFilters: []string{"a"}, EnvChecks: map[string]intercept.EnvCheck{"URL": {HostIn: []string{"http://x.test"}}}},
 	}
 	for _, h := range bad {
 		if _, err := intercept.Prepare(intercept.File{Handlers: []intercept.Handler{h}}); err == nil {

@@ -7,6 +7,7 @@ package intercept
 
 import (
 	"fmt"
+	"net/netip"
 	"regexp"
 	"sort"
 	"strings"
@@ -111,8 +112,9 @@ func Prepare(f File) (*Policy, error) {
 				problems = append(problems, fmt.Sprintf("handlers[%d]: env_checks.%s: must_contain and host_in are both empty", i, name))
 			}
 			for _, h := range c.HostIn {
-				if strings.TrimSpace(h) == "" || strings.ContainsAny(h, "/@ ") {
-					problems = append(problems, fmt.Sprintf("handlers[%d]: env_checks.%s: host_in entry %q must be a host name or address (no scheme, path or user)", i, name, h))
+				_, addrErr := netip.ParseAddr(strings.Trim(h, "[]"))
+				if strings.TrimSpace(h) == "" || strings.ContainsAny(h, "/@ ") || strings.Contains(h, ":") && addrErr != nil {
+					problems = append(problems, fmt.Sprintf("handlers[%d]: env_checks.%s: host_in entry %q must be a host name or address (no scheme, port, path or user)", i, name, h))
 				}
 			}
 		}
