@@ -554,6 +554,12 @@ func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[st
 			return
 		}
 		isCode, isValue := containsStr(spec.code, opt), containsStr(spec.value, opt)
+		if !isCode && !isValue && !hasVal && len(s) > 2 && s[1] != '-' {
+			// A cluster of short flags (-qc, -lc) ending in one that takes a
+			// value takes it from the next word.
+			last := "-" + s[len(s)-1:]
+			isCode, isValue = containsStr(spec.code, last), containsStr(spec.value, last)
+		}
 		if (isCode || isValue) && !hasVal && i+1 < len(args) {
 			i++
 			val, hasVal = args[i].s, true
