@@ -456,6 +456,14 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 		}
 	case base == "find":
 		w.findExec(args, env, depth)
+	case base == "hash" || base == "enable":
+		// hash -p FILE NAME makes NAME run FILE; enable -f loads a builtin.
+		for i, a := range args {
+			if (a.s == "-p" || a.s == "-f") && (i+1 >= len(args) || args[i+1].dyn) || a.dyn {
+				w.deny("%s maps a command name to a file only known when it runs (%q)", base, clip(text, 80))
+				return
+			}
+		}
 	default:
 		spec, ok := wrappers[base]
 		if !ok {
