@@ -102,10 +102,14 @@ type walker struct {
 	env     lineEnv
 	cfg     *expand.Config
 	printer *syntax.Printer
+	// lenient > 0 while scanning quoted text that might run later as code
+	// (bash evaluates a[$(cmd)] in arithmetic): its commands are recorded,
+	// nothing in it is denied.
+	lenient int
 }
 
 func (w *walker) deny(format string, args ...any) {
-	if w.an.unknown == "" {
+	if w.an.unknown == "" && w.lenient == 0 {
 		w.an.unknown = fmt.Sprintf(format, args...)
 	}
 }
@@ -118,6 +122,9 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 		return
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(code), "")
+	if err != nil && w.lenient > 0 {
+		return
+	}
 	if err != nil {
 		if depth == 0 {
 			w.deny("the command does not parse as shell (%v)", err)
@@ -131,6 +138,14 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 		switch n := n.(type) {
 		case *syntax.Stmt:
 			w.redirects(n, state)
+		case *syntax.SglQuoted:
+			// '$(cmd)' or '`cmd`' is text here, but bash runs it when the
+			// text reaches an arithmetic context: x='a[$(cmd)]'; [[ $x -eq 1 ]].
+			if strings.Contains(n.Value, "$(") || strings.Contains(n.Value, "`") {
+				w.lenient++
+				w.nested(`: "`+n.Value+`"`, clone(state), depth+1)
+				w.lenient--
+			}
 		case *syntax.DeclClause:
 			flagged := false // declare -n (nameref), -a, -i, …: not a plain value
 			for _, a := range n.Args {
