@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/agent-eval/agent-eval/internal/permissions"
+	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
+)
+
+// checkSandbox decides whether the run's agents get Claude Code's OS
+// sandbox and, when they do, checks before any agent starts that it can
+// work: a run is refused (exit 2) rather than left unsandboxed.
+func (st *runState) checkSandbox(ctx context.Context, ids []string) error {
+	st.sandbox, st.caseIDs = st.ev.Sandbox(), ids
+	if !st.sandbox.On {
+		return nil
+	}
+	if err := claudecode.CheckSandbox(ctx, os.Getenv("PATH")); err != nil {
+		return &UsageError{Err: fmt.Errorf("%w (the sandbox is on because %s)", err, st.sandbox.Why)}
+	}
+	return nil
+}
+
+// baselineDir is where the git baseline of a case's workspace lives.
+func (st *runState) baselineDir(id string) string {
+	return filepath.Join(st.baselines, id+".git")
+}
+
+// sandboxSpec is what the sandbox of workspace ws must allow and keep out
+// of reach besides the eval's own rules: the dataset the cases come from,
+// the eval's runs, the git baselines and the other cases' workspaces stay
+// unreadable; in repo mode the output folder stays writable.
+func (st *runState) sandboxSpec(ws string) permissions.SandboxSpec {
+	var spec permissions.SandboxSpec
+	if n := st.ev.Permissions.Network; n != nil {
+		spec.Network = append([]string{}, n.Allow...)
+	}
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return p
+		}
+		return a
+	}
+	if st.repo != "" {
+		spec.AllowWrite = append(spec.AllowWrite, abs(ws))
+	}
+	if d := st.ev.DatasetDir(); d != "" {
+		spec.DenyRead = append(spec.DenyRead, abs(d))
+	}
+	spec.DenyRead = append(spec.DenyRead, abs(filepath.Dir(st.dir)), abs(st.baselines))
+	for _, id := range st.caseIDs {
+		if other := filepath.Join(st.wsRoot, id); other != ws && st.repo == "" {
+			spec.DenyRead = append(spec.DenyRead, abs(other))
+		}
+	}
+	return spec
+}
