@@ -65,4 +65,3 @@ func lookPathIn(name, path string) string {
 	}
 	return ""
 }
-
