@@ -19,7 +19,9 @@ func (st *runState) checkSandbox(ctx context.Context, ids []string) error {
 		return nil
 	}
 	if err := claudecode.CheckSandbox(ctx, os.Getenv("PATH")); err != nil {
-		return &UsageError{Err: fmt.Errorf("%w (the sandbox is on because %s)", err, st.sandbox.Why)}
+		// Exit 2 like a configuration problem, without the usage hint.
+		fmt.Fprintf(st.e.Err, "agent-eval: error: %v (the sandbox is on because %s; permissions.sandbox: off runs without it)\n", err, st.sandbox.Why)
+		return errReported{ExitUsage}
 	}
 	return nil
 }
