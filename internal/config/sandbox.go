@@ -96,11 +96,10 @@ type SandboxDecision struct {
 func (e *Eval) Sandbox() SandboxDecision {
 	p := e.Permissions
 	open := p.BashOpenPaths()
-	userOff := false
+	userOff, userOn := false, false
 	if sb, ok := e.Runner.Settings["sandbox"].(map[string]any); ok {
-		if en, ok := sb["enabled"].(bool); ok && !en {
-			userOff = true
-		}
+		en, ok := sb["enabled"].(bool)
+		userOff, userOn = ok && !en, ok && en
 	}
 	switch {
 	case e.RunnerType() != DefaultRunner:
@@ -111,6 +110,9 @@ func (e *Eval) Sandbox() SandboxDecision {
 		return SandboxDecision{Why: "runner.settings.sandbox.enabled: false", OptedOut: len(open) > 0, Open: open}
 	case p.SandboxMode() == SandboxOn:
 		return SandboxDecision{On: true, Why: "permissions.sandbox: on"}
+	case userOn:
+		// The harness's block (failIfUnavailable, the preflight) goes with it.
+		return SandboxDecision{On: true, Why: "runner.settings.sandbox.enabled: true"}
 	case p.Network != nil:
 		return SandboxDecision{On: true, Why: "permissions.network is set"}
 	case len(open) > 0:

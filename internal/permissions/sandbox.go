@@ -68,7 +68,9 @@ func Sandbox(s SandboxSpec) map[string]any {
 // own settings (runner.settings, merged before) may add to it, but the keys
 // that hold the enforcement (enabled, failIfUnavailable,
 // allowUnsandboxedCommands) and the denied paths always come from block.
-// Lists are unioned, the block's entries first. block (from Sandbox) becomes
+// Lists are unioned, the block's entries first, except the network
+// allowlist: permissions.network decides it, and only without it does the
+// runner's own allowedDomains apply. block (from Sandbox) becomes
 // part of the result.
 func WithSandbox(settings, block map[string]any) map[string]any {
 	out := cloneJSON(settings)
@@ -87,7 +89,12 @@ func WithSandbox(settings, block map[string]any) map[string]any {
 			for kk, vv := range um {
 				if l, ok := bm[kk].([]string); ok {
 					if k == "network" && kk == "allowedDomains" {
-						continue // permissions.network is the allowlist
+						// permissions.network is the allowlist; without it
+						// (["*"]) the runner's own list, if any, narrows it.
+						if slices.Equal(l, []string{UnlimitedNetwork}) {
+							bm[kk] = appendNew([]string{}, stringList(vv)...)
+						}
+						continue
 					}
 					bm[kk] = appendNew(slices.Clone(l), stringList(vv)...)
 					continue

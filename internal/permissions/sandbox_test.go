@@ -33,23 +33,28 @@ func TestSandbox(t *testing.T) {
 }
 
 func TestWithSandbox(t *testing.T) {
+	allowlist := SandboxSpec{Network: []string{"localhost"}, DenyRead: []string{"/ds"}}
 	for _, tc := range []struct {
 		name     string
+		spec     SandboxSpec
 		settings string
 		want     string
 	}{
-		{"no sandbox in the settings", `{"env":{"A":"1"}}`,
+		{"no sandbox in the settings", allowlist, `{"env":{"A":"1"}}`,
 			`{"env":{"A":"1"},"sandbox":{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache"],"denyRead":["/ds"],"denyWrite":["/ds"]},"network":{"allowedDomains":["localhost","127.0.0.1","::1"]}}}`},
 		// runner.settings may add to the block but not loosen what enforces it.
-		{"user settings cannot switch it off or widen the network", `{"sandbox":{"enabled":false,"failIfUnavailable":false,"allowUnsandboxedCommands":true,"autoAllowBashIfSandboxed":true,"excludedCommands":["docker *"],"network":{"allowedDomains":["*"],"allowLocalBinding":true},"filesystem":{"allowWrite":["/extra"],"denyRead":["/more"]}}}`,
+		{"user settings cannot switch it off or widen the network", allowlist, `{"sandbox":{"enabled":false,"failIfUnavailable":false,"allowUnsandboxedCommands":true,"autoAllowBashIfSandboxed":true,"excludedCommands":["docker *"],"network":{"allowedDomains":["*"],"allowLocalBinding":true},"filesystem":{"allowWrite":["/extra"],"denyRead":["/more"]}}}`,
 			`{"sandbox":{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"excludedCommands":["docker *"],"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache","/extra"],"denyRead":["/ds","/more"],"denyWrite":["/ds"]},"network":{"allowLocalBinding":true,"allowedDomains":["localhost","127.0.0.1","::1"]}}}`},
+		// Without permissions.network the runner's own allowlist still holds.
+		{"the runner's allowlist without permissions.network", SandboxSpec{}, `{"sandbox":{"network":{"allowedDomains":["api.test"]}}}`,
+			`{"sandbox":{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache"]},"network":{"allowedDomains":["api.test"]}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var settings map[string]any
 			if err := json.Unmarshal([]byte(tc.settings), &settings); err != nil {
 				t.Fatal(err)
 			}
-			got := WithSandbox(settings, Sandbox(SandboxSpec{Network: []string{"localhost"}, DenyRead: []string{"/ds"}}))
+			got := WithSandbox(settings, Sandbox(tc.spec))
 			b, err := json.Marshal(got)
 			if err != nil {
 				t.Fatal(err)
