@@ -33,8 +33,9 @@ func (st *runState) baselineDir(id string) string {
 
 // sandboxSpec is what the sandbox of workspace ws must allow and keep out
 // of reach besides the eval's own rules: the dataset the cases come from,
-// the eval's runs, the git baselines and the other cases' workspaces stay
-// unreadable; in repo mode the output folder stays writable.
+// the sources of shared workspace files, the eval's runs, the git baselines
+// and the other cases' workspaces stay unreadable; in repo mode the output
+// folder stays writable.
 func (st *runState) sandboxSpec(ws string) permissions.SandboxSpec {
 	var spec permissions.SandboxSpec
 	if n := st.ev.Permissions.Network; n != nil {
@@ -54,6 +55,15 @@ func (st *runState) sandboxSpec(ws string) permissions.SandboxSpec {
 		spec.DenyRead = append(spec.DenyRead, abs(d))
 	}
 	spec.DenyRead = append(spec.DenyRead, abs(filepath.Dir(st.dir)), abs(st.baselines))
+	if w := st.ev.Dataset.Workspace; w != nil && st.repo == "" {
+		// The originals of the shared {dest, source} files: the workspace has
+		// its copy, under the rules of its own paths.
+		for _, f := range w.Files {
+			if f.Source != "" {
+				spec.DenyRead = append(spec.DenyRead, abs(f.Source))
+			}
+		}
+	}
 	for _, id := range st.caseIDs {
 		if other := filepath.Join(st.wsRoot, id); other != ws && st.repo == "" {
 			spec.DenyRead = append(spec.DenyRead, abs(other))
