@@ -33,8 +33,8 @@ func (st *runState) baselineDir(id string) string {
 
 // sandboxSpec is what the sandbox of workspace ws must allow and keep out
 // of reach besides the eval's own rules: the dataset the cases come from,
-// the sources of shared workspace files, the eval's runs, the git baselines
-// and the other cases' workspaces stay unreadable; in repo mode the output
+// the sources of shared workspace files, the eval's runs, the git baselines,
+// the run's transcripts and the other cases' workspaces stay unreadable; in repo mode the output
 // folder stays writable.
 func (st *runState) sandboxSpec(ws string) permissions.SandboxSpec {
 	var spec permissions.SandboxSpec
@@ -55,6 +55,11 @@ func (st *runState) sandboxSpec(ws string) permissions.SandboxSpec {
 		spec.DenyRead = append(spec.DenyRead, abs(d))
 	}
 	spec.DenyRead = append(spec.DenyRead, abs(filepath.Dir(st.dir)), abs(st.baselines))
+	if st.configDir != "" {
+		// The transcripts of every case of the run (Claude Code's shell
+		// snapshots beside them must stay readable).
+		spec.DenyRead = append(spec.DenyRead, filepath.Join(abs(st.configDir), "projects"))
+	}
 	if w := st.ev.Dataset.Workspace; w != nil && st.repo == "" {
 		// The originals of the shared {dest, source} files: the workspace has
 		// its copy, under the rules of its own paths.
