@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -101,6 +103,12 @@ func TestE2E(t *testing.T) {
 				env.Setenv(k, "1")
 			}
 			env.Setenv("CLAUDE_CODE_MAX_RETRIES", "1")
+			// A secret no earlier run left lying around (sandbox_leaks).
+			tok := make([]byte, 6)
+			if _, err := rand.Read(tok); err != nil {
+				return err
+			}
+			env.Setenv("LEAK_TOKEN", "ZK7Q"+hex.EncodeToString(tok))
 			env.Setenv("AGENT_EVAL_BIN", "agent-eval") // hooks run the registered command on PATH
 			env.Values[fakeKey{}] = &fakeHolder{}
 			return nil

@@ -17,6 +17,8 @@ func TestMain(m *testing.M) {
 		"denyhook":        denyhook,
 		"mcpstub":         mcpstub,
 		"agent-eval-json": agentEvalJSON,
+		"bash-turns":      bashTurns,
+		"leak-count":      leakCount,
 	})
 }
 

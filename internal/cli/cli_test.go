@@ -307,6 +307,14 @@ permissions:
 	if len(rep.Lint) != 1 || rep.Lint[0].Line != 3 || rep.Lint[0].Index != 1 {
 		t.Errorf("lint = %+v, want the mcp__* allow glob on line 3", rep.Lint)
 	}
+	// eval/ denied for Bash turns the sandbox on; the block lands in the
+	// settings file the run passes with --settings.
+	if !rep.Sandbox.On || rep.Sandbox.Settings["enabled"] != true || rep.Sandbox.Settings["failIfUnavailable"] != true {
+		t.Errorf("sandbox = %+v, want on with enabled and failIfUnavailable", rep.Sandbox)
+	}
+	if sb, _ := rep.Settings["sandbox"].(map[string]any); sb["enabled"] != true {
+		t.Errorf("the settings file has no enabled sandbox: %v", rep.Settings["sandbox"])
+	}
 
 	code, _, stderr = runCLI(t, "validate", "-c", evalPath)
 	if code != ExitOK || !strings.Contains(stderr, "eval.yaml:3:") || !strings.Contains(stderr, "permissions.allow[1]: warning: Claude Code skips an allow glob") {

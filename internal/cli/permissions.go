@@ -39,6 +39,17 @@ type permissionsReport struct {
 	Warnings      []string              `json:"warnings"`
 	Lint          []permissions.Finding `json:"lint"`
 	Notes         []permissions.Note    `json:"notes"`
+	Sandbox       sandboxReport         `json:"sandbox"`
+}
+
+// sandboxReport says whether a run turns Claude Code's OS sandbox on, why,
+// and the block it writes (a run adds the absolute paths it keeps out of
+// reach: the dataset, the runs, the baselines, the other workspaces).
+type sandboxReport struct {
+	On       bool           `json:"on"`
+	Why      string         `json:"why"`
+	Open     []string       `json:"open_to_bash,omitempty"`
+	Settings map[string]any `json:"settings,omitempty"`
 }
 
 func newPermissionsCmd(e env) *cobra.Command {
@@ -94,6 +105,15 @@ func runPermissions(e env, opts permissionsOptions) error {
 	}
 	switch opts.runner {
 	case "claude-code":
+		d := ev.Sandbox()
+		rep.Sandbox = sandboxReport{On: d.On, Why: d.Why, Open: d.Open}
+		if d.On {
+			var spec permissions.SandboxSpec
+			if ev.Permissions.Network != nil {
+				spec.Network = append([]string{}, ev.Permissions.Network.Allow...)
+			}
+			rep.Sandbox.Settings = permissions.Sandbox(spec)
+		}
 		if err := planClaudeReport(&rep, c, opts); err != nil {
 			return err
 		}
@@ -150,6 +170,10 @@ func planClaudeReport(rep *permissionsReport, c permissions.Compiled, opts permi
 		rep.Warnings = append(rep.Warnings, "no --workspace: twins are shown for a placeholder path and allow twins, which need their target to exist, are left out")
 	}
 	ws, twins, warn := permissions.WorkspaceSettings(existing, c, bases, exists)
+	if rep.Sandbox.Settings != nil {
+		ws = permissions.WithSandbox(ws, rep.Sandbox.Settings)
+		rep.Sandbox.Settings, _ = ws["sandbox"].(map[string]any)
+	}
 	rep.Workspace, rep.Twins = ws, append(rep.Twins, twins...)
 	if warn != "" {
 		rep.Warnings = append(rep.Warnings, warn)
@@ -213,6 +237,15 @@ func printPermissions(w io.Writer, ev *config.Eval, rep permissionsReport) {
 			fmt.Fprintf(w, "settings: %s\n          %s\n", *rep.SettingsFile, b)
 		}
 		fmt.Fprintf(w, "twins:    %s\n", list(rep.Twins))
+		state := "off"
+		if rep.Sandbox.On {
+			state = "on"
+		}
+		fmt.Fprintf(w, "sandbox:  %s (%s)\n", state, rep.Sandbox.Why)
+		if rep.Sandbox.Settings != nil {
+			b, _ := json.MarshalIndent(rep.Sandbox.Settings, "          ", "  ")
+			fmt.Fprintf(w, "          %s\n", b)
+		}
 	}
 	if rep.Runner == "cursor" {
 		if rep.CursorCLIJSON == nil {

@@ -117,6 +117,9 @@ type runState struct {
 	model     string
 	handlers  *intercept.File
 	compiled  permissions.Compiled
+	sandbox   config.SandboxDecision // Claude Code's OS sandbox for Bash
+	baselines string                 // the workspaces' git baselines, outside them
+	caseIDs   []string
 	fakeURL   string
 	hookEnv   map[string]string // before_all's outputs
 	plugins   []string          // runner.plugin_dirs, resolved
@@ -243,6 +246,13 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		}
 	}
 	st.compiled = permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
+	if err := st.checkSandbox(ctx, ids); err != nil {
+		return err
+	}
+	if st.baselines, err = os.MkdirTemp("", "agent-eval-baselines-"); err != nil {
+		return err
+	}
+	defer os.RemoveAll(st.baselines)
 	if opts.fakeModel {
 		// What the model was sent is kept beside the results, for debugging
 		// an eval's wiring.
@@ -536,7 +546,7 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 	// The baseline is taken after before_each, so what the hooks prepared is
 	// not counted as the agent's work.
 	if st.repo == "" {
-		if err := workspace.Baseline(ws); err != nil {
+		if err := workspace.Baseline(ws, st.baselineDir(id)); err != nil {
 			fmt.Fprintf(st.e.Err, "agent-eval: warning: %s: no baseline of the workspace, so no _modified/ (%v)\n", id, err)
 		} else {
 			defer st.collectModified(c, ws, caseOut)
@@ -593,7 +603,7 @@ func (st *runState) collectModified(c *results.Case, ws, caseOut string) {
 			skip = append(skip, o.Path)
 		}
 	}
-	files, err := workspace.Modified(ws, skip)
+	files, err := workspace.Modified(ws, st.baselineDir(c.CaseID), skip)
 	if err != nil {
 		return
 	}
@@ -818,6 +828,9 @@ func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]st
 			}
 		}
 		settings = workspace.DeepMerge(settings, extra)
+	}
+	if st.sandbox.On {
+		settings = permissions.WithSandbox(settings, permissions.Sandbox(st.sandboxSpec(ws)))
 	}
 	if _, err := workspace.WriteSettings(ws, settings); err != nil {
 		return nil, nil, err

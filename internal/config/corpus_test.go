@@ -191,3 +191,27 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		t.Errorf("only %d corpus files were checked against the schema, want at least 30", checked)
 	}
 }
+
+// TestValidCorpusWarnings compares the warnings of each valid file that has
+// a .golden file beside it.
+func TestValidCorpusWarnings(t *testing.T) {
+	for _, path := range corpus(t, "valid") {
+		g := strings.TrimSuffix(path, ".yaml") + ".golden"
+		if _, err := os.Stat(g); err != nil && !golden.Updating() {
+			continue
+		}
+		if !strings.Contains(path, "warn") {
+			continue
+		}
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			ev, err := Load(path)
+			if err != nil {
+				t.Fatalf("Load(%s): %v", path, err)
+			}
+			if len(ev.Warnings) == 0 {
+				t.Fatalf("%s: no warnings; a valid file with a .golden exists to show its warnings", path)
+			}
+			golden.Assert(t, g, []byte(render(ev, nil)))
+		})
+	}
+}

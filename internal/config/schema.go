@@ -175,6 +175,9 @@ func (g *schemaGen) applyString(s map[string]any, r rules, nullable bool) {
 	if r.has("envname") {
 		s["pattern"] = `^\$?[A-Za-z_][A-Za-z0-9_]*$`
 	}
+	if r.has("host") {
+		s["pattern"] = hostRE().String()
+	}
 	switch len(nots) {
 	case 0:
 	case 1:

@@ -18,6 +18,7 @@ func (e *Eval) validate(d *decoder, root *yaml.Node) {
 	v.execution()
 	v.runners()
 	v.tools()
+	v.sandbox()
 	v.outputs()
 	v.hooks()
 	v.judges()

@@ -275,19 +275,31 @@ func GitStatus(dir string) (string, bool) {
 var harnessFiles = []string{".claude", ".git", ".staged-plugins", "tool_handlers.yaml", "hook_decisions.jsonl", ".hook-outputs.yaml", ".hook-outputs.json"}
 
 // Baseline commits the workspace as it is before the agent runs, so
-// Modified can tell what the agent changed. It needs git.
-func Baseline(dir string) error {
+// Modified can tell what the agent changed. It needs git. The repository
+// lives in gitDir, outside the workspace: a commit inside it (.git/) would
+// hold a copy of every file, denied ones included, where no rule on their
+// paths reaches (`git show HEAD:secret/key.txt`). A .git the workspace
+// itself holds (a dataset may ship one) is left alone. Calling it again with
+// the same gitDir adds a commit.
+func Baseline(dir, gitDir string) error {
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("git init: %w", err)
+	}
 	// Our own identity, no signing and none of the user's git hooks
 	// (post-commit ones run despite --no-verify): a baseline must commit on
 	// any machine and do nothing else.
 	config := []string{"-c", "core.hooksPath=/dev/null", "-c", "user.name=agent-eval", "-c", "user.email=agent-eval@localhost",
 		"-c", "commit.gpgsign=false"}
 	for _, args := range [][]string{
-		{"init", "-q"},
+		{"init", "-q", "--bare", gitDir},
 		{"add", "-A"},
 		{"commit", "-q", "--no-verify", "--allow-empty", "-m", "baseline"},
 	} {
-		cmd := exec.Command("git", append(slices.Clone(config), args...)...)
+		full := slices.Clone(config)
+		if args[0] != "init" {
+			full = append(full, gitArgs(dir, gitDir)...)
+		}
+		cmd := exec.Command("git", append(full, args...)...)
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
@@ -296,11 +308,19 @@ func Baseline(dir string) error {
 	return nil
 }
 
+// gitArgs point git at a baseline repository kept outside the workspace.
+func gitArgs(dir, gitDir string) []string {
+	return []string{"--git-dir=" + gitDir, "--work-tree=" + dir, "-c", "core.bare=false"}
+}
+
 // Modified lists the files the agent added or changed since Baseline,
 // relative to dir, leaving out the harness's own files and the paths in
-// skip (the outputs, collected separately).
-func Modified(dir string, skip []string) ([]string, error) {
-	cmd := exec.Command("git", "status", "--porcelain", "-z", "--untracked-files=all")
+// skip (the outputs, collected separately). gitDir is Baseline's.
+func Modified(dir, gitDir string, skip []string) ([]string, error) {
+	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err != nil {
+		return nil, fmt.Errorf("no baseline in %s: %w", gitDir, err)
+	}
+	cmd := exec.Command("git", append(gitArgs(dir, gitDir), "status", "--porcelain", "-z", "--untracked-files=all")...)
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {

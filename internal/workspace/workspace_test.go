@@ -909,10 +909,10 @@ func TestBaselineWithoutGitIdentity(t *testing.T) {
 		}
 	}
 
-	if err := Baseline(ws); err != nil {
+	if err := Baseline(ws, bgd(ws)); err != nil {
 		t.Fatalf("Baseline: %v", err)
 	}
-	cmd := exec.Command("git", "log", "-1", "--format=%an <%ae>|%cn <%ce>|%s")
+	cmd := exec.Command("git", append(gitArgs(ws, bgd(ws)), "log", "-1", "--format=%an <%ae>|%cn <%ce>|%s")...)
 	cmd.Dir = ws
 	out, err := cmd.Output()
 	if err != nil {
@@ -921,7 +921,7 @@ func TestBaselineWithoutGitIdentity(t *testing.T) {
 	if got, want := strings.TrimSpace(string(out)), "agent-eval <agent-eval@localhost>|agent-eval <agent-eval@localhost>|baseline"; got != want {
 		t.Errorf("baseline commit = %q, want %q", got, want)
 	}
-	cmd = exec.Command("git", "ls-files")
+	cmd = exec.Command("git", append(gitArgs(ws, bgd(ws)), "ls-files")...)
 	cmd.Dir = ws
 	out, err = cmd.Output()
 	if err != nil {
@@ -944,20 +944,24 @@ func TestGitOutsideRepo(t *testing.T) {
 	if out, ok := GitStatus(filepath.Join(dir, "missing")); ok || out != "" {
 		t.Errorf("GitStatus(missing dir) = %q, %v; want \"\", false", out, ok)
 	}
-	if files, err := Modified(dir, nil); err == nil {
+	if files, err := Modified(dir, bgd(dir), nil); err == nil {
 		t.Errorf("Modified(non-repo) = %q, nil; want an error", files)
 	}
 }
 
 func TestBaselineErrors(t *testing.T) {
 	t.Parallel()
-	err := Baseline(filepath.Join(t.TempDir(), "missing"))
+	missing := filepath.Join(t.TempDir(), "missing")
+	err := Baseline(missing, bgd(missing))
 	if err == nil || !strings.HasPrefix(err.Error(), "git init: ") {
 		t.Errorf("Baseline(missing dir) = %v, want an error starting \"git init: \"", err)
 	}
 }
 
-func TestBaselineSkipsCommitHooks(t *testing.T) {
+// TestBaselineLeavesTheWorkspaceGitAlone: a workspace that ships its own
+// repository (with hooks that would fail a commit) keeps it untouched: the
+// baseline goes elsewhere and runs none of its hooks.
+func TestBaselineLeavesTheWorkspaceGitAlone(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	git(t, ws, "init", "-q")
@@ -965,32 +969,73 @@ func TestBaselineSkipsCommitHooks(t *testing.T) {
 		writeFile(t, filepath.Join(ws, ".git", "hooks", h), "#!/bin/sh\nexit 1\n", 0o755)
 	}
 	writeFile(t, filepath.Join(ws, "a.txt"), "a", 0o644)
-	if err := Baseline(ws); err != nil {
+	if err := Baseline(ws, bgd(ws)); err != nil {
 		t.Fatalf("Baseline with failing commit hooks: %v", err)
 	}
-	if got := git(t, ws, "status", "--porcelain"); got != "" {
-		t.Errorf("status after Baseline = %q, want clean", got)
+	if got := git(t, ws, "status", "--porcelain"); got != "?? a.txt\n" {
+		t.Errorf("the workspace's own repository changed: status %q, want \"?? a.txt\"", got)
+	}
+	if files, err := Modified(ws, bgd(ws), nil); err != nil || files != nil {
+		t.Errorf("Modified after Baseline = %q, %v; want nothing", files, err)
+	}
+}
+
+// TestBaselineKeepsNoCopyInTheWorkspace: after Baseline no file under the
+// workspace holds a denied file's content (a .git/ inside would: `git show
+// HEAD:secret/key.txt`), and the baseline still sees what changed.
+func TestBaselineKeepsNoCopyInTheWorkspace(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	const token = "TOKEN-baseline-7d1f3a"
+	writeFile(t, filepath.Join(ws, "secret", "key.txt"), token+"\n", 0o644)
+	writeFile(t, filepath.Join(ws, "a.txt"), "a", 0o644)
+	if err := Baseline(ws, bgd(ws)); err != nil {
+		t.Fatal(err)
+	}
+	var copies []string
+	err := filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if p == filepath.Join(ws, "secret", "key.txt") {
+			return nil
+		}
+		copies = append(copies, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{filepath.Join(ws, "a.txt")}, copies); diff != "" {
+		t.Errorf("Baseline added files to the workspace (-want +got):\n%s", diff)
+	}
+	if out := git(t, ws, append(gitArgs(ws, bgd(ws)), "show", "HEAD:secret/key.txt")...); !strings.Contains(out, token) {
+		t.Errorf("the baseline outside the workspace lacks the file: %q", out)
+	}
+	writeFile(t, filepath.Join(ws, "a.txt"), "changed", 0o644)
+	if files, err := Modified(ws, bgd(ws), nil); err != nil || !slices.Equal(files, []string{"a.txt"}) {
+		t.Errorf("Modified = %q, %v; want [a.txt]", files, err)
 	}
 }
 
 func TestBaselineTwice(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
-	if err := Baseline(ws); err != nil { // an empty workspace still gets a commit
+	if err := Baseline(ws, bgd(ws)); err != nil { // an empty workspace still gets a commit
 		t.Fatalf("first Baseline: %v", err)
 	}
 	writeFile(t, filepath.Join(ws, "a.txt"), "a", 0o644)
-	if err := Baseline(ws); err != nil {
+	if err := Baseline(ws, bgd(ws)); err != nil {
 		t.Fatalf("second Baseline: %v", err)
 	}
-	files, err := Modified(ws, nil)
+	files, err := Modified(ws, bgd(ws), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if files != nil {
 		t.Errorf("Modified after re-baselining = %q, want nil", files)
 	}
-	if got := strings.Count(git(t, ws, "log", "--format=%s"), "baseline"); got != 2 {
+	if got := strings.Count(git(t, ws, append(gitArgs(ws, bgd(ws)), "log", "--format=%s")...), "baseline"); got != 2 {
 		t.Errorf("%d baseline commits, want 2", got)
 	}
 }
@@ -1019,9 +1064,9 @@ func TestGitStatus(t *testing.T) {
 			ws := t.TempDir()
 			writeFile(t, filepath.Join(ws, "a.txt"), "a", 0o644)
 			writeFile(t, filepath.Join(ws, "b.txt"), "b", 0o644)
-			if err := Baseline(ws); err != nil {
-				t.Fatal(err)
-			}
+			git(t, ws, "init", "-q")
+			git(t, ws, "add", "-A")
+			git(t, ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x")
 			tt.change(t, ws)
 			got, ok := GitStatus(ws)
 			if !ok {
@@ -1138,7 +1183,7 @@ func TestModified(t *testing.T) {
 			name:   "a staged rename lists the new name only",
 			before: map[string]string{"old.txt": "content", "z.txt": "z"},
 			change: func(t *testing.T, ws string) {
-				git(t, ws, "mv", "old.txt", "new.txt")
+				git(t, ws, append(gitArgs(ws, bgd(ws)), "mv", "old.txt", "new.txt")...)
 				writeFile(t, filepath.Join(ws, "z.txt"), "z2", 0o644)
 			},
 			want: []string{"new.txt", "z.txt"},
@@ -1149,7 +1194,7 @@ func TestModified(t *testing.T) {
 			change: func(t *testing.T, ws string) {
 				writeFile(t, filepath.Join(ws, "a.txt"), "a2", 0o644)
 				writeFile(t, filepath.Join(ws, "b.txt"), "b", 0o644)
-				git(t, ws, "add", "-A")
+				git(t, ws, append(gitArgs(ws, bgd(ws)), "add", "-A")...)
 				writeFile(t, filepath.Join(ws, "b.txt"), "b2", 0o644) // AM
 			},
 			want: []string{"a.txt", "b.txt"},
@@ -1162,11 +1207,11 @@ func TestModified(t *testing.T) {
 			for p, c := range tt.before {
 				writeFile(t, filepath.Join(ws, p), c, 0o644)
 			}
-			if err := Baseline(ws); err != nil {
+			if err := Baseline(ws, bgd(ws)); err != nil {
 				t.Fatalf("Baseline: %v", err)
 			}
 			tt.change(t, ws)
-			got, err := Modified(ws, tt.skip)
+			got, err := Modified(ws, bgd(ws), tt.skip)
 			if err != nil {
 				t.Fatalf("Modified: %v", err)
 			}
@@ -1187,13 +1232,13 @@ func TestModified(t *testing.T) {
 func TestModifiedDoesNotChangeSkip(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
-	if err := Baseline(ws); err != nil {
+	if err := Baseline(ws, bgd(ws)); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(ws, "a.txt"), "a", 0o644)
 	skip := make([]string, 1, 10) // spare capacity: appending to it would be visible
 	skip[0] = "x"
-	if _, err := Modified(ws, skip); err != nil {
+	if _, err := Modified(ws, bgd(ws), skip); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"x", "", "", ""}, skip[:4]); diff != "" {
@@ -1210,7 +1255,7 @@ func TestBaselineIgnoresUserGitConfig(t *testing.T) {
 	writeFile(t, filepath.Join(hooks, "post-commit"), "#!/bin/sh\ntouch "+filepath.Join(ws, "HOOK-RAN")+"\n", 0o755)
 	writeFile(t, os.Getenv("GIT_CONFIG_GLOBAL"), "[commit]\n\tgpgsign = true\n[gpg]\n\tprogram = false\n[core]\n\thooksPath = "+hooks+"\n", 0o644)
 	writeFile(t, filepath.Join(ws, "a.txt"), "a", 0o644)
-	if err := Baseline(ws); err != nil {
+	if err := Baseline(ws, bgd(ws)); err != nil {
 		t.Fatalf("Baseline with commit.gpgsign and global hooks: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "HOOK-RAN")); err == nil {
@@ -1259,3 +1304,7 @@ func TestCopyTreeTrailingSlashOnSymlink(t *testing.T) {
 		t.Error("CopyTree followed link/ out of the tree")
 	}
 }
+
+// bgd is where a test keeps the baseline repository of ws: beside it, never
+// inside.
+func bgd(ws string) string { return ws + ".baseline.git" }

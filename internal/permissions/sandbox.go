@@ -1,0 +1,139 @@
+package permissions
+
+import (
+	"slices"
+	"strings"
+)
+
+// SandboxSpec is what a run knows when it compiles Claude Code's sandbox
+// block for one workspace. Paths are absolute.
+type SandboxSpec struct {
+	// Network is permissions.network.allow; nil means no limit.
+	Network []string
+	// AllowWrite are places outside the workspace the agent's commands must
+	// keep writing: the caches under $HOME that builds use, an output folder
+	// outside the project in repo mode.
+	AllowWrite []string
+	// DenyRead are places the harness keeps out of reach whatever the rules
+	// say: the dataset the cases are copied from, the run directory, the
+	// other cases' workspaces, the git baselines.
+	DenyRead []string
+}
+
+// UnlimitedNetwork is the allowedDomains entry that lets sandboxed commands
+// reach any host (through the sandbox's proxy), as they could without it.
+const UnlimitedNetwork = "*"
+
+// Sandbox compiles the "sandbox" block of a Claude Code settings document.
+// Measured with Claude Code 2.1.332 (README, "Sandbox"):
+//   - enabled runs every Bash command under bubblewrap; its denyRead and
+//     denyWrite also take the paths of Read(...) and Edit(...) deny rules;
+//   - failIfUnavailable refuses to run unsandboxed when bwrap or socat are
+//     missing (without it claude only warns and goes on);
+//   - allowUnsandboxedCommands: false ignores the model's
+//     dangerouslyDisableSandbox, which would otherwise run a command outside;
+//   - the network is closed unless allowedDomains lists the host: "*" keeps
+//     it open; "localhost" matches the name only, so its addresses are added;
+//   - writes are confined to the working directory and $TMPDIR: the caches
+//     (~/.cache: GOCACHE, pip, ...) are added so builds keep working.
+func Sandbox(s SandboxSpec) map[string]any {
+	domains := []string{UnlimitedNetwork}
+	if s.Network != nil {
+		domains = []string{}
+		for _, d := range s.Network {
+			domains = appendNew(domains, d)
+			if d == "localhost" {
+				domains = appendNew(domains, "127.0.0.1", "::1")
+			}
+		}
+	}
+	allowWrite := appendNew([]string{"~/.cache"}, s.AllowWrite...)
+	fs := map[string]any{"allowWrite": allowWrite}
+	if len(s.DenyRead) > 0 {
+		deny := appendNew([]string{}, s.DenyRead...)
+		fs["denyRead"] = deny
+		fs["denyWrite"] = slices.Clone(deny)
+	}
+	return map[string]any{
+		"enabled":                  true,
+		"failIfUnavailable":        true,
+		"allowUnsandboxedCommands": false,
+		"autoAllowBashIfSandboxed": false,
+		"network":                  map[string]any{"allowedDomains": domains},
+		"filesystem":               fs,
+	}
+}
+
+// WithSandbox returns settings with the sandbox block set: the runner's
+// own settings (runner.settings, merged before) may add to it, but the keys
+// that hold the enforcement (enabled, failIfUnavailable,
+// allowUnsandboxedCommands) and the denied paths always come from block.
+// Lists are unioned, the block's entries first, except the network
+// allowlist: permissions.network decides it, and only without it does the
+// runner's own allowedDomains apply. block (from Sandbox) becomes
+// part of the result.
+func WithSandbox(settings, block map[string]any) map[string]any {
+	out := cloneJSON(settings)
+	user, _ := out["sandbox"].(map[string]any)
+	merged := block
+	for k, v := range user {
+		switch k {
+		case "enabled", "failIfUnavailable", "allowUnsandboxedCommands":
+			continue // the harness's
+		case "network", "filesystem":
+			um, ok := v.(map[string]any)
+			bm, _ := merged[k].(map[string]any)
+			if !ok || bm == nil {
+				continue
+			}
+			for kk, vv := range um {
+				if l, ok := bm[kk].([]string); ok {
+					if k == "network" && kk == "allowedDomains" {
+						// permissions.network is the allowlist; without it
+						// (["*"]) the runner's own list, if any, narrows it.
+						if slices.Equal(l, []string{UnlimitedNetwork}) {
+							bm[kk] = appendNew([]string{}, stringList(vv)...)
+						}
+						continue
+					}
+					bm[kk] = appendNew(slices.Clone(l), stringList(vv)...)
+					continue
+				}
+				if _, taken := bm[kk]; !taken {
+					bm[kk] = vv
+				}
+			}
+		default:
+			if _, taken := merged[k]; !taken {
+				merged[k] = v
+			}
+		}
+	}
+	// The user's lists came through cloneJSON as []any.
+	out["sandbox"] = normalise(merged)
+	return out
+}
+
+func normalise(m map[string]any) map[string]any {
+	for k, v := range m {
+		switch x := v.(type) {
+		case map[string]any:
+			m[k] = normalise(x)
+		case []any:
+			if ss := stringList(x); len(ss) == len(x) {
+				m[k] = ss
+			}
+		}
+	}
+	return m
+}
+
+func appendNew(list []string, items ...string) []string {
+	for _, s := range items {
+		s = strings.TrimSpace(s)
+		if s != "" && !slices.Contains(list, s) {
+			list = append(list, s)
+		}
+	}
+	return list
+}
