@@ -295,6 +295,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	}
 	if opts.resume {
 		fmt.Fprintf(e.Err, "resuming %s: %d of %d cases already finished\n", runID, len(ids)-len(todo), len(ids))
+		sweepLeftovers(e.Err, st.dir)
 	}
 	fmt.Fprintf(e.Err, "run %s: %d cases with %s (%s %s) → %s\n", runID, len(todo), st.model, st.agentBin, st.run.AgentVersion, st.dir)
 
@@ -706,6 +707,7 @@ func (st *runState) invokeWith(ctx context.Context, c *results.Case, ws, out, pr
 		PermissionMode: runner.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: runner.SystemPrompt,
 		PluginDirs: st.stagedPlugins(ws), PermissionArgs: permArgs, AskUserQuestion: st.handlers != nil,
 		Env: env, Timeout: timeout, Stdout: stdout, Stderr: stderr,
+		Guard: st.hookBin, Started: func(pgid int) { st.recordAgent(pgid, c.CaseID) },
 	})
 	s := res.Summary
 	c.ExitCode, c.DurationS = res.ExitCode, res.Duration.Seconds()

@@ -18,6 +18,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/guard"
 )
 
 // OutputsFile is what a hook writes to hand env vars and data to later
@@ -87,20 +88,20 @@ func Phase(ctx context.Context, phase string, hooks []config.Hook, dir string, e
 func run(ctx context.Context, command, dir string, env []string, log io.Writer, timeout time.Duration) (int, bool) {
 	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The hook's shell dies with the run, even when the run is killed with
+	// SIGKILL (a service it started on purpose is left to after_all).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// A hook may start a service in the background (a mock server for the
 	// agent) and exit; it is done when bash is, even if the service keeps a
 	// non-file log writer open.
 	cmd.WaitDelay = grace
-	if err := cmd.Start(); err != nil {
+	done, err := guard.Start(cmd)
+	if err != nil {
 		fmt.Fprintln(log, "cannot start:", err)
 		return -1, false
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
-	var err error
 	timedOut := false
 	select {
 	case err = <-done:
