@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -147,14 +148,19 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 	}
 	var llm intercept.Answerer
 	if opts.NewAnswerer != nil {
-		llm = lazyAnswerer{make: func() intercept.Answerer { return opts.NewAnswerer(filepath.Dir(path)) }}
+		llm = lazyAnswerer{make: sync.OnceValue(func() intercept.Answerer { return opts.NewAnswerer(filepath.Dir(path)) })}
 	}
+	// Tier-2 answers are asked at once and waited for until the deadline, so
+	// the decision is printed before Claude Code's hook timeout.
+	ctx, cancel := context.WithTimeout(ctx, AnswerDeadline)
+	defer cancel()
 	decision = intercept.Decide(ctx, policy, intercept.Request{ToolName: in.ToolName, ToolInput: in.ToolInput, Env: env}, llm)
 	return
 }
 
-// lazyAnswerer builds the LLM tier only when a question reaches it, so the
-// common path pays nothing for the SDK client.
+// lazyAnswerer builds the LLM tier only when a question reaches it (once,
+// for all the questions of a call), so the common path pays nothing for the
+// SDK client.
 type lazyAnswerer struct{ make func() intercept.Answerer }
 
 func (l lazyAnswerer) Answer(ctx context.Context, q intercept.Question) (string, error) {
