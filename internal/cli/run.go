@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -729,8 +728,9 @@ func (st *runState) invokeWith(ctx context.Context, c *results.Case, ws, out, pr
 	default:
 		c.Status = "passed"
 	}
+	c.ToolCalls = s.ToolCalls
 	if collect {
-		c.Answers = st.collect(ws, out)
+		st.collect(ws, out, c)
 	}
 	return c
 }
@@ -877,21 +877,15 @@ func (st *runState) agentEnv(caseID string, hookEnv map[string]string) []string 
 }
 
 // collect copies the ledger and the outputs into the case's folder and
-// counts the answered questions.
-func (st *runState) collect(ws, caseOut string) int {
+// records the answered questions Claude Code delivered (deliveredAnswers).
+func (st *runState) collect(ws, caseOut string, c *results.Case) {
 	ledger := filepath.Join(ws, hook.LedgerFile)
-	answered := 0
 	if f, err := os.Open(ledger); err == nil {
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		for sc.Scan() {
-			var e struct {
-				Answers map[string]string `json:"answers"`
-			}
-			if json.Unmarshal(sc.Bytes(), &e) == nil {
-				answered += len(e.Answers)
-			}
+		answered, lost, err := deliveredAnswers(f, c.ToolCalls)
+		if err != nil {
+			fmt.Fprintf(st.e.Err, "agent-eval: warning: %s: %v\n", c.CaseID, err)
 		}
+		c.Answers, c.AnswerLog, c.AnswersNotDelivered = len(answered), answered, lost
 		_ = f.Close()
 		_ = workspace.CopyTree(ledger, filepath.Join(caseOut, hook.LedgerFile))
 	}
@@ -904,7 +898,6 @@ func (st *runState) collect(ws, caseOut string) int {
 			_ = workspace.CopyTree(src, filepath.Join(caseOut, "outputs", o.Path))
 		}
 	}
-	return answered
 }
 
 // finish records a finished case: its own result file at once, then the
@@ -1118,6 +1111,7 @@ func (st *runState) runSteps(ctx context.Context, c *results.Case, ws, caseOut s
 			}
 		}
 		c.Model, c.Result, c.IsError = firstNonEmpty(sc.Model, c.Model), sc.Result, sc.IsError
+		c.ToolCalls = append(c.ToolCalls, sc.ToolCalls...)
 		c.TimedOut, c.Interrupted = c.TimedOut || sc.TimedOut, c.Interrupted || sc.Interrupted
 		if sc.ExitCode != 0 && c.ExitCode == 0 {
 			c.ExitCode, c.Status, c.Error = sc.ExitCode, sc.Status, "step "+s.ID+": "+firstNonEmpty(sc.Error, sc.Status)
@@ -1130,7 +1124,7 @@ func (st *runState) runSteps(ctx context.Context, c *results.Case, ws, caseOut s
 	if c.Interrupted {
 		c.Status = "interrupted"
 	}
-	c.Answers = st.collect(ws, caseOut)
+	st.collect(ws, caseOut, c)
 	return c
 }
 
