@@ -163,11 +163,12 @@ func (r *Redactor) Writer(w io.Writer) io.WriteCloser {
 const maxLine = 4 << 20
 
 type lineWriter struct {
-	mu  sync.Mutex
-	r   *Redactor
-	w   io.Writer
-	buf []byte
-	err error
+	mu   sync.Mutex
+	r    *Redactor
+	w    io.Writer
+	buf  []byte
+	err  error
+	json bool // each line is a JSON document (JSONWriter)
 }
 
 func (lw *lineWriter) Write(p []byte) (int, error) {
@@ -194,8 +195,13 @@ func (lw *lineWriter) Write(p []byte) (int, error) {
 }
 
 func (lw *lineWriter) flush(n int) {
-	line := lw.r.String(string(lw.buf[:n]))
-	if _, err := io.WriteString(lw.w, line); err != nil && lw.err == nil {
+	var err error
+	if lw.json {
+		_, err = lw.w.Write(lw.r.JSON(lw.buf[:n]))
+	} else {
+		_, err = io.WriteString(lw.w, lw.r.String(string(lw.buf[:n])))
+	}
+	if err != nil && lw.err == nil {
 		lw.err = err
 	}
 	lw.buf = lw.buf[n:]
