@@ -26,6 +26,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
 	"github.com/agent-eval/agent-eval/internal/permissions"
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	"github.com/agent-eval/agent-eval/internal/stream"
@@ -123,6 +124,8 @@ type runState struct {
 	progress  *progress         // stderr, with the live status line on a terminal
 	mu        sync.Mutex
 	run       *results.Run
+	redOnce   sync.Once
+	red       *redact.Redactor // runRedactor
 }
 
 func runRun(ctx context.Context, e env, opts runOptions) error {
@@ -303,7 +306,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if err != nil {
 		return err
 	}
-	defer hooksLog.Close()
+	defer func() { _ = hooksLog.Close(); st.redactFile(hooksLog.Name()) }()
 	if len(ev.Hooks.BeforeAll) > 0 {
 		out, err := lifecycle.Phase(ctx, "before_all", ev.Hooks.BeforeAll, mustGetwd(), st.hookEnviron(nil), hooksLog, true)
 		if err != nil {
@@ -515,7 +518,7 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 		if hooksLog, err = os.Create(filepath.Join(caseOut, "hooks.log")); err != nil {
 			return fail(err)
 		}
-		defer hooksLog.Close()
+		defer func() { _ = hooksLog.Close(); st.redactFile(hooksLog.Name()) }()
 	}
 	if len(h.AfterEach) > 0 {
 		defer func() {
@@ -701,11 +704,18 @@ func (st *runState) invokeWith(ctx context.Context, c *results.Case, ws, out, pr
 	if step.runner != nil {
 		env = lifecycle.Environ(env, config.ResolveEnv(step.runner.Env, os.LookupEnv))
 	}
+	// The logs are redacted as they are written; the stream is parsed as the
+	// agent printed it.
+	red := st.agentRedactor(env)
+	redOut, redErr := red.JSONWriter(stdout), red.Writer(stderr)
+	defer redErr.Close()
+	defer redOut.Close()
+	defer redactCase(c, red)
 	res := claudecode.Run(ctx, claudecode.Spec{
 		Bin: st.agentBin, Dir: firstNonEmpty(st.repo, ws), Prompt: prompt, Model: st.model, Effort: runner.Effort,
 		PermissionMode: runner.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: runner.SystemPrompt,
 		PluginDirs: st.stagedPlugins(ws), PermissionArgs: permArgs, AskUserQuestion: st.handlers != nil,
-		Env: env, Timeout: timeout, Stdout: stdout, Stderr: stderr,
+		Env: env, Timeout: timeout, Stdout: redOut, Stderr: redErr,
 		Guard: st.hookBin, Started: func(pgid int) { st.recordAgent(pgid, c.CaseID) },
 	})
 	s := res.Summary
@@ -905,6 +915,7 @@ func (st *runState) collect(ws, caseOut string, c *results.Case) {
 func (st *runState) finish(c *results.Case, elapsed time.Duration) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	redactCase(c, st.runRedactor())
 	_ = results.WriteJSON(filepath.Join(st.dir, "cases", c.CaseID, "run_result.json"), c)
 	st.run.Add(c)
 	st.run.WallClockS = elapsed.Seconds()
@@ -1070,7 +1081,7 @@ func (st *runState) runSteps(ctx context.Context, c *results.Case, ws, caseOut s
 				hooksLog := io.Discard
 				if len(st.ev.Hooks.BeforeStep)+len(st.ev.Hooks.AfterStep) > 0 {
 					if f, err := os.Create(filepath.Join(out, "hooks.log")); err == nil {
-						defer f.Close()
+						defer func() { _ = f.Close(); st.redactFile(f.Name()) }()
 						hooksLog = f
 					}
 				}

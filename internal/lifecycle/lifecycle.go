@@ -19,6 +19,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/guard"
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // OutputsFile is what a hook writes to hand env vars and data to later
@@ -42,6 +43,11 @@ type Outputs struct {
 // stops the phase and is returned as an error; otherwise every hook runs.
 func Phase(ctx context.Context, phase string, hooks []config.Hook, dir string, env []string, log io.Writer, strict bool) (Outputs, error) {
 	out := Outputs{Env: map[string]string{}, Data: map[string]any{}}
+	// The error names the hook by its command's first line: without the
+	// environment's secret values or URL credentials. (The log is redacted
+	// by the caller once the hooks are done with it: a service a hook leaves
+	// running keeps writing to it.)
+	red := redact.FromEnviron(env)
 	for _, h := range hooks {
 		label := h.Description
 		if label == "" {
@@ -77,7 +83,7 @@ func Phase(ctx context.Context, phase string, hooks []config.Hook, dir string, e
 			if timedOut {
 				why = "timed out"
 			}
-			return out, fmt.Errorf("hook failed in %s: %s (%s)", phase, label, why)
+			return out, fmt.Errorf("hook failed in %s: %s (%s)", phase, red.String(label), why)
 		}
 	}
 	return out, nil
