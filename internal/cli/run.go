@@ -125,6 +125,7 @@ type runState struct {
 	mu        sync.Mutex
 	run       *results.Run
 	redOnce   sync.Once
+	scrubWarn sync.Once
 	red       *redact.Redactor // runRedactor
 }
 
@@ -873,6 +874,7 @@ func (st *runState) agentEnv(caseID string, hookEnv map[string]string) []string 
 	extra["DISABLE_AUTOUPDATER"] = "1"
 	extra["DISABLE_TELEMETRY"] = "1"
 	extra["DISABLE_ERROR_REPORTING"] = "1"
+	st.scrubDefault(extra) // the agent's commands do not see the harness's credentials
 	if st.ev.Runner.PermissionMode == "bypassPermissions" && claudecode.IsRoot() {
 		extra["IS_SANDBOX"] = "1"
 	}
