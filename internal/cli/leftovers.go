@@ -26,6 +26,10 @@ func (st *runState) recordAgent(pgid int, caseID string) {
 func sweepLeftovers(w io.Writer, runDir string) {
 	killed, err := guard.Sweep(filepath.Join(runDir, AgentProcsFile))
 	for _, k := range killed {
+		if k.Live != 0 {
+			fmt.Fprintf(w, "agent-eval: warning: case %s of this run is still running under agent-eval process %d (process group %d): left alone\n", k.Label, k.Live, k.PID)
+			continue
+		}
 		fmt.Fprintf(w, "resume: killed a leftover agent of the earlier attempt (case %s, process group %d, %d processes)\n", k.Label, k.PID, k.Procs)
 	}
 	if err != nil {

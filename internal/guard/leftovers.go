@@ -9,31 +9,40 @@ import (
 	"strings"
 )
 
-// Record appends "PID STARTTIME LABEL" to path: a process group the run
-// started (the guard, its leader), so that a later --resume of a run that
-// died can find and kill what survived it. The start time (from
-// /proc/<pid>/stat) keeps a reused pid from being taken for it.
+// Record appends "PID STARTTIME LABEL RUNPID RUNSTARTTIME" to path: a
+// process group the run started (the guard, its leader) and the run itself
+// (the caller), so that a later --resume of a run that died can find and
+// kill what survived it. The start times (from /proc/<pid>/stat) keep a
+// reused pid from being taken for either.
 func Record(path string, pid int, label string) error {
 	p, err := stat(pid)
 	if err != nil {
 		return fmt.Errorf("read the start time of process %d: %w", pid, err)
 	}
+	self, err := stat(os.Getpid())
+	if err != nil {
+		return fmt.Errorf("read the start time of this process: %w", err)
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(f, "%d %d %s\n", pid, p.start, strings.Join(strings.Fields(label), "_"))
+	_, err = fmt.Fprintf(f, "%d %d %s %d %d\n", pid, p.start, strings.Join(strings.Fields(label), "_"), self.pid, self.start)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// Killed is a recorded process group found alive and killed by Sweep.
+// Killed is a recorded process group found alive by Sweep: killed, or left
+// alone because the run that started it still runs (Live).
 type Killed struct {
 	Label string
 	PID   int
 	Procs int // processes killed (the leader, its group, its descendants)
+	// Live is the pid of the run that started the group, still running: its
+	// agents are its own business, and are not killed.
+	Live int
 }
 
 // Sweep kills every process group recorded in path whose leader still runs
@@ -48,9 +57,9 @@ func Sweep(path string) ([]Killed, error) {
 		return nil, err
 	}
 	type rec struct {
-		pid   int
-		start uint64
-		label string
+		pid, runPID     int
+		start, runStart uint64
+		label           string
 	}
 	var recs []rec
 	sc := bufio.NewScanner(f)
@@ -68,6 +77,10 @@ func Sweep(path string) ([]Killed, error) {
 		if len(fs) > 2 {
 			r.label = fs[2]
 		}
+		if len(fs) > 4 {
+			r.runPID, _ = strconv.Atoi(fs[3])
+			r.runStart, _ = strconv.ParseUint(fs[4], 10, 64)
+		}
 		recs = append(recs, r)
 	}
 	_ = f.Close()
@@ -79,6 +92,10 @@ func Sweep(path string) ([]Killed, error) {
 		p, err := stat(r.pid)
 		if err != nil || p.start != r.start || p.zombie {
 			continue // gone, or the pid now names another process
+		}
+		if run, err := stat(r.runPID); r.runPID > 0 && r.runPID != os.Getpid() && err == nil && run.start == r.runStart && !run.zombie {
+			killed = append(killed, Killed{Label: r.label, PID: r.pid, Live: r.runPID})
+			continue
 		}
 		killed = append(killed, Killed{Label: r.label, PID: r.pid, Procs: killTree(r.pid, false)})
 	}

@@ -69,9 +69,17 @@ func TestSweep(t *testing.T) {
 	if len(killed) != 1 || killed[0].Label != "case_a" || killed[0].PID != leftover.Process.Pid || killed[0].Procs < 3 {
 		t.Fatalf("Sweep = %+v; want the recorded group of case a, 3 processes", killed)
 	}
+	// SIGKILL is delivered asynchronously: give it a moment.
 	for _, pid := range append(kids, leftover.Process.Pid) {
-		if q, err := stat(pid); err == nil && !q.zombie {
-			t.Errorf("process %d of the leftover still runs", pid)
+		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			q, err := stat(pid)
+			if err != nil || q.zombie {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("process %d of the leftover still runs: %+v", pid, q)
+				break
+			}
 		}
 	}
 	if q, err := stat(reused.Process.Pid); err != nil || q.zombie {

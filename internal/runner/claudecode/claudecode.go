@@ -187,10 +187,10 @@ func Run(ctx context.Context, s Spec) Result {
 	case werr = <-exited:
 	case <-timeout:
 		res.TimedOut = true
-		werr = stop(cmd, exited, grace)
+		werr = stop(cmd, exited, grace, s.Guard != "")
 	case <-ctx.Done():
 		res.Interrupted = true
-		werr = stop(cmd, exited, grace)
+		werr = stop(cmd, exited, grace, s.Guard != "")
 	}
 	// The agent is gone; so is anything it left in its group.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -223,14 +223,23 @@ func Run(ctx context.Context, s Spec) Result {
 }
 
 // stop sends SIGTERM to the process group, then SIGKILL to the group and
-// the process after grace, and returns how the process ended.
-func stop(cmd *exec.Cmd, exited <-chan error, grace time.Duration) error {
+// the process after grace, and returns how the process ended. A guard is
+// first told to kill the agent's whole tree (what left the group too).
+func stop(cmd *exec.Cmd, exited <-chan error, grace time.Duration, guarded bool) error {
 	pgid := cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case err := <-exited:
 		return err
 	case <-time.After(grace):
+		if guarded {
+			_ = syscall.Kill(pgid, guard.DeathSignal)
+			select {
+			case err := <-exited:
+				return err
+			case <-time.After(3 * time.Second):
+			}
+		}
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		_ = cmd.Process.Kill()
 		return <-exited

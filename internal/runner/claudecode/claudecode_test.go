@@ -179,8 +179,11 @@ func TestRunStopsTheProcessGroup(t *testing.T) {
 			t.Run(map[bool]string{false: "timeout", true: "interrupt"}[interrupt]+"/"+mode, func(t *testing.T) {
 				t.Parallel()
 				pidFile := filepath.Join(t.TempDir(), "child.pid")
+				escFile := pidFile + ".escaped"
 				script := "trap '' TERM\n" +
 					"echo '" + resultLine + "'\n" +
+					"setsid sh -c 'echo $$ > " + escFile + ".tmp; mv " + escFile + ".tmp " + escFile + "; exec sleep 300' &\n" +
+					"while [ ! -s " + escFile + " ]; do :; done\n" +
 					"sleep 300 &\necho $! > " + pidFile + "\n" +
 					"while :; do sleep 1; done\n"
 				ctx, cancel := context.WithCancel(context.Background())
@@ -210,6 +213,20 @@ func TestRunStopsTheProcessGroup(t *testing.T) {
 				for alive(pid) {
 					if time.Now().After(deadline) {
 						t.Fatalf("the agent's child %d is still running", pid)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				// One that left the group: out of reach bare, killed by the guard.
+				b, _ = os.ReadFile(escFile)
+				esc, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+				if g == "" {
+					_ = syscall.Kill(esc, syscall.SIGKILL)
+					return
+				}
+				for alive(esc) {
+					if time.Now().After(deadline) {
+						_ = syscall.Kill(esc, syscall.SIGKILL)
+						t.Fatalf("the agent's escaped child %d is still running", esc)
 					}
 					time.Sleep(20 * time.Millisecond)
 				}
