@@ -7,6 +7,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"sort"
 	"strings"
@@ -94,6 +95,14 @@ func New(env map[string]string) *Redactor {
 		if len(v) >= MinSecretLen && !seen[v] {
 			seen[v] = true
 			secrets = append(secrets, v)
+			// As it appears inside a JSON string (stream-json, the ledger),
+			// when that differs: a secret with a quote or a backslash.
+			if b, err := json.Marshal(v); err == nil {
+				if esc := string(b[1 : len(b)-1]); esc != v && !seen[esc] {
+					seen[esc] = true
+					secrets = append(secrets, esc)
+				}
+			}
 		}
 	}
 	for name, v := range env {

@@ -143,6 +143,11 @@ func TestJSON(t *testing.T) {
 			t.Errorf("JSON(%q) = %q: the line ending changed", in, got)
 		}
 	}
+	// A secret with characters JSON escapes is found in its escaped form.
+	q := New(map[string]string{"DB_PASSWORD": `pa"ss\word`})
+	if got := string(q.JSON([]byte(`{"out":"pw is pa\"ss\\word!"}`))); strings.Contains(got, "ss") || !json.Valid([]byte(got)) {
+		t.Errorf("escaped secret: %s", got)
+	}
 	if got := string(r.JSON([]byte(`{"plain":"nothing here"}`))); got != `{"plain":"nothing here"}` {
 		t.Errorf("a line without secrets changed: %s", got)
 	}
