@@ -20,7 +20,7 @@ func start(t *testing.T) *exec.Cmd {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killTree(cmd.Process.Pid, false) // the escaped child too
 		_ = cmd.Wait()
 	})
 	return cmd
