@@ -65,10 +65,11 @@ func Start(cmd *exec.Cmd) (<-chan error, error) {
 // code. Its own messages go to stderr; stdin, stdout and stderr are the
 // agent's.
 func Main(args []string, stderr io.Writer) int {
+	help := len(args) > 0 && (args[0] == "-h" || args[0] == "--help")
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
-	if len(args) == 0 {
+	if len(args) == 0 || help {
 		fmt.Fprintln(stderr, "usage: agent-eval guard -- COMMAND [ARG...]")
 		return 2
 	}
