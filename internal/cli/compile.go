@@ -27,7 +27,7 @@ import (
 const BinEnv = "AGENT_EVAL_BIN"
 
 // HookTimeoutSeconds is the timeout of the generated PreToolUse entries.
-const HookTimeoutSeconds = 60
+const HookTimeoutSeconds = hook.TimeoutSeconds
 
 type compileOptions struct {
 	config  string

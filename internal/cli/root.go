@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agent-eval/agent-eval/internal/guard"
 )
 
 // Streams are the standard streams a command reads and writes. stdout
@@ -37,6 +39,9 @@ func Main(args []string, s Streams) int {
 	e := env{Streams: s, Getenv: os.Getenv}
 	if a, ok := hookFastPath(args); ok {
 		return runHook(context.Background(), e, a)
+	}
+	if a, ok := guardFastPath(args); ok {
+		return guard.Main(a, s.Err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -88,6 +93,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		newCompileCmd(e),
 		newExplainCmd(e),
 		newFakeModelCmd(e),
+		newGuardCmd(e),
 	)
 	for _, c := range root.Commands() {
 		if c.Name() == "help" {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,6 +26,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
 	"github.com/agent-eval/agent-eval/internal/permissions"
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	"github.com/agent-eval/agent-eval/internal/stream"
@@ -127,6 +127,9 @@ type runState struct {
 	progress  *progress         // stderr, with the live status line on a terminal
 	mu        sync.Mutex
 	run       *results.Run
+	redOnce   sync.Once
+	scrubWarn sync.Once
+	red       *redact.Redactor // runRedactor
 }
 
 func runRun(ctx context.Context, e env, opts runOptions) error {
@@ -305,6 +308,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	}
 	if opts.resume {
 		fmt.Fprintf(e.Err, "resuming %s: %d of %d cases already finished\n", runID, len(ids)-len(todo), len(ids))
+		sweepLeftovers(e.Err, st.dir)
 	}
 	fmt.Fprintf(e.Err, "run %s: %d cases with %s (%s %s) → %s\n", runID, len(todo), st.model, st.agentBin, st.run.AgentVersion, st.dir)
 
@@ -313,7 +317,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if err != nil {
 		return err
 	}
-	defer hooksLog.Close()
+	defer func() { _ = hooksLog.Close(); st.redactFile(hooksLog.Name()) }()
 	if len(ev.Hooks.BeforeAll) > 0 {
 		out, err := lifecycle.Phase(ctx, "before_all", ev.Hooks.BeforeAll, mustGetwd(), st.hookEnviron(nil), hooksLog, true)
 		if err != nil {
@@ -525,7 +529,7 @@ func (st *runState) runCase(ctx context.Context, id string) *results.Case {
 		if hooksLog, err = os.Create(filepath.Join(caseOut, "hooks.log")); err != nil {
 			return fail(err)
 		}
-		defer hooksLog.Close()
+		defer func() { _ = hooksLog.Close(); st.redactFile(hooksLog.Name()) }()
 	}
 	if len(h.AfterEach) > 0 {
 		defer func() {
@@ -711,11 +715,19 @@ func (st *runState) invokeWith(ctx context.Context, c *results.Case, ws, out, pr
 	if step.runner != nil {
 		env = lifecycle.Environ(env, config.ResolveEnv(step.runner.Env, os.LookupEnv))
 	}
+	// The logs are redacted as they are written; the stream is parsed as the
+	// agent printed it.
+	red := st.agentRedactor(env)
+	redOut, redErr := red.JSONWriter(stdout), red.Writer(stderr)
+	defer redErr.Close()
+	defer redOut.Close()
+	defer redactCase(c, red)
 	res := claudecode.Run(ctx, claudecode.Spec{
 		Bin: st.agentBin, Dir: firstNonEmpty(st.repo, ws), Prompt: prompt, Model: st.model, Effort: runner.Effort,
 		PermissionMode: runner.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: runner.SystemPrompt,
 		PluginDirs: st.stagedPlugins(ws), PermissionArgs: permArgs, AskUserQuestion: st.handlers != nil,
-		Env: env, Timeout: timeout, Stdout: stdout, Stderr: stderr,
+		Env: env, Timeout: timeout, Stdout: redOut, Stderr: redErr,
+		Guard: st.hookBin, Started: func(pgid int) { st.recordAgent(pgid, c.CaseID) },
 	})
 	s := res.Summary
 	c.ExitCode, c.DurationS = res.ExitCode, res.Duration.Seconds()
@@ -737,8 +749,9 @@ func (st *runState) invokeWith(ctx context.Context, c *results.Case, ws, out, pr
 	default:
 		c.Status = "passed"
 	}
+	c.ToolCalls = s.ToolCalls
 	if collect {
-		c.Answers = st.collect(ws, out)
+		st.collect(ws, out, c)
 	}
 	return c
 }
@@ -874,6 +887,7 @@ func (st *runState) agentEnv(caseID string, hookEnv map[string]string) []string 
 	extra["DISABLE_AUTOUPDATER"] = "1"
 	extra["DISABLE_TELEMETRY"] = "1"
 	extra["DISABLE_ERROR_REPORTING"] = "1"
+	st.scrubDefault(extra) // the agent's commands do not see the harness's credentials
 	if st.ev.Runner.PermissionMode == "bypassPermissions" && claudecode.IsRoot() {
 		extra["IS_SANDBOX"] = "1"
 	}
@@ -888,21 +902,15 @@ func (st *runState) agentEnv(caseID string, hookEnv map[string]string) []string 
 }
 
 // collect copies the ledger and the outputs into the case's folder and
-// counts the answered questions.
-func (st *runState) collect(ws, caseOut string) int {
+// records the answered questions Claude Code delivered (deliveredAnswers).
+func (st *runState) collect(ws, caseOut string, c *results.Case) {
 	ledger := filepath.Join(ws, hook.LedgerFile)
-	answered := 0
 	if f, err := os.Open(ledger); err == nil {
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		for sc.Scan() {
-			var e struct {
-				Answers map[string]string `json:"answers"`
-			}
-			if json.Unmarshal(sc.Bytes(), &e) == nil {
-				answered += len(e.Answers)
-			}
+		answered, lost, err := deliveredAnswers(f, c.ToolCalls)
+		if err != nil {
+			fmt.Fprintf(st.e.Err, "agent-eval: warning: %s: %v\n", c.CaseID, err)
 		}
+		c.Answers, c.AnswerLog, c.AnswersNotDelivered = len(answered), answered, lost
 		_ = f.Close()
 		_ = workspace.CopyTree(ledger, filepath.Join(caseOut, hook.LedgerFile))
 	}
@@ -915,7 +923,6 @@ func (st *runState) collect(ws, caseOut string) int {
 			_ = workspace.CopyTree(src, filepath.Join(caseOut, "outputs", o.Path))
 		}
 	}
-	return answered
 }
 
 // finish records a finished case: its own result file at once, then the
@@ -923,6 +930,7 @@ func (st *runState) collect(ws, caseOut string) int {
 func (st *runState) finish(c *results.Case, elapsed time.Duration) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	redactCase(c, st.runRedactor())
 	_ = results.WriteJSON(filepath.Join(st.dir, "cases", c.CaseID, "run_result.json"), c)
 	st.run.Add(c)
 	st.run.WallClockS = elapsed.Seconds()
@@ -1088,7 +1096,7 @@ func (st *runState) runSteps(ctx context.Context, c *results.Case, ws, caseOut s
 				hooksLog := io.Discard
 				if len(st.ev.Hooks.BeforeStep)+len(st.ev.Hooks.AfterStep) > 0 {
 					if f, err := os.Create(filepath.Join(out, "hooks.log")); err == nil {
-						defer f.Close()
+						defer func() { _ = f.Close(); st.redactFile(f.Name()) }()
 						hooksLog = f
 					}
 				}
@@ -1129,6 +1137,7 @@ func (st *runState) runSteps(ctx context.Context, c *results.Case, ws, caseOut s
 			}
 		}
 		c.Model, c.Result, c.IsError = firstNonEmpty(sc.Model, c.Model), sc.Result, sc.IsError
+		c.ToolCalls = append(c.ToolCalls, sc.ToolCalls...)
 		c.TimedOut, c.Interrupted = c.TimedOut || sc.TimedOut, c.Interrupted || sc.Interrupted
 		if sc.ExitCode != 0 && c.ExitCode == 0 {
 			c.ExitCode, c.Status, c.Error = sc.ExitCode, sc.Status, "step "+s.ID+": "+firstNonEmpty(sc.Error, sc.Status)
@@ -1141,7 +1150,7 @@ func (st *runState) runSteps(ctx context.Context, c *results.Case, ws, caseOut s
 	if c.Interrupted {
 		c.Status = "interrupted"
 	}
-	c.Answers = st.collect(ws, caseOut)
+	st.collect(ws, caseOut, c)
 	return c
 }
 

@@ -12,9 +12,20 @@ import (
 	"github.com/agent-eval/agent-eval/internal/llm"
 )
 
-// AnswerTimeout bounds one tier-2 call; the hook must stay well inside
-// Claude Code's hook timeout.
-const AnswerTimeout = 30 * time.Second
+// TimeoutSeconds is the timeout of the PreToolUse entries agent-eval
+// writes: Claude Code kills a hook still running after it, and treats the
+// call as a hook failure.
+const TimeoutSeconds = 60
+
+// AnswerDeadline bounds all tier-2 calls of one AskUserQuestion call, asked
+// at once: three quarters of the hook's timeout, leaving the rest for the
+// hook's start, the fallbacks, printing the decision and the ledger. A
+// question the hook model has not answered by then gets the fallback.
+const AnswerDeadline = TimeoutSeconds * time.Second * 3 / 4
+
+// AnswerTimeout bounds one tier-2 call (the client's own timeout); the
+// deadline of the whole call is AnswerDeadline.
+const AnswerTimeout = AnswerDeadline
 
 // contextFiles are the case files the LLM tier reads (never secrets: the
 // docs say so, and they are sent to the hook model).

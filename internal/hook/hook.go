@@ -16,11 +16,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // Environment variables the hook reads.
@@ -100,12 +102,21 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 		opts.Now = time.Now
 	}
 	start := opts.Now()
+	// What the hook prints and logs passes through a redactor that knows the
+	// secret values of its environment: a deny reason that quotes a
+	// variable (JIRA_SERVER=https://bot:PASSWORD@…) reaches the model, the
+	// transcript and the ledger without the credential.
+	red := redact.FromEnviron(opts.Environ)
 	var in Input
 	ledger := ""
 	decision := intercept.Decision{Kind: intercept.Deny, Handler: -1}
 	defer func() {
 		if r := recover(); r != nil {
 			decision = intercept.Decision{Kind: intercept.Deny, Handler: -1, Reason: fmt.Sprintf("agent-eval hook crashed (%v); denying the call", r)}
+		}
+		decision.Reason, decision.Detail = red.String(decision.Reason), red.String(decision.Detail)
+		for i, w := range decision.Warnings {
+			decision.Warnings[i] = red.String(w)
 		}
 		code = respond(stdout, stderr, in, decision)
 		if ledger != "" {
@@ -147,14 +158,19 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 	}
 	var llm intercept.Answerer
 	if opts.NewAnswerer != nil {
-		llm = lazyAnswerer{make: func() intercept.Answerer { return opts.NewAnswerer(filepath.Dir(path)) }}
+		llm = lazyAnswerer{make: sync.OnceValue(func() intercept.Answerer { return opts.NewAnswerer(filepath.Dir(path)) })}
 	}
+	// Tier-2 answers are asked at once and waited for until the deadline, so
+	// the decision is printed before Claude Code's hook timeout.
+	ctx, cancel := context.WithTimeout(ctx, AnswerDeadline)
+	defer cancel()
 	decision = intercept.Decide(ctx, policy, intercept.Request{ToolName: in.ToolName, ToolInput: in.ToolInput, Env: env}, llm)
 	return
 }
 
-// lazyAnswerer builds the LLM tier only when a question reaches it, so the
-// common path pays nothing for the SDK client.
+// lazyAnswerer builds the LLM tier only when a question reaches it (once,
+// for all the questions of a call), so the common path pays nothing for the
+// SDK client.
 type lazyAnswerer struct{ make func() intercept.Answerer }
 
 func (l lazyAnswerer) Answer(ctx context.Context, q intercept.Question) (string, error) {

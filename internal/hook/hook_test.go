@@ -270,3 +270,29 @@ func FuzzHookInput(f *testing.F) {
 		}
 	})
 }
+
+// TestRedactsSecrets: a deny reason that quotes a credential-bearing
+// variable, or a command holding a secret value of the hook's environment,
+// reaches neither the model (stdout), stderr nor the ledger.
+func TestRedactsSecrets(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := writeHandlers(t, dir, intercept.File{Handlers: []intercept.Handler{{Match: "jira", Patterns: []string{"Bash"},
+		InputFilters: []string{`\bjira\b`}, EnvChecks: map[string]intercept.EnvCheck{"JIRA_SERVER": {MustContain: []string{"test"}}}}}})
+	env := []string{"JIRA_SERVER=https://bot:PASSWORD1@prod.atlassian.net", "GITHUB_TOKEN=ghp_0123456789abcdef"}
+	for _, cmd := range []string{"jira issue list", "JIRA_SERVER=https://bot:PASSWORD1@prod.atlassian.net jira issue list --token ghp_0123456789abcdef"} {
+		r := runHook(t, input("Bash", map[string]any{"command": cmd}, dir), Options{HandlersPath: path, Environ: env})
+		if r.decision() != "deny" {
+			t.Fatalf("%s: %q, want a deny", cmd, r.raw)
+		}
+		if !strings.Contains(r.reason(), "JIRA_SERVER") {
+			t.Errorf("%s: reason %q does not name the variable", cmd, r.reason())
+		}
+		ledger, _ := os.ReadFile(filepath.Join(dir, LedgerFile))
+		for _, s := range []string{r.raw, r.stderr, string(ledger)} {
+			if strings.Contains(s, "PASSWORD1") || strings.Contains(s, "ghp_0123456789abcdef") {
+				t.Errorf("%s: a secret leaked: %s", cmd, s)
+			}
+		}
+	}
+}

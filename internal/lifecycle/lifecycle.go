@@ -18,6 +18,8 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/guard"
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // OutputsFile is what a hook writes to hand env vars and data to later
@@ -41,6 +43,11 @@ type Outputs struct {
 // stops the phase and is returned as an error; otherwise every hook runs.
 func Phase(ctx context.Context, phase string, hooks []config.Hook, dir string, env []string, log io.Writer, strict bool) (Outputs, error) {
 	out := Outputs{Env: map[string]string{}, Data: map[string]any{}}
+	// The error names the hook by its command's first line: without the
+	// environment's secret values or URL credentials. (The log is redacted
+	// by the caller once the hooks are done with it: a service a hook leaves
+	// running keeps writing to it.)
+	red := redact.FromEnviron(env)
 	for _, h := range hooks {
 		label := h.Description
 		if label == "" {
@@ -76,7 +83,7 @@ func Phase(ctx context.Context, phase string, hooks []config.Hook, dir string, e
 			if timedOut {
 				why = "timed out"
 			}
-			return out, fmt.Errorf("hook failed in %s: %s (%s)", phase, label, why)
+			return out, fmt.Errorf("hook failed in %s: %s (%s)", phase, red.String(label), why)
 		}
 	}
 	return out, nil
@@ -87,20 +94,20 @@ func Phase(ctx context.Context, phase string, hooks []config.Hook, dir string, e
 func run(ctx context.Context, command, dir string, env []string, log io.Writer, timeout time.Duration) (int, bool) {
 	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The hook's shell dies with the run, even when the run is killed with
+	// SIGKILL (a service it started on purpose is left to after_all).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// A hook may start a service in the background (a mock server for the
 	// agent) and exit; it is done when bash is, even if the service keeps a
 	// non-file log writer open.
 	cmd.WaitDelay = grace
-	if err := cmd.Start(); err != nil {
+	done, err := guard.Start(cmd)
+	if err != nil {
 		fmt.Fprintln(log, "cannot start:", err)
 		return -1, false
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
-	var err error
 	timedOut := false
 	select {
 	case err = <-done:

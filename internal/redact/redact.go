@@ -7,6 +7,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"sort"
 	"strings"
@@ -94,6 +95,14 @@ func New(env map[string]string) *Redactor {
 		if len(v) >= MinSecretLen && !seen[v] {
 			seen[v] = true
 			secrets = append(secrets, v)
+			// As it appears inside a JSON string (stream-json, the ledger),
+			// when that differs: a secret with a quote or a backslash.
+			if b, err := json.Marshal(v); err == nil {
+				if esc := string(b[1 : len(b)-1]); esc != v && !seen[esc] {
+					seen[esc] = true
+					secrets = append(secrets, esc)
+				}
+			}
 		}
 	}
 	for name, v := range env {
@@ -163,11 +172,12 @@ func (r *Redactor) Writer(w io.Writer) io.WriteCloser {
 const maxLine = 4 << 20
 
 type lineWriter struct {
-	mu  sync.Mutex
-	r   *Redactor
-	w   io.Writer
-	buf []byte
-	err error
+	mu   sync.Mutex
+	r    *Redactor
+	w    io.Writer
+	buf  []byte
+	err  error
+	json bool // each line is a JSON document (JSONWriter)
 }
 
 func (lw *lineWriter) Write(p []byte) (int, error) {
@@ -194,8 +204,13 @@ func (lw *lineWriter) Write(p []byte) (int, error) {
 }
 
 func (lw *lineWriter) flush(n int) {
-	line := lw.r.String(string(lw.buf[:n]))
-	if _, err := io.WriteString(lw.w, line); err != nil && lw.err == nil {
+	var err error
+	if lw.json {
+		_, err = lw.w.Write(lw.r.JSON(lw.buf[:n]))
+	} else {
+		_, err = io.WriteString(lw.w, lw.r.String(string(lw.buf[:n])))
+	}
+	if err != nil && lw.err == nil {
 		lw.err = err
 	}
 	lw.buf = lw.buf[n:]

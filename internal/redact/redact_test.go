@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -116,4 +117,48 @@ func FuzzString(f *testing.F) {
 			t.Fatalf("%q still contains the secret %q", got, secret)
 		}
 	})
+}
+
+// TestJSON: a stream-json line keeps parsing after redaction, also when a
+// text match would have eaten an escape (TOKEN=abc\" inside a string).
+func TestJSON(t *testing.T) {
+	t.Parallel()
+	r := New(map[string]string{"GITHUB_TOKEN": "ghp_SECRETVALUE1", "JIRA_SERVER": "https://bot:PASSWORD@prod.example"})
+	for _, in := range []string{
+		`{"type":"user","content":"ghp_SECRETVALUE1\n"}` + "\n",
+		`{"type":"assistant","input":{"command":"echo \"TOKEN=abc\" \"API_KEY=x\\\\\""}}` + "\n",
+		`{"a":["JIRA_SERVER=https://bot:PASSWORD@prod.example","PASSWORD"],"n":1.50}`,
+		`{"PASSWORD":"key named like a secret value"}`,
+	} {
+		got := r.JSON([]byte(in))
+		if !json.Valid(got) {
+			t.Errorf("JSON(%s) = %s: not valid JSON", in, got)
+		}
+		for _, leak := range []string{"ghp_SECRETVALUE1", "PASSWORD", "TOKEN=abc", "API_KEY=x"} {
+			if strings.Contains(string(got), leak) {
+				t.Errorf("JSON(%s) = %s: %s leaked", in, got, leak)
+			}
+		}
+		if strings.HasSuffix(in, "\n") != strings.HasSuffix(string(got), "\n") {
+			t.Errorf("JSON(%q) = %q: the line ending changed", in, got)
+		}
+	}
+	// A secret with characters JSON escapes is found in its escaped form.
+	q := New(map[string]string{"DB_PASSWORD": `pa"ss\word`})
+	if got := string(q.JSON([]byte(`{"out":"pw is pa\"ss\\word!"}`))); strings.Contains(got, "ss") || !json.Valid([]byte(got)) {
+		t.Errorf("escaped secret: %s", got)
+	}
+	if got := string(r.JSON([]byte(`{"plain":"nothing here"}`))); got != `{"plain":"nothing here"}` {
+		t.Errorf("a line without secrets changed: %s", got)
+	}
+	var buf bytes.Buffer
+	w := r.JSONWriter(&buf)
+	_, _ = w.Write([]byte(`{"x":"echo \"TOKEN=ab`))
+	_, _ = w.Write([]byte(`c\""}` + "\n" + `{"y":1}` + "\n"))
+	_ = w.Close()
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if !json.Valid([]byte(line)) || strings.Contains(line, "TOKEN=abc") {
+			t.Errorf("JSONWriter line %s: invalid or leaking", line)
+		}
+	}
 }

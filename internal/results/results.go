@@ -30,8 +30,18 @@ type Case struct {
 	Result            string                       `json:"result,omitempty"`
 	IsError           bool                         `json:"is_error"`
 	PermissionDenials []stream.Denial              `json:"permission_denials"`
-	Answers           int                          `json:"answered_questions"`
-	Prompt            string                       `json:"prompt"`
+	// Answers counts the AskUserQuestion questions the hook answered and
+	// Claude Code delivered (the call's tool_result came back without an
+	// error); AnswerLog says which, and by which tier. AnswersNotDelivered
+	// counts answers in the ledger whose call was denied or never returned
+	// (a hook killed at its timeout, say).
+	Answers             int      `json:"answered_questions"`
+	AnswerLog           []Answer `json:"answers,omitempty"`
+	AnswersNotDelivered int      `json:"answers_not_delivered,omitempty"`
+	// ToolCalls are the agent's tool calls (all steps'), for the run's own
+	// bookkeeping; stdout.log has them.
+	ToolCalls []stream.ToolCall `json:"-"`
+	Prompt    string            `json:"prompt"`
 	// RepoModified: in repo mode, the case changed the project's git status.
 	RepoModified bool `json:"repo_modified,omitempty"`
 	// Steps are the step results of a multi-step pipeline, in order.
@@ -42,6 +52,15 @@ type Case struct {
 	// (copied to _modified/), outputs and harness files left out.
 	ModifiedFiles []string `json:"modified_files,omitempty"`
 	Workspace     string   `json:"workspace,omitempty"`
+}
+
+// Answer is one AskUserQuestion question the hook answered and Claude Code
+// delivered to the agent.
+type Answer struct {
+	ToolUseID string `json:"tool_use_id"`
+	Question  string `json:"question"`
+	Answer    string `json:"answer"`
+	Tier      string `json:"tier"` // case_override, llm or fallback
 }
 
 // Run is the run's run_result.json.

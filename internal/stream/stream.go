@@ -57,6 +57,8 @@ type ToolCall struct {
 	Input   json.RawMessage `json:"input"`
 	Result  string          `json:"result,omitempty"`
 	IsError bool            `json:"is_error,omitempty"`
+	// Returned: the call's tool_result came (IsError says how it ended).
+	Returned bool `json:"returned,omitempty"`
 }
 
 // Summary is what a run's stream says.
@@ -234,6 +236,7 @@ func (p *Parser) Line(line []byte) {
 			if i, ok := p.calls[b.ToolUseID]; ok {
 				p.s.ToolCalls[i].Result = text(b.Content)
 				p.s.ToolCalls[i].IsError = b.IsError
+				p.s.ToolCalls[i].Returned = true
 			}
 		}
 	case "result":
@@ -318,6 +321,7 @@ func (p *Parser) userFast(line []byte) {
 		}
 		if k, ok := p.calls[string(id)]; ok {
 			p.s.ToolCalls[k].IsError = isErr
+			p.s.ToolCalls[k].Returned = true
 		}
 		prev = start + end
 	}

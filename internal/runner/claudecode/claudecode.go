@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/guard"
 	"github.com/agent-eval/agent-eval/internal/stream"
 )
 
@@ -56,6 +57,14 @@ type Spec struct {
 	Timeout         time.Duration
 	Grace           time.Duration // between SIGTERM and SIGKILL (0: the Grace constant)
 	Stdout, Stderr  io.Writer     // raw copies of the agent's streams
+	// Guard is the agent-eval binary: the agent then runs under
+	// `Guard guard -- Bin ARGS…`, which takes the agent's tool processes
+	// along when the run dies, even by SIGKILL (package guard). Without it
+	// only the agent itself gets a parent-death signal.
+	Guard string
+	// Started, when set, is called with the process group's id (the guard's
+	// pid, else the agent's) once it runs, so the run can record it.
+	Started func(pgid int)
 }
 
 // Args is the command line after the binary.
@@ -129,8 +138,19 @@ func Run(ctx context.Context, s Spec) Result {
 		grace = Grace
 	}
 	cmd := exec.Command(s.Bin, Args(s)...)
+	// When the run dies, so does the agent: SIGKILL, or the guard's signal
+	// to kill the agent's whole tree.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if s.Guard != "" {
+		// The guard reports a missing agent only through an exit code;
+		// check here, so the error says what it is.
+		if _, err := exec.LookPath(s.Bin); err != nil {
+			return Result{ExitCode: -1, Err: fmt.Errorf("start %s: %w", s.Bin, err), Summary: stream.NewParser().Summary()}
+		}
+		cmd = exec.Command(s.Guard, append([]string{"guard", "--", s.Bin}, Args(s)...)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: guard.DeathSignal}
+	}
 	cmd.Dir, cmd.Env = s.Dir, s.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = grace // bounds the copy of stderr to a non-file writer
 	if s.Stderr != nil {
 		cmd.Stderr = s.Stderr
@@ -143,16 +163,17 @@ func Run(ctx context.Context, s Spec) Result {
 	}
 	defer pr.Close()
 	cmd.Stdout = pw
-	err = cmd.Start()
+	exited, err := guard.Start(cmd)
 	pw.Close()
 	if err != nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("start %s: %w", s.Bin, err), Summary: stream.NewParser().Summary()}
 	}
+	if s.Started != nil {
+		s.Started(cmd.Process.Pid)
+	}
 	parser := stream.NewParser()
 	readDone := make(chan error, 1)
 	go func() { readDone <- pump(pr, s.Stdout, parser) }()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 
 	var timeout <-chan time.Time
 	if s.Timeout > 0 {
@@ -166,10 +187,10 @@ func Run(ctx context.Context, s Spec) Result {
 	case werr = <-exited:
 	case <-timeout:
 		res.TimedOut = true
-		werr = stop(cmd, exited, grace)
+		werr = stop(cmd, exited, grace, s.Guard != "")
 	case <-ctx.Done():
 		res.Interrupted = true
-		werr = stop(cmd, exited, grace)
+		werr = stop(cmd, exited, grace, s.Guard != "")
 	}
 	// The agent is gone; so is anything it left in its group.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -202,14 +223,23 @@ func Run(ctx context.Context, s Spec) Result {
 }
 
 // stop sends SIGTERM to the process group, then SIGKILL to the group and
-// the process after grace, and returns how the process ended.
-func stop(cmd *exec.Cmd, exited <-chan error, grace time.Duration) error {
+// the process after grace, and returns how the process ended. A guard is
+// first told to kill the agent's whole tree (what left the group too).
+func stop(cmd *exec.Cmd, exited <-chan error, grace time.Duration, guarded bool) error {
 	pgid := cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case err := <-exited:
 		return err
 	case <-time.After(grace):
+		if guarded {
+			_ = syscall.Kill(pgid, guard.DeathSignal)
+			select {
+			case err := <-exited:
+				return err
+			case <-time.After(3 * time.Second):
+			}
+		}
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		_ = cmd.Process.Kill()
 		return <-exited

@@ -14,7 +14,33 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agent-eval/agent-eval/internal/guard"
 )
+
+// TestMain lets the test binary stand in for agent-eval's guard verb, so
+// every Run test runs both bare and under the guard.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "guard" {
+		os.Exit(guard.Main(os.Args[2:], os.Stderr))
+	}
+	if len(os.Args) == 4 && os.Args[1] == "runner" {
+		// A run that TestRunDiesWithTheRun kills: Run(Bin: os.Args[2], Guard: os.Args[3]).
+		Run(context.Background(), Spec{Bin: os.Args[2], Prompt: "p", Guard: os.Args[3], Timeout: time.Hour})
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// guards are the ways an agent is started: bare, and under the guard.
+func guards(t *testing.T) map[string]string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{"bare": "", "guarded": self}
+}
 
 func TestArgs(t *testing.T) {
 	t.Parallel()
@@ -91,30 +117,39 @@ func TestRun(t *testing.T) {
 		{"stdin closed", "cat\necho '" + resultLine + "'\n", 0, 0.25, 1, false, ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var out bytes.Buffer
-			res := Run(context.Background(), Spec{Bin: agent(t, tt.script), Dir: t.TempDir(), Prompt: "p", Stdout: &out, Timeout: time.Minute})
-			if res.Err != nil || res.ExitCode != tt.exit || res.TimedOut || res.Interrupted {
-				t.Fatalf("exit %d, err %v, timed out %v, interrupted %v; want exit %d", res.ExitCode, res.Err, res.TimedOut, res.Interrupted, tt.exit)
-			}
-			s := res.Summary
-			if s.CostUSD != tt.cost || len(s.Denials) != tt.denials || s.IsError != tt.isError {
-				t.Errorf("summary cost %v, %d denials, is_error %v; want %v, %d, %v", s.CostUSD, len(s.Denials), s.IsError, tt.cost, tt.denials, tt.isError)
-			}
-			if !strings.HasPrefix(out.String(), tt.stdoutRE) {
-				t.Errorf("stdout copy %q, want it to start with %q", out.String(), tt.stdoutRE)
-			}
-		})
+		for mode, g := range guards(t) {
+			t.Run(tt.name+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				var out bytes.Buffer
+				res := Run(context.Background(), Spec{Bin: agent(t, tt.script), Dir: t.TempDir(), Prompt: "p", Stdout: &out, Timeout: time.Minute, Guard: g})
+				if res.Err != nil || res.ExitCode != tt.exit || res.TimedOut || res.Interrupted {
+					t.Fatalf("exit %d, err %v, timed out %v, interrupted %v; want exit %d", res.ExitCode, res.Err, res.TimedOut, res.Interrupted, tt.exit)
+				}
+				s := res.Summary
+				if s.CostUSD != tt.cost || len(s.Denials) != tt.denials || s.IsError != tt.isError {
+					t.Errorf("summary cost %v, %d denials, is_error %v; want %v, %d, %v", s.CostUSD, len(s.Denials), s.IsError, tt.cost, tt.denials, tt.isError)
+				}
+				if !strings.HasPrefix(out.String(), tt.stdoutRE) {
+					t.Errorf("stdout copy %q, want it to start with %q", out.String(), tt.stdoutRE)
+				}
+			})
+		}
 	}
 }
 
 func TestRunDirAndEnv(t *testing.T) {
 	t.Parallel()
+	for mode, g := range guards(t) {
+		t.Run(mode, func(t *testing.T) { testRunDirAndEnv(t, g) })
+	}
+}
+
+func testRunDirAndEnv(t *testing.T, g string) {
+	t.Parallel()
 	dir := t.TempDir()
 	var errb bytes.Buffer
 	res := Run(context.Background(), Spec{Bin: agent(t, `pwd >&2; echo "FOO=$FOO HOME=${HOME:-unset}" >&2`), Dir: dir, Prompt: "p",
-		Env: []string{"FOO=bar", "PATH=" + os.Getenv("PATH")}, Stderr: &errb})
+		Env: []string{"FOO=bar", "PATH=" + os.Getenv("PATH")}, Stderr: &errb, Guard: g})
 	if res.ExitCode != 0 {
 		t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
 	}
@@ -126,9 +161,11 @@ func TestRunDirAndEnv(t *testing.T) {
 
 func TestRunMissingBinary(t *testing.T) {
 	t.Parallel()
-	res := Run(context.Background(), Spec{Bin: filepath.Join(t.TempDir(), "nope"), Prompt: "p"})
-	if res.ExitCode != -1 || res.Err == nil || res.Summary == nil {
-		t.Errorf("exit %d, err %v, summary %v; want -1, an error and an empty summary", res.ExitCode, res.Err, res.Summary)
+	for mode, g := range guards(t) {
+		res := Run(context.Background(), Spec{Bin: filepath.Join(t.TempDir(), "nope"), Prompt: "p", Guard: g})
+		if res.ExitCode != -1 || res.Err == nil || res.Summary == nil {
+			t.Errorf("%s: exit %d, err %v, summary %v; want -1, an error and an empty summary", mode, res.ExitCode, res.Err, res.Summary)
+		}
 	}
 }
 
@@ -138,44 +175,63 @@ func TestRunMissingBinary(t *testing.T) {
 func TestRunStopsTheProcessGroup(t *testing.T) {
 	t.Parallel()
 	for _, interrupt := range []bool{false, true} {
-		t.Run(map[bool]string{false: "timeout", true: "interrupt"}[interrupt], func(t *testing.T) {
-			t.Parallel()
-			pidFile := filepath.Join(t.TempDir(), "child.pid")
-			script := "trap '' TERM\n" +
-				"echo '" + resultLine + "'\n" +
-				"sleep 300 &\necho $! > " + pidFile + "\n" +
-				"while :; do sleep 1; done\n"
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			spec := Spec{Bin: agent(t, script), Prompt: "p", Grace: 200 * time.Millisecond}
-			if interrupt {
-				go func() {
-					waitFor(t, pidFile)
-					cancel()
-				}()
-			} else {
-				spec.Timeout = 500 * time.Millisecond
-			}
-			res := Run(ctx, spec)
-			if res.ExitCode != -1 || res.TimedOut == interrupt || res.Interrupted != interrupt {
-				t.Fatalf("exit %d, timed out %v, interrupted %v", res.ExitCode, res.TimedOut, res.Interrupted)
-			}
-			if res.Summary.CostUSD != 0.25 || len(res.Summary.Denials) != 1 {
-				t.Errorf("the output before the stop was not parsed: %+v", res.Summary)
-			}
-			b, err := os.ReadFile(pidFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-			deadline := time.Now().Add(5 * time.Second)
-			for alive(pid) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the agent's child %d is still running", pid)
+		for mode, g := range guards(t) {
+			t.Run(map[bool]string{false: "timeout", true: "interrupt"}[interrupt]+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				pidFile := filepath.Join(t.TempDir(), "child.pid")
+				escFile := pidFile + ".escaped"
+				script := "trap '' TERM\n" +
+					"echo '" + resultLine + "'\n" +
+					"setsid sh -c 'echo $$ > " + escFile + ".tmp; mv " + escFile + ".tmp " + escFile + "; exec sleep 300' &\n" +
+					"while [ ! -s " + escFile + " ]; do :; done\n" +
+					"sleep 300 &\necho $! > " + pidFile + "\n" +
+					"while :; do sleep 1; done\n"
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				spec := Spec{Bin: agent(t, script), Prompt: "p", Grace: 200 * time.Millisecond, Guard: g}
+				if interrupt {
+					go func() {
+						waitFor(t, pidFile)
+						cancel()
+					}()
+				} else {
+					spec.Timeout = 500 * time.Millisecond
 				}
-				time.Sleep(20 * time.Millisecond)
-			}
-		})
+				res := Run(ctx, spec)
+				if res.ExitCode != -1 || res.TimedOut == interrupt || res.Interrupted != interrupt {
+					t.Fatalf("exit %d, timed out %v, interrupted %v", res.ExitCode, res.TimedOut, res.Interrupted)
+				}
+				if res.Summary.CostUSD != 0.25 || len(res.Summary.Denials) != 1 {
+					t.Errorf("the output before the stop was not parsed: %+v", res.Summary)
+				}
+				b, err := os.ReadFile(pidFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+				deadline := time.Now().Add(5 * time.Second)
+				for alive(pid) {
+					if time.Now().After(deadline) {
+						t.Fatalf("the agent's child %d is still running", pid)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				// One that left the group: out of reach bare, killed by the guard.
+				b, _ = os.ReadFile(escFile)
+				esc, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+				if g == "" {
+					_ = syscall.Kill(esc, syscall.SIGKILL)
+					return
+				}
+				for alive(esc) {
+					if time.Now().After(deadline) {
+						_ = syscall.Kill(esc, syscall.SIGKILL)
+						t.Fatalf("the agent's escaped child %d is still running", esc)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			})
+		}
 	}
 }
 
@@ -199,39 +255,41 @@ func alive(pid int) bool {
 func TestRunDoesNotWaitForLeftovers(t *testing.T) {
 	t.Parallel()
 	for _, escape := range []bool{false, true} {
-		t.Run(map[bool]string{false: "in the group", true: "escaped"}[escape], func(t *testing.T) {
-			t.Parallel()
-			if _, err := exec.LookPath("setsid"); escape && err != nil {
-				t.Skip("no setsid")
-			}
-			pidFile := filepath.Join(t.TempDir(), "child.pid")
-			launch := "sleep 300 &\necho $! > " + pidFile + "\n"
-			if escape {
-				launch = "setsid sh -c 'echo $$ > " + pidFile + "; exec sleep 300' &\n"
-			}
-			bin := agent(t, "echo '"+resultLine+"'\n"+launch+"while [ ! -s "+pidFile+" ]; do :; done\nexit 0\n")
-			start := time.Now()
-			res := Run(context.Background(), Spec{Bin: bin, Prompt: "p", Grace: 300 * time.Millisecond, Timeout: time.Minute})
-			if res.ExitCode != 0 || res.Err != nil || res.TimedOut || res.Summary.CostUSD != 0.25 {
-				t.Fatalf("exit %d, err %v, timed out %v, cost %v", res.ExitCode, res.Err, res.TimedOut, res.Summary.CostUSD)
-			}
-			if d := time.Since(start); d > 30*time.Second {
-				t.Errorf("Run returned after %v; it waited for the leftover process", d)
-			}
-			b, _ := os.ReadFile(pidFile)
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-			if escape {
-				_ = syscall.Kill(pid, syscall.SIGKILL) // outside our reach by design; clean up
-				return
-			}
-			deadline := time.Now().Add(5 * time.Second)
-			for alive(pid) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the agent's leftover child %d is still running", pid)
+		for mode, g := range guards(t) {
+			t.Run(map[bool]string{false: "in the group", true: "escaped"}[escape]+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				if _, err := exec.LookPath("setsid"); escape && err != nil {
+					t.Skip("no setsid")
 				}
-				time.Sleep(20 * time.Millisecond)
-			}
-		})
+				pidFile := filepath.Join(t.TempDir(), "child.pid")
+				launch := "sleep 300 &\necho $! > " + pidFile + "\n"
+				if escape {
+					launch = "setsid sh -c 'echo $$ > " + pidFile + "; exec sleep 300' &\n"
+				}
+				bin := agent(t, "echo '"+resultLine+"'\n"+launch+"while [ ! -s "+pidFile+" ]; do :; done\nexit 0\n")
+				start := time.Now()
+				res := Run(context.Background(), Spec{Bin: bin, Prompt: "p", Grace: 300 * time.Millisecond, Timeout: time.Minute, Guard: g})
+				if res.ExitCode != 0 || res.Err != nil || res.TimedOut || res.Summary.CostUSD != 0.25 {
+					t.Fatalf("exit %d, err %v, timed out %v, cost %v", res.ExitCode, res.Err, res.TimedOut, res.Summary.CostUSD)
+				}
+				if d := time.Since(start); d > 30*time.Second {
+					t.Errorf("Run returned after %v; it waited for the leftover process", d)
+				}
+				b, _ := os.ReadFile(pidFile)
+				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+				if escape {
+					_ = syscall.Kill(pid, syscall.SIGKILL) // outside our reach by design; clean up
+					return
+				}
+				deadline := time.Now().Add(5 * time.Second)
+				for alive(pid) {
+					if time.Now().After(deadline) {
+						t.Fatalf("the agent's leftover child %d is still running", pid)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			})
+		}
 	}
 }
 
@@ -251,5 +309,56 @@ func TestVersion(t *testing.T) {
 	}
 	if got := Version(agent(t, "exit 1")); got != "" {
 		t.Errorf("Version of a failing binary = %q, want empty", got)
+	}
+}
+
+// TestRunDiesWithTheRun: when the process running the agent is killed with
+// SIGKILL, and cannot stop anything itself, the agent goes too (its
+// parent-death signal) and, under the guard, so do its children, in its
+// group or escaped with setsid.
+func TestRunDiesWithTheRun(t *testing.T) {
+	t.Parallel()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for mode, g := range guards(t) {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			script := "echo $$ > " + dir + "/agent.pid\n" +
+				"sleep 300 &\necho $! > " + dir + "/child.pid\n" +
+				"setsid sh -c 'echo $$ > " + dir + "/escaped.pid; exec sleep 300' &\n" +
+				"while :; do sleep 1; done\n"
+			runner := exec.Command(self, "runner", agent(t, script), g)
+			if err := runner.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{"agent.pid", "child.pid", "escaped.pid"} {
+				waitFor(t, filepath.Join(dir, f))
+			}
+			_ = runner.Process.Kill()
+			_ = runner.Wait()
+			want := []string{"agent.pid"}
+			if g != "" {
+				want = append(want, "child.pid", "escaped.pid")
+			}
+			for _, f := range []string{"agent.pid", "child.pid", "escaped.pid"} {
+				b, _ := os.ReadFile(filepath.Join(dir, f))
+				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+				if !slices.Contains(want, f) {
+					_ = syscall.Kill(pid, syscall.SIGKILL) // bare: out of reach; clean up
+					continue
+				}
+				deadline := time.Now().Add(5 * time.Second)
+				for alive(pid) {
+					if time.Now().After(deadline) {
+						_ = syscall.Kill(pid, syscall.SIGKILL)
+						t.Fatalf("%s (%d) still runs 5s after its run was killed", f, pid)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+		})
 	}
 }

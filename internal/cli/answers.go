@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/stream"
+)
+
+// deliveredAnswers reads a decision ledger (hook_decisions.jsonl) and keeps
+// the answers Claude Code actually gave the agent: those of an allow whose
+// tool call came back with a tool_result that is not an error. An answer
+// whose call was denied (by a permission rule, or because Claude Code
+// killed the hook at its timeout), or that never returned, is counted in
+// notDelivered instead: the ledger says what the hook decided, the
+// transcript what happened.
+func deliveredAnswers(ledger io.Reader, calls []stream.ToolCall) (answered []results.Answer, notDelivered int, err error) {
+	byID := map[string]stream.ToolCall{}
+	for _, c := range calls {
+		byID[c.ID] = c
+	}
+	sc := bufio.NewScanner(ledger)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var e struct {
+			ToolUseID string            `json:"tool_use_id"`
+			Decision  intercept.Kind    `json:"decision"`
+			Answers   map[string]string `json:"answers"`
+			Tiers     map[string]string `json:"tiers"`
+		}
+		if json.Unmarshal(sc.Bytes(), &e) != nil || len(e.Answers) == 0 {
+			continue
+		}
+		call, ok := byID[e.ToolUseID]
+		if e.Decision != intercept.Allow || e.ToolUseID == "" || !ok || !call.Returned || call.IsError {
+			notDelivered += len(e.Answers)
+			continue
+		}
+		qs := make([]string, 0, len(e.Answers))
+		for q := range e.Answers {
+			qs = append(qs, q)
+		}
+		sort.Strings(qs)
+		for _, q := range qs {
+			answered = append(answered, results.Answer{ToolUseID: e.ToolUseID, Question: q, Answer: e.Answers[q], Tier: e.Tiers[q]})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return answered, notDelivered, fmt.Errorf("read the decision ledger: %w", err)
+	}
+	return answered, notDelivered, nil
+}
