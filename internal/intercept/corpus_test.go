@@ -2,12 +2,14 @@ package intercept_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/testutil/decisions"
 )
@@ -26,11 +28,12 @@ func TestDecisionCorpus(t *testing.T) {
 	for _, c := range corpus.Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			p, err := intercept.Prepare(corpus.HandlerSets[c.Handlers])
+			set, req := corpusRequest(t, corpus, c)
+			p, err := intercept.Prepare(set)
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := intercept.Decide(context.Background(), p, intercept.Request{ToolName: c.Tool, ToolInput: c.Input, Env: c.Env}, c.Answerer())
+			d := intercept.Decide(context.Background(), p, req, c.Answerer())
 			if d.Kind != c.Want {
 				t.Fatalf("Decide = %s (%s), want %s", d.Kind, d.Reason, c.Want)
 			}
@@ -56,6 +59,26 @@ func TestDecisionCorpus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// corpusRequest is a case's handler set and call; a case with a workspace
+// gets the fixture built in a temporary directory, which is the root of the
+// set's denied paths and (with the case's cwd) the call's cwd.
+func corpusRequest(t *testing.T, corpus *decisions.Corpus, c decisions.Case) (intercept.File, intercept.Request) {
+	t.Helper()
+	set := corpus.HandlerSets[c.Handlers]
+	req := intercept.Request{ToolName: c.Tool, ToolInput: c.Input, Env: c.Env}
+	if c.Workspace != "" {
+		dir := t.TempDir()
+		if err := corpus.Workspaces[c.Workspace].Build(dir); err != nil {
+			t.Fatal(err)
+		}
+		if set.Root == "" {
+			set.Root = dir
+		}
+		req.CWD, req.FS = filepath.Join(dir, c.CWD), hook.OSFS{}
+	}
+	return set, req
 }
 
 func TestPrepareRejects(t *testing.T) {

@@ -1,0 +1,988 @@
+package intercept
+
+// The hook's path layer: a Bash command that names a denied path (or feeds
+// an ancestor of one to a recursive reader) is denied. It is the second
+// line of defence, for runs where the OS sandbox is off; it reads the shell
+// words statically and cannot be complete (README: "Which layer stops
+// what").
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// PathFS is what the path layer needs to know about the filesystem: glob
+// matches and where symlinks lead. The hook implements it with the os
+// package; a nil PathFS means no expansion (globs are then judged by their
+// shape alone, which fails closed).
+type PathFS interface {
+	// Glob returns the absolute paths matching an absolute pattern.
+	Glob(pattern string) ([]string, error)
+	// EvalSymlinks resolves every symlink of an existing path.
+	EvalSymlinks(path string) (string, error)
+}
+
+// deniedPath is one denied_paths entry, made absolute.
+type deniedPath struct {
+	rule string   // as written in the handlers file
+	segs []string // absolute pattern, split at /
+}
+
+// unknownGlob stands for what a word expands to when its value cannot be
+// known before it runs ($(…), a variable the line sets from a command): a
+// glob, so that a path built around it still hits a denied path.
+const unknownGlob = "*"
+
+// maxPathTokens bounds the symlink look-ups of one command.
+const maxPathTokens = 400
+
+// patternSegments turns a denied_paths entry (Claude Code's Read rule
+// spelling: gitignore style, //abs for absolute, ~/ for home, anything else
+// relative to root) into absolute segments. A pattern without a slash
+// matches at any depth, as in gitignore.
+func patternSegments(p, root, home string) []string {
+	switch {
+	case strings.HasPrefix(p, "//"):
+		p = p[1:]
+	case strings.HasPrefix(p, "~/"):
+		if home == "" {
+			home = "/"
+		}
+		p = home + p[1:]
+	default:
+		rel := strings.TrimPrefix(p, "/")
+		if !strings.Contains(strings.TrimSuffix(rel, "/"), "/") && !strings.HasPrefix(rel, "**") {
+			rel = "**/" + rel
+		}
+		p = root + "/" + rel
+	}
+	if strings.HasSuffix(p, "/") {
+		p += "**"
+	}
+	return splitPath(path.Clean(p))
+}
+
+func splitPath(p string) []string {
+	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' })
+}
+
+// Classes of a path against the denied patterns.
+const (
+	classNone     = iota
+	classAncestor // a directory a denied path lies in (or the denied directory itself)
+	classHit      // the path is denied
+)
+
+// matchSegs matches path segments (which may hold globs) against a pattern.
+// hit: the path, or something it may name, is denied; anc: the path is a
+// directory above a denied path.
+func matchSegs(pat, p []string) (hit, anc bool) {
+	if len(pat) == 0 {
+		return true, false // below a denied path is denied
+	}
+	if len(p) == 0 {
+		return false, true
+	}
+	if pat[0] == "**" {
+		if !slices.ContainsFunc(pat, func(s string) bool { return s != "**" }) {
+			return true, false // a trailing ** takes one segment or more
+		}
+		h1, a1 := matchSegs(pat[1:], p)
+		if h1 {
+			return true, false
+		}
+		h2, a2 := matchSegs(pat, p[1:])
+		return h2, a1 || a2 || h2
+	}
+	if !segMatch(pat[0], p[0]) {
+		return false, false
+	}
+	return matchSegs(pat[1:], p[1:])
+}
+
+// segMatch reports whether a pattern segment and a path segment (a glob
+// perhaps) can name the same name.
+func segMatch(pat, seg string) bool {
+	pm, sm := hasMeta(pat), hasMeta(seg)
+	switch {
+	case !sm:
+		ok, err := path.Match(pat, seg)
+		return ok || err != nil
+	case !pm:
+		ok, err := path.Match(seg, pat)
+		return ok || err != nil
+	}
+	return true
+}
+
+func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// pathCheck is one Bash command under analysis.
+type pathCheck struct {
+	p      *Policy
+	fs     PathFS
+	env    map[string]string
+	cwd    string
+	oldpwd string
+	denied []deniedPath
+	// mentions are the literal names of denied paths (their first literal
+	// segment below the root, and their last), for interpreter code.
+	mentions []mention
+	tokens   int
+	resolved map[string]string
+	// lister: a name lister ran over an ancestor; consumer: the line feeds
+	// names to a command (xargs, read, $(…)).
+	lister, consumer string
+	inSubst          map[*syntax.CallExpr]bool
+	subst            bool // the command being judged runs inside $(…) or <(…)
+	redirs           map[*syntax.CallExpr][]*syntax.Redirect
+	piped            map[*syntax.Stmt]bool
+}
+
+type mention struct{ name, rule string }
+
+// pathDeny is why a command is denied, "" for none.
+type pathDeny struct {
+	rule, why string
+}
+
+// decidePaths is the path layer's verdict on a Bash command: a Deny naming
+// the rule, or a Pass.
+func decidePaths(p *Policy, req Request, command string) Decision {
+	d := Decision{Kind: Pass, Handler: -1}
+	if len(p.deniedPaths) == 0 {
+		return d
+	}
+	c := &pathCheck{p: p, fs: req.FS, env: map[string]string{}, resolved: map[string]string{}}
+	for k, v := range req.Env {
+		c.env[k] = v
+	}
+	home := c.env["HOME"]
+	c.cwd = path.Clean(req.CWD)
+	if !path.IsAbs(c.cwd) || req.CWD == "" {
+		c.cwd = p.root
+	}
+	c.oldpwd = c.env["OLDPWD"]
+	roots := []string{p.root}
+	if c.fs != nil {
+		if r, err := c.fs.EvalSymlinks(p.root); err == nil && r != p.root {
+			roots = append(roots, r)
+		}
+	}
+	for _, rule := range p.deniedPaths {
+		for _, r := range roots {
+			c.denied = append(c.denied, deniedPath{rule: rule, segs: patternSegments(rule, r, home)})
+		}
+		segs := splitPath(rule)
+		for _, s := range segs {
+			if !hasMeta(s) && s != "~" {
+				c.mentions = append(c.mentions, mention{s, rule})
+				break
+			}
+		}
+		if len(segs) > 0 && !hasMeta(segs[len(segs)-1]) {
+			c.mentions = append(c.mentions, mention{segs[len(segs)-1], rule})
+		}
+	}
+	if pd := c.analyse(command, 0); pd != nil {
+		d.Kind = Deny
+		d.Reason = fmt.Sprintf("Blocked by eval harness: %s (denied path rule %s). Paths the eval denies stay denied in Bash too; work with the files outside them", pd.why, pd.rule)
+		d.Detail = "path layer: " + pd.why
+	}
+	return d
+}
+
+// analyse parses and checks one script (a command line, or the code of
+// bash -c, eval, a here-doc fed to a shell).
+func (c *pathCheck) analyse(script string, depth int) *pathDeny {
+	if depth > maxNesting {
+		return c.cannot("the command nests shells too deeply to be checked")
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	if err != nil {
+		// The raw text is all there is: any path in it counts.
+		if pd := c.checkText(script, false); pd != nil {
+			return pd
+		}
+		return c.cannot("the command does not parse as shell, so the paths it reads cannot be checked")
+	}
+	saved := [3]any{c.inSubst, c.redirs, c.piped}
+	c.inSubst, c.redirs, c.piped = map[*syntax.CallExpr]bool{}, map[*syntax.CallExpr][]*syntax.Redirect{}, map[*syntax.Stmt]bool{}
+	defer func() {
+		c.inSubst, c.redirs, c.piped = saved[0].(map[*syntax.CallExpr]bool), saved[1].(map[*syntax.CallExpr][]*syntax.Redirect), saved[2].(map[*syntax.Stmt]bool)
+	}()
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			syntax.Walk(n, func(m syntax.Node) bool {
+				if ce, ok := m.(*syntax.CallExpr); ok {
+					c.inSubst[ce] = true
+				}
+				return true
+			})
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				c.piped[n.Y] = true
+			}
+		}
+		return true
+	})
+	var deny *pathDeny
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if deny != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			if ce, ok := n.Cmd.(*syntax.CallExpr); ok {
+				c.redirs[ce] = n.Redirs
+				if c.piped[n] {
+					c.redirs[ce] = append(slices.Clone(n.Redirs), &syntax.Redirect{Op: syntax.RdrIn})
+				}
+			}
+		case *syntax.Word:
+			for _, s := range c.words(n) {
+				if deny = c.checkText(s, false); deny != nil {
+					return false
+				}
+			}
+		case *syntax.DeclClause:
+			for _, a := range n.Args {
+				c.assign(a)
+			}
+		case *syntax.ForClause:
+			if wi, ok := n.Loop.(*syntax.WordIter); ok {
+				c.env[wi.Name.Value] = unknownGlob
+			}
+		case *syntax.CallExpr:
+			if len(n.Args) == 0 {
+				for _, a := range n.Assigns {
+					c.assign(a)
+				}
+				return true
+			}
+			c.subst = c.inSubst[n]
+			deny = c.call(n, depth)
+		}
+		return deny == nil
+	})
+	if deny == nil && c.lister != "" && c.consumer != "" {
+		deny = &pathDeny{rule: c.denied[0].rule, why: fmt.Sprintf("%s lists the files of a directory that holds a denied path and %s hands those names on to a command", c.lister, c.consumer)}
+	}
+	return deny
+}
+
+func (c *pathCheck) cannot(why string) *pathDeny {
+	return &pathDeny{rule: c.denied[0].rule, why: why}
+}
+
+func (c *pathCheck) assign(a *syntax.Assign) {
+	if a.Name == nil {
+		return
+	}
+	if a.Value == nil {
+		if !a.Naked {
+			c.env[a.Name.Value] = ""
+		}
+		return
+	}
+	c.env[a.Name.Value] = strings.Join(c.words(a.Value), " ")
+}
+
+// words expands a word as the shell would (quotes, escapes, braces, $VAR,
+// ~); what cannot be known becomes a glob.
+func (c *pathCheck) words(w *syntax.Word) []string {
+	cfg := &expand.Config{
+		Env: c.environ(),
+		CmdSubst: func(w2 io.Writer, _ *syntax.CmdSubst) error {
+			_, err := w2.Write([]byte(unknownGlob))
+			return err
+		},
+		ProcSubst: func(*syntax.ProcSubst) (string, error) { return "/dev/fd/63", nil },
+	}
+	fields, err := expand.Fields(cfg, w)
+	if err != nil || len(fields) == 0 {
+		return []string{rawWord(w.Parts)}
+	}
+	return fields
+}
+
+// environ is the variables as far as the line tells them: the hook's
+// environment, the tracked cwd, the line's own assignments.
+func (c *pathCheck) environ() expand.Environ {
+	return envFunc(func(name string) (string, bool) {
+		switch name {
+		case "PWD":
+			return c.cwd, true
+		case "OLDPWD":
+			return c.oldpwd, c.oldpwd != ""
+		case "IFS":
+			return " \t\n", true
+		}
+		v, ok := c.env[name]
+		return v, ok
+	})
+}
+
+// rawWord is a word's literal text with every expansion as a glob.
+func rawWord(parts []syntax.WordPart) string {
+	var b strings.Builder
+	for _, p := range parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			b.WriteString(rawWord(p.Parts))
+		default:
+			b.WriteString(unknownGlob)
+		}
+	}
+	return b.String()
+}
+
+// envFunc is an expand.Environ over a lookup; an unknown variable expands
+// to a glob.
+type envFunc func(string) (string, bool)
+
+func (f envFunc) Get(name string) expand.Variable {
+	if strings.Contains(name, " ") {
+		return expand.Variable{} // ~user: left as written
+	}
+	if v, ok := f(name); ok {
+		return expand.Variable{Set: true, Kind: expand.String, Str: v}
+	}
+	return expand.Variable{Set: true, Kind: expand.String, Str: unknownGlob}
+}
+
+func (f envFunc) Each(func(string, expand.Variable) bool) {}
+
+// tokenSep splits a word into the strings that may be paths: a path hides
+// behind option=, URL schemes, HEAD:, @file, quotes and code punctuation.
+var tokenSep = regexp.MustCompile(`[\s'"` + "`" + `=:@,;()\[\]{}<>|&]+`)
+
+// checkText checks every path-like token of s. With ancestors, a token
+// naming a directory above a denied path (other than the root and its
+// parents) is denied too: interpreter code that opens a denied directory.
+func (c *pathCheck) checkText(s string, ancestors bool) *pathDeny {
+	cands := append([]string{s}, tokenSep.Split(s, -1)...)
+	for _, t := range cands {
+		t = strings.TrimSpace(t)
+		for strings.HasPrefix(t, "-") && len(t) > 1 {
+			t = t[1:]
+		}
+		if t == "" || len(t) > 4096 {
+			continue
+		}
+		class, rule, abs := c.classify(t)
+		if class == classHit {
+			return &pathDeny{rule: rule, why: fmt.Sprintf("the command names %s, which is a denied path", c.show(abs))}
+		}
+		if ancestors && class == classAncestor && !c.isRootOrAbove(abs) {
+			return &pathDeny{rule: rule, why: fmt.Sprintf("interpreter code names %s, a directory that holds a denied path", c.show(abs))}
+		}
+	}
+	return nil
+}
+
+func (c *pathCheck) isRootOrAbove(abs string) bool {
+	return abs == "/" || c.p.root == abs || strings.HasPrefix(c.p.root, abs+"/")
+}
+
+// show spells a path relative to the root when it is inside it.
+func (c *pathCheck) show(abs string) string {
+	if rel, ok := strings.CutPrefix(abs, c.p.root+"/"); ok {
+		return rel
+	}
+	return abs
+}
+
+// normalise makes a token an absolute, clean path: file:// URLs, ~, ~+,
+// ~-, relative to the tracked cwd, and the /proc links to a cwd or root.
+func (c *pathCheck) normalise(t string) string {
+	t = strings.TrimPrefix(t, "file://")
+	t = strings.TrimPrefix(t, "localhost/")
+	switch {
+	case t == "~+" || strings.HasPrefix(t, "~+/"):
+		t = c.cwd + t[2:]
+	case t == "~-" || strings.HasPrefix(t, "~-/"):
+		t = c.oldpwd + t[2:]
+	case t == "~" || strings.HasPrefix(t, "~/"):
+		t = c.env["HOME"] + t[1:]
+	}
+	if !strings.HasPrefix(t, "/") {
+		t = c.cwd + "/" + t
+	}
+	t = path.Clean(t)
+	segs := splitPath(t)
+	if len(segs) >= 3 && segs[0] == "proc" && (segs[1] == "self" || segs[1] == "thread-self" || isDigits(segs[1]) || hasMeta(segs[1])) {
+		switch segs[2] {
+		case "cwd":
+			// Another process's cwd is unknown: the agent's processes
+			// share the shell's.
+			t = path.Clean(c.cwd + "/" + strings.Join(segs[3:], "/"))
+		case "root":
+			t = path.Clean("/" + strings.Join(segs[3:], "/"))
+		}
+	}
+	return t
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// classify judges a token: the class of its normalised path, of the path
+// its symlinks lead to, and of what a glob in it matches.
+func (c *pathCheck) classify(t string) (int, string, string) {
+	abs := c.normalise(t)
+	class, rule := c.classOf(abs)
+	if class == classHit || c.fs == nil {
+		return class, rule, abs
+	}
+	if c.tokens++; c.tokens > maxPathTokens {
+		return class, rule, abs
+	}
+	cands := []string{abs}
+	if hasMeta(abs) {
+		if m, err := c.fs.Glob(abs); err == nil {
+			cands = append(cands, m...)
+		}
+	}
+	for _, p := range cands {
+		r := c.resolve(p)
+		if r == p {
+			continue
+		}
+		if cl, ru := c.classOf(r); cl > class {
+			class, rule = cl, ru
+			if cl == classHit {
+				return class, rule, abs
+			}
+		}
+	}
+	return class, rule, abs
+}
+
+// resolve follows the symlinks of the longest existing prefix of p.
+func (c *pathCheck) resolve(p string) string {
+	if r, ok := c.resolved[p]; ok {
+		return r
+	}
+	rest := ""
+	cur := p
+	out := p
+	for i := 0; i < 64; i++ {
+		if r, err := c.fs.EvalSymlinks(cur); err == nil {
+			out = path.Clean(r + rest)
+			break
+		}
+		if cur == "/" || cur == "." || cur == "" {
+			break
+		}
+		rest = "/" + path.Base(cur) + rest
+		cur = path.Dir(cur)
+	}
+	c.resolved[p] = out
+	return out
+}
+
+func (c *pathCheck) classOf(abs string) (int, string) {
+	segs := splitPath(abs)
+	best, rule := classNone, ""
+	for _, d := range c.denied {
+		hit, anc := matchSegs(d.segs, segs)
+		switch {
+		case hit:
+			return classHit, d.rule
+		case anc && best == classNone:
+			best, rule = classAncestor, d.rule
+		}
+	}
+	return best, rule
+}
+
+// Commands by what they do with a directory argument.
+var (
+	shells       = []string{"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"}
+	interpreters = []string{"python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "Rscript", "tclsh", "jshell", "osascript", "pwsh", "irb", "gawk", "awk", "mawk", "nawk", "busybox"}
+	// wrappers run the rest of their arguments as a command.
+	wrappers = []string{"sudo", "doas", "env", "nice", "nohup", "time", "timeout", "stdbuf", "ionice", "command", "builtin", "exec", "setsid", "chronic", "unbuffer", "strace", "ltrace", "taskset", "chroot", "runuser", "flock", "watch"}
+	// copiers read their sources whole, directories included when asked.
+	copiers = []string{"cp", "mv", "ln", "install", "rsync", "scp", "rclone", "link", "ditto"}
+	// treeReaders read the contents of every file below a directory.
+	treeReaders = []string{"rg", "ag", "ack", "ugrep", "rgrep", "tar", "bsdtar", "zip", "7z", "7za", "7zz", "jar", "pax", "cpio", "mksquashfs", "genisoimage", "mkisofs", "duplicity", "borg", "restic", "tree-sitter", "sha256deep", "md5deep", "hashdeep", "ctags", "cscope", "rm", "shred", "diff", "colordiff", "git"}
+	// listers print names only.
+	listers = []string{"find", "fd", "fdfind", "ls", "tree", "du", "locate"}
+	// consumers turn names they read into arguments.
+	consumers = []string{"xargs", "parallel", "read", "mapfile", "readarray", "cpio"}
+	// walkIdioms in interpreter code walk a directory tree.
+	walkIdioms = regexp.MustCompile(`os\.walk|\bwalk\(|rglob|recursive\s*=\s*True|\bglob\(|\bglob\.glob|iglob|listdir|scandir|readdirSync|readdir|Dir\.glob|Dir\[|Find\.find|File::Find|opendir|\bfind\b|os\.system|subprocess|exec\(|child_process|spawn|system\(|\bopen\(\s*[^'"\s)]|` + "`")
+)
+
+// call applies what a simple command does with its arguments.
+func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
+	for _, a := range ce.Assigns {
+		c.assign(a)
+	}
+	var args []string
+	for _, w := range ce.Args {
+		args = append(args, c.words(w)...)
+	}
+	args, name := unwrap(args)
+	if name == "" {
+		return nil
+	}
+	rest := args[1:]
+	if slices.Contains(consumers, name) {
+		c.consumer = name
+	}
+	switch {
+	case name == "cd" || name == "pushd" || name == "popd":
+		c.cd(name, rest)
+		return nil
+	case name == "eval":
+		for _, w := range ce.Args[1:] {
+			if _, lit := wordLit(w); !lit {
+				return c.cannot("eval runs a string that is built when the command runs, so the paths it reads cannot be checked")
+			}
+		}
+		return c.analyse(strings.Join(rest, " "), depth+1)
+	case name == "source" || name == ".":
+		return c.cannot(name + " runs the commands of a file the hook cannot read, so the paths they touch cannot be checked")
+	case slices.Contains(shells, name):
+		if code, ok := codeArg(name, rest); ok {
+			return c.analyse(code, depth+1)
+		}
+		if file := scriptArg(rest); file != "" && file != "-" && file != "/dev/stdin" && !slices.Contains(rest, "-s") {
+			return nil // a script file: runs like ./script (README: what the layer cannot see)
+		}
+		switch kind, doc := c.stdin(ce); kind {
+		case stdinDoc:
+			return c.analyse(doc, depth+1)
+		case stdinPipe:
+			return c.cannot(name + " reads its script from a pipe, so the commands it runs cannot be checked")
+		}
+		return nil
+	case slices.Contains(interpreters, name):
+		return c.interpreter(ce, name, rest)
+	case slices.Contains(copiers, name):
+		return c.copier(name, rest)
+	case slices.Contains(listers, name):
+		return c.lister_(name, rest)
+	case name == "grep" || name == "egrep" || name == "fgrep" || name == "zgrep":
+		if recursive(rest, "rR", "--recursive", "--dereference-recursive", "--directories=recurse") {
+			return c.treeRead(name+" -r", operands(rest, 1))
+		}
+	case slices.Contains(treeReaders, name):
+		return c.treeReader(name, rest)
+	case name == "chmod" || name == "chown" || name == "chgrp" || name == "touch" || name == "mkdir" || name == "stat" || name == "test" || name == "[" || name == "[[" || name == "file" || name == "realpath" || name == "readlink" || name == "basename" || name == "dirname":
+		return nil
+	}
+	return nil
+}
+
+// unwrap drops wrapper commands (sudo, env X=y, timeout 5, xargs -0 …) and
+// returns the arguments from the command that really runs, with its base
+// name.
+func unwrap(args []string) ([]string, string) {
+	for len(args) > 0 {
+		name := path.Base(args[0])
+		if !slices.Contains(wrappers, name) {
+			return args, name
+		}
+		args = args[1:]
+		for len(args) > 0 && (strings.HasPrefix(args[0], "-") || strings.Contains(args[0], "=") || (name == "timeout" && isDuration(args[0]))) {
+			args = args[1:]
+		}
+	}
+	return nil, ""
+}
+
+func isDuration(s string) bool {
+	return strings.TrimRight(strings.TrimLeft(s, "0123456789."), "smhd") == ""
+}
+
+func (c *pathCheck) cd(name string, rest []string) {
+	target := ""
+	for _, a := range rest {
+		if a != "--" && !(strings.HasPrefix(a, "-") && a != "-") {
+			target = a
+			break
+		}
+	}
+	prev := c.cwd
+	switch {
+	case name == "popd":
+		return
+	case target == "":
+		target = c.env["HOME"]
+	case target == "-":
+		target = c.oldpwd
+	}
+	if target == "" || strings.Contains(target, unknownGlob) {
+		// An unknown directory: keep judging from the root, where the
+		// denied paths are.
+		c.cwd = c.p.root
+	} else {
+		c.cwd = c.normalise(target)
+		if c.fs != nil {
+			c.cwd = c.resolve(c.cwd)
+		}
+	}
+	c.oldpwd = prev
+}
+
+// codeArg returns the code of -c (shells), -e/-E (perl, ruby, node, lua),
+// -r (php), --eval, or an awk program.
+func codeArg(name string, rest []string) (string, bool) {
+	isAwk := strings.HasSuffix(name, "awk")
+	letters := "c"
+	switch name {
+	case "perl":
+		letters = "eE"
+	case "ruby", "irb", "lua", "luajit":
+		letters = "e"
+	case "node", "nodejs", "bun", "deno":
+		letters = "ep"
+	case "php":
+		letters = "rBRF"
+	case "Rscript":
+		letters = "e"
+	case "osascript":
+		letters = "e"
+	case "pwsh":
+		letters = "cC"
+	}
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			if isAwk && i+1 < len(rest) {
+				return rest[i+1], true
+			}
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			if isAwk {
+				return a, true
+			}
+			break // the script file
+		}
+		if isAwk {
+			switch {
+			case a == "-f" || a == "--file" || strings.HasPrefix(a, "-f"):
+				return "", false
+			case a == "-v" || a == "-F":
+				i++
+			}
+			continue
+		}
+		if strings.HasPrefix(a, "--") {
+			if slices.Contains([]string{"--eval", "--command", "--print", "--exec"}, a) && i+1 < len(rest) {
+				return rest[i+1], true
+			}
+			for _, pre := range []string{"--eval=", "--print=", "--command="} {
+				if v, ok := strings.CutPrefix(a, pre); ok {
+					return v, true
+				}
+			}
+			continue
+		}
+		flags := a[1:]
+		j := strings.IndexAny(flags, letters)
+		if j < 0 {
+			continue
+		}
+		if j < len(flags)-1 && !slices.Contains(shells, name) && name != "perl" {
+			return flags[j+1:], true // -e'code' glued
+		}
+		if i+1 < len(rest) {
+			return rest[i+1], true
+		}
+		return "", false
+	}
+	return "", false
+}
+
+// scriptArg is the first operand: the script file a shell or interpreter
+// runs.
+func scriptArg(rest []string) string {
+	for i, a := range rest {
+		if a == "--" {
+			if i+1 < len(rest) {
+				return rest[i+1]
+			}
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			return a
+		}
+		if a == "-m" || a == "-W" || a == "-X" || a == "-I" || a == "-M" || a == "--require" || a == "-r" {
+			return "module" // python -m mod, node -r mod: a named program
+		}
+	}
+	return ""
+}
+
+// Where a command's stdin comes from.
+const (
+	stdinNone = iota // the tool's own stdin (nothing)
+	stdinDoc         // a here-doc or here-string: its text is known
+	stdinPipe        // another command's output: unknown
+	stdinFile        // a file: like running a script file
+)
+
+// stdin says where a command reads its stdin from, with the text of a
+// here-doc or here-string.
+func (c *pathCheck) stdin(ce *syntax.CallExpr) (int, string) {
+	for _, r := range c.redirs[ce] {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc == nil {
+				return stdinDoc, ""
+			}
+			doc, err := expand.Document(&expand.Config{Env: c.environ()}, r.Hdoc)
+			if err != nil {
+				return stdinDoc, rawWord(r.Hdoc.Parts)
+			}
+			return stdinDoc, doc
+		case syntax.WordHdoc:
+			return stdinDoc, strings.Join(c.words(r.Word), " ")
+		case syntax.RdrIn:
+			if r.Word == nil {
+				return stdinPipe, ""
+			}
+			return stdinFile, ""
+		}
+	}
+	return stdinNone, ""
+}
+
+// interpreter checks the code an interpreter runs: named paths, names of
+// denied directories, directory walks from where a denied path is.
+func (c *pathCheck) interpreter(ce *syntax.CallExpr, name string, rest []string) *pathDeny {
+	code, ok := codeArg(name, rest)
+	if !ok {
+		if s := scriptArg(rest); s != "" && s != "-" && s != "/dev/stdin" {
+			return nil // a program file or module (README: what the layer cannot see)
+		}
+		switch kind, doc := c.stdin(ce); kind {
+		case stdinDoc:
+			code = doc
+		case stdinPipe:
+			return c.cannot(name + " reads its program from a pipe, so the files it opens cannot be checked")
+		default:
+			return nil
+		}
+	}
+	if pd := c.checkText(code, true); pd != nil {
+		return pd
+	}
+	for _, m := range c.mentions {
+		if len(m.name) >= 3 && strings.Contains(code, m.name) {
+			return &pathDeny{rule: m.rule, why: fmt.Sprintf("%s code mentions %q, the name of a denied path", name, m.name)}
+		}
+	}
+	if class, _ := c.classOf(c.cwd); class == classAncestor && walkIdioms.MatchString(code) {
+		return &pathDeny{rule: c.denied[0].rule, why: name + " code walks directories, runs commands or opens computed paths from a directory that holds a denied path"}
+	}
+	return nil
+}
+
+// copier: cp/mv/ln/rsync of a denied path or a directory holding one is a
+// read of it (the copy or link escapes the rule; the link may not exist
+// yet when the hook runs).
+func (c *pathCheck) copier(name string, rest []string) *pathDeny {
+	ops := operands(rest, 0)
+	srcs := ops
+	if len(ops) > 1 && !slices.ContainsFunc(rest, func(a string) bool { return a == "-t" || strings.HasPrefix(a, "--target-directory") }) {
+		srcs = ops[:len(ops)-1]
+	}
+	for _, s := range srcs {
+		if class, rule, abs := c.classify(s); class != classNone {
+			return &pathDeny{rule: rule, why: fmt.Sprintf("%s of %s would copy or link a denied path out of the rule's reach", name, c.show(abs))}
+		}
+	}
+	return nil
+}
+
+// lister_: names only, allowed, unless it runs a command per file
+// (find -exec) or the line hands its names on.
+func (c *pathCheck) lister_(name string, rest []string) *pathDeny {
+	ops := operands(rest, 0)
+	if name == "find" {
+		ops = nil
+		for _, a := range rest {
+			if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+				break
+			}
+			ops = append(ops, a)
+		}
+	}
+	if len(ops) == 0 {
+		ops = []string{"."}
+	}
+	if name == "ls" && !recursive(rest, "R", "--recursive") {
+		return nil
+	}
+	for _, o := range ops {
+		class, rule, abs := c.classify(o)
+		if class == classNone {
+			continue
+		}
+		if name == "find" && slices.ContainsFunc(rest, func(a string) bool {
+			return a == "-exec" || a == "-execdir" || a == "-ok" || a == "-okdir" || a == "-delete" || a == "-fprint" || a == "-fls"
+		}) {
+			return &pathDeny{rule: rule, why: fmt.Sprintf("find runs a command on the files below %s, which holds a denied path", c.show(abs))}
+		}
+		c.lister = name + " " + c.show(abs)
+		if c.subst {
+			c.consumer = "a command substitution"
+		}
+	}
+	return nil
+}
+
+// treeReader: archivers, recursive searchers, git's tree commands.
+func (c *pathCheck) treeReader(name string, rest []string) *pathDeny {
+	switch name {
+	case "tar", "bsdtar":
+		mode := ""
+		if len(rest) > 0 {
+			mode = rest[0]
+		}
+		if !(strings.ContainsAny(strings.TrimLeft(mode, "-"), "cru") && !strings.HasPrefix(mode, "--") || slices.ContainsFunc(rest, func(a string) bool {
+			return a == "--create" || a == "--append" || a == "--update" || a == "-c" || a == "-r" || a == "-u" || strings.HasPrefix(a, "-T") || a == "--files-from"
+		})) {
+			return nil
+		}
+		return c.treeRead(name, operands(rest, 1))
+	case "zip":
+		if !recursive(rest, "rR", "--recurse-paths") {
+			return nil
+		}
+		return c.treeRead(name, operands(rest, 1))
+	case "rm", "shred":
+		if name == "rm" && !recursive(rest, "rR", "--recursive") {
+			return nil
+		}
+		return c.treeRead(name+" -r", operands(rest, 0))
+	case "diff", "colordiff":
+		if !recursive(rest, "r", "--recursive") {
+			return nil
+		}
+		return c.treeRead(name+" -r", operands(rest, 0))
+	case "git":
+		return c.git(rest)
+	case "rg", "ag", "ack", "ugrep":
+		if slices.Contains(rest, "--files") {
+			c.lister = name + " --files"
+			return nil
+		}
+		return c.treeRead(name, operands(rest, 1))
+	}
+	return c.treeRead(name, operands(rest, 0))
+}
+
+// treeRead denies when any operand (the cwd when there is none) is a
+// directory that holds a denied path.
+func (c *pathCheck) treeRead(what string, ops []string) *pathDeny {
+	if len(ops) == 0 {
+		ops = []string{"."}
+	}
+	for _, o := range ops {
+		if class, rule, abs := c.classify(o); class != classNone {
+			return &pathDeny{rule: rule, why: fmt.Sprintf("%s reads every file below %s, which holds a denied path", what, c.show(abs))}
+		}
+	}
+	return nil
+}
+
+func (c *pathCheck) git(rest []string) *pathDeny {
+	saved := c.cwd
+	defer func() { c.cwd = saved }()
+	i := 0
+	for i < len(rest) && strings.HasPrefix(rest[i], "-") {
+		if (rest[i] == "-C" || rest[i] == "-c" || rest[i] == "--git-dir" || rest[i] == "--work-tree") && i+1 < len(rest) {
+			if rest[i] == "-C" {
+				c.cwd = c.normalise(rest[i+1])
+			}
+			i++
+		}
+		i++
+	}
+	if i >= len(rest) {
+		return nil
+	}
+	sub, args := rest[i], rest[i+1:]
+	switch sub {
+	case "add", "grep", "archive":
+		if sub == "add" && slices.ContainsFunc(args, func(a string) bool { return a == "-A" || a == "--all" || a == "-u" || a == "--update" }) {
+			return c.treeRead("git add -A", []string{"."})
+		}
+		ops := operands(args, 0)
+		if sub == "grep" {
+			ops = operands(args, 1)
+		}
+		if sub == "archive" {
+			return c.treeRead("git archive", []string{"."})
+		}
+		if sub == "add" && len(ops) == 0 {
+			return nil
+		}
+		return c.treeRead("git "+sub, ops)
+	case "stash":
+		if slices.ContainsFunc(args, func(a string) bool { return a == "-u" || a == "--include-untracked" || a == "-a" || a == "--all" }) {
+			return c.treeRead("git stash -u", []string{"."})
+		}
+	}
+	return nil
+}
+
+// operands are the non-option arguments after skip of them (a pattern).
+func operands(args []string, skip int) []string {
+	var out []string
+	dashdash := false
+	for _, a := range args {
+		if !dashdash && a == "--" {
+			dashdash = true
+			continue
+		}
+		if !dashdash && strings.HasPrefix(a, "-") && a != "-" {
+			continue
+		}
+		out = append(out, a)
+	}
+	if len(out) < skip {
+		return nil
+	}
+	return out[skip:]
+}
+
+// recursive reports whether args hold a short flag among letters or one of
+// the long forms.
+func recursive(args []string, letters string, long ...string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "--") {
+			if slices.Contains(long, a) {
+				return true
+			}
+			continue
+		}
+		if strings.HasPrefix(a, "-") && strings.ContainsAny(a[1:], letters) {
+			return true
+		}
+	}
+	return false
+}
