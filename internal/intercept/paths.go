@@ -10,12 +10,13 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // PathFS is what the path layer needs to know about the filesystem: glob
@@ -367,13 +368,13 @@ func (f envFunc) Each(func(string, expand.Variable) bool) {}
 
 // tokenSep splits a word into the strings that may be paths: a path hides
 // behind option=, URL schemes, HEAD:, @file, quotes and code punctuation.
-var tokenSep = regexp.MustCompile(`[\s'"` + "`" + `=:@,;()\[\]{}<>|&]+`)
+var tokenSep = lazyre.New(`[\s'"` + "`" + `=:@,;()\[\]{}<>|&]+`)
 
 // checkText checks every path-like token of s. With ancestors, a token
 // naming a directory above a denied path (other than the root and its
 // parents) is denied too: interpreter code that opens a denied directory.
 func (c *pathCheck) checkText(s string, ancestors bool) *pathDeny {
-	cands := append([]string{s}, tokenSep.Split(s, -1)...)
+	cands := append([]string{s}, tokenSep().Split(s, -1)...)
 	for _, t := range cands {
 		t = strings.TrimSpace(t)
 		for strings.HasPrefix(t, "-") && len(t) > 1 {
@@ -525,7 +526,7 @@ var (
 	// consumers turn names they read into arguments.
 	consumers = []string{"xargs", "parallel", "read", "mapfile", "readarray", "cpio"}
 	// walkIdioms in interpreter code walk a directory tree.
-	walkIdioms = regexp.MustCompile(`os\.walk|\bwalk\(|rglob|recursive\s*=\s*True|\bglob\(|\bglob\.glob|iglob|listdir|scandir|readdirSync|readdir|Dir\.glob|Dir\[|Find\.find|File::Find|opendir|\bfind\b|os\.system|subprocess|exec\(|child_process|spawn|system\(|\bopen\(\s*[^'"\s)]|` + "`")
+	walkIdioms = lazyre.New(`os\.walk|\bwalk\(|rglob|recursive\s*=\s*True|\bglob\(|\bglob\.glob|iglob|listdir|scandir|readdirSync|readdir|Dir\.glob|Dir\[|Find\.find|File::Find|opendir|\bfind\b|os\.system|subprocess|exec\(|child_process|spawn|system\(|\bopen\(\s*[^'"\s)]|` + "`")
 )
 
 // call applies what a simple command does with its arguments.
@@ -791,7 +792,7 @@ func (c *pathCheck) interpreter(ce *syntax.CallExpr, name string, rest []string)
 			return &pathDeny{rule: m.rule, why: fmt.Sprintf("%s code mentions %q, the name of a denied path", name, m.name)}
 		}
 	}
-	if class, _ := c.classOf(c.cwd); class == classAncestor && walkIdioms.MatchString(code) {
+	if class, _ := c.classOf(c.cwd); class == classAncestor && walkIdioms().MatchString(code) {
 		return &pathDeny{rule: c.denied[0].rule, why: name + " code walks directories, runs commands or opens computed paths from a directory that holds a denied path"}
 	}
 	return nil
