@@ -131,6 +131,7 @@ type pathCheck struct {
 	fs     PathFS
 	env    map[string]string
 	cwd    string
+	cwds   []string // every directory the line may be in
 	oldpwd string
 	denied []deniedPath
 	// mentions are the literal names of denied paths (their first literal
@@ -143,6 +144,7 @@ type pathCheck struct {
 	lister, consumer string
 	inSubst          map[*syntax.CallExpr]bool
 	subst            bool // the command being judged runs inside $(…) or <(…)
+	checked          map[*syntax.Word]bool
 	redirs           map[*syntax.CallExpr][]*syntax.Redirect
 	piped            map[*syntax.Stmt]bool
 }
@@ -161,7 +163,7 @@ func decidePaths(p *Policy, req Request, command string) Decision {
 	if len(p.deniedPaths) == 0 {
 		return d
 	}
-	c := &pathCheck{p: p, fs: req.FS, env: map[string]string{}, resolved: map[string]string{}}
+	c := &pathCheck{p: p, fs: req.FS, env: map[string]string{}, resolved: map[string]string{}, checked: map[*syntax.Word]bool{}}
 	for k, v := range req.Env {
 		c.env[k] = v
 	}
@@ -171,6 +173,7 @@ func decidePaths(p *Policy, req Request, command string) Decision {
 		c.cwd = p.root
 	}
 	c.oldpwd = c.env["OLDPWD"]
+	c.cwds = []string{c.cwd}
 	roots := []string{p.root}
 	if c.fs != nil {
 		if r, err := c.fs.EvalSymlinks(p.root); err == nil && r != p.root {
@@ -249,6 +252,9 @@ func (c *pathCheck) analyse(script string, depth int) *pathDeny {
 				}
 			}
 		case *syntax.Word:
+			if c.checked[n] {
+				return true
+			}
 			for _, s := range c.words(n) {
 				if deny = c.checkText(s, false); deny != nil {
 					return false
@@ -268,6 +274,29 @@ func (c *pathCheck) analyse(script string, depth int) *pathDeny {
 					c.assign(a)
 				}
 				return true
+			}
+			// A command's own words are judged where it starts (cd
+			// secret names secret from here, not secret/secret).
+			for _, a := range n.Assigns {
+				if a.Value != nil {
+					c.checked[a.Value] = true
+					for _, s := range c.words(a.Value) {
+						if deny = c.checkText(s, false); deny != nil {
+							return false
+						}
+					}
+				}
+			}
+			for i, w := range n.Args {
+				c.checked[w] = true
+				if lit, ok := wordLit(w); i == 0 && ok && !strings.Contains(lit, "/") {
+					continue // a command name, looked up in PATH
+				}
+				for _, s := range c.words(w) {
+					if deny = c.checkText(s, false); deny != nil {
+						return false
+					}
+				}
 			}
 			c.subst = c.inSubst[n]
 			deny = c.call(n, depth)
@@ -400,6 +429,9 @@ func (c *pathCheck) isRootOrAbove(abs string) bool {
 
 // show spells a path relative to the root when it is inside it.
 func (c *pathCheck) show(abs string) string {
+	if abs == c.p.root {
+		return "."
+	}
 	if rel, ok := strings.CutPrefix(abs, c.p.root+"/"); ok {
 		return rel
 	}
@@ -441,9 +473,50 @@ func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// classify judges a token: the class of its normalised path, of the path
-// its symlinks lead to, and of what a glob in it matches.
+// classify judges a token from every directory the line may be in (a cd
+// that fails, runs in the background or in a subshell leaves the shell
+// where it was), and, when a glob hides where it starts ($(pwd)/x, $D/x),
+// the path after the glob from there too.
 func (c *pathCheck) classify(t string) (int, string, string) {
+	bestClass, bestRule, bestAbs := classNone, "", ""
+	try := func(t string) bool {
+		saved := c.cwd
+		defer func() { c.cwd = saved }()
+		cwds := c.cwds
+		if strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~") || strings.HasPrefix(t, "file:") {
+			cwds = []string{c.cwd}
+		}
+		for _, cwd := range cwds {
+			c.cwd = cwd
+			class, rule, abs := c.classifyAt(t)
+			if bestAbs == "" || class > bestClass {
+				bestClass, bestRule, bestAbs = class, rule, abs
+			}
+			if class == classHit {
+				return true
+			}
+		}
+		return false
+	}
+	if try(t) {
+		return bestClass, bestRule, bestAbs
+	}
+	if segs := strings.Split(t, "/"); len(segs) > 1 {
+		for i := len(segs) - 2; i >= 0; i-- {
+			if hasMeta(segs[i]) {
+				if rest := strings.Join(segs[i+1:], "/"); rest != "" && !hasMeta(rest) && try(rest) {
+					return bestClass, bestRule, bestAbs
+				}
+				break
+			}
+		}
+	}
+	return bestClass, bestRule, bestAbs
+}
+
+// classifyAt judges a token from c.cwd: the class of its normalised path,
+// of the path its symlinks lead to, and of what a glob in it matches.
+func (c *pathCheck) classifyAt(t string) (int, string, string) {
 	abs := c.normalise(t)
 	class, rule := c.classOf(abs)
 	if class == classHit || c.fs == nil {
@@ -640,6 +713,9 @@ func (c *pathCheck) cd(name string, rest []string) {
 		}
 	}
 	c.oldpwd = prev
+	if !slices.Contains(c.cwds, c.cwd) {
+		c.cwds = append(c.cwds, c.cwd)
+	}
 }
 
 // codeArg returns the code of -c (shells), -e/-E (perl, ruby, node, lua),
