@@ -145,6 +145,7 @@ type pathCheck struct {
 	inSubst          map[*syntax.CallExpr]bool
 	subst            bool // the command being judged runs inside $(…) or <(…)
 	checked          map[*syntax.Word]bool
+	decoded          string // a decoder (base64 -d …) ran earlier on the line
 	redirs           map[*syntax.CallExpr][]*syntax.Redirect
 	piped            map[*syntax.Stmt]bool
 }
@@ -172,7 +173,9 @@ func decidePaths(p *Policy, req Request, command string) Decision {
 	if !path.IsAbs(c.cwd) || req.CWD == "" {
 		c.cwd = p.root
 	}
-	c.oldpwd = c.env["OLDPWD"]
+	// The hook's own OLDPWD is not the shell's: only a cd on the line
+	// tells it.
+	c.oldpwd = ""
 	c.cwds = []string{c.cwd}
 	roots := []string{p.root}
 	if c.fs != nil {
@@ -599,7 +602,7 @@ var (
 	// consumers turn names they read into arguments.
 	consumers = []string{"xargs", "parallel", "read", "mapfile", "readarray", "cpio"}
 	// walkIdioms in interpreter code walk a directory tree.
-	walkIdioms = lazyre.New(`os\.walk|\bwalk\(|rglob|recursive\s*=\s*True|\bglob\(|\bglob\.glob|iglob|listdir|scandir|readdirSync|readdir|Dir\.glob|Dir\[|Find\.find|File::Find|opendir|\bfind\b|os\.system|subprocess|exec\(|child_process|spawn|system\(|\bopen\(\s*[^'"\s)]|` + "`")
+	walkIdioms = lazyre.New(`chdir|\bjoin\(|\.join\b|getline|"\s+"|'\s+'|["']\s*[+.]\s*["']|["']\s*\.\.\s*["']|b64decode|base64|atob|Buffer\.from|decode\(|unpack|\bchr\(|fromCharCode|\\x[0-9a-fA-F]|\\[0-7]{3}|%c|sprintf|format\(|\bf["']|\$\{|reverse|\[::-1\]|` + `os\.walk|\bwalk\(|rglob|recursive\s*=\s*True|\bglob\(|\bglob\.glob|iglob|listdir|scandir|readdirSync|readdir|Dir\.glob|Dir\[|Find\.find|File::Find|opendir|\bfind\b|os\.system|subprocess|exec\(|child_process|spawn|system\(|\bopen\(\s*[^'"\s)]|` + "`")
 )
 
 // call applies what a simple command does with its arguments.
@@ -619,6 +622,15 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 	if slices.Contains(consumers, name) {
 		c.consumer = name
 	}
+	if decoder(name, rest) {
+		if c.subst {
+			return c.cannot(name + " decodes text into a command's arguments, so the paths they name cannot be checked")
+		}
+		c.decoded = name
+	}
+	if c.decoded != "" && (name == "xargs" || name == "parallel") {
+		return c.cannot("xargs runs on names that " + c.decoded + " decodes, so the paths they name cannot be checked")
+	}
 	switch {
 	case name == "cd" || name == "pushd" || name == "popd":
 		c.cd(name, rest)
@@ -634,6 +646,9 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 		return c.cannot(name + " runs the commands of a file the hook cannot read, so the paths they touch cannot be checked")
 	case slices.Contains(shells, name):
 		if code, ok := codeArg(name, rest); ok {
+			if !c.literalCode(ce, name) {
+				return c.cannot(name + " -c runs a script that is built when the command runs, so the paths it reads cannot be checked")
+			}
 			return c.analyse(code, depth+1)
 		}
 		if file := scriptArg(rest); file != "" && file != "-" && file != "/dev/stdin" && !slices.Contains(rest, "-s") {
@@ -653,8 +668,14 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 	case slices.Contains(listers, name):
 		return c.lister_(name, rest)
 	case name == "grep" || name == "egrep" || name == "fgrep" || name == "zgrep":
-		if recursive(rest, "rR", "--recursive", "--dereference-recursive", "--directories=recurse") {
-			return c.treeRead(name+" -r", operands(rest, 1))
+		if recursive(rest, "rR", "--recursive", "--dereference-recursive", "--directories=recurse", "-drecurse") || hasPair(rest, "-d", "recurse") || hasPair(rest, "--directories", "recurse") {
+			skip := 1 // the pattern, unless -e or -f gives it
+			if slices.ContainsFunc(rest, func(a string) bool {
+				return a == "-e" || a == "-f" || strings.HasPrefix(a, "--regexp") || strings.HasPrefix(a, "--file") || strings.HasPrefix(a, "-e") && len(a) > 2
+			}) {
+				skip = 0
+			}
+			return c.treeRead(name+" -r", operands(withoutValues(rest, "-e", "-f", "-d", "-m", "-A", "-B", "-C", "--include", "--exclude", "--exclude-dir"), skip))
 		}
 	case slices.Contains(treeReaders, name):
 		return c.treeReader(name, rest)
@@ -847,6 +868,9 @@ func (c *pathCheck) stdin(ce *syntax.CallExpr) (int, string) {
 // denied directories, directory walks from where a denied path is.
 func (c *pathCheck) interpreter(ce *syntax.CallExpr, name string, rest []string) *pathDeny {
 	code, ok := codeArg(name, rest)
+	if ok && !c.literalCode(ce, name) {
+		return c.cannot(name + " runs code that is built when the command runs, so the files it opens cannot be checked")
+	}
 	if !ok {
 		if s := scriptArg(rest); s != "" && s != "-" && s != "/dev/stdin" {
 			return nil // a program file or module (README: what the layer cannot see)
@@ -1062,4 +1086,76 @@ func recursive(args []string, letters string, long ...string) bool {
 		}
 	}
 	return false
+}
+
+// hasPair reports whether args hold flag immediately followed by value.
+func hasPair(args []string, flag, value string) bool {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == flag && args[i+1] == value {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutValues drops the value after each of the given options (-e PAT,
+// --include GLOB), so that it is not taken for an operand.
+func withoutValues(args []string, flags ...string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if slices.Contains(flags, args[i]) {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// decoder reports whether a command turns encoded text into other text
+// (which may be a path): base64 -d, xxd -r, rev, tr, printf with escapes …
+func decoder(name string, rest []string) bool {
+	switch name {
+	case "base64", "base32", "basenc":
+		return slices.ContainsFunc(rest, func(a string) bool {
+			return a == "-d" || a == "--decode" || strings.HasPrefix(a, "-") && strings.Contains(a, "d") && !strings.HasPrefix(a, "--")
+		})
+	case "xxd":
+		return slices.ContainsFunc(rest, func(a string) bool { return strings.HasPrefix(a, "-r") || a == "-revert" })
+	case "openssl", "uudecode", "rev", "tr", "zcat", "gunzip", "gzip", "bzcat", "xzcat", "zstdcat", "unxz", "iconv", "recode", "od", "hexdump":
+		return name != "gzip" || slices.Contains(rest, "-d")
+	case "printf", "echo":
+		for _, a := range rest {
+			if strings.Contains(a, "\\") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// literalCode reports whether the code a shell or interpreter runs (its
+// -c/-e argument) is written out on the line, not built from $(…) or a
+// variable the hook cannot know.
+func (c *pathCheck) literalCode(ce *syntax.CallExpr, name string) bool {
+	const nonLiteral = "\x00nonliteral"
+	var args []string
+	for _, w := range ce.Args {
+		if s, ok := wordLit(w); ok {
+			args = append(args, s)
+			continue
+		}
+		fields := c.words(w)
+		if slices.ContainsFunc(fields, func(f string) bool { return strings.Contains(f, unknownGlob) }) {
+			args = append(args, nonLiteral)
+			continue
+		}
+		args = append(args, strings.Join(fields, " "))
+	}
+	args, _ = unwrap(args)
+	if len(args) == 0 {
+		return true
+	}
+	code, ok := codeArg(name, args[1:])
+	return !ok || !strings.Contains(code, nonLiteral)
 }
