@@ -97,6 +97,16 @@ func TestPrepareRejects(t *testing.T) {
 			t.Errorf("Prepare(%+v) succeeded, want an error", h)
 		}
 	}
+	for _, f := range []intercept.File{
+		{Root: "relative/dir", DeniedPaths: []string{"secret/**"}},
+		{Root: "/ws", DeniedPaths: []string{"**"}},
+		{Root: "/ws", DeniedPaths: []string{"/"}},
+		{Root: "/ws", DeniedPaths: []string{"a/[b"}},
+	} {
+		if _, err := intercept.Prepare(f); err == nil {
+			t.Errorf("Prepare(%+v) succeeded, want an error", f)
+		}
+	}
 }
 
 // FuzzDecide runs arbitrary Bash commands through the Jira handler: no

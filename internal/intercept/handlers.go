@@ -77,9 +77,12 @@ func Prepare(f File) (*Policy, error) {
 		p.HookModel = DefaultHookModel
 	}
 	var problems []string
-	p.root, p.deniedPaths = path.Clean(f.Root), f.DeniedPaths
-	if len(f.DeniedPaths) > 0 && !path.IsAbs(f.Root) {
-		problems = append(problems, fmt.Sprintf("root %q must be an absolute directory when denied_paths are set", f.Root))
+	p.deniedPaths = f.DeniedPaths
+	if f.Root != "" {
+		p.root = path.Clean(f.Root)
+		if !path.IsAbs(f.Root) {
+			problems = append(problems, fmt.Sprintf("root %q must be an absolute directory", f.Root))
+		}
 	}
 	for i, d := range f.DeniedPaths {
 		if strings.Trim(d, "/*") == "" || strings.ContainsAny(d, "\x00\n") {

@@ -164,6 +164,17 @@ func decidePaths(p *Policy, req Request, command string) Decision {
 	if len(p.deniedPaths) == 0 {
 		return d
 	}
+	if p.root == "" {
+		// No root in the file and none from the hook: the call's cwd.
+		q := *p
+		q.root = path.Clean(req.CWD)
+		if req.CWD == "" || !path.IsAbs(req.CWD) {
+			d.Kind = Deny
+			d.Reason = "Blocked by eval harness: the handlers file has denied_paths but no root, and the call has no absolute cwd to judge paths from"
+			return d
+		}
+		p = &q
+	}
 	c := &pathCheck{p: p, fs: req.FS, env: map[string]string{}, resolved: map[string]string{}, checked: map[*syntax.Word]bool{}}
 	for k, v := range req.Env {
 		c.env[k] = v
