@@ -280,7 +280,16 @@ func (c *pathCheck) analyse(script string, depth int) *pathDeny {
 			}
 		case *syntax.ForClause:
 			if wi, ok := n.Loop.(*syntax.WordIter); ok {
-				c.env[wi.Name.Value] = unknownGlob
+				// The loop variable takes each item in turn: judged as all
+				// of them (items from $(…) stay unknown).
+				var items []string
+				for _, w := range wi.Items {
+					items = append(items, c.words(w)...)
+				}
+				c.env[wi.Name.Value] = strings.Join(items, " ")
+				if len(wi.Items) == 0 {
+					c.env[wi.Name.Value] = unknownGlob
+				}
 			}
 		case *syntax.CallExpr:
 			if len(n.Args) == 0 {
@@ -331,13 +340,18 @@ func (c *pathCheck) assign(a *syntax.Assign) {
 	if a.Name == nil {
 		return
 	}
-	if a.Value == nil {
+	switch {
+	case a.Array != nil:
+		c.env[a.Name.Value] = unknownGlob // arrays are not tracked
+	case a.Value == nil:
 		if !a.Naked {
 			c.env[a.Name.Value] = ""
 		}
-		return
+	case a.Append:
+		c.env[a.Name.Value] += strings.Join(c.words(a.Value), " ")
+	default:
+		c.env[a.Name.Value] = strings.Join(c.words(a.Value), " ")
 	}
-	c.env[a.Name.Value] = strings.Join(c.words(a.Value), " ")
 }
 
 // words expands a word as the shell would (quotes, escapes, braces, $VAR,
@@ -350,6 +364,16 @@ func (c *pathCheck) words(w *syntax.Word) []string {
 			return err
 		},
 		ProcSubst: func(*syntax.ProcSubst) (string, error) { return "/dev/fd/63", nil },
+	}
+	indexed := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && (pe.Index != nil || pe.Excl) {
+			indexed = true // arrays and ${!ref} are not tracked
+		}
+		return !indexed
+	})
+	if indexed {
+		return []string{rawWord(w.Parts)}
 	}
 	fields, err := expand.Fields(cfg, w)
 	if err != nil || len(fields) == 0 {
@@ -409,6 +433,8 @@ func (f envFunc) Get(name string) expand.Variable {
 
 func (f envFunc) Each(func(string, expand.Variable) bool) {}
 
+var urlPath = lazyre.New(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s'"]*(/[^\s'"?#]*)`)
+
 // tokenSep splits a word into the strings that may be paths: a path hides
 // behind option=, URL schemes, HEAD:, @file, quotes and code punctuation.
 var tokenSep = lazyre.New(`[\s'"` + "`" + `=:@,;()\[\]{}<>|&]+`)
@@ -418,6 +444,11 @@ var tokenSep = lazyre.New(`[\s'"` + "`" + `=:@,;()\[\]{}<>|&]+`)
 // parents) is denied too: interpreter code that opens a denied directory.
 func (c *pathCheck) checkText(s string, ancestors bool) *pathDeny {
 	cands := append([]string{s}, tokenSep().Split(s, -1)...)
+	// A URL's path may be served from the workspace (python3 -m
+	// http.server): judged relative to the root too.
+	for _, m := range urlPath().FindAllStringSubmatch(s, -1) {
+		cands = append(cands, strings.TrimLeft(m[1], "/"))
+	}
 	for _, t := range cands {
 		t = strings.TrimSpace(t)
 		for strings.HasPrefix(t, "-") && len(t) > 1 {
@@ -639,6 +670,14 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 		}
 		c.decoded = name
 	}
+	if name == "xargs" || name == "parallel" {
+		if kind, _ := c.stdin(ce); kind == stdinFile || slices.ContainsFunc(rest, func(a string) bool { return strings.HasPrefix(a, "-a") || strings.HasPrefix(a, "--arg-file") }) {
+			return c.cannot(name + " takes the names it works on from a file the hook cannot read")
+		}
+	}
+	if slices.Contains(readers, name) && slices.ContainsFunc(fileWords(name, ce.Args[len(ce.Args)-len(rest):]), c.computed) {
+		return c.cannot(name + " reads a file whose name is computed when the command runs ($(…) or a variable the hook cannot know)")
+	}
 	if c.decoded != "" && (name == "xargs" || name == "parallel") {
 		return c.cannot("xargs runs on names that " + c.decoded + " decodes, so the paths they name cannot be checked")
 	}
@@ -673,6 +712,9 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 		}
 		return nil
 	case slices.Contains(interpreters, name):
+		if server(name, rest) {
+			return c.treeRead(name+" serving files", []string{"."})
+		}
 		return c.interpreter(ce, name, rest)
 	case slices.Contains(copiers, name):
 		return c.copier(name, rest)
@@ -943,6 +985,17 @@ func (c *pathCheck) lister_(name string, rest []string) *pathDeny {
 		ops = []string{"."}
 	}
 	if name == "ls" && !recursive(rest, "R", "--recursive") {
+		// Plain ls lists a denied directory's own files only when given it.
+		for _, o := range ops {
+			if class, _, abs := c.classify(o); class == classAncestor {
+				if inner, _ := c.classOf(abs + "/x"); inner == classHit {
+					c.lister = "ls " + c.show(abs)
+					if c.subst {
+						c.consumer = "a command substitution"
+					}
+				}
+			}
+		}
 		return nil
 	}
 	for _, o := range ops {
@@ -1169,4 +1222,87 @@ func (c *pathCheck) literalCode(ce *syntax.CallExpr, name string) bool {
 	}
 	code, ok := codeArg(name, args[1:])
 	return !ok || !strings.Contains(code, nonLiteral)
+}
+
+// readers print or copy the contents of the files they are given.
+var readers = []string{"cat", "tac", "head", "tail", "less", "more", "most", "nl", "rev", "sort", "uniq", "cut", "paste", "fold", "fmt", "pr",
+	"od", "xxd", "hexdump", "hd", "strings", "base64", "base32", "basenc", "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "sed", "awk", "gawk",
+	"cp", "mv", "ln", "rsync", "scp", "tar", "zip", "gzip", "bzip2", "xz", "zstd", "dd", "diff", "cmp", "comm", "join", "wc",
+	"md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "iconv", "jq", "yq", "vi", "vim", "view", "nano", "emacs", "ed", "ex"}
+
+// computed reports whether a word's value is only known when the command
+// runs: made of $(…), `…`, or variables the line does not set.
+func (c *pathCheck) computed(w *syntax.Word) bool {
+	if w == nil || len(w.Parts) == 0 {
+		return false
+	}
+	var unknownPart func(p syntax.WordPart) bool
+	unknownPart = func(p syntax.WordPart) bool {
+		switch p := p.(type) {
+		case *syntax.CmdSubst:
+			return true
+		case *syntax.ParamExp:
+			if p.Param == nil {
+				return true
+			}
+			switch p.Param.Value {
+			case "PWD", "HOME", "OLDPWD":
+				return p.Param.Value == "OLDPWD" && c.oldpwd == ""
+			}
+			v, ok := c.env[p.Param.Value]
+			return !ok || v == unknownGlob
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if !unknownPart(q) {
+					return false
+				}
+			}
+			return len(p.Parts) > 0
+		}
+		return false
+	}
+	for _, p := range w.Parts {
+		if !unknownPart(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// server reports whether an interpreter serves files over HTTP from the
+// current directory (python3 -m http.server, php -S, ruby -run -e httpd).
+func server(name string, rest []string) bool {
+	joined := " " + strings.Join(rest, " ") + " "
+	switch {
+	case strings.HasPrefix(name, "python"):
+		return strings.Contains(joined, "http.server") || strings.Contains(joined, "SimpleHTTPServer") || strings.Contains(joined, "pyftpdlib")
+	case name == "php":
+		return strings.Contains(joined, " -S ")
+	case name == "ruby":
+		return strings.Contains(joined, "httpd") || strings.Contains(joined, "WEBrick")
+	case name == "busybox":
+		return strings.Contains(joined, "httpd")
+	}
+	return false
+}
+
+// fileWords are the words of a reader's arguments that may name files:
+// for grep, sed, awk and friends, not the pattern or program that comes
+// first (unless -e/-f gives it).
+func fileWords(name string, args []*syntax.Word) []*syntax.Word {
+	switch name {
+	case "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "sed", "awk", "gawk", "jq", "yq":
+	default:
+		return args
+	}
+	for i, w := range args {
+		lit, ok := wordLit(w)
+		if ok && (lit == "-e" || lit == "-f" || strings.HasPrefix(lit, "--regexp") || strings.HasPrefix(lit, "--file") || lit == "--expression") {
+			return args
+		}
+		if !ok || !strings.HasPrefix(lit, "-") {
+			return append(slices.Clone(args[:i]), args[i+1:]...)
+		}
+	}
+	return args
 }
