@@ -653,10 +653,21 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 		c.assign(a)
 	}
 	var args []string
-	for _, w := range ce.Args {
+	ends := make([]int, len(ce.Args)) // ends[i]: the fields of words up to i
+	for i, w := range ce.Args {
 		args = append(args, c.words(w)...)
+		ends[i] = len(args)
 	}
+	all := len(args)
 	args, name := unwrap(args)
+	// argWords are the words after the command's name (wrappers dropped).
+	argWords := ce.Args[len(ce.Args):]
+	for i, e := range ends {
+		if e > all-len(args) {
+			argWords = ce.Args[i+1:]
+			break
+		}
+	}
 	if name == "" {
 		return nil
 	}
@@ -675,7 +686,7 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 			return c.cannot(name + " takes the names it works on from a file the hook cannot read")
 		}
 	}
-	if slices.Contains(readers, name) && slices.ContainsFunc(fileWords(name, ce.Args[len(ce.Args)-len(rest):]), c.computed) {
+	if slices.Contains(readers, name) && slices.ContainsFunc(fileWords(name, argWords), c.computed) {
 		return c.cannot(name + " reads a file whose name is computed when the command runs ($(…) or a variable the hook cannot know)")
 	}
 	if c.decoded != "" && (name == "xargs" || name == "parallel") {
