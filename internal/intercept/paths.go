@@ -644,7 +644,11 @@ var (
 	// consumers turn names they read into arguments.
 	consumers = []string{"xargs", "parallel", "read", "mapfile", "readarray", "cpio"}
 	// walkIdioms in interpreter code walk a directory tree.
-	walkIdioms = lazyre.New(`chdir|\bjoin\(|\.join\b|getline|"\s+"|'\s+'|["']\s*[+.]\s*["']|["']\s*\.\.\s*["']|b64decode|base64|atob|Buffer\.from|decode\(|unpack|\bchr\(|fromCharCode|\\x[0-9a-fA-F]|\\[0-7]{3}|%c|sprintf|format\(|\bf["']|\$\{|reverse|\[::-1\]|` + `os\.walk|\bwalk\(|rglob|recursive\s*=\s*True|\bglob\(|\bglob\.glob|iglob|listdir|scandir|readdirSync|readdir|Dir\.glob|Dir\[|Find\.find|File::Find|opendir|\bfind\b|os\.system|subprocess|exec\(|child_process|spawn|system\(|\bopen\(\s*[^'"\s)]|` + "`")
+	walkIdioms = lazyre.New(`chdir|os\.walk|\bwalk\(|rglob|recursive\s*=\s*True|\bglob\(|\bglob\.glob|iglob|listdir|scandir|readdirSync|readdir|Dir\.glob|Dir\[|Find\.find|File::Find|opendir|\bfind\b|os\.system|subprocess|exec\(|child_process|spawn|system\(|\bopen\(\s*[^'"\s)]|getline|` + "`")
+	// buildIdioms build a string at run time (concatenation, decoding,
+	// formatting): denied when the code also opens or reads files.
+	buildIdioms = lazyre.New(`\bjoin\(|\.join\b|"\s+"|'\s+'|["']\s*[+.]\s*["']|["']\s*\.\.\s*["']|b64decode|base64|atob|Buffer\.from|decode\(|unpack|\bchr\(|fromCharCode|\\x[0-9a-fA-F]|\\[0-7]{3}|%c|sprintf|format\(|\bf["']|\$\{|reverse|\[::-1\]`)
+	fileIdioms  = lazyre.New(`open|read|File|fs\.|Path|cat\b|<\s*\w|\bio\.|require|import|load|include|eval`)
 )
 
 // call applies what a simple command does with its arguments.
@@ -704,6 +708,9 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 		}
 		return c.analyse(strings.Join(rest, " "), depth+1)
 	case name == "source" || name == ".":
+		if len(rest) > 0 && activation(rest[0]) {
+			return nil // a virtualenv or shell set-up script (README)
+		}
 		return c.cannot(name + " runs the commands of a file the hook cannot read, so the paths they touch cannot be checked")
 	case slices.Contains(shells, name):
 		if code, ok := codeArg(name, rest); ok {
@@ -739,7 +746,14 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 			}) {
 				skip = 0
 			}
-			return c.treeRead(name+" -r", operands(withoutValues(rest, "-e", "-f", "-d", "-m", "-A", "-B", "-C", "--include", "--exclude", "--exclude-dir"), skip))
+			ops := operands(withoutValues(rest, "-e", "-f", "-d", "-m", "-A", "-B", "-C", "--include", "--exclude", "--exclude-dir"), skip)
+			if !recursive(rest, "R", "--dereference-recursive") {
+				ops = c.withoutExcluded(ops, rest)
+				if len(ops) == 0 {
+					return nil
+				}
+			}
+			return c.treeRead(name+" -r", ops)
 		}
 	case slices.Contains(treeReaders, name):
 		return c.treeReader(name, rest)
@@ -956,7 +970,7 @@ func (c *pathCheck) interpreter(ce *syntax.CallExpr, name string, rest []string)
 			return &pathDeny{rule: m.rule, why: fmt.Sprintf("%s code mentions %q, the name of a denied path", name, m.name)}
 		}
 	}
-	if class, _ := c.classOf(c.cwd); class == classAncestor && walkIdioms().MatchString(code) {
+	if class, _ := c.classOf(c.cwd); class == classAncestor && (walkIdioms().MatchString(code) || buildIdioms().MatchString(code) && fileIdioms().MatchString(code)) {
 		return &pathDeny{rule: c.denied[0].rule, why: name + " code walks directories, runs commands or opens computed paths from a directory that holds a denied path"}
 	}
 	return nil
@@ -1076,7 +1090,11 @@ func (c *pathCheck) treeRead(what string, ops []string) *pathDeny {
 	}
 	for _, o := range ops {
 		if class, rule, abs := c.classify(o); class != classNone {
-			return &pathDeny{rule: rule, why: fmt.Sprintf("%s reads every file below %s, which holds a denied path", what, c.show(abs))}
+			hint := ""
+			if strings.HasPrefix(what, "grep -r") {
+				hint = " (exclude it with --exclude-dir, or search the directories beside it)"
+			}
+			return &pathDeny{rule: rule, why: fmt.Sprintf("%s reads every file below %s, which holds a denied path%s", what, c.show(abs), hint)}
 		}
 	}
 	return nil
@@ -1251,7 +1269,7 @@ func (c *pathCheck) computed(w *syntax.Word) bool {
 	unknownPart = func(p syntax.WordPart) bool {
 		switch p := p.(type) {
 		case *syntax.CmdSubst:
-			return true
+			return !c.safeSubst(p)
 		case *syntax.ParamExp:
 			if p.Param == nil {
 				return true
@@ -1316,4 +1334,127 @@ func fileWords(name string, args []*syntax.Word) []*syntax.Word {
 		}
 	}
 	return args
+}
+
+// activation reports whether a sourced file is a virtualenv or shell set-up
+// script: sourcing those is everyday work, and they run no more than
+// `bash script.sh` would (which the layer does not see into either).
+func activation(file string) bool {
+	base := path.Base(file)
+	return strings.HasSuffix(file, "bin/activate") || base == "nvm.sh" || strings.HasSuffix(file, ".cargo/env") ||
+		base == ".bashrc" || base == ".profile" || base == ".bash_profile" || base == ".zshrc"
+}
+
+// withoutExcluded drops the grep -r operands whose denied paths below
+// are all excluded by --exclude-dir (matched, as grep does, against
+// directory names).
+func (c *pathCheck) withoutExcluded(ops, args []string) []string {
+	var excludes []string
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--exclude-dir="); ok {
+			excludes = append(excludes, strings.Trim(v, "/"))
+		} else if a == "--exclude-dir" && i+1 < len(args) {
+			excludes = append(excludes, strings.Trim(args[i+1], "/"))
+		}
+	}
+	if len(excludes) == 0 {
+		return ops
+	}
+	if len(ops) == 0 {
+		ops = []string{"."}
+	}
+	var out []string
+	for _, o := range ops {
+		abs := c.normalise(o)
+		segs := splitPath(abs)
+		covered := true
+		for _, d := range c.denied {
+			if hit, anc := matchSegs(d.segs, segs); !hit && !anc {
+				continue
+			}
+			// The denied pattern's next directory below the operand must
+			// be a literal name an --exclude-dir matches.
+			next := ""
+			if len(d.segs) > len(segs) && slices.Equal(d.segs[:len(segs)], segs) {
+				next = d.segs[len(segs)]
+			}
+			if next == "" || hasMeta(next) || !slices.ContainsFunc(excludes, func(e string) bool { ok, _ := path.Match(e, next); return ok }) {
+				covered = false
+				break
+			}
+		}
+		if !covered {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// safeSubst reports whether a command substitution only lists names
+// below directories that hold no denied path ($(find src -name '*.go'),
+// $(ls src | grep -v _test)): its output cannot name a denied path.
+func (c *pathCheck) safeSubst(cs *syntax.CmdSubst) bool {
+	if len(cs.Stmts) != 1 {
+		return false
+	}
+	var calls []*syntax.CallExpr
+	var flatten func(cmd syntax.Command) bool
+	flatten = func(cmd syntax.Command) bool {
+		switch cmd := cmd.(type) {
+		case *syntax.CallExpr:
+			calls = append(calls, cmd)
+			return true
+		case *syntax.BinaryCmd:
+			return cmd.Op == syntax.Pipe && flatten(cmd.X.Cmd) && flatten(cmd.Y.Cmd)
+		}
+		return false
+	}
+	if !flatten(cs.Stmts[0].Cmd) || len(calls) == 0 {
+		return false
+	}
+	for i, ce := range calls {
+		var args []string
+		for _, w := range ce.Args {
+			lit, ok := wordLit(w)
+			if !ok {
+				return false
+			}
+			args = append(args, lit)
+		}
+		if len(args) == 0 {
+			return false
+		}
+		name := path.Base(args[0])
+		if i > 0 {
+			if !slices.Contains([]string{"grep", "sort", "head", "tail", "uniq"}, name) || len(operands(args[1:], 1)) > 0 {
+				return false
+			}
+			continue
+		}
+		if name != "find" && name != "ls" && name != "fd" || slices.Contains(args, "-L") || slices.Contains(args, "-follow") {
+			return false
+		}
+		ops := operands(args[1:], 0)
+		if name == "find" {
+			ops = nil
+			for _, a := range args[1:] {
+				if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+					break
+				}
+				ops = append(ops, a)
+			}
+		}
+		if name == "fd" {
+			ops = operands(args[1:], 1)
+		}
+		if len(ops) == 0 {
+			return false // the cwd, which may hold a denied path
+		}
+		for _, o := range ops {
+			if class, _, _ := c.classify(o); class != classNone {
+				return false
+			}
+		}
+	}
+	return true
 }
