@@ -1119,7 +1119,7 @@ func (c *pathCheck) git(rest []string) *pathDeny {
 	sub, args := rest[i], rest[i+1:]
 	switch sub {
 	case "add", "grep", "archive":
-		if sub == "add" && slices.ContainsFunc(args, func(a string) bool { return a == "-A" || a == "--all" || a == "-u" || a == "--update" }) {
+		if sub == "add" && slices.ContainsFunc(args, func(a string) bool { return a == "-A" || a == "--all" }) {
 			return c.treeRead("git add -A", []string{"."})
 		}
 		ops := operands(args, 0)
