@@ -1137,6 +1137,20 @@ func (c *pathCheck) git(rest []string) *pathDeny {
 		if slices.ContainsFunc(args, func(a string) bool { return a == "-u" || a == "--include-untracked" || a == "-a" || a == "--all" }) {
 			return c.treeRead("git stash -u", []string{"."})
 		}
+	case "cat-file":
+		// A blob named by its hash cannot be told apart from any other.
+		return c.cannot("git cat-file prints objects by hash, which may be a denied file's content")
+	}
+	switch sub {
+	case "log", "show", "diff", "blame", "annotate", "format-patch", "whatchanged", "grep", "archive", "stash", "difftool":
+		// Content from history: a pathspec at or below a denied directory.
+		for _, o := range operands(args, 0) {
+			if class, rule, abs := c.classify(o); class == classAncestor {
+				if inner, _ := c.classOf(abs + "/x"); inner == classHit {
+					return &pathDeny{rule: rule, why: fmt.Sprintf("git %s prints the content of %s from history, a denied path", sub, c.show(abs))}
+				}
+			}
+		}
 	}
 	return nil
 }
