@@ -41,8 +41,9 @@ type deniedPath struct {
 // glob, so that a path built around it still hits a denied path.
 const unknownGlob = "*"
 
-// maxPathTokens bounds the symlink look-ups of one command.
-const maxPathTokens = 400
+// maxPathTokens bounds the symlink look-ups of one command; past it the
+// command is denied (a padded command must not hide a symlink).
+const maxPathTokens = 50000
 
 // patternSegments turns a denied_paths entry (Claude Code's Read rule
 // spelling: gitignore style, //abs for absolute, ~/ for home, anything else
@@ -461,7 +462,7 @@ func (c *pathCheck) checkText(s string, ancestors bool) *pathDeny {
 		if class == classHit {
 			return &pathDeny{rule: rule, why: fmt.Sprintf("the command names %s, which is a denied path", c.show(abs))}
 		}
-		if ancestors && class == classAncestor && !c.isRootOrAbove(abs) {
+		if ancestors && class == classAncestor && !c.isRootOrAbove(abs) && strings.Trim(t, "*?[]/.") != "" {
 			return &pathDeny{rule: rule, why: fmt.Sprintf("interpreter code names %s, a directory that holds a denied path", c.show(abs))}
 		}
 	}
@@ -568,7 +569,7 @@ func (c *pathCheck) classifyAt(t string) (int, string, string) {
 		return class, rule, abs
 	}
 	if c.tokens++; c.tokens > maxPathTokens {
-		return class, rule, abs
+		return classHit, c.denied[0].rule, "(too many words to check for symlinks)"
 	}
 	cands := []string{abs}
 	if hasMeta(abs) {
@@ -600,7 +601,12 @@ func (c *pathCheck) resolve(p string) string {
 	cur := p
 	out := p
 	for i := 0; i < 64; i++ {
+		if r, ok := c.resolved[cur]; ok {
+			out = path.Clean(r + rest)
+			break
+		}
 		if r, err := c.fs.EvalSymlinks(cur); err == nil {
+			c.resolved[cur] = r
 			out = path.Clean(r + rest)
 			break
 		}
@@ -632,7 +638,8 @@ func (c *pathCheck) classOf(abs string) (int, string) {
 // Commands by what they do with a directory argument.
 var (
 	shells       = []string{"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"}
-	interpreters = []string{"python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "Rscript", "tclsh", "jshell", "osascript", "pwsh", "irb", "gawk", "awk", "mawk", "nawk", "busybox"}
+	interpreters = []string{"python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "Rscript", "tclsh", "jshell", "osascript", "pwsh", "irb", "gawk", "awk", "mawk", "nawk", "busybox",
+		"R", "julia", "elixir", "groovy", "scala", "racket", "ghc", "clojure", "kotlin", "crystal", "nim", "raku", "guile", "erl", "sbcl", "clisp", "ecl", "expect", "gdb", "sqlite3", "duckdb"}
 	// wrappers run the rest of their arguments as a command.
 	wrappers = []string{"sudo", "doas", "env", "nice", "nohup", "time", "timeout", "stdbuf", "ionice", "command", "builtin", "exec", "setsid", "chronic", "unbuffer", "strace", "ltrace", "taskset", "chroot", "runuser", "flock", "watch"}
 	// copiers read their sources whole, directories included when asked.
@@ -647,7 +654,7 @@ var (
 	walkIdioms = lazyre.New(`chdir|os\.walk|\bwalk\(|rglob|recursive\s*=\s*True|\bglob\(|\bglob\.glob|iglob|listdir|scandir|readdirSync|readdir|Dir\.glob|Dir\[|Find\.find|File::Find|opendir|\bfind\b|os\.system|subprocess|exec\(|child_process|spawn|system\(|\bopen\(\s*[^'"\s)]|getline|` + "`")
 	// buildIdioms build a string at run time (concatenation, decoding,
 	// formatting): denied when the code also opens or reads files.
-	buildIdioms = lazyre.New(`\bjoin\(|\.join\b|"\s+"|'\s+'|["']\s*[+.]\s*["']|["']\s*\.\.\s*["']|b64decode|base64|atob|Buffer\.from|decode\(|unpack|\bchr\(|fromCharCode|\\x[0-9a-fA-F]|\\[0-7]{3}|%c|sprintf|format\(|\bf["']|\$\{|reverse|\[::-1\]`)
+	buildIdioms = lazyre.New(`["']\s*\*\s*["']|\bjoin\(|\.join\b|"\s+"|'\s+'|["']\s*[+.]\s*["']|["']\s*\.\.\s*["']|b64decode|base64|atob|Buffer\.from|decode\(|unpack|\bchr\(|fromCharCode|\\x[0-9a-fA-F]|\\[0-7]{3}|%c|sprintf|format\(|\bf["']|\$\{|reverse|\[::-1\]`)
 	fileIdioms  = lazyre.New(`open|read|File|fs\.|Path|cat\b|<\s*\w|\bio\.|require|import|load|include|eval`)
 )
 
@@ -678,6 +685,23 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 	rest := args[1:]
 	if slices.Contains(consumers, name) {
 		c.consumer = name
+	}
+	for i, a := range rest {
+		dir, ok := "", false
+		switch {
+		case (a == "-C" || a == "--directory" || a == "--prefix" || a == "--cwd" || a == "--chdir" || a == "-chdir" || a == "--workdir" || a == "-w" && name == "docker") && i+1 < len(rest):
+			dir, ok = rest[i+1], true
+		case strings.HasPrefix(a, "--directory=") || strings.HasPrefix(a, "--prefix=") || strings.HasPrefix(a, "-chdir=") || strings.HasPrefix(a, "--cwd=") || strings.HasPrefix(a, "--chdir="):
+			dir, ok = a[strings.Index(a, "=")+1:], true
+		}
+		if !ok {
+			continue
+		}
+		if class, rule, abs := c.classify(dir); class != classNone {
+			if inner, _ := c.classOf(c.normalise(dir) + "/x"); inner == classHit || class == classHit {
+				return &pathDeny{rule: rule, why: fmt.Sprintf("%s runs in %s, a denied directory", name, c.show(abs))}
+			}
+		}
 	}
 	if decoder(name, rest) {
 		if c.subst {
@@ -831,8 +855,10 @@ func codeArg(name string, rest []string) (string, bool) {
 		letters = "ep"
 	case "php":
 		letters = "rBRF"
-	case "Rscript":
+	case "Rscript", "R", "julia", "elixir", "groovy", "scala", "racket", "ghc", "clojure", "kotlin", "jshell", "crystal", "nim", "raku", "guile":
 		letters = "e"
+	case "erl", "sbcl", "clisp", "ecl":
+		letters = "e" // -eval / --eval handled with the long forms
 	case "osascript":
 		letters = "e"
 	case "pwsh":
@@ -862,7 +888,7 @@ func codeArg(name string, rest []string) (string, bool) {
 			continue
 		}
 		if strings.HasPrefix(a, "--") {
-			if slices.Contains([]string{"--eval", "--command", "--print", "--exec"}, a) && i+1 < len(rest) {
+			if slices.Contains([]string{"--eval", "--command", "--print", "--exec", "-eval", "--ex"}, a) && i+1 < len(rest) {
 				return rest[i+1], true
 			}
 			for _, pre := range []string{"--eval=", "--print=", "--command="} {
