@@ -201,7 +201,10 @@ func decidePaths(p *Policy, req Request, command string) Decision {
 		}
 		segs := splitPath(rule)
 		for _, s := range segs {
-			if !hasMeta(s) && s != "~" {
+			if strings.HasPrefix(rule, "//") || strings.HasPrefix(rule, "~/") {
+				break // /tmp, /home: names too common to flag
+			}
+			if !hasMeta(s) && s != "." {
 				c.mentions = append(c.mentions, mention{s, rule})
 				break
 			}
@@ -441,8 +444,8 @@ var urlPath = lazyre.New(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s'"]*(/[^\s'"?#]*)`)
 var tokenSep = lazyre.New(`[\s'"` + "`" + `=:@,;()\[\]{}<>|&]+`)
 
 // checkText checks every path-like token of s. With ancestors, a token
-// naming a directory above a denied path (other than the root and its
-// parents) is denied too: interpreter code that opens a denied directory.
+// naming a denied directory itself is denied too: interpreter code that
+// lists or opens it.
 func (c *pathCheck) checkText(s string, ancestors bool) *pathDeny {
 	cands := append([]string{s}, tokenSep().Split(s, -1)...)
 	// A URL's path may be served from the workspace (python3 -m
@@ -462,7 +465,7 @@ func (c *pathCheck) checkText(s string, ancestors bool) *pathDeny {
 		if class == classHit {
 			return &pathDeny{rule: rule, why: fmt.Sprintf("the command names %s, which is a denied path", c.show(abs))}
 		}
-		if ancestors && class == classAncestor && !c.isRootOrAbove(abs) && strings.Trim(t, "*?[]/.") != "" {
+		if inner, _ := c.classOf(abs + "/x"); ancestors && class == classAncestor && inner == classHit && !c.isRootOrAbove(abs) && strings.Trim(t, "*?[]/.") != "" {
 			return &pathDeny{rule: rule, why: fmt.Sprintf("interpreter code names %s, a directory that holds a denied path", c.show(abs))}
 		}
 	}
