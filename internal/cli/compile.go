@@ -20,6 +20,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/llm"
+	"github.com/agent-eval/agent-eval/internal/permissions"
 )
 
 // BinEnv overrides the executable written into hook settings (default: this
@@ -134,6 +135,8 @@ func compileHandlersWith(ctx context.Context, ev *config.Eval, resolve string, g
 		c.file.Handlers = append(c.file.Handlers, h)
 		c.resolutions = append(c.resolutions, res)
 	}
+	// The hook's path layer: paths the eval denies stay denied in Bash.
+	c.file.DeniedPaths = permissions.HookDeniedPaths(permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny).Deny)
 	c.hash = inputsHash(ev, c.file)
 	return c, nil
 }
@@ -151,10 +154,19 @@ func inputsHash(ev *config.Eval, f intercept.File) string {
 		}
 		ins = append(ins, in{t.Match, prompt, t.PromptFile})
 	}
-	b, _ := json.Marshal(struct {
-		Tools []in
-		Model string
-	}{ins, ev.HookModel()})
+	var b []byte
+	if len(f.DeniedPaths) == 0 {
+		b, _ = json.Marshal(struct {
+			Tools []in
+			Model string
+		}{ins, ev.HookModel()})
+	} else {
+		b, _ = json.Marshal(struct {
+			Tools       []in
+			Model       string
+			DeniedPaths []string
+		}{ins, ev.HookModel(), f.DeniedPaths})
+	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
@@ -231,6 +243,13 @@ func runCompile(e env, opts compileOptions) error {
 	target := opts.output
 	if opts.wire != "" {
 		target = filepath.Join(opts.wire, hook.HandlersFile)
+		if len(c.file.DeniedPaths) > 0 {
+			// denied_paths are relative to the project being wired.
+			if c.file.Root, err = filepath.Abs(opts.wire); err != nil {
+				return fmt.Errorf("compile: %w", err)
+			}
+			out = c.render(opts.config)
+		}
 	}
 	if target == "" {
 		target = filepath.Join(ev.Dir(), hook.HandlersFile)
@@ -242,7 +261,11 @@ func runCompile(e env, opts compileOptions) error {
 	if err := os.WriteFile(target, out, 0o644); err != nil {
 		return fmt.Errorf("compile: %w", err)
 	}
-	fmt.Fprintf(e.Err, "wrote %s (%d handlers)\n", target, len(c.file.Handlers))
+	fmt.Fprintf(e.Err, "wrote %s (%d handlers", target, len(c.file.Handlers))
+	if n := len(c.file.DeniedPaths); n > 0 {
+		fmt.Fprintf(e.Err, ", %d denied paths for Bash", n)
+	}
+	fmt.Fprintln(e.Err, ")")
 	if opts.wire == "" {
 		return nil
 	}

@@ -86,6 +86,15 @@ func runExplain(e env, opts explainOptions) error {
 	if err != nil {
 		return err
 	}
+	if file.Root == "" {
+		// denied_paths are relative to the handlers file's directory (for
+		// handlers compiled in memory, eval.yaml's).
+		abs, err := filepath.Abs(strings.TrimSuffix(source, " (inputs.tools, compiled in memory)"))
+		if err != nil {
+			return err
+		}
+		file.Root = filepath.Dir(abs)
+	}
 	policy, err := intercept.Prepare(file)
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
@@ -98,7 +107,8 @@ func runExplain(e env, opts explainOptions) error {
 		}
 		environ[k] = v
 	}
-	d := intercept.Decide(context.Background(), policy, intercept.Request{ToolName: opts.tool, ToolInput: input, Env: environ}, noModel{})
+	d := intercept.Decide(context.Background(), policy, intercept.Request{ToolName: opts.tool, ToolInput: input, Env: environ,
+		CWD: file.Root, FS: hook.OSFS{}}, noModel{})
 	ex := explanation{Source: source, Tool: opts.tool, Decision: d}
 	if d.Handler >= 0 {
 		ex.Match = strings.Join(strings.Fields(file.Handlers[d.Handler].Match), " ")
@@ -112,6 +122,8 @@ func runExplain(e env, opts explainOptions) error {
 	fmt.Fprintf(w, "handlers: %s\ndecision: %s\n", source, d.Kind)
 	if d.Handler >= 0 {
 		fmt.Fprintf(w, "handler:  handlers[%d]: %s\n", d.Handler, ex.Match)
+	} else if d.Kind == intercept.Deny {
+		fmt.Fprintf(w, "handler:  none; the hook's path layer denies it (denied_paths, relative to %s)\n", file.Root)
 	} else {
 		fmt.Fprintln(w, "handler:  none matches; the call passes through to Claude Code's own permissions")
 	}

@@ -802,8 +802,8 @@ func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]st
 		}
 	}
 	settings := map[string]any{}
-	if st.handlers != nil {
-		path, digest, err := workspace.WriteHandlers(ws, intercept.WithCaseOverrides(*st.handlers, overrides))
+	if hf := st.hookFile(ws, overrides); hf != nil {
+		path, digest, err := workspace.WriteHandlers(ws, *hf)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -811,7 +811,7 @@ func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]st
 		// script can, where the deny rules only stop Claude Code's own
 		// tools and the shell commands it recognises) makes every call deny.
 		command := intercept.ShellQuote(st.hookBin) + " hook --handlers " + intercept.ShellQuote(path) + " --sha256 " + digest
-		settings["hooks"] = map[string]any{"PreToolUse": hookEntries(*st.handlers, command)}
+		settings["hooks"] = map[string]any{"PreToolUse": hookEntries(*hf, command)}
 	}
 	c := st.compiled
 	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies...)

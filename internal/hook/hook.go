@@ -164,7 +164,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 	// the decision is printed before Claude Code's hook timeout.
 	ctx, cancel := context.WithTimeout(ctx, AnswerDeadline)
 	defer cancel()
-	decision = intercept.Decide(ctx, policy, intercept.Request{ToolName: in.ToolName, ToolInput: in.ToolInput, Env: env}, llm)
+	decision = intercept.Decide(ctx, policy, intercept.Request{ToolName: in.ToolName, ToolInput: in.ToolInput, Env: env, CWD: in.CWD, FS: OSFS{}}, llm)
 	return
 }
 
@@ -214,12 +214,30 @@ func loadPolicy(path, digest string) (*intercept.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.Root == "" {
+		// denied_paths are relative to the handlers file's directory
+		// unless the file names its root.
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, fmt.Errorf("locating %s: %w", path, err)
+		}
+		f.Root = filepath.Dir(abs)
+	}
 	p, err := intercept.Prepare(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
 }
+
+// OSFS is the path layer's view of the real filesystem.
+type OSFS struct{}
+
+// Glob returns the paths matching an absolute pattern.
+func (OSFS) Glob(pattern string) ([]string, error) { return filepath.Glob(pattern) }
+
+// EvalSymlinks resolves the symlinks of an existing path.
+func (OSFS) EvalSymlinks(path string) (string, error) { return filepath.EvalSymlinks(path) }
 
 func respond(stdout, stderr io.Writer, in Input, d intercept.Decision) int {
 	for _, w := range d.Warnings {

@@ -84,11 +84,18 @@ func TestCorpusThroughHook(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			writeHandlers(t, dir, corpus.HandlerSets[c.Handlers])
+			if c.Workspace != "" {
+				// The fixture sits beside the handlers file, whose directory
+				// is the root of denied_paths.
+				if err := corpus.Workspaces[c.Workspace].Build(dir); err != nil {
+					t.Fatal(err)
+				}
+			}
 			var environ []string
 			for k, v := range c.Env {
 				environ = append(environ, k+"="+v)
 			}
-			r := runHook(t, input(c.Tool, c.Input, dir), Options{Environ: environ,
+			r := runHook(t, input(c.Tool, c.Input, filepath.Join(dir, c.CWD)), Options{Environ: environ, HandlersPath: filepath.Join(dir, HandlersFile),
 				NewAnswerer: func(string) intercept.Answerer { return c.Answerer() }})
 			if r.code != ExitOK || r.decision() != string(c.Want) {
 				t.Fatalf("exit %d, decision %q (%s), want %s", r.code, r.decision(), r.raw, c.Want)

@@ -73,10 +73,15 @@ func Matcher(pattern string) string {
 }
 
 // HookSettings returns the PreToolUse entries that run command for every
-// tool a handler pattern covers: one entry per distinct matcher, sorted.
+// tool a handler pattern covers, and for Bash when there are denied paths:
+// one entry per distinct matcher, sorted.
 func HookSettings(f File, command string, timeoutSeconds int) []HookEntry {
 	seen := map[string]bool{}
 	var matchers []string
+	if len(f.DeniedPaths) > 0 {
+		seen["Bash"] = true // the path layer checks every Bash command
+		matchers = append(matchers, "Bash")
+	}
 	for _, h := range f.Handlers {
 		for _, p := range h.Patterns {
 			m := Matcher(p)

@@ -99,3 +99,28 @@ func TestWithCaseOverrides(t *testing.T) {
 		t.Error("WithCaseOverrides touched another handler or its input")
 	}
 }
+
+func TestHookSettingsDeniedPaths(t *testing.T) {
+	t.Parallel()
+	// Denied paths alone wire the hook for Bash; with handlers, Bash is not
+	// listed twice.
+	for _, f := range []File{
+		{DeniedPaths: []string{"secret/**"}},
+		{DeniedPaths: []string{"secret/**"}, Handlers: []Handler{{Match: "x", Patterns: []string{"Bash", "Read"}}}},
+	} {
+		var matchers []string
+		for _, e := range HookSettings(f, "hook", 60) {
+			matchers = append(matchers, e.Matcher)
+		}
+		want := []string{"Bash"}
+		if len(f.Handlers) > 0 {
+			want = []string{"Bash", "Read"}
+		}
+		if !slices.Equal(matchers, want) {
+			t.Errorf("matchers = %v, want %v", matchers, want)
+		}
+	}
+	if got := HookSettings(File{}, "hook", 60); len(got) != 0 {
+		t.Errorf("no handlers and no denied paths: %v, want no entries", got)
+	}
+}

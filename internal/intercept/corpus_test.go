@@ -2,12 +2,16 @@ package intercept_test
 
 import (
 	"context"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/testutil/decisions"
 )
@@ -26,11 +30,12 @@ func TestDecisionCorpus(t *testing.T) {
 	for _, c := range corpus.Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			p, err := intercept.Prepare(corpus.HandlerSets[c.Handlers])
+			set, req := corpusRequest(t, corpus, c)
+			p, err := intercept.Prepare(set)
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := intercept.Decide(context.Background(), p, intercept.Request{ToolName: c.Tool, ToolInput: c.Input, Env: c.Env}, c.Answerer())
+			d := intercept.Decide(context.Background(), p, req, c.Answerer())
 			if d.Kind != c.Want {
 				t.Fatalf("Decide = %s (%s), want %s", d.Kind, d.Reason, c.Want)
 			}
@@ -61,6 +66,26 @@ func TestDecisionCorpus(t *testing.T) {
 	}
 }
 
+// corpusRequest is a case's handler set and call; a case with a workspace
+// gets the fixture built in a temporary directory, which is the root of the
+// set's denied paths and (with the case's cwd) the call's cwd.
+func corpusRequest(t *testing.T, corpus *decisions.Corpus, c decisions.Case) (intercept.File, intercept.Request) {
+	t.Helper()
+	set := corpus.HandlerSets[c.Handlers]
+	req := intercept.Request{ToolName: c.Tool, ToolInput: c.Input, Env: c.Env}
+	if c.Workspace != "" {
+		dir := t.TempDir()
+		if err := corpus.Workspaces[c.Workspace].Build(dir); err != nil {
+			t.Fatal(err)
+		}
+		if set.Root == "" {
+			set.Root = dir
+		}
+		req.CWD, req.FS = filepath.Join(dir, c.CWD), hook.OSFS{}
+	}
+	return set, req
+}
+
 func TestPrepareRejects(t *testing.T) {
 	t.Parallel()
 	bad := []intercept.Handler{
@@ -75,6 +100,16 @@ func TestPrepareRejects(t *testing.T) {
 	for _, h := range bad {
 		if _, err := intercept.Prepare(intercept.File{Handlers: []intercept.Handler{h}}); err == nil {
 			t.Errorf("Prepare(%+v) succeeded, want an error", h)
+		}
+	}
+	for _, f := range []intercept.File{
+		{Root: "relative/dir", DeniedPaths: []string{"secret/**"}},
+		{Root: "/ws", DeniedPaths: []string{"**"}},
+		{Root: "/ws", DeniedPaths: []string{"/"}},
+		{Root: "/ws", DeniedPaths: []string{"a/[b"}},
+	} {
+		if _, err := intercept.Prepare(f); err == nil {
+			t.Errorf("Prepare(%+v) succeeded, want an error", f)
 		}
 	}
 }
@@ -197,4 +232,77 @@ func namesJira(command string) bool {
 		}
 	}
 	return false
+}
+
+// FuzzPaths runs arbitrary Bash commands through the path layer in the
+// corpus's secret_ws workspace: no panic, and a command in which the shell
+// sees the literal text secret/key.txt (a word, a redirect target, a
+// here-doc line, a quoted string) is never passed through.
+func FuzzPaths(f *testing.F) {
+	corpus, err := loadCorpus()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range corpus.Cases {
+		if cmd, ok := c.Input["command"].(string); ok && c.Handlers == "denied_secret" && c.CWD == "" {
+			f.Add(cmd)
+		}
+	}
+	dir := f.TempDir()
+	if err := corpus.Workspaces["secret_ws"].Build(dir); err != nil {
+		f.Fatal(err)
+	}
+	set := corpus.HandlerSets["denied_secret"]
+	set.Root = dir
+	p, err := intercept.Prepare(set)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		d := intercept.Decide(context.Background(), p, intercept.Request{ToolName: "Bash",
+			ToolInput: map[string]any{"command": command}, CWD: dir, FS: hook.OSFS{}}, nil)
+		if d.Kind == intercept.Allow {
+			t.Fatalf("the path layer allowed %q; it only denies or passes", command)
+		}
+		if d.Kind == intercept.Pass && literallyNames(command, "secret/key.txt") {
+			t.Fatalf("a command naming secret/key.txt passed through: %q", command)
+		}
+	})
+}
+
+// literallyNames reports whether the shell sees name, starting a word or
+// after a separator, in a literal part of command (not in a comment).
+func literallyNames(command, name string) bool {
+	start := regexp.MustCompile(`^` + regexp.QuoteMeta(name))
+	inner := regexp.MustCompile(`[\s'"=:@(<>;|&]` + regexp.QuoteMeta(name))
+	file, err := syntax.NewParser().Parse(strings.NewReader(command), "")
+	if err != nil {
+		return false
+	}
+	found := false
+	var parts func(ps []syntax.WordPart, atStart bool)
+	parts = func(ps []syntax.WordPart, atStart bool) {
+		for i, p := range ps {
+			first := atStart && i == 0
+			text := ""
+			switch p := p.(type) {
+			case *syntax.Lit:
+				text = p.Value
+			case *syntax.SglQuoted:
+				if !p.Dollar {
+					text = p.Value
+				}
+			case *syntax.DblQuoted:
+				parts(p.Parts, first)
+			}
+			found = found || inner.MatchString(text) || first && start.MatchString(text)
+		}
+	}
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if w, ok := n.(*syntax.Word); ok {
+			parts(w.Parts, true)
+		}
+		return !found
+	})
+	return found
 }

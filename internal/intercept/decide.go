@@ -34,6 +34,10 @@ type Request struct {
 	ToolInput map[string]any
 	// Env is the hook process's environment (env_checks read it).
 	Env map[string]string
+	// CWD is where the call runs (the hook input's cwd); FS answers the
+	// path layer's questions about the filesystem (nil: none).
+	CWD string
+	FS  PathFS
 }
 
 // Decision is what to do with a call, and why.
@@ -75,6 +79,9 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 	var an *analysis
 	if req.ToolName == "Bash" {
 		command, _ = req.ToolInput["command"].(string)
+		if pd := decidePaths(p, req, command); pd.Kind == Deny {
+			return pd
+		}
 	}
 	for i, h := range p.handlers {
 		if !slices.ContainsFunc(h.Patterns, func(pat string) bool { return matchesTool(pat, req.ToolName) }) {

@@ -8,6 +8,7 @@ package intercept
 import (
 	"fmt"
 	"net/netip"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -20,8 +21,17 @@ const DefaultHookModel = "claude-haiku-4-5-20251001"
 
 // File is tool_handlers.yaml.
 type File struct {
-	HookModel string    `yaml:"hook_model,omitempty" json:"hook_model,omitempty"`
-	Handlers  []Handler `yaml:"handlers" json:"handlers"`
+	HookModel string `yaml:"hook_model,omitempty" json:"hook_model,omitempty"`
+	// Root is the absolute directory denied_paths are relative to (the
+	// workspace the agent works in); empty means the handlers file's
+	// directory, which the hook fills in.
+	Root string `yaml:"root,omitempty" json:"root,omitempty"`
+	// DeniedPaths are paths no Bash command may name, spelled as Claude
+	// Code's Read deny rules (gitignore style: dir/** for a directory,
+	// //abs for an absolute path, ~/ for home, anything else relative to
+	// Root). The hook's path layer (paths.go) enforces them.
+	DeniedPaths []string  `yaml:"denied_paths,omitempty" json:"denied_paths,omitempty"`
+	Handlers    []Handler `yaml:"handlers" json:"handlers"`
 }
 
 // Handler is one compiled inputs.tools entry.
@@ -67,8 +77,10 @@ type EnvCheck struct {
 
 // Policy is a prepared File: regexes compiled once, decided many times.
 type Policy struct {
-	HookModel string
-	handlers  []prepared
+	HookModel   string
+	handlers    []prepared
+	root        string
+	deniedPaths []string
 }
 
 type prepared struct {
@@ -86,6 +98,20 @@ func Prepare(f File) (*Policy, error) {
 		p.HookModel = DefaultHookModel
 	}
 	var problems []string
+	p.deniedPaths = f.DeniedPaths
+	if f.Root != "" {
+		p.root = path.Clean(f.Root)
+		if !path.IsAbs(f.Root) {
+			problems = append(problems, fmt.Sprintf("root %q must be an absolute directory", f.Root))
+		}
+	}
+	for i, d := range f.DeniedPaths {
+		if strings.Trim(d, "/*") == "" || strings.ContainsAny(d, "\x00\n") {
+			problems = append(problems, fmt.Sprintf("denied_paths[%d]: %q does not name a path", i, d))
+		} else if _, err := path.Match(d, ""); err != nil {
+			problems = append(problems, fmt.Sprintf("denied_paths[%d]: %q: %v", i, d, err))
+		}
+	}
 	for i, h := range f.Handlers {
 		ph := prepared{Handler: h}
 		if len(h.Patterns) == 0 {

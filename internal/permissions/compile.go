@@ -144,3 +144,26 @@ func dedupe(base []string, more ...[]string) []string {
 	}
 	return out
 }
+
+// HookDeniedPaths are the paths the hook's path layer keeps every Bash
+// command away from: the pattern of each Read(…) deny rule. A {path, tools}
+// deny rule naming Bash, Read, Grep or Glob compiles into one, so a path
+// the agent may not read with its tools it may not read with Bash either
+// (Claude Code's own Read rules stop only `cat`-like commands it
+// recognises). Edit-only denies are not included: reading those paths is
+// allowed. None when Bash itself is denied outright.
+func HookDeniedPaths(deny []string) []string {
+	var out []string
+	for _, r := range deny {
+		if r == "Bash" || r == "Bash(*)" || r == "Bash(:*)" {
+			return nil
+		}
+		if p, ok := strings.CutPrefix(r, "Read("); ok && strings.HasSuffix(p, ")") {
+			p = strings.TrimSuffix(p, ")")
+			if p != "" && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

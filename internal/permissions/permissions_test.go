@@ -3,6 +3,7 @@ package permissions
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -287,5 +288,22 @@ func TestWorkspaceSettings(t *testing.T) {
 	again, more, _ := WorkspaceSettings(got, c, []string{"/ws"}, exists)
 	if !cmp.Equal(got, again) || len(more) != 0 {
 		t.Errorf("WorkspaceSettings is not idempotent: %v, twins %v", again, more)
+	}
+}
+
+func TestHookDeniedPaths(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		deny []string
+		want []string
+	}{
+		{[]string{"Read(secret/**)", "Edit(secret/**)", "Read(//abs/x)", "Read(secret/**)"}, []string{"secret/**", "//abs/x"}},
+		{[]string{"Edit(.claude/**)", "Bash(git push:*)"}, nil},
+		{[]string{"Read(secret/**)", "Bash"}, nil}, // Bash denied outright: no Bash to guard
+	}
+	for _, tt := range tests {
+		if got := HookDeniedPaths(tt.deny); !slices.Equal(got, tt.want) {
+			t.Errorf("HookDeniedPaths(%q) = %q, want %q", tt.deny, got, tt.want)
+		}
 	}
 }

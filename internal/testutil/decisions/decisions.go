@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -17,7 +18,41 @@ import (
 // Corpus is the decisions file.
 type Corpus struct {
 	HandlerSets map[string]intercept.File `yaml:"handler_sets"`
-	Cases       []Case                    `yaml:"cases"`
+	// Workspaces are filesystem fixtures for the path layer: a case that
+	// names one runs with the fixture built in a temporary directory, which
+	// is the root of the handler set's denied_paths and the call's cwd.
+	Workspaces map[string]Workspace `yaml:"workspaces"`
+	Cases      []Case               `yaml:"cases"`
+}
+
+// Workspace is a directory to build: files with their content, and
+// symlinks (link → target, as given to os.Symlink).
+type Workspace struct {
+	Files    map[string]string `yaml:"files"`
+	Symlinks map[string]string `yaml:"symlinks"`
+}
+
+// Build creates the workspace in dir.
+func (w Workspace) Build(dir string) error {
+	for name, content := range w.Files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	for link, target := range w.Symlinks {
+		p := filepath.Join(dir, filepath.FromSlash(link))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink(target, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Case is one call and the decision expected for it.
@@ -44,6 +79,10 @@ type Case struct {
 	// or evasive commands that share an expectation). Load expands them.
 	Commands    []string `yaml:"commands"`
 	HandlerSets []string `yaml:"handler_sets"`
+	// Workspace names a fixture of Workspaces; CWD is the call's directory
+	// relative to it (default: its root).
+	Workspace string `yaml:"workspace"`
+	CWD       string `yaml:"cwd"`
 }
 
 // Load reads the corpus strictly: a typo in it fails the tests.
@@ -70,6 +109,9 @@ func Load(path string) (*Corpus, error) {
 	for _, cs := range c.Cases {
 		if _, ok := c.HandlerSets[cs.Handlers]; !ok {
 			return nil, errors.New("case " + cs.Name + ": no handler set " + cs.Handlers)
+		}
+		if _, ok := c.Workspaces[cs.Workspace]; cs.Workspace != "" && !ok {
+			return nil, errors.New("case " + cs.Name + ": no workspace " + cs.Workspace)
 		}
 	}
 	return &c, nil

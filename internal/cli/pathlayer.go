@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"slices"
+
+	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/permissions"
+)
+
+// hookFile is what a case's PreToolUse hook enforces: the eval's handlers
+// (with the case's own answers) and the paths no Bash command may name
+// (the hook's path layer), rooted where the agent works. Nil when there is
+// nothing for the hook to do.
+func (st *runState) hookFile(ws string, overrides map[string]string) *intercept.File {
+	var f intercept.File
+	if st.handlers != nil {
+		f = intercept.WithCaseOverrides(*st.handlers, overrides)
+	}
+	deny, root := st.compiled.Deny, ws
+	if st.repo != "" {
+		keys, _ := st.answerKeyDenies(ws)
+		deny, root = append(slices.Clone(deny), keys...), st.repo
+	}
+	f.Root, f.DeniedPaths = root, permissions.HookDeniedPaths(deny)
+	if st.handlers == nil && len(f.DeniedPaths) == 0 {
+		return nil
+	}
+	if f.Handlers == nil {
+		f.Handlers = []intercept.Handler{}
+	}
+	return &f
+}
