@@ -21,7 +21,13 @@ func (st *runState) hookFile(ws string, overrides map[string]string) *intercept.
 		keys, _ := st.answerKeyDenies(ws)
 		deny, root = append(slices.Clone(deny), keys...), st.repo
 	}
-	f.Root, f.DeniedPaths = root, permissions.HookDeniedPaths(deny)
+	f.Root = root
+	if !st.sandbox.On {
+		// Under the sandbox the OS keeps the denied paths unreadable however
+		// a command spells them; the hook's reading of command text would
+		// only add false alarms (cat "$f") to ordinary work.
+		f.DeniedPaths = permissions.HookDeniedPaths(deny)
+	}
 	if st.handlers == nil && len(f.DeniedPaths) == 0 {
 		return nil
 	}

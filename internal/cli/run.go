@@ -128,7 +128,6 @@ type runState struct {
 	mu        sync.Mutex
 	run       *results.Run
 	redOnce   sync.Once
-	scrubWarn sync.Once
 	red       *redact.Redactor // runRedactor
 }
 
@@ -722,6 +721,7 @@ func (st *runState) invokeWith(ctx context.Context, c *results.Case, ws, out, pr
 	defer redErr.Close()
 	defer redOut.Close()
 	defer redactCase(c, red)
+	before := workspace.TopLevel(ws)
 	res := claudecode.Run(ctx, claudecode.Spec{
 		Bin: st.agentBin, Dir: firstNonEmpty(st.repo, ws), Prompt: prompt, Model: st.model, Effort: runner.Effort,
 		PermissionMode: runner.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: runner.SystemPrompt,
@@ -729,6 +729,8 @@ func (st *runState) invokeWith(ctx context.Context, c *results.Case, ws, out, pr
 		Env: env, Timeout: timeout, Stdout: redOut, Stderr: redErr,
 		Guard: st.hookBin, Started: func(pgid int) { st.recordAgent(pgid, c.CaseID) },
 	})
+	// What the sandbox mounted over the agent's workspace is not its work.
+	workspace.RemoveSandboxPlaceholders(ws, before)
 	s := res.Summary
 	c.ExitCode, c.DurationS = res.ExitCode, res.Duration.Seconds()
 	c.CostUSD, c.TokenUsage, c.NumTurns, c.PerModelUsage = s.CostUSD, s.Usage, s.NumTurns, s.PerModel

@@ -354,3 +354,60 @@ func excluded(path string, skip []string) bool {
 	}
 	return false
 }
+
+// Claude Code's sandbox keeps the agent's commands from creating files that
+// configure tools (package.json, .npmrc, .env, …) in the working directory:
+// for each one that does not exist it bind-mounts an empty file, which
+// bubblewrap leaves behind on the host as an empty regular file (and
+// node_modules as an empty directory). These are not the agent's work.
+var sandboxPlaceholders = []string{
+	".env", ".env.local", ".env.development", ".env.development.local", ".env.production", ".env.production.local",
+	".env.test", ".env.test.local", ".gitmodules", ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml",
+	"package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "node_modules",
+	".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".gitconfig", ".ripgreprc", ".mcp.json",
+	".github", ".idea", ".vscode", "scripts",
+}
+
+// TopLevel lists the names directly in dir (nil when it cannot be read).
+func TopLevel(dir string) map[string]bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	names := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
+	return names
+}
+
+// RemoveSandboxPlaceholders removes from dir what Claude Code's sandbox left
+// there: the names of its placeholder list that were not in before (a
+// TopLevel taken before the agent ran) and are an empty regular file or an
+// empty directory. Anything with content, and anything that was there
+// before, stays. It returns the names removed.
+func RemoveSandboxPlaceholders(dir string, before map[string]bool) []string {
+	if before == nil {
+		return nil
+	}
+	var removed []string
+	for _, name := range sandboxPlaceholders {
+		if before[name] {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		st, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		empty := st.Mode().IsRegular() && st.Size() == 0
+		if st.IsDir() {
+			entries, err := os.ReadDir(p)
+			empty = err == nil && len(entries) == 0
+		}
+		if empty && os.Remove(p) == nil {
+			removed = append(removed, name)
+		}
+	}
+	return removed
+}
