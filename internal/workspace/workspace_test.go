@@ -1308,3 +1308,41 @@ func TestCopyTreeTrailingSlashOnSymlink(t *testing.T) {
 // bgd is where a test keeps the baseline repository of ws: beside it, never
 // inside.
 func bgd(ws string) string { return ws + ".baseline.git" }
+
+func TestRemoveSandboxPlaceholders(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".npmrc", "registry=x\n") // the dataset's own, with content
+	write(".env", "")               // the dataset's own, empty: it was there before
+	before := TopLevel(dir)
+	// What bubblewrap leaves behind, and what the agent wrote.
+	write("package.json", "")
+	write("yarn.lock", "")
+	write(".gitmodules", "[submodule]\n") // the agent's, with content
+	write("notes.txt", "")                // not a placeholder name
+	if err := os.Mkdir(filepath.Join(dir, "node_modules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "scripts", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	removed := RemoveSandboxPlaceholders(dir, before)
+	slices.Sort(removed)
+	if want := []string{"node_modules", "package.json", "yarn.lock"}; !slices.Equal(removed, want) {
+		t.Errorf("removed %v, want %v", removed, want)
+	}
+	for _, kept := range []string{".npmrc", ".env", ".gitmodules", "notes.txt", "scripts"} {
+		if _, err := os.Lstat(filepath.Join(dir, kept)); err != nil {
+			t.Errorf("%s was removed: %v", kept, err)
+		}
+	}
+	if RemoveSandboxPlaceholders(dir, nil) != nil {
+		t.Error("without a listing from before, nothing may be removed")
+	}
+}
