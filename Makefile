@@ -10,9 +10,11 @@ LDFLAGS  := -s -w -X github.com/agent-eval/agent-eval/internal/version.Version=$
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agent-eval
 
-## demo: the quick start — install the pinned Claude Code CLI, build, and run
+## demo: the quick start — install the pinned Claude Code CLI (and bubblewrap
+## and socat for its sandbox, as root on Debian; else say how), build, and run
 ## examples/quickstart with the real CLI and the built-in fake model (no API key)
 demo: build
+	scripts/install-sandbox.sh
 	./bin/agent-eval run -c examples/quickstart/eval.yaml --fake-model --agent-bin "$$(scripts/install-claude.sh)"
 
 ## test: what CI runs (README "Run the tests"). Installs the pinned Claude
