@@ -137,23 +137,28 @@ func Run(ctx context.Context, s Spec) Result {
 	if grace <= 0 {
 		grace = Grace
 	}
-	cmd := exec.Command(s.Bin, Args(s)...)
-	// When the run dies, so does the agent: SIGKILL, or the guard's signal
-	// to kill the agent's whole tree.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if s.Guard != "" {
 		// The guard reports a missing agent only through an exit code;
 		// check here, so the error says what it is.
 		if _, err := exec.LookPath(s.Bin); err != nil {
 			return Result{ExitCode: -1, Err: fmt.Errorf("start %s: %w", s.Bin, err), Summary: stream.NewParser().Summary()}
 		}
-		cmd = exec.Command(s.Guard, append([]string{"guard", "--", s.Bin}, Args(s)...)...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: guard.DeathSignal}
 	}
-	cmd.Dir, cmd.Env = s.Dir, s.Env
-	cmd.WaitDelay = grace // bounds the copy of stderr to a non-file writer
-	if s.Stderr != nil {
-		cmd.Stderr = s.Stderr
+	newCmd := func() *exec.Cmd {
+		cmd := exec.Command(s.Bin, Args(s)...)
+		// When the run dies, so does the agent: SIGKILL, or the guard's
+		// signal to kill the agent's whole tree.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		if s.Guard != "" {
+			cmd = exec.Command(s.Guard, append([]string{"guard", "--", s.Bin}, Args(s)...)...)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: guard.DeathSignal}
+		}
+		cmd.Dir, cmd.Env = s.Dir, s.Env
+		cmd.WaitDelay = grace // bounds the copy of stderr to a non-file writer
+		if s.Stderr != nil {
+			cmd.Stderr = s.Stderr
+		}
+		return cmd
 	}
 	// Our own pipe rather than StdoutPipe, so the process can be waited for
 	// while its output is still being read.
@@ -162,8 +167,20 @@ func Run(ctx context.Context, s Spec) Result {
 		return Result{ExitCode: -1, Err: err, Summary: stream.NewParser().Summary()}
 	}
 	defer pr.Close()
-	cmd.Stdout = pw
-	exited, err := guard.Start(cmd)
+	// A binary that was just written (an install, a test's script) can be
+	// "text file busy" for a moment while another fork of this process
+	// still holds it open for writing: try again briefly.
+	var cmd *exec.Cmd
+	var exited <-chan error
+	for attempt := 0; ; attempt++ {
+		cmd = newCmd()
+		cmd.Stdout = pw
+		exited, err = guard.Start(cmd)
+		if !errors.Is(err, syscall.ETXTBSY) || attempt == 20 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	pw.Close()
 	if err != nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("start %s: %w", s.Bin, err), Summary: stream.NewParser().Summary()}
