@@ -228,7 +228,7 @@ func (w *walker) redirects(st *syntax.Stmt, state map[string]string) {
 	}
 	for _, r := range st.Redirs {
 		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
 			if r.Word == nil {
 				continue
 			}
