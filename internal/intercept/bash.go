@@ -49,6 +49,10 @@ type call struct {
 // unknownValue marks an assignment whose value is not known statically.
 const unknownValue = "\x00unknown"
 
+// unsetValue marks a variable the command line removes (unset X, env -u X,
+// env -i): the call runs without it, whatever the hook's environment says.
+const unsetValue = "\x00unset"
+
 // maxNesting bounds bash -c / eval / alias re-parsing.
 const maxNesting = 4
 
@@ -78,6 +82,9 @@ func (e *lineEnv) Get(name string) expand.Variable {
 	v, ok := e.line[name]
 	if !ok {
 		v, ok = e.base[name]
+	}
+	if v == unsetValue {
+		return expand.Variable{} // known to be empty
 	}
 	if !ok || v == unknownValue {
 		// IFS and PWD are read by every expansion: unset, they take their
@@ -134,7 +141,46 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 		return
 	}
 	state := clone(env)
+	// Assignments in a subshell, $(…), <(…), a pipe or a background job do
+	// not reach the rest of the line; those in a branch, loop, function body
+	// or after && / || may or may not: on leaving such a node, the state is
+	// restored, or every variable it changed becomes unknown.
+	type frame struct {
+		role scopeRole
+		snap map[string]string
+	}
+	var stack []frame
+	roles := map[syntax.Node]scopeRole{}
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if n == nil {
+			fr := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			w.leaveScope(state, fr.role, fr.snap)
+			return true
+		}
+		role := roles[n]
+		switch n := n.(type) {
+		case *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+			role = scopeRestore
+		case *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause, *syntax.FuncDecl:
+			role = max(role, scopeMerge)
+		case *syntax.Stmt:
+			if n.Background || n.Coprocess {
+				role = scopeRestore
+			}
+		case *syntax.BinaryCmd:
+			switch n.Op {
+			case syntax.Pipe, syntax.PipeAll:
+				roles[n.X], roles[n.Y] = scopeRestore, scopeRestore
+			case syntax.AndStmt, syntax.OrStmt:
+				roles[n.Y] = max(roles[n.Y], scopeMerge)
+			}
+		}
+		fr := frame{role: role}
+		if role != scopeNone {
+			fr.snap = clone(state)
+		}
+		stack = append(stack, fr)
 		switch n := n.(type) {
 		case *syntax.Stmt:
 			w.redirects(n, state)
@@ -191,6 +237,18 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 								v = unknownValue
 							}
 							setPersistent(state, k, v)
+						}
+					}
+				case "unset":
+					fn := false
+					for _, a := range words[1:] {
+						switch {
+						case a.dyn:
+							w.deny("unset removes variables only known when it runs (%q)", clip(buf.String(), 80))
+						case a.s == "-f":
+							fn = true
+						case !fn && envName(a.s):
+							setPersistent(state, a.s, unsetValue)
 						}
 					}
 				case "read", "mapfile", "readarray", "getopts", "printf":
@@ -325,6 +383,39 @@ func (w *walker) value(env map[string]string, a *syntax.Assign) (string, bool) {
 func (w *walker) persist(state map[string]string, a *syntax.Assign) {
 	if v, ok := w.value(state, a); ok {
 		setPersistent(state, a.Name.Value, v)
+	}
+}
+
+// scopeRole is what leaving a node does to the line's variables.
+type scopeRole int
+
+const (
+	scopeNone    scopeRole = iota
+	scopeMerge             // may or may not have run: changes become unknown
+	scopeRestore           // ran in a subshell: changes are dropped
+)
+
+// leaveScope applies role to state on leaving a node; snap is the state on
+// entering it.
+func (w *walker) leaveScope(state map[string]string, role scopeRole, snap map[string]string) {
+	switch role {
+	case scopeRestore:
+		clear(state)
+		for k, v := range snap {
+			state[k] = v
+		}
+	case scopeMerge:
+		for k, v := range state {
+			old, ok := snap[k]
+			if !ok {
+				if old, ok = w.base[k]; !ok {
+					old = unsetValue
+				}
+			}
+			if old != v {
+				state[k] = unknownValue
+			}
+		}
 	}
 }
 
@@ -568,6 +659,20 @@ func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[st
 				env[k] = v
 				continue
 			}
+			switch {
+			case s == "-" || s == "-i" || s == "--ignore-environment":
+				// The command runs with only what follows.
+				for k := range w.base {
+					env[k] = unsetValue
+				}
+				for k := range env {
+					env[k] = unsetValue
+				}
+				continue
+			case strings.HasPrefix(s, "-u") && len(s) > 2:
+				env[s[2:]] = unsetValue
+				continue
+			}
 		}
 		if len(s) < 2 || s[0] != '-' {
 			break
@@ -593,6 +698,9 @@ func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[st
 		}
 		if isCode && hasVal {
 			w.nested(val, env, depth+1)
+		}
+		if spec.assigns && hasVal && (opt == "-u" || opt == "--unset") {
+			env[val] = unsetValue
 		}
 		if name == "xargs" {
 			switch {

@@ -143,7 +143,7 @@ func overridesAt(words []word, set map[string]string) []override {
 				continue
 			}
 			for _, v := range o.Vars {
-				if val, ok := set[v]; ok {
+				if val, ok := set[v]; ok && val != unsetValue {
 					out = append(out, override{flag: v, env: true, value: val, dyn: val == unknownValue, spec: o})
 				}
 			}

@@ -166,6 +166,10 @@ func matchBash(filters []*regexp.Regexp, command string, calls []call, env map[s
 func overlay(base, over map[string]string) map[string]string {
 	out := clone(base)
 	for k, v := range over {
+		if v == unsetValue {
+			delete(out, k)
+			continue
+		}
 		out[k] = v
 	}
 	return out
