@@ -112,10 +112,14 @@ var Catalog = []Service{
 		Overrides: []Override{{Commands: []string{"sentry-cli"}, Flags: []string{"--url"}, Vars: []string{"SENTRY_URL"}}}},
 	{Name: "databases", Aliases: []string{"database", "databases", "postgres", "postgresql", "psql", "mysql", "sql"}, Commands: []string{`\bpsql\b`, `\bmysql\b`, `\bpg_dump\b`, `\bmongosh?\b`, `\bredis-cli\b`},
 		MCP: []string{"mcp__postgres__*", "mcp__mysql__*"}, Env: []string{"DATABASE_URL", "PGHOST", "MYSQL_HOST"}, URLEnv: true,
-		Overrides: []Override{{Commands: []string{"psql", "pg_dump", "pg_restore", "pg_dumpall", "mysql", "mysqldump", "mongosh", "mongo", "redis-cli"}, Flags: []string{"-h", "--host", "-u", "--uri", "--url"}, URLArgs: true, SkipValueOf: []string{"-f", "--file", "-c", "--command", "-e", "--execute", "-o", "--output", "-U", "--username", "-p", "--port"}, ConninfoKeys: []string{"host", "hostaddr"}, Vars: []string{"DATABASE_URL", "PGHOST", "MYSQL_HOST"}}}},
+		Overrides: []Override{{Commands: []string{"psql", "pg_dump", "pg_restore", "pg_dumpall", "mysql", "mysqldump", "mongosh", "mongo", "redis-cli"}, Flags: []string{"-h", "--host", "-u", "--uri", "--url"}, URLArgs: true, SkipValueOf: []string{"-f", "--file", "-c", "--command", "-e", "--execute", "-o", "--output", "-U", "--username", "-p", "--port"}, ConninfoKeys: []string{"host", "hostaddr"}, Vars: []string{"DATABASE_URL", "PGHOST", "PGHOSTADDR", "MYSQL_HOST"}},
+			// A service or option file names the server somewhere the hook does not read.
+			{Commands: []string{"psql", "pg_dump", "pg_restore", "pg_dumpall", "mysql", "mysqldump"}, Flags: []string{"--defaults-file", "--defaults-extra-file", "--login-path"}, Vars: []string{"PGSERVICE", "PGSERVICEFILE"}, Uncheckable: true}}},
 	{Name: "Terraform", Aliases: []string{"terraform", "opentofu", "tofu"}, Commands: []string{`\bterraform\s+(apply|destroy|import|state|taint|untaint|force-unlock)\b`, `\btofu\s+(apply|destroy|import|state)\b`},
 		Env:       []string{"TF_WORKSPACE"},
-		Overrides: []Override{{Commands: []string{"terraform", "tofu"}, Flags: []string{"-chdir", "-state", "-state-out", "-backend-config"}, Uncheckable: true}}},
+		Overrides: []Override{{Commands: []string{"terraform", "tofu"}, Flags: []string{"-chdir", "-state", "-state-out", "-backend-config"}, Uncheckable: true},
+			// The same, through the environment: another data dir holds another backend.
+			{Commands: []string{"terraform", "tofu"}, Vars: []string{"TF_DATA_DIR", "TF_CLI_ARGS", "TF_CLI_ARGS_apply", "TF_CLI_ARGS_destroy", "TF_CLI_ARGS_import", "TF_CLI_ARGS_state", "TF_CLI_ARGS_init"}, Uncheckable: true}}},
 }
 
 // GenericOverrides apply to commands that reach any service: an HTTP

@@ -147,6 +147,14 @@ func overridesAt(words []word, set map[string]string) []override {
 					out = append(out, override{flag: v, env: true, value: val, dyn: val == unknownValue, spec: o})
 				}
 			}
+			if val, ok := set["PGDATABASE"]; ok && len(o.ConninfoKeys) > 0 && val != unsetValue {
+				// libpq reads a database name that is a URL or a
+				// connection string as one.
+				for _, t := range dbTargets(val, o, val == unknownValue) {
+					t.flag, t.env = "PGDATABASE", true
+					out = append(out, t)
+				}
+			}
 			args := words[1:]
 			for i := 0; i < len(args); i++ {
 				a := args[i]
@@ -175,8 +183,8 @@ func overridesAt(words []word, set map[string]string) []override {
 					continue
 				}
 				if len(o.ConninfoKeys) > 0 {
-					if v, ok := conninfoHost(a.s, o.ConninfoKeys); ok {
-						out = append(out, override{flag: "conninfo", value: v, dyn: a.dyn, spec: o})
+					if t := dbTargets(a.s, o, a.dyn); len(t) > 0 {
+						out = append(out, t...)
 						continue
 					}
 				}
@@ -211,15 +219,47 @@ func overrideLists() [][]Override {
 	return out
 }
 
-// conninfoHost finds host=… in a libpq-style connection string.
-func conninfoHost(s string, keys []string) (string, bool) {
-	for _, f := range strings.Fields(s) {
-		k, v, ok := strings.Cut(f, "=")
-		if ok && containsStr(keys, strings.ToLower(k)) {
-			return strings.Trim(v, `'"`), true
+// conninfoRE is one key = value of a libpq connection string (spaces
+// around = allowed, values single-quoted or bare).
+var conninfoRE = lazyre.New(`([A-Za-z_]+)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s']*)`)
+
+// dbTargets are the servers a database client argument names: every host
+// key of a connection string (a later one wins, so all are judged), the
+// host of a URL and its ?host= / ?hostaddr= parameters; a service name
+// (service=… or ?service=…) cannot be judged. Nil when s names none.
+func dbTargets(s string, o Override, dyn bool) []override {
+	uncheckable := o
+	uncheckable.Uncheckable = true
+	var out []override
+	if u := urlIn(s); u != "" {
+		out = append(out, override{flag: "URL argument", value: u, dyn: dyn, spec: o})
+		if p, err := url.Parse(u); err == nil {
+			for k, vs := range p.Query() {
+				for _, v := range vs {
+					switch k = strings.ToLower(k); {
+					case k == "service":
+						out = append(out, override{flag: "URL service parameter", value: v, dyn: dyn, spec: uncheckable})
+					case containsStr(o.ConninfoKeys, k):
+						out = append(out, override{flag: "URL " + k + " parameter", value: v, dyn: dyn, spec: o})
+					}
+				}
+			}
+		}
+		return out
+	}
+	if !strings.Contains(s, "=") {
+		return nil
+	}
+	for _, m := range conninfoRE().FindAllStringSubmatch(s, -1) {
+		k, v := strings.ToLower(m[1]), strings.Trim(m[2], `'"`)
+		switch {
+		case k == "service":
+			out = append(out, override{flag: "conninfo service", value: v, dyn: dyn, spec: uncheckable})
+		case containsStr(o.ConninfoKeys, k):
+			out = append(out, override{flag: "conninfo", value: v, dyn: dyn, spec: o})
 		}
 	}
-	return "", false
+	return out
 }
 
 // attachedShort matches -sVALUE for a one-letter flag -s.
