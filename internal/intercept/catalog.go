@@ -116,7 +116,7 @@ var Catalog = []Service{
 			// A service or option file names the server somewhere the hook does not read.
 			{Commands: []string{"psql", "pg_dump", "pg_restore", "pg_dumpall", "mysql", "mysqldump"}, Flags: []string{"--defaults-file", "--defaults-extra-file", "--login-path"}, Vars: []string{"PGSERVICE", "PGSERVICEFILE"}, Uncheckable: true}}},
 	{Name: "Terraform", Aliases: []string{"terraform", "opentofu", "tofu"}, Commands: []string{`\bterraform\s+(apply|destroy|import|state|taint|untaint|force-unlock)\b`, `\btofu\s+(apply|destroy|import|state)\b`},
-		Env:       []string{"TF_WORKSPACE"},
+		Env: []string{"TF_WORKSPACE"},
 		Overrides: []Override{{Commands: []string{"terraform", "tofu"}, Flags: []string{"-chdir", "-state", "-state-out", "-backend-config"}, Uncheckable: true},
 			// The same, through the environment: another data dir holds another backend.
 			{Commands: []string{"terraform", "tofu"}, Vars: []string{"TF_DATA_DIR", "TF_CLI_ARGS", "TF_CLI_ARGS_apply", "TF_CLI_ARGS_destroy", "TF_CLI_ARGS_import", "TF_CLI_ARGS_state", "TF_CLI_ARGS_init"}, Uncheckable: true}}},
