@@ -774,6 +774,9 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 				skip = 0
 			}
 			ops := operands(withoutValues(rest, "-e", "-f", "-d", "-m", "-A", "-B", "-C", "--include", "--exclude", "--exclude-dir"), skip)
+			if len(ops) == 0 {
+				ops = []string{"."} // grep -r with no file searches the cwd
+			}
 			if !recursive(rest, "R", "--dereference-recursive") {
 				ops = c.withoutExcluded(ops, rest)
 				if len(ops) == 0 {
@@ -830,7 +833,17 @@ func (c *pathCheck) cd(name string, rest []string) {
 	}
 	if target == "" || strings.Contains(target, unknownGlob) {
 		// An unknown directory: keep judging from the root, where the
-		// denied paths are.
+		// denied paths are, and from every directory it may be (cd sec*,
+		// cd $(echo secret)).
+		if c.fs != nil && target != "" {
+			if m, err := c.fs.Glob(c.normalise(target)); err == nil {
+				for _, d := range m {
+					if d = c.resolve(d); !slices.Contains(c.cwds, d) {
+						c.cwds = append(c.cwds, d)
+					}
+				}
+			}
+		}
 		c.cwd = c.p.root
 	} else {
 		c.cwd = c.normalise(target)
