@@ -1179,6 +1179,25 @@ func (c *pathCheck) git(rest []string) *pathDeny {
 		if slices.ContainsFunc(args, func(a string) bool { return a == "-u" || a == "--include-untracked" || a == "-a" || a == "--all" }) {
 			return c.treeRead("git stash -u", []string{"."})
 		}
+	case "ls-files":
+		// Untracked files are listed by name, denied ones included; the
+		// names are then as good as find's (git ls-files -o | xargs cat).
+		if slices.ContainsFunc(args, func(a string) bool {
+			return a == "--others" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "o")
+		}) {
+			ops := operands(args, 0)
+			if len(ops) == 0 {
+				ops = []string{"."}
+			}
+			for _, o := range ops {
+				if class, _, abs := c.classify(o); class != classNone {
+					c.lister = "git ls-files --others " + c.show(abs)
+					if c.subst {
+						c.consumer = "a command substitution"
+					}
+				}
+			}
+		}
 	case "cat-file":
 		// A blob named by its hash cannot be told apart from any other.
 		return c.cannot("git cat-file prints objects by hash, which may be a denied file's content")
