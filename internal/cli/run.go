@@ -843,6 +843,12 @@ func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]st
 			}
 		}
 		settings = workspace.DeepMerge(settings, extra)
+		if _, wired := settings["hooks"]; wired && settings["disableAllHooks"] != nil {
+			// Claude Code would run no hook at all: neither inputs.tools nor
+			// the hook's path layer would gate a call.
+			delete(settings, "disableAllHooks")
+			fmt.Fprintln(st.e.Err, "agent-eval: warning: runner.settings.disableAllHooks is ignored: the harness's PreToolUse hook enforces inputs.tools and the denied paths")
+		}
 	}
 	if st.sandbox.On {
 		settings = permissions.WithSandbox(settings, permissions.Sandbox(st.sandboxSpec(ws)))
