@@ -228,6 +228,7 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 			var buf bytes.Buffer
 			_ = w.printer.Print(&buf, &syntax.CallExpr{Args: n.Args})
 			w.command(buf.String(), words, callEnv, depth, false)
+			w.copies(words)
 			if len(words) > 0 && !words[0].dyn {
 				switch words[0].s {
 				case "export", "readonly", "declare", "typeset", "local":
@@ -305,6 +306,25 @@ func (w *walker) redirects(st *syntax.Stmt, state map[string]string) {
 }
 
 func cleanPath(p string) string { return path.Clean(p) }
+
+// copies records the file a cp, ln, mv or install writes as one whose
+// content the hook cannot read: a program copied or linked under another
+// name (ln -s /usr/bin/j* /tmp/x; /tmp/x issue create) runs unrecognised.
+func (w *walker) copies(words []word) {
+	if len(words) < 3 || words[0].dyn {
+		return
+	}
+	switch path.Base(words[0].s) {
+	case "cp", "ln", "mv", "install", "rsync":
+	default:
+		return
+	}
+	if dest := words[len(words)-1]; !dest.dyn && !strings.HasPrefix(dest.s, "-") {
+		if _, ok := w.written[cleanPath(dest.s)]; !ok {
+			w.written[cleanPath(dest.s)] = unknownValue
+		}
+	}
+}
 
 // runsWritten handles a command or script this command line wrote itself:
 // its here-doc is read as code; other content cannot be.
