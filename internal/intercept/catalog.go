@@ -74,7 +74,7 @@ var Catalog = []Service{
 	{Name: "Jira", Aliases: []string{"jira"}, Commands: []string{`\bjira\b`, `atlassian\.net`, `/rest/api/[0-9]+/issue`},
 		MCP: []string{"mcp__atlassian__*", "mcp__jira__*"}, Env: []string{"JIRA_SERVER", "JIRA_URL", "JIRA_BASE_URL"}, URLEnv: true,
 		Overrides: []Override{{Commands: []string{"jira", "jira-cli", "acli"}, Flags: []string{"--server", "-s", "--url", "--site"}, Vars: []string{"JIRA_SERVER", "JIRA_URL", "JIRA_BASE_URL"}},
-			{Commands: []string{"jira", "jira-cli"}, Flags: []string{"--config", "-c"}, Uncheckable: true}}},
+			{Commands: []string{"jira", "jira-cli"}, Flags: []string{"--config", "-c"}, Vars: []string{"JIRA_CONFIG_FILE"}, Uncheckable: true}}},
 	{Name: "Confluence", Aliases: []string{"confluence"}, Commands: []string{`\bconfluence\b`, `atlassian\.net/wiki`, `/wiki/rest/api`},
 		MCP: []string{"mcp__atlassian__*", "mcp__confluence__*"}, Env: []string{"CONFLUENCE_URL", "CONFLUENCE_BASE_URL"}, URLEnv: true},
 	{Name: "Slack", Aliases: []string{"slack"}, Commands: []string{`slack\.com/api`, `hooks\.slack\.com`, `\bslack(-cli)?\b`},
