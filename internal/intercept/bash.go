@@ -21,6 +21,9 @@ type analysis struct {
 	// non-literal, source, a shell reading its script from stdin, a glob or
 	// $(…) in command position, a wrapper whose command comes from its input.
 	unknown string
+	// sockets are the hosts bash itself connects to through /dev/tcp/HOST/PORT
+	// or /dev/udp/… redirects, as tcp://HOST:PORT (unknownValue: not known).
+	sockets []string
 }
 
 // word is one shell word after expansion.
@@ -282,6 +285,26 @@ func (w *walker) redirects(st *syntax.Stmt, state map[string]string) {
 				if ws := w.expandWord(state, r.Word); len(ws) == 1 && !ws[0].dyn {
 					body, hasBody = ws[0].s, true
 				}
+			}
+		}
+	}
+	for _, r := range st.Redirs {
+		if r.Word == nil {
+			continue
+		}
+		for _, t := range w.expandWord(state, r.Word) {
+			rest, ok := strings.CutPrefix(path.Clean(t.s), "/dev/tcp/")
+			if !ok {
+				rest, ok = strings.CutPrefix(path.Clean(t.s), "/dev/udp/")
+			}
+			switch {
+			case ok && t.dyn:
+				w.an.sockets = append(w.an.sockets, unknownValue)
+			case ok:
+				host, port, _ := strings.Cut(rest, "/")
+				w.an.sockets = append(w.an.sockets, "tcp://"+host+":"+port)
+			case t.dyn && strings.HasPrefix(t.s, "/dev/"):
+				w.an.sockets = append(w.an.sockets, unknownValue)
 			}
 		}
 	}

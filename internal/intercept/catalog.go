@@ -128,7 +128,15 @@ var GenericOverrides = []Override{{Commands: []string{"curl", "wget", "http", "h
 	URLArgs: true, SkipValueOf: curlSkip, Flags: []string{"--url"}},
 	// A config file or a connect-to rule can send the request elsewhere.
 	{Commands: []string{"curl", "curlie"}, Flags: []string{"-K", "--config", "--connect-to", "--resolve"}, Uncheckable: true},
-	{Commands: []string{"wget"}, Flags: []string{"-i", "--input-file", "-e", "--execute", "--config"}, Uncheckable: true}}
+	{Commands: []string{"wget"}, Flags: []string{"-i", "--input-file", "-e", "--execute", "--config"}, Uncheckable: true},
+	// Raw connections name their host as an argument; bash's own
+	// /dev/tcp/HOST/PORT redirects are read as socketCommand tcp://HOST:PORT.
+	{Commands: []string{"nc", "ncat", "netcat", "telnet", socketCommand}, URLArgs: true, SkipValueOf: []string{"-p", "-s", "-w", "-i", "-q", "-x", "-X", "-e", "-c", "--exec", "--sh-exec", "--proxy", "--source-port", "--source"}},
+	{Commands: []string{"openssl"}, Flags: []string{"-connect"}}}
+
+// socketCommand names, in a matched call the hook makes up, a connection
+// bash opens itself through a /dev/tcp or /dev/udp redirect.
+const socketCommand = "bash-dev-tcp"
 
 // Resolution says how Stage 2 resolved one handler.
 type Resolution struct {

@@ -197,7 +197,8 @@ func overridesAt(words []word, set map[string]string) []override {
 				}
 				if u := urlIn(a.s); u != "" {
 					out = append(out, override{flag: "URL argument", value: u, dyn: a.dyn, spec: o})
-				} else if !strings.HasPrefix(a.s, "-") && bareHostRE().MatchString(a.s) {
+				} else if !strings.HasPrefix(a.s, "-") && strings.Trim(a.s, "0123456789") != "" && bareHostRE().MatchString(a.s) {
+					// (a bare number is a port: nc host 443)
 					out = append(out, override{flag: "URL argument", value: a.s, dyn: a.dyn, spec: o})
 				}
 			}

@@ -111,6 +111,14 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 			if !hit {
 				continue
 			}
+			for _, s := range an.sockets {
+				// bash connects there itself: judged like a URL argument.
+				target := word{s: s}
+				if s == unknownValue {
+					target = word{s: "tcp://host-only-known-when-it-runs", dyn: true}
+				}
+				matched = append(matched, call{env: req.Env, words: []word{{s: socketCommand}, target}})
+			}
 			d.Handler, d.Detail = i, redact.String(detail)
 			return gate(d, h, matched)
 		}
