@@ -71,12 +71,22 @@ func checkValue(name, v string, c EnvCheck) string {
 		shown = redact.Mark
 	}
 	if len(c.MustContain) > 0 {
-		lv, found := strings.ToLower(v), false
-		for _, s := range c.MustContain {
-			if strings.Contains(lv, strings.ToLower(s)) {
-				found = true
-				break
+		found := true
+		// KUBECONFIG is a list of files merged into one config: each of
+		// them may name the cluster, so each must pass.
+		parts := []string{v}
+		if name == "KUBECONFIG" {
+			parts = strings.Split(v, ":")
+		}
+		for _, part := range parts {
+			lv, ok := strings.ToLower(part), false
+			for _, s := range c.MustContain {
+				if strings.Contains(lv, strings.ToLower(s)) {
+					ok = true
+					break
+				}
 			}
+			found = found && ok
 		}
 		if !found {
 			return fmt.Sprintf("%s=%s does not contain any of %s (it must point at a test instance)", name, shown, strings.Join(c.MustContain, ", "))
