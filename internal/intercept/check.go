@@ -66,7 +66,8 @@ func hostCovered(host string, entries []string) bool {
 // not. name is the variable (or the option) the value came from: the value
 // is shown redacted.
 func checkValue(name, v string, c EnvCheck) string {
-	shown := fmt.Sprintf("%q", redact.Value(name, v))
+	// A URL's query may carry a credential (?access_token=…, ?password=…).
+	shown := fmt.Sprintf("%q", redact.String(redact.Value(name, v)))
 	if redact.SecretName(name) {
 		shown = redact.Mark
 	}
