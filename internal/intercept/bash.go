@@ -63,8 +63,8 @@ const maxNesting = 4
 // variables the command starts with.
 func analyseBash(command string, base map[string]string) *analysis {
 	a := &analysis{}
-	w := &walker{an: a, base: base, printer: syntax.NewPrinter(), written: map[string]string{}}
-	w.env.base = base
+	w := &walker{an: a, base: base, printer: syntax.NewPrinter(), written: map[string]string{}, taint: map[string]bool{}}
+	w.env.base, w.env.taint = base, w.taint
 	w.cfg = &expand.Config{Env: &w.env,
 		CmdSubst:  func(io.Writer, *syntax.CmdSubst) error { w.env.missing = true; return nil },
 		ProcSubst: func(*syntax.ProcSubst) (string, error) { w.env.missing = true; return "/dev/fd/63", nil },
@@ -78,10 +78,15 @@ func analyseBash(command string, base map[string]string) *analysis {
 // defines (or one assigned a non-literal) marks the word as dynamic.
 type lineEnv struct {
 	base, line map[string]string
+	taint      map[string]bool
 	missing    bool
 }
 
 func (e *lineEnv) Get(name string) expand.Variable {
+	if e.taint[name] {
+		e.missing = true
+		return expand.Variable{}
+	}
 	v, ok := e.line[name]
 	if !ok {
 		v, ok = e.base[name]
@@ -112,6 +117,12 @@ type walker struct {
 	env     lineEnv
 	cfg     *expand.Config
 	printer *syntax.Printer
+	// assigned logs every variable the line assigns, exports or unsets, in
+	// order; taint holds those changed by code the walk reads apart from
+	// the line's own state (eval, trap, alias, builtin/command export,
+	// ${X:=v}): from then on their values are unknown.
+	assigned []string
+	taint    map[string]bool
 	// lenient > 0 while scanning quoted text that might run later as code
 	// (bash evaluates a[$(cmd)] in arithmetic): its commands are recorded,
 	// nothing in it is denied.
@@ -195,6 +206,11 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 				w.nested(`: "`+n.Value+`"`, clone(state), depth+1)
 				w.lenient--
 			}
+		case *syntax.ParamExp:
+			// ${X:=v} and ${X=v} assign X as they expand.
+			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
+				w.taint[n.Param.Value] = true
+			}
 		case *syntax.DeclClause:
 			flagged := false // declare -n (nameref), -a, -i, …: not a plain value
 			for _, a := range n.Args {
@@ -221,6 +237,9 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 				return true
 			}
 			callEnv := clone(state)
+			for k := range w.taint {
+				callEnv[k] = unknownValue
+			}
 			for _, a := range n.Assigns {
 				w.assign(callEnv, a) // VAR=x cmd: only for this call
 			}
@@ -241,6 +260,7 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 								v = unknownValue
 							}
 							setPersistent(state, k, v)
+							w.assigned = append(w.assigned, k)
 						}
 					}
 				case "unset":
@@ -253,6 +273,7 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 							fn = true
 						case !fn && envName(a.s):
 							setPersistent(state, a.s, unsetValue)
+							w.assigned = append(w.assigned, a.s)
 						}
 					}
 				case "read", "mapfile", "readarray", "getopts", "printf":
@@ -426,6 +447,7 @@ func (w *walker) value(env map[string]string, a *syntax.Assign) (string, bool) {
 func (w *walker) persist(state map[string]string, a *syntax.Assign) {
 	if v, ok := w.value(state, a); ok {
 		setPersistent(state, a.Name.Value, v)
+		w.assigned = append(w.assigned, a.Name.Value)
 	}
 }
 
@@ -584,6 +606,14 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 		}
 		w.nested(joinWords(from), env, depth+1)
 	}
+	// Code that runs in this shell (eval, trap, alias) is walked apart: what
+	// it assigns is unknown to the rest of the line.
+	from := len(w.assigned)
+	defer func() {
+		for _, k := range w.assigned[from:] {
+			w.taint[k] = true
+		}
+	}()
 	switch {
 	case base == "eval":
 		code(args, "eval")
@@ -784,6 +814,15 @@ func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[st
 		}
 		w.nested(joinWords(rest), env, depth+1)
 		return
+	}
+	switch path.Base(rest[0].s) {
+	case "export", "declare", "typeset", "readonly", "local", "unset", "read", "mapfile", "readarray", "printf", "getopts":
+		// builtin export X=…, command export X=…: the shell's own state.
+		for _, a := range rest[1:] {
+			if k, _, _ := strings.Cut(a.s, "="); envName(k) {
+				w.taint[k] = true
+			}
+		}
 	}
 	w.command(joinWords(rest), rest, env, depth, appended)
 }
