@@ -534,7 +534,7 @@ type wrapper struct {
 
 var wrappers = map[string]wrapper{
 	"sudo": {value: []string{"-u", "-g", "-h", "-p", "-C", "-r", "-t", "-U", "-D", "-R", "-T",
-		"--user", "--group", "--host", "--prompt", "--close-from", "--role", "--type", "--other-user", "--chdir", "--chroot", "--command-timeout"}},
+		"--user", "--group", "--host", "--prompt", "--close-from", "--role", "--type", "--other-user", "--chdir", "--chroot", "--command-timeout"}, assigns: true},
 	"doas":             {value: []string{"-u", "-C"}},
 	"env":              {value: []string{"-u", "--unset", "-C", "--chdir"}, code: []string{"-S", "--split-string"}, assigns: true},
 	"nohup":            {},
@@ -774,6 +774,11 @@ func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[st
 		}
 		if spec.assigns && hasVal && (opt == "-u" || opt == "--unset") {
 			env[val] = unsetValue
+		}
+		if name == "systemd-run" && hasVal && (opt == "-E" || opt == "--setenv") {
+			if k, v, ok := strings.Cut(val, "="); ok && envName(k) {
+				env[k] = v
+			}
 		}
 		if name == "xargs" {
 			switch {

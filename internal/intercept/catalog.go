@@ -49,6 +49,9 @@ type Override struct {
 	// ConninfoKeys: keys of a key=value connection string argument that
 	// name the target ("host=prod dbname=app" for psql).
 	ConninfoKeys []string
+	// IfChecked: judged only when the handler checks one of Vars; else
+	// ignored (an env option that sets some other variable).
+	IfChecked bool
 	// Uncheckable: the value cannot be judged at all (terraform -chdir
 	// picks a directory whose backend is unknown): a matched call is denied.
 	Uncheckable bool

@@ -138,8 +138,31 @@ func overridesOf(c call) []override {
 	var out []override
 	for k := range c.words {
 		out = append(out, overridesAt(c.words[k:], c.set)...)
+		out = append(out, envOption(c.words, k)...)
 	}
 	return out
+}
+
+// envOption reads a NAME=value an option hands a command's environment
+// (docker run -e, podman --env, systemd-run --setenv): judged by NAME's
+// env_check when the handler has one.
+func envOption(words []word, k int) []override {
+	a := words[k]
+	var kv string
+	switch {
+	case (a.s == "-e" || a.s == "--env" || a.s == "-E" || a.s == "--setenv") && k+1 < len(words):
+		a = words[k+1]
+		kv = a.s
+	case strings.HasPrefix(a.s, "--env=") || strings.HasPrefix(a.s, "--setenv="):
+		_, kv, _ = strings.Cut(a.s, "=")
+	default:
+		return nil
+	}
+	name, val, ok := strings.Cut(kv, "=")
+	if !ok || !envName(name) {
+		return nil
+	}
+	return []override{{command: path.Base(words[0].s), flag: name, env: true, value: val, dyn: a.dyn, spec: Override{Vars: []string{name}, IfChecked: true}}}
 }
 
 // overridesAt reads the command at words[0]; set is what the command line

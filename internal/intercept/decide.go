@@ -252,6 +252,9 @@ func judgeOverride(h prepared, names []string, c call, o override) string {
 			vars = names
 		}
 	}
+	if len(vars) == 0 && o.spec.IfChecked {
+		return ""
+	}
 	if len(vars) == 0 {
 		return fmt.Sprintf("%s names its own target, and this handler has no env_check (%s) to judge it by", what, strings.Join(o.spec.Vars, ", "))
 	}
