@@ -316,6 +316,14 @@ func wireHook(e env, dir, handlers string, f intercept.File) error {
 	existing, _ := hooks["PreToolUse"].([]any)
 	hooks["PreToolUse"] = append(hookEntries(f, command), existing...) // the harness's hook runs first
 	settings["hooks"] = hooks
+	if settings["disableAllHooks"] == true {
+		delete(settings, "disableAllHooks") // it would switch the hook off
+		fmt.Fprintf(e.Err, "agent-eval: warning: removed disableAllHooks: true from %s; it switches off the hook\n", settingsPath)
+	}
+	local := filepath.Join(dir, ".claude", "settings.local.json")
+	if l, err := readJSONFile(local); err == nil && l["disableAllHooks"] == true {
+		fmt.Fprintf(e.Err, "agent-eval: warning: %s sets disableAllHooks: true, which outranks %s: Claude Code will run no hook there, so nothing is intercepted\n", local, settingsPath)
+	}
 	if err := os.MkdirAll(filepath.Dir(settingsPath), 0o755); err != nil {
 		return err
 	}

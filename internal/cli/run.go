@@ -843,6 +843,18 @@ func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]st
 			}
 		}
 		settings = workspace.DeepMerge(settings, extra)
+		if _, wired := settings["hooks"]; wired && settings["disableAllHooks"] == true {
+			fmt.Fprintln(st.e.Err, "agent-eval: warning: runner.settings.disableAllHooks is ignored: the harness's PreToolUse hook enforces inputs.tools and the denied paths")
+		}
+	}
+	_, wired := settings["hooks"]
+	if wired {
+		// Claude Code would run no hook at all, so neither inputs.tools nor
+		// the hook's path layer would gate a call, with disableAllHooks set
+		// by runner.settings or by the workspace's own
+		// .claude/settings.local.json (which outranks settings.json; the
+		// --settings file below outranks it).
+		settings["disableAllHooks"] = false
 	}
 	if st.sandbox.On {
 		settings = permissions.WithSandbox(settings, permissions.Sandbox(st.sandboxSpec(ws)))
@@ -851,9 +863,10 @@ func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]st
 		return nil, nil, err
 	}
 	plan := permissions.PlanClaude(st.compiled, settings, filepath.Join(ws, ".claude"), nil)
-	if st.repo != "" && plan.SettingsFile == "" {
+	if (st.repo != "" || wired) && plan.SettingsFile == "" {
 		// The agent runs in the project, which does not load this folder's
-		// settings by itself.
+		// settings by itself; and a wired hook must outrank the workspace's
+		// settings.local.json.
 		plan.Args = append(plan.Args, "--settings", filepath.Join(ws, ".claude", "settings.json"))
 	}
 	var cleanup func()

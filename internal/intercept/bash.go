@@ -21,6 +21,9 @@ type analysis struct {
 	// non-literal, source, a shell reading its script from stdin, a glob or
 	// $(…) in command position, a wrapper whose command comes from its input.
 	unknown string
+	// sockets are the hosts bash itself connects to through /dev/tcp/HOST/PORT
+	// or /dev/udp/… redirects, as tcp://HOST:PORT (unknownValue: not known).
+	sockets []string
 }
 
 // word is one shell word after expansion.
@@ -49,6 +52,10 @@ type call struct {
 // unknownValue marks an assignment whose value is not known statically.
 const unknownValue = "\x00unknown"
 
+// unsetValue marks a variable the command line removes (unset X, env -u X,
+// env -i): the call runs without it, whatever the hook's environment says.
+const unsetValue = "\x00unset"
+
 // maxNesting bounds bash -c / eval / alias re-parsing.
 const maxNesting = 4
 
@@ -56,8 +63,8 @@ const maxNesting = 4
 // variables the command starts with.
 func analyseBash(command string, base map[string]string) *analysis {
 	a := &analysis{}
-	w := &walker{an: a, base: base, printer: syntax.NewPrinter(), written: map[string]string{}}
-	w.env.base = base
+	w := &walker{an: a, base: base, printer: syntax.NewPrinter(), written: map[string]string{}, taint: map[string]bool{}}
+	w.env.base, w.env.taint = base, w.taint
 	w.cfg = &expand.Config{Env: &w.env,
 		CmdSubst:  func(io.Writer, *syntax.CmdSubst) error { w.env.missing = true; return nil },
 		ProcSubst: func(*syntax.ProcSubst) (string, error) { w.env.missing = true; return "/dev/fd/63", nil },
@@ -71,13 +78,21 @@ func analyseBash(command string, base map[string]string) *analysis {
 // defines (or one assigned a non-literal) marks the word as dynamic.
 type lineEnv struct {
 	base, line map[string]string
+	taint      map[string]bool
 	missing    bool
 }
 
 func (e *lineEnv) Get(name string) expand.Variable {
+	if e.taint[name] {
+		e.missing = true
+		return expand.Variable{}
+	}
 	v, ok := e.line[name]
 	if !ok {
 		v, ok = e.base[name]
+	}
+	if v == unsetValue {
+		return expand.Variable{} // known to be empty
 	}
 	if !ok || v == unknownValue {
 		// IFS and PWD are read by every expansion: unset, they take their
@@ -102,6 +117,12 @@ type walker struct {
 	env     lineEnv
 	cfg     *expand.Config
 	printer *syntax.Printer
+	// assigned logs every variable the line assigns, exports or unsets, in
+	// order; taint holds those changed by code the walk reads apart from
+	// the line's own state (eval, trap, alias, builtin/command export,
+	// ${X:=v}): from then on their values are unknown.
+	assigned []string
+	taint    map[string]bool
 	// lenient > 0 while scanning quoted text that might run later as code
 	// (bash evaluates a[$(cmd)] in arithmetic): its commands are recorded,
 	// nothing in it is denied.
@@ -134,7 +155,46 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 		return
 	}
 	state := clone(env)
+	// Assignments in a subshell, $(…), <(…), a pipe or a background job do
+	// not reach the rest of the line; those in a branch, loop, function body
+	// or after && / || may or may not: on leaving such a node, the state is
+	// restored, or every variable it changed becomes unknown.
+	type frame struct {
+		role scopeRole
+		snap map[string]string
+	}
+	var stack []frame
+	roles := map[syntax.Node]scopeRole{}
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if n == nil {
+			fr := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			w.leaveScope(state, fr.role, fr.snap)
+			return true
+		}
+		role := roles[n]
+		switch n := n.(type) {
+		case *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+			role = scopeRestore
+		case *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause, *syntax.FuncDecl:
+			role = max(role, scopeMerge)
+		case *syntax.Stmt:
+			if n.Background || n.Coprocess {
+				role = scopeRestore
+			}
+		case *syntax.BinaryCmd:
+			switch n.Op {
+			case syntax.Pipe, syntax.PipeAll:
+				roles[n.X], roles[n.Y] = scopeRestore, scopeRestore
+			case syntax.AndStmt, syntax.OrStmt:
+				roles[n.Y] = max(roles[n.Y], scopeMerge)
+			}
+		}
+		fr := frame{role: role}
+		if role != scopeNone {
+			fr.snap = clone(state)
+		}
+		stack = append(stack, fr)
 		switch n := n.(type) {
 		case *syntax.Stmt:
 			w.redirects(n, state)
@@ -145,6 +205,11 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 				w.lenient++
 				w.nested(`: "`+n.Value+`"`, clone(state), depth+1)
 				w.lenient--
+			}
+		case *syntax.ParamExp:
+			// ${X:=v} and ${X=v} assign X as they expand.
+			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
+				w.taint[n.Param.Value] = true
 			}
 		case *syntax.DeclClause:
 			flagged := false // declare -n (nameref), -a, -i, …: not a plain value
@@ -172,6 +237,9 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 				return true
 			}
 			callEnv := clone(state)
+			for k := range w.taint {
+				callEnv[k] = unknownValue
+			}
 			for _, a := range n.Assigns {
 				w.assign(callEnv, a) // VAR=x cmd: only for this call
 			}
@@ -182,6 +250,7 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 			var buf bytes.Buffer
 			_ = w.printer.Print(&buf, &syntax.CallExpr{Args: n.Args})
 			w.command(buf.String(), words, callEnv, depth, false)
+			w.copies(words)
 			if len(words) > 0 && !words[0].dyn {
 				switch words[0].s {
 				case "export", "readonly", "declare", "typeset", "local":
@@ -191,6 +260,20 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 								v = unknownValue
 							}
 							setPersistent(state, k, v)
+							w.assigned = append(w.assigned, k)
+						}
+					}
+				case "unset":
+					fn := false
+					for _, a := range words[1:] {
+						switch {
+						case a.dyn:
+							w.deny("unset removes variables only known when it runs (%q)", clip(buf.String(), 80))
+						case a.s == "-f":
+							fn = true
+						case !fn && envName(a.s):
+							setPersistent(state, a.s, unsetValue)
+							w.assigned = append(w.assigned, a.s)
 						}
 					}
 				case "read", "mapfile", "readarray", "getopts", "printf":
@@ -227,6 +310,26 @@ func (w *walker) redirects(st *syntax.Stmt, state map[string]string) {
 		}
 	}
 	for _, r := range st.Redirs {
+		if r.Word == nil {
+			continue
+		}
+		for _, t := range w.expandWord(state, r.Word) {
+			rest, ok := strings.CutPrefix(path.Clean(t.s), "/dev/tcp/")
+			if !ok {
+				rest, ok = strings.CutPrefix(path.Clean(t.s), "/dev/udp/")
+			}
+			switch {
+			case ok && t.dyn:
+				w.an.sockets = append(w.an.sockets, unknownValue)
+			case ok:
+				host, port, _ := strings.Cut(rest, "/")
+				w.an.sockets = append(w.an.sockets, "tcp://"+host+":"+port)
+			case t.dyn && strings.HasPrefix(t.s, "/dev/"):
+				w.an.sockets = append(w.an.sockets, unknownValue)
+			}
+		}
+	}
+	for _, r := range st.Redirs {
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
 			if r.Word == nil {
@@ -247,6 +350,25 @@ func (w *walker) redirects(st *syntax.Stmt, state map[string]string) {
 }
 
 func cleanPath(p string) string { return path.Clean(p) }
+
+// copies records the file a cp, ln, mv or install writes as one whose
+// content the hook cannot read: a program copied or linked under another
+// name (ln -s /usr/bin/j* /tmp/x; /tmp/x issue create) runs unrecognised.
+func (w *walker) copies(words []word) {
+	if len(words) < 3 || words[0].dyn {
+		return
+	}
+	switch path.Base(words[0].s) {
+	case "cp", "ln", "mv", "install", "rsync":
+	default:
+		return
+	}
+	if dest := words[len(words)-1]; !dest.dyn && !strings.HasPrefix(dest.s, "-") {
+		if _, ok := w.written[cleanPath(dest.s)]; !ok {
+			w.written[cleanPath(dest.s)] = unknownValue
+		}
+	}
+}
 
 // runsWritten handles a command or script this command line wrote itself:
 // its here-doc is read as code; other content cannot be.
@@ -325,6 +447,40 @@ func (w *walker) value(env map[string]string, a *syntax.Assign) (string, bool) {
 func (w *walker) persist(state map[string]string, a *syntax.Assign) {
 	if v, ok := w.value(state, a); ok {
 		setPersistent(state, a.Name.Value, v)
+		w.assigned = append(w.assigned, a.Name.Value)
+	}
+}
+
+// scopeRole is what leaving a node does to the line's variables.
+type scopeRole int
+
+const (
+	scopeNone    scopeRole = iota
+	scopeMerge             // may or may not have run: changes become unknown
+	scopeRestore           // ran in a subshell: changes are dropped
+)
+
+// leaveScope applies role to state on leaving a node; snap is the state on
+// entering it.
+func (w *walker) leaveScope(state map[string]string, role scopeRole, snap map[string]string) {
+	switch role {
+	case scopeRestore:
+		clear(state)
+		for k, v := range snap {
+			state[k] = v
+		}
+	case scopeMerge:
+		for k, v := range state {
+			old, ok := snap[k]
+			if !ok {
+				if old, ok = w.base[k]; !ok {
+					old = unsetValue
+				}
+			}
+			if old != v {
+				state[k] = unknownValue
+			}
+		}
 	}
 }
 
@@ -378,7 +534,7 @@ type wrapper struct {
 
 var wrappers = map[string]wrapper{
 	"sudo": {value: []string{"-u", "-g", "-h", "-p", "-C", "-r", "-t", "-U", "-D", "-R", "-T",
-		"--user", "--group", "--host", "--prompt", "--close-from", "--role", "--type", "--other-user", "--chdir", "--chroot", "--command-timeout"}},
+		"--user", "--group", "--host", "--prompt", "--close-from", "--role", "--type", "--other-user", "--chdir", "--chroot", "--command-timeout"}, assigns: true},
 	"doas":             {value: []string{"-u", "-C"}},
 	"env":              {value: []string{"-u", "--unset", "-C", "--chdir"}, code: []string{"-S", "--split-string"}, assigns: true},
 	"nohup":            {},
@@ -450,6 +606,14 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 		}
 		w.nested(joinWords(from), env, depth+1)
 	}
+	// Code that runs in this shell (eval, trap, alias) is walked apart: what
+	// it assigns is unknown to the rest of the line.
+	from := len(w.assigned)
+	defer func() {
+		for _, k := range w.assigned[from:] {
+			w.taint[k] = true
+		}
+	}()
 	switch {
 	case base == "eval":
 		code(args, "eval")
@@ -568,6 +732,20 @@ func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[st
 				env[k] = v
 				continue
 			}
+			switch {
+			case s == "-" || s == "-i" || s == "--ignore-environment":
+				// The command runs with only what follows.
+				for k := range w.base {
+					env[k] = unsetValue
+				}
+				for k := range env {
+					env[k] = unsetValue
+				}
+				continue
+			case strings.HasPrefix(s, "-u") && len(s) > 2:
+				env[s[2:]] = unsetValue
+				continue
+			}
 		}
 		if len(s) < 2 || s[0] != '-' {
 			break
@@ -593,6 +771,14 @@ func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[st
 		}
 		if isCode && hasVal {
 			w.nested(val, env, depth+1)
+		}
+		if spec.assigns && hasVal && (opt == "-u" || opt == "--unset") {
+			env[val] = unsetValue
+		}
+		if name == "systemd-run" && hasVal && (opt == "-E" || opt == "--setenv") {
+			if k, v, ok := strings.Cut(val, "="); ok && envName(k) {
+				env[k] = v
+			}
 		}
 		if name == "xargs" {
 			switch {
@@ -633,6 +819,15 @@ func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[st
 		}
 		w.nested(joinWords(rest), env, depth+1)
 		return
+	}
+	switch path.Base(rest[0].s) {
+	case "export", "declare", "typeset", "readonly", "local", "unset", "read", "mapfile", "readarray", "printf", "getopts":
+		// builtin export X=…, command export X=…: the shell's own state.
+		for _, a := range rest[1:] {
+			if k, _, _ := strings.Cut(a.s, "="); envName(k) {
+				w.taint[k] = true
+			}
+		}
 	}
 	w.command(joinWords(rest), rest, env, depth, appended)
 }

@@ -49,6 +49,9 @@ type Override struct {
 	// ConninfoKeys: keys of a key=value connection string argument that
 	// name the target ("host=prod dbname=app" for psql).
 	ConninfoKeys []string
+	// IfChecked: judged only when the handler checks one of Vars; else
+	// ignored (an env option that sets some other variable).
+	IfChecked bool
 	// Uncheckable: the value cannot be judged at all (terraform -chdir
 	// picks a directory whose backend is unknown): a matched call is denied.
 	Uncheckable bool
@@ -74,7 +77,7 @@ var Catalog = []Service{
 	{Name: "Jira", Aliases: []string{"jira"}, Commands: []string{`\bjira\b`, `atlassian\.net`, `/rest/api/[0-9]+/issue`},
 		MCP: []string{"mcp__atlassian__*", "mcp__jira__*"}, Env: []string{"JIRA_SERVER", "JIRA_URL", "JIRA_BASE_URL"}, URLEnv: true,
 		Overrides: []Override{{Commands: []string{"jira", "jira-cli", "acli"}, Flags: []string{"--server", "-s", "--url", "--site"}, Vars: []string{"JIRA_SERVER", "JIRA_URL", "JIRA_BASE_URL"}},
-			{Commands: []string{"jira", "jira-cli"}, Flags: []string{"--config", "-c"}, Uncheckable: true}}},
+			{Commands: []string{"jira", "jira-cli"}, Flags: []string{"--config", "-c"}, Vars: []string{"JIRA_CONFIG_FILE"}, Uncheckable: true}}},
 	{Name: "Confluence", Aliases: []string{"confluence"}, Commands: []string{`\bconfluence\b`, `atlassian\.net/wiki`, `/wiki/rest/api`},
 		MCP: []string{"mcp__atlassian__*", "mcp__confluence__*"}, Env: []string{"CONFLUENCE_URL", "CONFLUENCE_BASE_URL"}, URLEnv: true},
 	{Name: "Slack", Aliases: []string{"slack"}, Commands: []string{`slack\.com/api`, `hooks\.slack\.com`, `\bslack(-cli)?\b`},
@@ -112,10 +115,14 @@ var Catalog = []Service{
 		Overrides: []Override{{Commands: []string{"sentry-cli"}, Flags: []string{"--url"}, Vars: []string{"SENTRY_URL"}}}},
 	{Name: "databases", Aliases: []string{"database", "databases", "postgres", "postgresql", "psql", "mysql", "sql"}, Commands: []string{`\bpsql\b`, `\bmysql\b`, `\bpg_dump\b`, `\bmongosh?\b`, `\bredis-cli\b`},
 		MCP: []string{"mcp__postgres__*", "mcp__mysql__*"}, Env: []string{"DATABASE_URL", "PGHOST", "MYSQL_HOST"}, URLEnv: true,
-		Overrides: []Override{{Commands: []string{"psql", "pg_dump", "pg_restore", "pg_dumpall", "mysql", "mysqldump", "mongosh", "mongo", "redis-cli"}, Flags: []string{"-h", "--host", "-u", "--uri", "--url"}, URLArgs: true, SkipValueOf: []string{"-f", "--file", "-c", "--command", "-e", "--execute", "-o", "--output", "-U", "--username", "-p", "--port"}, ConninfoKeys: []string{"host", "hostaddr"}, Vars: []string{"DATABASE_URL", "PGHOST", "MYSQL_HOST"}}}},
+		Overrides: []Override{{Commands: []string{"psql", "pg_dump", "pg_restore", "pg_dumpall", "mysql", "mysqldump", "mongosh", "mongo", "redis-cli"}, Flags: []string{"-h", "--host", "-u", "--uri", "--url"}, URLArgs: true, SkipValueOf: []string{"-f", "--file", "-c", "--command", "-e", "--execute", "-o", "--output", "-U", "--username", "-p", "--port"}, ConninfoKeys: []string{"host", "hostaddr"}, Vars: []string{"DATABASE_URL", "PGHOST", "PGHOSTADDR", "MYSQL_HOST"}},
+			// A service or option file names the server somewhere the hook does not read.
+			{Commands: []string{"psql", "pg_dump", "pg_restore", "pg_dumpall", "mysql", "mysqldump"}, Flags: []string{"--defaults-file", "--defaults-extra-file", "--login-path"}, Vars: []string{"PGSERVICE", "PGSERVICEFILE"}, Uncheckable: true}}},
 	{Name: "Terraform", Aliases: []string{"terraform", "opentofu", "tofu"}, Commands: []string{`\bterraform\s+(apply|destroy|import|state|taint|untaint|force-unlock)\b`, `\btofu\s+(apply|destroy|import|state)\b`},
-		Env:       []string{"TF_WORKSPACE"},
-		Overrides: []Override{{Commands: []string{"terraform", "tofu"}, Flags: []string{"-chdir", "-state", "-state-out", "-backend-config"}, Uncheckable: true}}},
+		Env: []string{"TF_WORKSPACE"},
+		Overrides: []Override{{Commands: []string{"terraform", "tofu"}, Flags: []string{"-chdir", "-state", "-state-out", "-backend-config"}, Uncheckable: true},
+			// The same, through the environment: another data dir holds another backend.
+			{Commands: []string{"terraform", "tofu"}, Vars: []string{"TF_DATA_DIR", "TF_CLI_ARGS", "TF_CLI_ARGS_apply", "TF_CLI_ARGS_destroy", "TF_CLI_ARGS_import", "TF_CLI_ARGS_state", "TF_CLI_ARGS_init"}, Uncheckable: true}}},
 }
 
 // GenericOverrides apply to commands that reach any service: an HTTP
@@ -124,7 +131,15 @@ var GenericOverrides = []Override{{Commands: []string{"curl", "wget", "http", "h
 	URLArgs: true, SkipValueOf: curlSkip, Flags: []string{"--url"}},
 	// A config file or a connect-to rule can send the request elsewhere.
 	{Commands: []string{"curl", "curlie"}, Flags: []string{"-K", "--config", "--connect-to", "--resolve"}, Uncheckable: true},
-	{Commands: []string{"wget"}, Flags: []string{"-i", "--input-file", "-e", "--execute", "--config"}, Uncheckable: true}}
+	{Commands: []string{"wget"}, Flags: []string{"-i", "--input-file", "-e", "--execute", "--config"}, Uncheckable: true},
+	// Raw connections name their host as an argument; bash's own
+	// /dev/tcp/HOST/PORT redirects are read as socketCommand tcp://HOST:PORT.
+	{Commands: []string{"nc", "ncat", "netcat", "telnet", socketCommand}, URLArgs: true, SkipValueOf: []string{"-p", "-s", "-w", "-i", "-q", "-x", "-X", "-e", "-c", "--exec", "--sh-exec", "--proxy", "--source-port", "--source"}},
+	{Commands: []string{"openssl"}, Flags: []string{"-connect"}}}
+
+// socketCommand names, in a matched call the hook makes up, a connection
+// bash opens itself through a /dev/tcp or /dev/udp redirect.
+const socketCommand = "bash-dev-tcp"
 
 // Resolution says how Stage 2 resolved one handler.
 type Resolution struct {

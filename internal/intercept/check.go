@@ -66,17 +66,28 @@ func hostCovered(host string, entries []string) bool {
 // not. name is the variable (or the option) the value came from: the value
 // is shown redacted.
 func checkValue(name, v string, c EnvCheck) string {
-	shown := fmt.Sprintf("%q", redact.Value(name, v))
+	// A URL's query may carry a credential (?access_token=…, ?password=…).
+	shown := fmt.Sprintf("%q", redact.String(redact.Value(name, v)))
 	if redact.SecretName(name) {
 		shown = redact.Mark
 	}
 	if len(c.MustContain) > 0 {
-		lv, found := strings.ToLower(v), false
-		for _, s := range c.MustContain {
-			if strings.Contains(lv, strings.ToLower(s)) {
-				found = true
-				break
+		found := true
+		// KUBECONFIG is a list of files merged into one config: each of
+		// them may name the cluster, so each must pass.
+		parts := []string{v}
+		if name == "KUBECONFIG" {
+			parts = strings.Split(v, ":")
+		}
+		for _, part := range parts {
+			lv, ok := strings.ToLower(part), false
+			for _, s := range c.MustContain {
+				if strings.Contains(lv, strings.ToLower(s)) {
+					ok = true
+					break
+				}
 			}
+			found = found && ok
 		}
 		if !found {
 			return fmt.Sprintf("%s=%s does not contain any of %s (it must point at a test instance)", name, shown, strings.Join(c.MustContain, ", "))
@@ -127,8 +138,31 @@ func overridesOf(c call) []override {
 	var out []override
 	for k := range c.words {
 		out = append(out, overridesAt(c.words[k:], c.set)...)
+		out = append(out, envOption(c.words, k)...)
 	}
 	return out
+}
+
+// envOption reads a NAME=value an option hands a command's environment
+// (docker run -e, podman --env, systemd-run --setenv): judged by NAME's
+// env_check when the handler has one.
+func envOption(words []word, k int) []override {
+	a := words[k]
+	var kv string
+	switch {
+	case (a.s == "-e" || a.s == "--env" || a.s == "-E" || a.s == "--setenv") && k+1 < len(words):
+		a = words[k+1]
+		kv = a.s
+	case strings.HasPrefix(a.s, "--env=") || strings.HasPrefix(a.s, "--setenv="):
+		_, kv, _ = strings.Cut(a.s, "=")
+	default:
+		return nil
+	}
+	name, val, ok := strings.Cut(kv, "=")
+	if !ok || !envName(name) {
+		return nil
+	}
+	return []override{{command: path.Base(words[0].s), flag: name, env: true, value: val, dyn: a.dyn, spec: Override{Vars: []string{name}, IfChecked: true}}}
 }
 
 // overridesAt reads the command at words[0]; set is what the command line
@@ -143,8 +177,16 @@ func overridesAt(words []word, set map[string]string) []override {
 				continue
 			}
 			for _, v := range o.Vars {
-				if val, ok := set[v]; ok {
+				if val, ok := set[v]; ok && val != unsetValue {
 					out = append(out, override{flag: v, env: true, value: val, dyn: val == unknownValue, spec: o})
+				}
+			}
+			if val, ok := set["PGDATABASE"]; ok && len(o.ConninfoKeys) > 0 && val != unsetValue {
+				// libpq reads a database name that is a URL or a
+				// connection string as one.
+				for _, t := range dbTargets(val, o, val == unknownValue) {
+					t.flag, t.env = "PGDATABASE", true
+					out = append(out, t)
 				}
 			}
 			args := words[1:]
@@ -175,8 +217,8 @@ func overridesAt(words []word, set map[string]string) []override {
 					continue
 				}
 				if len(o.ConninfoKeys) > 0 {
-					if v, ok := conninfoHost(a.s, o.ConninfoKeys); ok {
-						out = append(out, override{flag: "conninfo", value: v, dyn: a.dyn, spec: o})
+					if t := dbTargets(a.s, o, a.dyn); len(t) > 0 {
+						out = append(out, t...)
 						continue
 					}
 				}
@@ -189,7 +231,8 @@ func overridesAt(words []word, set map[string]string) []override {
 				}
 				if u := urlIn(a.s); u != "" {
 					out = append(out, override{flag: "URL argument", value: u, dyn: a.dyn, spec: o})
-				} else if !strings.HasPrefix(a.s, "-") && bareHostRE().MatchString(a.s) {
+				} else if !strings.HasPrefix(a.s, "-") && strings.Trim(a.s, "0123456789") != "" && bareHostRE().MatchString(a.s) {
+					// (a bare number is a port: nc host 443)
 					out = append(out, override{flag: "URL argument", value: a.s, dyn: a.dyn, spec: o})
 				}
 			}
@@ -211,15 +254,47 @@ func overrideLists() [][]Override {
 	return out
 }
 
-// conninfoHost finds host=… in a libpq-style connection string.
-func conninfoHost(s string, keys []string) (string, bool) {
-	for _, f := range strings.Fields(s) {
-		k, v, ok := strings.Cut(f, "=")
-		if ok && containsStr(keys, strings.ToLower(k)) {
-			return strings.Trim(v, `'"`), true
+// conninfoRE is one key = value of a libpq connection string (spaces
+// around = allowed, values single-quoted or bare).
+var conninfoRE = lazyre.New(`([A-Za-z_]+)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s']*)`)
+
+// dbTargets are the servers a database client argument names: every host
+// key of a connection string (a later one wins, so all are judged), the
+// host of a URL and its ?host= / ?hostaddr= parameters; a service name
+// (service=… or ?service=…) cannot be judged. Nil when s names none.
+func dbTargets(s string, o Override, dyn bool) []override {
+	uncheckable := o
+	uncheckable.Uncheckable = true
+	var out []override
+	if u := urlIn(s); u != "" {
+		out = append(out, override{flag: "URL argument", value: u, dyn: dyn, spec: o})
+		if p, err := url.Parse(u); err == nil {
+			for k, vs := range p.Query() {
+				for _, v := range vs {
+					switch k = strings.ToLower(k); {
+					case k == "service":
+						out = append(out, override{flag: "URL service parameter", value: v, dyn: dyn, spec: uncheckable})
+					case containsStr(o.ConninfoKeys, k):
+						out = append(out, override{flag: "URL " + k + " parameter", value: v, dyn: dyn, spec: o})
+					}
+				}
+			}
+		}
+		return out
+	}
+	if !strings.Contains(s, "=") {
+		return nil
+	}
+	for _, m := range conninfoRE().FindAllStringSubmatch(s, -1) {
+		k, v := strings.ToLower(m[1]), strings.Trim(m[2], `'"`)
+		switch {
+		case k == "service":
+			out = append(out, override{flag: "conninfo service", value: v, dyn: dyn, spec: uncheckable})
+		case containsStr(o.ConninfoKeys, k):
+			out = append(out, override{flag: "conninfo", value: v, dyn: dyn, spec: o})
 		}
 	}
-	return "", false
+	return out
 }
 
 // attachedShort matches -sVALUE for a one-letter flag -s.

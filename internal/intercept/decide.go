@@ -111,6 +111,14 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 			if !hit {
 				continue
 			}
+			for _, s := range an.sockets {
+				// bash connects there itself: judged like a URL argument.
+				target := word{s: s}
+				if s == unknownValue {
+					target = word{s: "tcp://host-only-known-when-it-runs", dyn: true}
+				}
+				matched = append(matched, call{env: req.Env, words: []word{{s: socketCommand}, target}})
+			}
 			d.Handler, d.Detail = i, redact.String(detail)
 			return gate(d, h, matched)
 		}
@@ -166,6 +174,10 @@ func matchBash(filters []*regexp.Regexp, command string, calls []call, env map[s
 func overlay(base, over map[string]string) map[string]string {
 	out := clone(base)
 	for k, v := range over {
+		if v == unsetValue {
+			delete(out, k)
+			continue
+		}
 		out[k] = v
 	}
 	return out
@@ -239,6 +251,9 @@ func judgeOverride(h prepared, names []string, c call, o override) string {
 		if len(vars) == 0 {
 			vars = names
 		}
+	}
+	if len(vars) == 0 && o.spec.IfChecked {
+		return ""
 	}
 	if len(vars) == 0 {
 		return fmt.Sprintf("%s names its own target, and this handler has no env_check (%s) to judge it by", what, strings.Join(o.spec.Vars, ", "))

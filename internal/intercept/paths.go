@@ -774,6 +774,9 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 				skip = 0
 			}
 			ops := operands(withoutValues(rest, "-e", "-f", "-d", "-m", "-A", "-B", "-C", "--include", "--exclude", "--exclude-dir"), skip)
+			if len(ops) == 0 {
+				ops = []string{"."} // grep -r with no file searches the cwd
+			}
 			if !recursive(rest, "R", "--dereference-recursive") {
 				ops = c.withoutExcluded(ops, rest)
 				if len(ops) == 0 {
@@ -830,7 +833,17 @@ func (c *pathCheck) cd(name string, rest []string) {
 	}
 	if target == "" || strings.Contains(target, unknownGlob) {
 		// An unknown directory: keep judging from the root, where the
-		// denied paths are.
+		// denied paths are, and from every directory it may be (cd sec*,
+		// cd $(echo secret)).
+		if c.fs != nil && target != "" {
+			if m, err := c.fs.Glob(c.normalise(target)); err == nil {
+				for _, d := range m {
+					if d = c.resolve(d); !slices.Contains(c.cwds, d) {
+						c.cwds = append(c.cwds, d)
+					}
+				}
+			}
+		}
 		c.cwd = c.p.root
 	} else {
 		c.cwd = c.normalise(target)
@@ -1165,6 +1178,25 @@ func (c *pathCheck) git(rest []string) *pathDeny {
 	case "stash":
 		if slices.ContainsFunc(args, func(a string) bool { return a == "-u" || a == "--include-untracked" || a == "-a" || a == "--all" }) {
 			return c.treeRead("git stash -u", []string{"."})
+		}
+	case "ls-files":
+		// Untracked files are listed by name, denied ones included; the
+		// names are then as good as find's (git ls-files -o | xargs cat).
+		if slices.ContainsFunc(args, func(a string) bool {
+			return a == "--others" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "o")
+		}) {
+			ops := operands(args, 0)
+			if len(ops) == 0 {
+				ops = []string{"."}
+			}
+			for _, o := range ops {
+				if class, _, abs := c.classify(o); class != classNone {
+					c.lister = "git ls-files --others " + c.show(abs)
+					if c.subst {
+						c.consumer = "a command substitution"
+					}
+				}
+			}
 		}
 	case "cat-file":
 		// A blob named by its hash cannot be told apart from any other.

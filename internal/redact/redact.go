@@ -38,6 +38,16 @@ var (
 	// bearerRE: an Authorization header's credential (long enough not to be
 	// a word of prose: "Basic authentication" stays).
 	bearerRE = lazyre.New(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/\-]{16,}=*`)
+	// headerRE: a credential header (Authorization: token X, X-API-Key: X,
+	// PRIVATE-TOKEN: X), whatever its scheme word.
+	headerRE = lazyre.New(`(?i)\b((?:proxy-)?authorization|x-api-key|api-key|apikey|private-token|x-[a-z-]*(?:token|key|secret))\s*:\s*((?:[a-z]+\s+)?)[^\s'"]+`)
+	// optionRE: a secret-looking option given its value as the next word
+	// (--token X, --password 'X'); --token=X is an assignment.
+	optionRE = lazyre.New(`(?i)(\s--?[a-z0-9-]*(?:token|passw(?:or)?d|secret|api-?key|access-key|private-key|credential)[a-z0-9-]*)(\s+)('[^']*'|"[^"]*"|[^\s'"-][^\s'"]*)`)
+	// userOptRE: curl/wget -u/--user name:password.
+	userOptRE = lazyre.New(`(\s(?:-u|--user|--proxy-user|-U))(\s+)('?[^\s:'"]*):('[^']*'|"[^"]*"|[^\s'"]+)`)
+	// tokenRE: credentials recognisable by their prefix alone.
+	tokenRE = lazyre.New(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_\-]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{30,})`)
 )
 
 // SecretName reports whether a variable name looks like it holds a
@@ -76,7 +86,11 @@ func String(s string) string {
 			return name + "=" + Mark
 		})
 	}
-	return bearerRE().ReplaceAllString(s, "${1} "+Mark)
+	s = bearerRE().ReplaceAllString(s, "${1} "+Mark)
+	s = headerRE().ReplaceAllString(s, "${1}: ${2}"+Mark)
+	s = optionRE().ReplaceAllString(s, "${1}${2}"+Mark)
+	s = userOptRE().ReplaceAllString(s, "${1}${2}${3}:"+Mark)
+	return tokenRE().ReplaceAllString(s, Mark)
 }
 
 // Redactor also knows the secret values of an environment, and hides them

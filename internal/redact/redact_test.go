@@ -47,6 +47,22 @@ func TestString(t *testing.T) {
 		{"Basic authentication is off", "Basic authentication is off"},
 		{"TOKEN= empty", "TOKEN= empty"},
 		{"MODE=fast run", "MODE=fast run"},
+		// Credentials an agent types on the command line itself (issue 10
+		// hostile review): they reached the hook's detail and the ledger.
+		{"curl -H 'Authorization: token ghp_abcdef1234567890abcd' x", "curl -H 'Authorization: token [redacted]' x"},
+		{`curl -H "X-API-Key: k-live-abcdef1234567890" x`, `curl -H "X-API-Key: [redacted]" x`},
+		{"curl -H 'PRIVATE-TOKEN: abc123456' x", "curl -H 'PRIVATE-TOKEN: [redacted]' x"},
+		{"curl -u admin:hunter2hunter2 https://x", "curl -u admin:[redacted] https://x"},
+		{"jira --token abcdef1234567890 issue", "jira --token [redacted] issue"},
+		{"aws --secret-access-key 'wJalrXUtnFEMI' s3 ls", "aws --secret-access-key [redacted] s3 ls"},
+		{"docker login --password hunter2hunter2 reg", "docker login --password [redacted] reg"},
+		{"echo ghp_abcdef1234567890abcdef1234567890abcd", "echo [redacted]"},
+		{"slack xoxb-1234567890-abcdefghij", "slack [redacted]"},
+		{"use key AKIAIOSFODNN7EXAMPLE now", "use key [redacted] now"},
+		{"git log --author x -n 5", "git log --author x -n 5"},
+		{"kubectl --token-file /x apply", "kubectl --token-file [redacted] apply"},
+		{"grep -r --exclude-dir=secret TOKEN .", "grep -r --exclude-dir=secret TOKEN ."},
+		{"read the passwords file", "read the passwords file"},
 	} {
 		if got := String(tc.in); got != tc.want {
 			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
