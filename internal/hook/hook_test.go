@@ -303,3 +303,37 @@ func TestRedactsSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestUpstreamTopLevelCaseOverrides loads tool_handlers.yaml as upstream's
+// /eval-run agent writes it, with case_overrides at the top level next to
+// hook_model: the hook must not fail closed on it (it used to deny every
+// call, even ls), and its answers must be used.
+func TestUpstreamTopLevelCaseOverrides(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const file = `handlers:
+  - match: Questions asked to the user via AskUserQuestion.
+    patterns: [AskUserQuestion]
+    prompt: Answer based on the test case context.
+hook_model: claude-haiku-4-5-20251001
+case_overrides:
+  "Proceed with the release?": "no"
+`
+	path := filepath.Join(dir, HandlersFile)
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{HandlersPath: path, NewAnswerer: func(string) intercept.Answerer { return nil }}
+	if r := runHook(t, input("Bash", map[string]any{"command": "ls"}, dir), opts); r.code != ExitOK || r.decision() != "pass" {
+		t.Fatalf("ls: exit %d, decision %q (%s %s), want a pass", r.code, r.decision(), r.raw, r.stderr)
+	}
+	q := map[string]any{"questions": []any{map[string]any{"question": "Proceed with the release?",
+		"options": []any{map[string]any{"label": "yes"}, map[string]any{"label": "no"}}}}}
+	r := runHook(t, input("AskUserQuestion", q, dir), opts)
+	hso, _ := r.out["hookSpecificOutput"].(map[string]any)
+	ui, _ := hso["updatedInput"].(map[string]any)
+	answers, _ := ui["answers"].(map[string]any)
+	if r.decision() != "allow" || answers["Proceed with the release?"] != "no" {
+		t.Fatalf("question: decision %q, answers %v (%s), want allow with the top-level override", r.decision(), answers, r.raw)
+	}
+}

@@ -109,14 +109,17 @@ func ShellQuote(s string) string {
 
 // WithCaseOverrides returns f with a case's own question → answer pairs (the
 // case_overrides map of its answers.yaml) added to every handler that covers
-// AskUserQuestion; the case's answers win over compiled ones.
+// AskUserQuestion; the case's answers win over the handler's own
+// case_overrides, which win over the file's top-level case_overrides (see
+// File.CaseOverrides). The rest of f is kept as it is.
 func WithCaseOverrides(f File, overrides map[string]string) File {
 	if len(overrides) == 0 {
 		return f
 	}
-	out := File{HookModel: f.HookModel, Handlers: slices.Clone(f.Handlers)}
+	out := f
+	out.Handlers = slices.Clone(f.Handlers)
 	for i, h := range out.Handlers {
-		if !slices.ContainsFunc(h.Patterns, func(p string) bool { return matchesTool(p, "AskUserQuestion") }) {
+		if !answersQuestions(h) {
 			continue
 		}
 		merged := map[string]string{}

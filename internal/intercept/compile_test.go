@@ -1,6 +1,7 @@
 package intercept
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -122,5 +123,42 @@ func TestHookSettingsDeniedPaths(t *testing.T) {
 	}
 	if got := HookSettings(File{}, "hook", 60); len(got) != 0 {
 		t.Errorf("no handlers and no denied paths: %v, want no entries", got)
+	}
+}
+
+// The three places a question's fixed answer can come from, most specific
+// first: the case's answers.yaml, the handler's case_overrides, the file's
+// top-level case_overrides (upstream's documented form).
+func TestCaseOverridesPrecedence(t *testing.T) {
+	t.Parallel()
+	f := File{
+		CaseOverrides: map[string]string{"Top?": "top", "Handler?": "top", "Case?": "top"},
+		Handlers: []Handler{
+			{Patterns: []string{"Bash"}, InputFilters: []string{"jira"}},
+			{Patterns: []string{"AskUserQuestion"}, CaseOverrides: map[string]string{"Handler?": "handler", "Case?": "handler"}},
+		},
+	}
+	f = WithCaseOverrides(f, map[string]string{"Case?": "case"})
+	if f.CaseOverrides["Top?"] != "top" {
+		t.Fatal("WithCaseOverrides dropped the top-level case_overrides")
+	}
+	p, err := Prepare(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []any
+	for _, q := range []string{"Top?", "Handler?", "Case?"} {
+		qs = append(qs, map[string]any{"question": q, "options": []any{
+			map[string]any{"label": "top"}, map[string]any{"label": "handler"}, map[string]any{"label": "case"}}})
+	}
+	d := Decide(context.Background(), p, Request{ToolName: "AskUserQuestion", ToolInput: map[string]any{"questions": qs}}, nil)
+	want := map[string]string{"Top?": "top", "Handler?": "handler", "Case?": "case"}
+	if d.Kind != Allow || !cmp.Equal(want, d.Answers) {
+		t.Errorf("decision %v, answers %v; want allow with %v", d.Kind, d.Answers, want)
+	}
+	for q, tier := range d.Tiers {
+		if tier != TierOverride {
+			t.Errorf("%s answered by tier %s, want %s", q, tier, TierOverride)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,8 +31,14 @@ type File struct {
 	// Code's Read deny rules (gitignore style: dir/** for a directory,
 	// //abs for an absolute path, ~/ for home, anything else relative to
 	// Root). The hook's path layer (paths.go) enforces them.
-	DeniedPaths []string  `yaml:"denied_paths,omitempty" json:"denied_paths,omitempty"`
-	Handlers    []Handler `yaml:"handlers" json:"handlers"`
+	DeniedPaths []string `yaml:"denied_paths,omitempty" json:"denied_paths,omitempty"`
+	// CaseOverrides is upstream's top-level form of the exact question →
+	// answer map: it applies to every handler that covers AskUserQuestion.
+	// Precedence, most specific first: the case's answers.yaml
+	// case_overrides (WithCaseOverrides), then the handler's own
+	// case_overrides, then this map.
+	CaseOverrides map[string]string `yaml:"case_overrides,omitempty" json:"case_overrides,omitempty"`
+	Handlers      []Handler         `yaml:"handlers" json:"handlers"`
 }
 
 // Handler is one compiled inputs.tools entry.
@@ -113,6 +120,7 @@ func Prepare(f File) (*Policy, error) {
 		}
 	}
 	for i, h := range f.Handlers {
+		h.CaseOverrides = withDefaults(h, f.CaseOverrides)
 		ph := prepared{Handler: h}
 		if len(h.Patterns) == 0 {
 			problems = append(problems, fmt.Sprintf("handlers[%d]: no patterns", i))
@@ -150,6 +158,28 @@ func Prepare(f File) (*Policy, error) {
 		return nil, fmt.Errorf("invalid handlers: %s", strings.Join(problems, "; "))
 	}
 	return p, nil
+}
+
+// withDefaults is h's case_overrides with the file's top-level ones under
+// them (the handler's own answer wins), for a handler that covers
+// AskUserQuestion; other handlers never answer questions.
+func withDefaults(h Handler, top map[string]string) map[string]string {
+	if len(top) == 0 || !answersQuestions(h) {
+		return h.CaseOverrides
+	}
+	merged := make(map[string]string, len(top)+len(h.CaseOverrides))
+	for k, v := range top {
+		merged[k] = v
+	}
+	for k, v := range h.CaseOverrides {
+		merged[k] = v
+	}
+	return merged
+}
+
+// answersQuestions reports whether h covers AskUserQuestion.
+func answersQuestions(h Handler) bool {
+	return slices.ContainsFunc(h.Patterns, func(p string) bool { return matchesTool(p, "AskUserQuestion") })
 }
 
 // matchesTool reports whether a pattern covers a tool name.
