@@ -5,6 +5,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/permissions"
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // hookFile is what a case's PreToolUse hook enforces: the eval's handlers
@@ -27,6 +28,14 @@ func (st *runState) hookFile(ws string, overrides map[string]string) *intercept.
 		// a command spells them; the hook's reading of command text would
 		// only add false alarms (cat "$f") to ordinary work.
 		f.DeniedPaths = permissions.HookDeniedPaths(deny)
+		for _, p := range f.DeniedPaths {
+			if why := st.compiled.Reasons["Read("+p+")"]; why != "" {
+				if f.DeniedPathReasons == nil {
+					f.DeniedPathReasons = map[string]string{}
+				}
+				f.DeniedPathReasons[p] = redact.String(why)
+			}
+		}
 	}
 	if st.handlers == nil && len(f.DeniedPaths) == 0 {
 		return nil

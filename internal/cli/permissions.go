@@ -39,6 +39,7 @@ type permissionsReport struct {
 	Warnings      []string              `json:"warnings"`
 	Lint          []permissions.Finding `json:"lint"`
 	Notes         []permissions.Note    `json:"notes"`
+	Reasons       map[string]string     `json:"reasons"`
 	Sandbox       sandboxReport         `json:"sandbox"`
 }
 
@@ -96,7 +97,10 @@ func runPermissions(e env, opts permissionsOptions) error {
 	allow, deny := ev.Permissions.Allow, ev.Permissions.Deny
 	c := permissions.Compile(allow, deny)
 	rep := permissionsReport{Runner: opts.runner, Form: c.Form, Allow: c.Allow, Deny: c.Deny, CLIArgs: []string{},
-		Twins: []string{}, Warnings: []string{}, Lint: permissions.Lint(allow, deny), Notes: c.Notes}
+		Twins: []string{}, Warnings: []string{}, Lint: permissions.Lint(allow, deny), Notes: c.Notes, Reasons: c.Reasons}
+	if rep.Reasons == nil {
+		rep.Reasons = map[string]string{}
+	}
 	if rep.Lint == nil {
 		rep.Lint = []permissions.Finding{}
 	}

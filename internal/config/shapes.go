@@ -120,6 +120,7 @@ type PermissionRule struct {
 	Pattern string   // the simple form; empty for a path-based rule
 	Path    string   // the path-based form: gitignore-style path
 	Tools   []string // the path-based form: tools the rule applies to
+	Reason  string   // the path-based form: why (upstream's template writes it); shown in deny messages
 	Line    int      // position in eval.yaml
 	Col     int
 }
@@ -131,7 +132,8 @@ func (r PermissionRule) IsPath() bool { return r.Pattern == "" }
 // the loader and the schema share its rules.
 type pathRule struct {
 	Path  string   `yaml:"path" doc:"Directory (trailing /, matched recursively) or file, gitignore-style." check:"required,noparent"`
-	Tools []string `yaml:"tools" doc:"Tools the rule applies to: Read, Edit, Write, Grep, Glob (Bash in deny hardens to Read and Edit)." check:"required,nonempty"`
+	Tools  []string `yaml:"tools" doc:"Tools the rule applies to: Read, Edit, Write, Grep, Glob (Bash in deny hardens to Read and Edit)." check:"required,nonempty"`
+	Reason string   `yaml:"reason" doc:"Why the rule exists; kept in permissions --json and named in the harness's deny messages."`
 }
 
 // The string rules of each "string or mapping" shape.
@@ -145,7 +147,7 @@ func (r *PermissionRule) decodeNode(d *decoder, n *yaml.Node, path string) {
 	var pr pathRule
 	d.stringOrStruct(n, path, ruleString, &pr, `a rule string ("Tool" or "Tool(pattern)") or a {path, tools} mapping`,
 		func(s string) { r.Pattern = strings.TrimSpace(s) })
-	r.Path, r.Tools = pr.Path, pr.Tools
+	r.Path, r.Tools, r.Reason = pr.Path, pr.Tools, strings.TrimSpace(pr.Reason)
 }
 
 func (PermissionRule) jsonSchema(g *schemaGen) map[string]any {

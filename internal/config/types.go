@@ -75,14 +75,14 @@ type Step struct {
 
 // Runner configures the agent CLI.
 type Runner struct {
-	Type           string         `yaml:"type" doc:"Agent CLI that runs the cases." enum:"claude-code|cursor|cli|codex" default:"\"claude-code\""`
+	Type           string         `yaml:"type" doc:"Agent CLI that runs the cases." enum:"claude-code|cursor|cli|codex|responses-api" default:"\"claude-code\""`
 	Command        StringList     `yaml:"command" doc:"Command line of a cli runner: a string (split like a shell would) or a list of arguments."`
 	WorkspaceMode  string         `yaml:"workspace_mode" doc:"repo: run the agent in the project itself (prompt mode) instead of an isolated workspace per case." enum:"repo"`
 	Settings       map[string]any `yaml:"settings" doc:"claude-code: deep-merged into the workspace .claude/settings.json."`
 	PluginDirs     []string       `yaml:"plugin_dirs" doc:"Plugin directories passed with --plugin-dir (relative to the project root)." check:"nonempty"`
 	Env            EnvMap         `yaml:"env" doc:"Extra environment for the agent process (\"$VAR\" resolved at run time)."`
 	SystemPrompt   string         `yaml:"system_prompt" doc:"Text prepended to the harness's system prompt."`
-	Effort         string         `yaml:"effort" doc:"Reasoning effort (claude-code --effort)." enum:"low|medium|high|xhigh|max"`
+	Effort         string         `yaml:"effort" doc:"Reasoning effort; its values depend on runner.type: claude-code low, medium, high, xhigh or max (--effort); codex minimal, low, medium, high; cli free text (the {effort} placeholder)."`
 	PermissionMode string         `yaml:"permission_mode" doc:"claude-code --permission-mode." enum:"default|acceptEdits|plan|auto|dontAsk|bypassPermissions"`
 }
 

@@ -178,9 +178,13 @@ func (v *validator) runner(path string, r *Runner) {
 	case "":
 		typ = "claude-code"
 	case "claude-code", "cursor", "cli", "codex":
+	case "responses-api":
+		v.errf(path+".type", CodeSemantic, "runner type responses-api (upstream's OpenAI Responses API runner) is not supported yet; use claude-code, codex or cli")
+		return
 	default:
 		return // the decoder reported the unknown type
 	}
+	v.effort(path+".effort", typ, r.Effort)
 	if typ == "cli" && len(r.Command) == 0 && !v.failed(path+".command") {
 		v.d.add(v.node(path+".type"), path+".command", CodeSemantic, "runner type cli needs a command")
 	}
@@ -266,6 +270,21 @@ func judgeType(j Judge) string {
 	return ""
 }
 
+// PromptSource names the key whose text an LLM or agent judge sends, by
+// upstream's priority: llm_rubric, then prompt_file, then prompt. Empty when
+// none is set.
+func (j Judge) PromptSource() string {
+	switch {
+	case !blank(j.LLMRubric):
+		return "llm_rubric"
+	case !blank(j.PromptFile):
+		return "prompt_file"
+	case !blank(j.Prompt):
+		return "prompt"
+	}
+	return ""
+}
+
 // Type names how the judge scores: builtin, check, agent, llm or code.
 func (j Judge) Type() string { return judgeType(j) }
 
@@ -299,7 +318,15 @@ func (v *validator) judges() {
 			}
 		}
 		if len(prompts) > 1 {
-			v.errf(p+"."+prompts[1], CodeSemantic, "%s are mutually exclusive; give the judge one prompt", strings.Join(prompts, " and "))
+			// Upstream's priority: llm_rubric, then prompt_file, then prompt.
+			used := j.PromptSource()
+			var unused []string
+			for _, k := range prompts {
+				if k != used {
+					unused = append(unused, k)
+				}
+			}
+			v.warnf(p+"."+unused[0], "judge %q sets %s; %s is used and %s ignored (priority: llm_rubric, prompt_file, prompt)", j.Name, strings.Join(prompts, " and "), used, strings.Join(unused, " and "))
 		}
 		if typ == "code" && (blank(j.Module) || blank(j.Function)) {
 			v.errf(p, CodeSemantic, "a code judge needs both module and function")

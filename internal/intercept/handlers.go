@@ -32,6 +32,9 @@ type File struct {
 	// //abs for an absolute path, ~/ for home, anything else relative to
 	// Root). The hook's path layer (paths.go) enforces them.
 	DeniedPaths []string `yaml:"denied_paths,omitempty" json:"denied_paths,omitempty"`
+	// DeniedPathReasons gives a denied path the reason: of the eval.yaml
+	// rule it came from, which the path layer's deny message names.
+	DeniedPathReasons map[string]string `yaml:"denied_path_reasons,omitempty" json:"denied_path_reasons,omitempty"`
 	// CaseOverrides is upstream's top-level form of the exact question →
 	// answer map: it applies to every handler that covers AskUserQuestion.
 	// Precedence, most specific first: the case's answers.yaml
@@ -88,6 +91,7 @@ type Policy struct {
 	handlers    []prepared
 	root        string
 	deniedPaths []string
+	reasons     map[string]string
 }
 
 type prepared struct {
@@ -105,7 +109,7 @@ func Prepare(f File) (*Policy, error) {
 		p.HookModel = DefaultHookModel
 	}
 	var problems []string
-	p.deniedPaths = f.DeniedPaths
+	p.deniedPaths, p.reasons = f.DeniedPaths, f.DeniedPathReasons
 	if f.Root != "" {
 		p.root = path.Clean(f.Root)
 		if !path.IsAbs(f.Root) {

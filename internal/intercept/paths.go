@@ -215,7 +215,11 @@ func decidePaths(p *Policy, req Request, command string) Decision {
 	}
 	if pd := c.analyse(command, 0); pd != nil {
 		d.Kind = Deny
-		d.Reason = fmt.Sprintf("Blocked by eval harness: %s (denied path rule %s). Paths the eval denies stay denied in Bash too; work with the files outside them", pd.why, pd.rule)
+		rule := pd.rule
+		if why := oneLine(p.reasons[pd.rule]); why != "" {
+			rule += ": " + why
+		}
+		d.Reason = fmt.Sprintf("Blocked by eval harness: %s (denied path rule %s). Paths the eval denies stay denied in Bash too; work with the files outside them", pd.why, rule)
 		d.Detail = "path layer: " + pd.why
 	}
 	return d
@@ -1558,3 +1562,4 @@ func wordLit(w *syntax.Word) (string, bool) {
 	}
 	return b.String(), true
 }
+

@@ -35,6 +35,10 @@ type Compiled struct {
 	Deny  []string `json:"deny"`
 	// Notes says what the compiler dropped or added, and why.
 	Notes []Note `json:"notes"`
+	// Reasons maps a compiled rule to the reason: of the {path, tools,
+	// reason} rule it came from (the first such rule when several compile
+	// to the same one). Deny messages the harness writes name it.
+	Reasons map[string]string `json:"reasons,omitempty"`
 }
 
 // Note is something the compiler did that the user should know about.
@@ -45,6 +49,8 @@ type Note struct {
 	Line  int    `json:"line,omitempty"`
 	Col   int    `json:"col,omitempty"`
 	Msg   string `json:"message"`
+	// Reason is the rule's own reason:, when it has one.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Compile compiles both lists. Strings pass through verbatim. A {path,
@@ -69,12 +75,20 @@ func Compile(allow, deny []config.PermissionRule) Compiled {
 
 func (c *Compiled) compileList(list string, rules []config.PermissionRule, hardenBash bool) []string {
 	out := []string{}
+	var reason string
 	add := func(s string) {
 		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
+		if _, seen := c.Reasons[s]; reason != "" && !seen {
+			if c.Reasons == nil {
+				c.Reasons = map[string]string{}
+			}
+			c.Reasons[s] = reason
+		}
 	}
 	for i, r := range rules {
+		reason = r.Reason
 		if !r.IsPath() {
 			add(r.Pattern)
 			continue
@@ -84,7 +98,7 @@ func (c *Compiled) compileList(list string, rules []config.PermissionRule, harde
 		}
 		pattern := PathPattern(r.Path)
 		note := func(msg string) {
-			c.Notes = append(c.Notes, Note{List: list, Index: i, Rule: ruleText(r), Line: r.Line, Col: r.Col, Msg: msg})
+			c.Notes = append(c.Notes, Note{List: list, Index: i, Rule: ruleText(r), Line: r.Line, Col: r.Col, Msg: msg, Reason: r.Reason})
 		}
 		for _, tool := range r.Tools {
 			switch tool {

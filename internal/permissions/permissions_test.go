@@ -307,3 +307,23 @@ func TestHookDeniedPaths(t *testing.T) {
 		}
 	}
 }
+
+// A {path, tools, reason} rule keeps its reason: in the compiled rules'
+// Reasons (permissions --json, the hook's deny messages) and in its notes.
+func TestCompileReasons(t *testing.T) {
+	t.Parallel()
+	deny := []config.PermissionRule{
+		{Path: "eval/", Tools: []string{"Read", "Bash"}, Reason: "holds the answer key"},
+		{Path: "eval/", Tools: []string{"Read"}, Reason: "second reason loses"},
+		{Path: "docs/", Tools: []string{"Edit"}},
+	}
+	allow := []config.PermissionRule{{Path: "out/", Tools: []string{"Bash"}, Reason: "scratch space"}}
+	c := Compile(allow, deny)
+	want := map[string]string{"Read(eval/**)": "holds the answer key", "Edit(eval/**)": "holds the answer key"}
+	if !cmp.Equal(want, c.Reasons) {
+		t.Errorf("Reasons = %v, want %v", c.Reasons, want)
+	}
+	if len(c.Notes) != 1 || c.Notes[0].Reason != "scratch space" {
+		t.Errorf("notes = %+v, want one carrying the rule's reason", c.Notes)
+	}
+}
