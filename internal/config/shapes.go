@@ -131,7 +131,7 @@ func (r PermissionRule) IsPath() bool { return r.Pattern == "" }
 // pathRule is the mapping form of a permission rule, decoded generically so
 // the loader and the schema share its rules.
 type pathRule struct {
-	Path  string   `yaml:"path" doc:"Directory (trailing /, matched recursively) or file, gitignore-style." check:"required,noparent"`
+	Path   string   `yaml:"path" doc:"Directory (trailing /, matched recursively) or file, gitignore-style." check:"required,noparent"`
 	Tools  []string `yaml:"tools" doc:"Tools the rule applies to: Read, Edit, Write, Grep, Glob (Bash in deny hardens to Read and Edit)." check:"required,nonempty"`
 	Reason string   `yaml:"reason" doc:"Why the rule exists; kept in permissions --json and named in the harness's deny messages."`
 }

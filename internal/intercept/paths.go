@@ -1562,4 +1562,3 @@ func wordLit(w *syntax.Word) (string, bool) {
 	}
 	return b.String(), true
 }
-
