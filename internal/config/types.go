@@ -37,6 +37,7 @@ type Eval struct {
 	Judges      []Judge              `yaml:"judges" doc:"How each case's outputs are scored."`
 	Thresholds  map[string]Threshold `yaml:"thresholds" doc:"Regression gates per judge name; a failed gate makes score exit 1."`
 	Reward      *Reward              `yaml:"reward" doc:"How judge values combine into one reward in [0, 1] (Harbor and the report)."`
+	Matrix      *Matrix              `yaml:"matrix" doc:"Upstream's eval-anova experiment design (factors × replications). Checked, not run yet: run runs the base configuration and says so."`
 	MLflow      *MLflow              `yaml:"mlflow" doc:"Log results to MLflow. A mapping here (even {}) turns MLflow logging on; absent or null leaves it off."`
 
 	// Set by Load, not read from YAML.

@@ -25,6 +25,7 @@ func (e *Eval) validate(d *decoder, root *yaml.Node) {
 	v.thresholds()
 	v.reward()
 	v.generation()
+	v.matrix()
 }
 
 type validator struct {
@@ -113,7 +114,10 @@ func (v *validator) execution() {
 			v.errf("execution.steps", CodeSemantic, "execution.steps needs mode: case (got mode: batch)")
 		}
 	}
-	if blank(x.Skill) && blank(x.Prompt) && len(x.Steps) == 0 && blank(v.e.Skill) &&
+	// A cli runner's command is what runs (upstream's placeholders carry
+	// the case), so it needs neither skill nor prompt.
+	cliCommand := v.e.Runner.Type == "cli" && len(v.e.Runner.Command) > 0
+	if blank(x.Skill) && blank(x.Prompt) && len(x.Steps) == 0 && blank(v.e.Skill) && !cliCommand &&
 		!v.failed("execution.skill", "execution.prompt", "execution.steps", "execution", "skill") {
 		v.errf("execution", CodeSemantic, "nothing to run: set execution.skill, execution.prompt or execution.steps")
 	}
@@ -200,7 +204,7 @@ func (v *validator) runner(path string, r *Runner) {
 	}
 	if typ != "claude-code" {
 		ignored := []string{"permission_mode", "settings", "plugin_dirs"}
-		if typ != "codex" {
+		if typ != "codex" && typ != "cli" { // cli: the {effort} placeholder
 			ignored = append(ignored, "effort")
 		}
 		for _, k := range ignored {
@@ -271,16 +275,16 @@ func judgeType(j Judge) string {
 }
 
 // PromptSource names the key whose text an LLM or agent judge sends, by
-// upstream's priority: llm_rubric, then prompt_file, then prompt. Empty when
-// none is set.
+// upstream's priority (its score.py, measured): llm_rubric, then prompt,
+// then prompt_file. Empty when none is set.
 func (j Judge) PromptSource() string {
 	switch {
 	case !blank(j.LLMRubric):
 		return "llm_rubric"
-	case !blank(j.PromptFile):
-		return "prompt_file"
 	case !blank(j.Prompt):
 		return "prompt"
+	case !blank(j.PromptFile):
+		return "prompt_file"
 	}
 	return ""
 }
@@ -318,7 +322,7 @@ func (v *validator) judges() {
 			}
 		}
 		if len(prompts) > 1 {
-			// Upstream's priority: llm_rubric, then prompt_file, then prompt.
+			// Upstream's priority: llm_rubric, then prompt, then prompt_file.
 			used := j.PromptSource()
 			var unused []string
 			for _, k := range prompts {
@@ -326,7 +330,7 @@ func (v *validator) judges() {
 					unused = append(unused, k)
 				}
 			}
-			v.warnf(p+"."+unused[0], "judge %q sets %s; %s is used and %s ignored (priority: llm_rubric, prompt_file, prompt)", j.Name, strings.Join(prompts, " and "), used, strings.Join(unused, " and "))
+			v.warnf(p+"."+unused[0], "judge %q sets %s; %s is used and %s ignored (priority: llm_rubric, prompt, prompt_file)", j.Name, strings.Join(prompts, " and "), used, strings.Join(unused, " and "))
 		}
 		if typ == "code" && (blank(j.Module) || blank(j.Function)) {
 			v.errf(p, CodeSemantic, "a code judge needs both module and function")
