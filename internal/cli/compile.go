@@ -136,7 +136,9 @@ func compileHandlersWith(ctx context.Context, ev *config.Eval, resolve string, g
 		c.resolutions = append(c.resolutions, res)
 	}
 	// The hook's path layer: paths the eval denies stay denied in Bash.
-	c.file.DeniedPaths = permissions.HookDeniedPaths(permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny).Deny)
+	perms := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
+	c.file.DeniedPaths = permissions.HookDeniedPaths(perms.Deny)
+	c.file.DeniedPathReasons = redactReasons(permissions.HookDeniedPathReasons(perms, c.file.DeniedPaths))
 	c.hash = inputsHash(ev, c.file)
 	return c, nil
 }
@@ -160,12 +162,19 @@ func inputsHash(ev *config.Eval, f intercept.File) string {
 			Tools []in
 			Model string
 		}{ins, ev.HookModel()})
-	} else {
+	} else if len(f.DeniedPathReasons) == 0 {
 		b, _ = json.Marshal(struct {
 			Tools       []in
 			Model       string
 			DeniedPaths []string
 		}{ins, ev.HookModel(), f.DeniedPaths})
+	} else {
+		b, _ = json.Marshal(struct {
+			Tools       []in
+			Model       string
+			DeniedPaths []string
+			Reasons     map[string]string
+		}{ins, ev.HookModel(), f.DeniedPaths, f.DeniedPathReasons})
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])

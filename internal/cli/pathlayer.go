@@ -28,14 +28,7 @@ func (st *runState) hookFile(ws string, overrides map[string]string) *intercept.
 		// a command spells them; the hook's reading of command text would
 		// only add false alarms (cat "$f") to ordinary work.
 		f.DeniedPaths = permissions.HookDeniedPaths(deny)
-		for _, p := range f.DeniedPaths {
-			if why := st.compiled.Reasons["Read("+p+")"]; why != "" {
-				if f.DeniedPathReasons == nil {
-					f.DeniedPathReasons = map[string]string{}
-				}
-				f.DeniedPathReasons[p] = redact.String(why)
-			}
-		}
+		f.DeniedPathReasons = redactReasons(permissions.HookDeniedPathReasons(st.compiled, f.DeniedPaths))
 	}
 	if st.handlers == nil && len(f.DeniedPaths) == 0 {
 		return nil
@@ -44,4 +37,13 @@ func (st *runState) hookFile(ws string, overrides map[string]string) *intercept.
 		f.Handlers = []intercept.Handler{}
 	}
 	return &f
+}
+
+// redactReasons is reasons with anything secret-looking redacted: they reach
+// the model in deny messages.
+func redactReasons(reasons map[string]string) map[string]string {
+	for p, why := range reasons {
+		reasons[p] = redact.String(why)
+	}
+	return reasons
 }

@@ -159,6 +159,21 @@ func dedupe(base []string, more ...[]string) []string {
 	return out
 }
 
+// HookDeniedPathReasons maps each of paths (HookDeniedPaths of c.Deny) to
+// the reason: of the rule its Read(…) deny came from; nil when none has one.
+func HookDeniedPathReasons(c Compiled, paths []string) map[string]string {
+	var out map[string]string
+	for _, p := range paths {
+		if why := c.Reasons["Read("+p+")"]; why != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[p] = why
+		}
+	}
+	return out
+}
+
 // HookDeniedPaths are the paths the hook's path layer keeps every Bash
 // command away from: the pattern of each Read(…) deny rule. A {path, tools}
 // deny rule naming Bash, Read, Grep or Glob compiles into one, so a path
