@@ -159,7 +159,7 @@ func TestSchemaCommand(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	want := []string{"dataset", "description", "execution", "generation", "hooks", "inputs", "judges", "mlflow", "models",
+	want := []string{"dataset", "description", "execution", "generation", "hooks", "inputs", "judges", "matrix", "mlflow", "models",
 		"name", "outputs", "permissions", "reward", "runner", "skill", "thresholds", "title", "traces", "version"}
 	if diff := cmp.Diff(want, keys); diff != "" {
 		t.Errorf("top-level schema keys (-want +got):\n%s", diff)
