@@ -222,6 +222,9 @@ func handlerProblems(ev *config.Eval) (warnings, errs []string) {
 	for _, w := range intercept.WeakChecks(f) {
 		warnings = append(warnings, path+": "+w)
 	}
+	if intercept.UnusedCaseOverrides(f) {
+		warnings = append(warnings, path+": case_overrides answer nothing: no handler's patterns cover AskUserQuestion")
+	}
 	if m := hashLineRE().FindSubmatch(b); m != nil {
 		if c, err := compileHandlers(ev, "none"); err == nil && string(m[1]) != c.hash {
 			warnings = append(warnings, path+" was compiled from a different inputs.tools or models.hook; run 'agent-eval compile' again")

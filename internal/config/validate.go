@@ -324,6 +324,9 @@ func (v *validator) judges() {
 		if len(prompts) > 1 {
 			// Upstream's priority: llm_rubric, then prompt, then prompt_file.
 			used := j.PromptSource()
+			if used == "" {
+				used = prompts[0] // all blank: "says nothing" is reported elsewhere or the agent check
+			}
 			var unused []string
 			for _, k := range prompts {
 				if k != used {

@@ -162,3 +162,23 @@ func TestCaseOverridesPrecedence(t *testing.T) {
 		}
 	}
 }
+
+func TestUnusedCaseOverrides(t *testing.T) {
+	t.Parallel()
+	ask := Handler{Patterns: []string{"*"}}
+	bash := Handler{Patterns: []string{"Bash"}, InputFilters: []string{"x"}}
+	top := map[string]string{"Q?": "a"}
+	tests := []struct {
+		f    File
+		want bool
+	}{
+		{File{CaseOverrides: top, Handlers: []Handler{bash}}, true},
+		{File{CaseOverrides: top, Handlers: []Handler{bash, ask}}, false},
+		{File{Handlers: []Handler{bash}}, false},
+	}
+	for i, tt := range tests {
+		if got := UnusedCaseOverrides(tt.f); got != tt.want {
+			t.Errorf("%d: UnusedCaseOverrides = %v, want %v", i, got, tt.want)
+		}
+	}
+}

@@ -181,6 +181,13 @@ func withDefaults(h Handler, top map[string]string) map[string]string {
 	return merged
 }
 
+// UnusedCaseOverrides reports whether f has top-level case_overrides but no
+// handler covering AskUserQuestion, so they would answer nothing (the hook
+// passes an unmatched question through, as upstream does).
+func UnusedCaseOverrides(f File) bool {
+	return len(f.CaseOverrides) > 0 && !slices.ContainsFunc(f.Handlers, answersQuestions)
+}
+
 // answersQuestions reports whether h covers AskUserQuestion.
 func answersQuestions(h Handler) bool {
 	return slices.ContainsFunc(h.Patterns, func(p string) bool { return matchesTool(p, "AskUserQuestion") })
