@@ -23,10 +23,13 @@ func (st *runState) hookFile(ws string, overrides map[string]string) *intercept.
 		deny, root = append(slices.Clone(deny), keys...), st.repo
 	}
 	f.Root = root
+	// Under the sandbox the OS keeps the denied paths unreadable however a
+	// command spells them; the hook's reading of command text would only add
+	// false alarms (cat "$f") to ordinary work. The compiled handlers may
+	// carry denied paths of their own (compile writes them): set or clear
+	// them here either way.
+	f.DeniedPaths, f.DeniedPathReasons = nil, nil
 	if !st.sandbox.On {
-		// Under the sandbox the OS keeps the denied paths unreadable however
-		// a command spells them; the hook's reading of command text would
-		// only add false alarms (cat "$f") to ordinary work.
 		f.DeniedPaths = permissions.HookDeniedPaths(deny)
 		f.DeniedPathReasons = redactReasons(permissions.HookDeniedPathReasons(st.compiled, f.DeniedPaths))
 	}

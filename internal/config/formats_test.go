@@ -92,7 +92,7 @@ func TestJudgePromptSource(t *testing.T) {
 		want string
 	}{
 		{Judge{LLMRubric: "r", Prompt: "p", PromptFile: "f"}, "llm_rubric"},
-		{Judge{Prompt: "p", PromptFile: "f"}, "prompt"},
+		{Judge{Prompt: "p", PromptFile: "f"}, "prompt_file"},
 		{Judge{PromptFile: "f"}, "prompt_file"},
 		{Judge{LLMRubric: " ", Prompt: "p"}, "prompt"},
 		{Judge{Check: "True"}, ""},

@@ -274,17 +274,19 @@ func judgeType(j Judge) string {
 	return ""
 }
 
-// PromptSource names the key whose text an LLM or agent judge sends, by
-// upstream's priority (its score.py, measured): llm_rubric, then prompt,
-// then prompt_file. Empty when none is set.
+// PromptSource names the key whose text an LLM or agent judge sends, by the
+// priority upstream documents and tests: llm_rubric, then prompt_file, then
+// prompt. (../shared/docs/upstream-score-spec.md §1.4 reads its code as
+// prompt before prompt_file; issue 11 states the documented order, which
+// wins here.) Empty when none is set.
 func (j Judge) PromptSource() string {
 	switch {
 	case !blank(j.LLMRubric):
 		return "llm_rubric"
-	case !blank(j.Prompt):
-		return "prompt"
 	case !blank(j.PromptFile):
 		return "prompt_file"
+	case !blank(j.Prompt):
+		return "prompt"
 	}
 	return ""
 }
@@ -322,7 +324,7 @@ func (v *validator) judges() {
 			}
 		}
 		if len(prompts) > 1 {
-			// Upstream's priority: llm_rubric, then prompt, then prompt_file.
+			// Upstream's documented priority: llm_rubric, then prompt_file, then prompt.
 			used := j.PromptSource()
 			if used == "" {
 				used = prompts[0] // all blank: "says nothing" is reported elsewhere or the agent check
@@ -333,7 +335,7 @@ func (v *validator) judges() {
 					unused = append(unused, k)
 				}
 			}
-			v.warnf(p+"."+unused[0], "judge %q sets %s; %s is used and %s ignored (priority: llm_rubric, prompt, prompt_file)", j.Name, strings.Join(prompts, " and "), used, strings.Join(unused, " and "))
+			v.warnf(p+"."+unused[0], "judge %q sets %s; %s is used and %s ignored (priority: llm_rubric, prompt_file, prompt)", j.Name, strings.Join(prompts, " and "), used, strings.Join(unused, " and "))
 		}
 		if typ == "code" && (blank(j.Module) || blank(j.Function)) {
 			v.errf(p, CodeSemantic, "a code judge needs both module and function")

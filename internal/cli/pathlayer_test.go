@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/permissions"
+)
+
+// TestHookFileFollowsTheSandbox: the hook's path layer is written where the
+// sandbox is off, and left out where it is on — also when the compiled
+// handlers carry denied paths of their own (compile writes them).
+func TestHookFileFollowsTheSandbox(t *testing.T) {
+	t.Parallel()
+	compiled := permissions.Compile(nil, []config.PermissionRule{{Path: "secret/", Tools: []string{"Read", "Bash"}}})
+	jira := intercept.Handler{Match: "Jira", Patterns: []string{"Bash"}, InputFilters: []string{`\bjira\b`}}
+	for _, tc := range []struct {
+		name     string
+		handlers *intercept.File
+		sandbox  bool
+		want     int // denied paths in the hook file; -1: no hook file
+	}{
+		{"no sandbox, no handlers", nil, false, 1},
+		{"no sandbox, handlers", &intercept.File{Handlers: []intercept.Handler{jira}}, false, 1},
+		{"sandbox, no handlers", nil, true, -1},
+		{"sandbox, handlers", &intercept.File{Handlers: []intercept.Handler{jira}}, true, 0},
+		{"sandbox, handlers compiled with denied paths", &intercept.File{Handlers: []intercept.Handler{jira},
+			DeniedPaths: []string{"secret/**"}, DeniedPathReasons: map[string]string{"secret/**": "x"}}, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := &runState{handlers: tc.handlers, compiled: compiled, sandbox: config.SandboxDecision{On: tc.sandbox}}
+			f := st.hookFile("/ws", map[string]string{"Q?": "A"})
+			switch {
+			case tc.want < 0 && f != nil:
+				t.Fatalf("a hook file with nothing to do: %+v", f)
+			case tc.want < 0:
+				return
+			case f == nil:
+				t.Fatal("no hook file")
+			}
+			if len(f.DeniedPaths) != tc.want || (tc.want == 0 && len(f.DeniedPathReasons) != 0) {
+				t.Errorf("denied paths %v (reasons %v), want %d", f.DeniedPaths, f.DeniedPathReasons, tc.want)
+			}
+			if f.Root != "/ws" {
+				t.Errorf("root %q, want /ws", f.Root)
+			}
+		})
+	}
+}
