@@ -60,8 +60,8 @@ type Server struct {
 	// errorsServed counts the errors served per counted error turn (see
 	// Turn.Count), keyed by script name, kind and turn.
 	errorsServed map[string]int
-	ln       net.Listener
-	srv      *http.Server
+	ln           net.Listener
+	srv          *http.Server
 }
 
 // Request is one recorded request.
