@@ -399,6 +399,11 @@ func TestScriptURL(t *testing.T) {
 	if msg, err := c.Messages.New(ctx, params(user), option.WithHeader(ScriptHeader, "hdr")); err != nil || msg.Content[0].Text != "by-header" {
 		t.Errorf("the header should win over the path: %v", err)
 	}
+	s.SetScript("case/step", mustScript(t, "turns: [{text: by-step}]\n"))
+	step := anthropic.NewClient(option.WithBaseURL(ScriptURL(base, "case/step")), option.WithAPIKey("k"), option.WithMaxRetries(0))
+	if msg, err := step.Messages.New(ctx, params(user)); err != nil || msg.Content[0].Text != "by-step" {
+		t.Errorf("a name with a slash (a pipeline step): %v", err)
+	}
 	bad := anthropic.NewClient(option.WithBaseURL(ScriptURL(base, "../etc")), option.WithAPIKey("k"), option.WithMaxRetries(0))
 	if _, err := bad.Messages.New(ctx, params(user)); err == nil {
 		t.Error("script ../etc by path: no error")

@@ -31,7 +31,11 @@ const ScriptPrefix = "/s/"
 
 // ScriptURL is the base URL that selects script name on the server at base.
 func ScriptURL(base, name string) string {
-	return strings.TrimSuffix(base, "/") + ScriptPrefix + url.PathEscape(name)
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	return strings.TrimSuffix(base, "/") + ScriptPrefix + strings.Join(parts, "/")
 }
 
 // Options configure a Server.
@@ -137,14 +141,18 @@ func (s *Server) Requests() []Request {
 func (s *Server) Handler() http.Handler {
 	mux := s.routes()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The name runs up to the API path (/v1/…), so it may hold a slash
+		// (case/step): clients unescape %2F when they join paths.
 		if rest, ok := strings.CutPrefix(r.URL.Path, ScriptPrefix); ok {
-			if name, path, ok := strings.Cut(rest, "/"); ok && name != "" {
-				if unescaped, err := url.PathUnescape(name); err == nil {
-					if r.Header.Get(ScriptHeader) == "" {
-						r.Header.Set(ScriptHeader, unescaped)
-					}
-					r.URL.Path, r.URL.RawPath = "/"+path, ""
+			name, path := strings.TrimSuffix(rest, "/"), "/"
+			if i := strings.LastIndex(rest, "/v1/"); i >= 0 {
+				name, path = rest[:i], rest[i:]
+			}
+			if name != "" {
+				if r.Header.Get(ScriptHeader) == "" {
+					r.Header.Set(ScriptHeader, name)
 				}
+				r.URL.Path, r.URL.RawPath = path, ""
 			}
 		}
 		mux.ServeHTTP(w, r)
