@@ -52,7 +52,11 @@ func fallbackWarnings(c *results.Case) []string {
 	var out []string
 	for _, a := range c.AnswerLog {
 		if a.Tier == intercept.TierFallback {
-			out = append(out, fmt.Sprintf("%s: question %q was answered by the fallback (%q): no case_overrides entry matched and the hook model gave no usable answer (hook_decisions.jsonl has the call)", c.CaseID, a.Question, a.Answer))
+			why := a.Why
+			if why == "" {
+				why = "the hook model gave no usable answer"
+			}
+			out = append(out, fmt.Sprintf("%s: question %q was answered by the fallback (%q): no case_overrides entry matched and %s", c.CaseID, a.Question, a.Answer, why))
 		}
 	}
 	return out

@@ -65,6 +65,9 @@ type Answer struct {
 	Question  string `json:"question"`
 	Answer    string `json:"answer"`
 	Tier      string `json:"tier"` // case_override, llm or fallback
+	// Why says, for a fallback answer, why the hook model did not answer
+	// (the hook's warning, from the ledger).
+	Why string `json:"why,omitempty"`
 }
 
 // TierCounts counts answers by tier; nil when there are none.
