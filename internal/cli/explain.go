@@ -158,6 +158,12 @@ func runExplain(e env, opts explainOptions) error {
 	mode := ""
 	if evErr == nil {
 		c := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
+		// As run writes them: the harness's own denies, and the rules of
+		// runner.settings.permissions merged in.
+		c.Deny = append(c.Deny, workspace.ProtectedDenies...)
+		if p, ok := ev.Runner.Settings["permissions"].(map[string]any); ok {
+			c.Allow, c.Deny = append(c.Allow, anyStrings(p["allow"])...), append(c.Deny, anyStrings(p["deny"])...)
+		}
 		home, _ := os.UserHomeDir()
 		v := permissions.Match(c.Allow, c.Deny, permissions.Call{Tool: opts.tool, Input: input, CWD: file.Root, Home: home})
 		ex.Rules = &v
@@ -278,4 +284,15 @@ func explainHandlers(opts explainOptions) (intercept.File, string, error) {
 	}
 	f, err := hook.ReadHandlers(path)
 	return f, path, err
+}
+
+func anyStrings(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
