@@ -2,7 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/config"
 
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/results"
@@ -69,4 +72,28 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// warnTier2Scrub warns, once per run, when Claude Code's scrub will take the
+// API key from the hook (the sandbox is on, or the eval set the scrub) while
+// a handler answers AskUserQuestion against the real API: the hook model
+// cannot authenticate, so every question without a case_overrides entry gets
+// the fallback. Under --fake-model the fake needs no key.
+func (st *runState) warnTier2Scrub(fake bool) {
+	if fake || st.handlers == nil {
+		return
+	}
+	extra := config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv)
+	st.scrubDefault(extra)
+	if extra[ScrubEnv] != "1" && extra[ScrubEnv] != "true" {
+		return
+	}
+	for _, h := range st.handlers.Handlers {
+		for _, p := range h.Patterns {
+			if p == "AskUserQuestion" || (strings.HasSuffix(p, "*") && strings.HasPrefix("AskUserQuestion", strings.TrimSuffix(p, "*"))) {
+				fmt.Fprintln(st.e.Err, "agent-eval: warning: with "+ScrubEnv+"=1 (the sandbox is on) Claude Code removes ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN from the hook, so the hook model cannot answer AskUserQuestion: questions without a case_overrides entry in the case's answers.yaml get the fallback (README, Tool interception)")
+				return
+			}
+		}
+	}
 }

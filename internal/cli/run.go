@@ -252,6 +252,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if err := st.checkSandbox(ctx, ids); err != nil {
 		return err
 	}
+	st.warnTier2Scrub(opts.fakeModel)
 	if st.baselines, err = os.MkdirTemp("", "agent-eval-baselines-"); err != nil {
 		return err
 	}
