@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/results"
@@ -32,6 +33,7 @@ func deliveredAnswers(ledger io.Reader, calls []stream.ToolCall) (answered []res
 			Decision  intercept.Kind    `json:"decision"`
 			Answers   map[string]string `json:"answers"`
 			Tiers     map[string]string `json:"tiers"`
+			Warnings  []string          `json:"warnings"`
 		}
 		if json.Unmarshal(sc.Bytes(), &e) != nil || len(e.Answers) == 0 {
 			continue
@@ -47,11 +49,34 @@ func deliveredAnswers(ledger io.Reader, calls []stream.ToolCall) (answered []res
 		}
 		sort.Strings(qs)
 		for _, q := range qs {
-			answered = append(answered, results.Answer{ToolUseID: e.ToolUseID, Question: q, Answer: e.Answers[q], Tier: e.Tiers[q]})
+			a := results.Answer{ToolUseID: e.ToolUseID, Question: q, Answer: e.Answers[q], Tier: e.Tiers[q]}
+			if a.Tier == intercept.TierFallback {
+				a.Why = fallbackWhy(e.Warnings, q)
+			}
+			answered = append(answered, a)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return answered, notDelivered, fmt.Errorf("read the decision ledger: %w", err)
 	}
 	return answered, notDelivered, nil
+}
+
+// fallbackWhy picks the hook's warning about question q other than the
+// fallback notice itself: why tier 2 did not answer. Its first line only
+// (an SDK error runs on), clipped.
+func fallbackWhy(warnings []string, q string) string {
+	quoted := fmt.Sprintf("%q", q)
+	for _, w := range warnings {
+		if !strings.Contains(w, quoted) || strings.HasPrefix(w, "answered "+quoted+" with the fallback") {
+			continue
+		}
+		w, _, _ = strings.Cut(w, "\n")
+		w = strings.TrimSpace(w)
+		if len(w) > 240 {
+			w = w[:237] + "..."
+		}
+		return w
+	}
+	return ""
 }

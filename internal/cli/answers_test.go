@@ -15,7 +15,7 @@ import (
 func TestDeliveredAnswers(t *testing.T) {
 	t.Parallel()
 	ledger := strings.Join([]string{
-		`{"tool_use_id":"ok","tool":"AskUserQuestion","decision":"allow","answers":{"B?":"no","A?":"yes"},"tiers":{"A?":"llm","B?":"fallback"}}`,
+		`{"tool_use_id":"ok","tool":"AskUserQuestion","decision":"allow","answers":{"B?":"no","A?":"yes"},"tiers":{"A?":"llm","B?":"fallback"},"warnings":["the hook model could not answer \"B?\": no credentials\nmore lines","answered \"B?\" with the fallback \"no\""]}`,
 		// Claude Code killed the hook at its timeout and denied the call.
 		`{"tool_use_id":"killed","tool":"AskUserQuestion","decision":"allow","answers":{"C?":"yes"},"tiers":{"C?":"llm"}}`,
 		// Denied by a permission rule after the hook answered.
@@ -39,7 +39,7 @@ func TestDeliveredAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []results.Answer{{ToolUseID: "ok", Question: "A?", Answer: "yes", Tier: "llm"}, {ToolUseID: "ok", Question: "B?", Answer: "no", Tier: "fallback"}}
+	want := []results.Answer{{ToolUseID: "ok", Question: "A?", Answer: "yes", Tier: "llm"}, {ToolUseID: "ok", Question: "B?", Answer: "no", Tier: "fallback", Why: `the hook model could not answer "B?": no credentials`}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("delivered answers (-want +got):\n%s", diff)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/permissions"
+	"github.com/agent-eval/agent-eval/internal/workspace"
 )
 
 type explainOptions struct {
@@ -23,6 +25,7 @@ type explainOptions struct {
 	command  string
 	input    string
 	env      []string
+	caseID   string
 	json     bool
 }
 
@@ -30,8 +33,16 @@ type explainOptions struct {
 type explanation struct {
 	Source   string             `json:"handlers_from"`
 	Tool     string             `json:"tool"`
+	Case     string             `json:"case,omitempty"`
 	Decision intercept.Decision `json:"decision"`
 	Match    string             `json:"handler_match,omitempty"`
+	// Rules is the compiled permission rules' verdict on the same call
+	// (absent when there is no eval.yaml to take them from).
+	Rules *permissions.Verdict `json:"permission_rules,omitempty"`
+	// Verdict answers "will this call run?": runs, blocked or
+	// mode (the permission mode decides); VerdictWhy gives both reasons.
+	Verdict    string `json:"verdict"`
+	VerdictWhy string `json:"verdict_reason"`
 }
 
 func newExplainCmd(e env) *cobra.Command {
@@ -39,16 +50,27 @@ func newExplainCmd(e env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "explain",
 		Short: "Show how the interception hook would decide a tool call, and why",
-		Long: `Show how the interception hook would decide one tool call: which handler
-matches, which input filter and which sub-command of a Bash line hit it, which
-env check fails, and which tier would answer an AskUserQuestion. Nothing is
-run and no model is called.
+		Long: `Answer "will this call run?" for one tool call, and why. The interception
+hook's decision: which handler matches, which input filter and which
+sub-command of a Bash line hit it, which env check fails, what the path layer
+says, and which tier would answer an AskUserQuestion. And the verdict of
+eval.yaml's permission rules, compiled as run compiles them, on the same call:
+deny rules first, then allow rules (an approximation of Claude Code's rule
+semantics for Bash(prefix:*), Bash(text), Read/Edit(path globs), tool names
+and WebFetch(domain:…); other forms are listed as not judged). The verdict
+line combines both: a deny by either blocks the call; a hook pass with no rule
+matching leaves it to the permission mode. Nothing is run and no model is
+called.
 
 The handlers come from --handlers FILE, else the tool_handlers.yaml beside
-eval.yaml, else eval.yaml's inputs.tools compiled in memory. The environment
-is this process's, with --env K=V on top.
+eval.yaml, else eval.yaml's inputs.tools compiled in memory. With --case ID,
+that case's answers.yaml case_overrides are merged in as run does, and the
+case folder is shown as what tier 2 would read. The environment is this
+process's, with --env K=V on top.
 
-  agent-eval explain --tool Bash --command 'jira issue create' --env JIRA_SERVER=https://prod.example.com`,
+  agent-eval explain --tool Bash --command 'jira issue create' --env JIRA_SERVER=https://prod.example.com
+  agent-eval explain --tool Bash --command 'cat secret/key.txt'
+  agent-eval explain --case example-001 --tool AskUserQuestion --input '{"questions":[…]}'`,
 		RunE: func(*cobra.Command, []string) error { return runExplain(e, opts) },
 	}
 	f := cmd.Flags()
@@ -58,6 +80,7 @@ is this process's, with --env K=V on top.
 	f.StringVar(&opts.command, "command", "", "the Bash command (sets the input's command)")
 	f.StringVar(&opts.input, "input", "", "the tool input as a JSON object")
 	f.StringArrayVar(&opts.env, "env", nil, "an environment variable `K=V` for env_checks (repeatable)")
+	f.StringVar(&opts.caseID, "case", "", "use the case `ID`'s answers.yaml (case_overrides)")
 	f.BoolVar(&opts.json, "json", false, "print one JSON object")
 	return cmd
 }
@@ -95,6 +118,25 @@ func runExplain(e env, opts explainOptions) error {
 		}
 		file.Root = filepath.Dir(abs)
 	}
+	ev, evErr := config.Load(opts.config)
+	var caseDir string
+	if opts.caseID != "" {
+		if evErr != nil {
+			return fmt.Errorf("--case needs the eval config: %w", evErr)
+		}
+		if opts.caseID != filepath.Base(opts.caseID) || strings.HasPrefix(opts.caseID, ".") {
+			return usageErrorf("--case %q is not a case folder name", opts.caseID)
+		}
+		caseDir = filepath.Join(ev.DatasetDir(), opts.caseID)
+		if fi, err := os.Stat(caseDir); err != nil || !fi.IsDir() {
+			return usageErrorf("--case %s: no case folder %s", opts.caseID, caseDir)
+		}
+		overrides, err := workspace.CaseOverrides(caseDir)
+		if err != nil {
+			return fmt.Errorf("case %s: %w", opts.caseID, err)
+		}
+		file = intercept.WithCaseOverrides(file, overrides)
+	}
 	policy, err := intercept.Prepare(file)
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
@@ -109,10 +151,25 @@ func runExplain(e env, opts explainOptions) error {
 	}
 	d := intercept.Decide(context.Background(), policy, intercept.Request{ToolName: opts.tool, ToolInput: input, Env: environ,
 		CWD: file.Root, FS: hook.OSFS{}}, noModel{})
-	ex := explanation{Source: source, Tool: opts.tool, Decision: d}
+	ex := explanation{Source: source, Tool: opts.tool, Case: opts.caseID, Decision: d}
 	if d.Handler >= 0 {
 		ex.Match = strings.Join(strings.Fields(file.Handlers[d.Handler].Match), " ")
 	}
+	mode := ""
+	if evErr == nil {
+		c := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
+		// As run writes them: the harness's own denies, and the rules of
+		// runner.settings.permissions merged in.
+		c.Deny = append(c.Deny, workspace.ProtectedDenies...)
+		if p, ok := ev.Runner.Settings["permissions"].(map[string]any); ok {
+			c.Allow, c.Deny = append(c.Allow, anyStrings(p["allow"])...), append(c.Deny, anyStrings(p["deny"])...)
+		}
+		home, _ := os.UserHomeDir()
+		v := permissions.Match(c.Allow, c.Deny, permissions.Call{Tool: opts.tool, Input: input, CWD: file.Root, Home: home})
+		ex.Rules = &v
+		mode = ev.Runner.PermissionMode
+	}
+	ex.Verdict, ex.VerdictWhy = combinedVerdict(d, ex.Rules, mode)
 	if opts.json {
 		enc := json.NewEncoder(e.Out)
 		enc.SetIndent("", "  ")
@@ -133,10 +190,22 @@ func runExplain(e env, opts explainOptions) error {
 	if d.Reason != "" {
 		fmt.Fprintf(w, "reason:   %s\n", d.Reason)
 	}
+	if ex.Rules != nil {
+		fmt.Fprintf(w, "rules:    %s: %s\n", ex.Rules.Decision, ex.Rules.Reason)
+		for _, r := range ex.Rules.Unjudged {
+			fmt.Fprintf(w, "rules:    not judged (a form explain does not know; it may still apply): %s\n", r)
+		}
+	} else {
+		fmt.Fprintf(w, "rules:    not judged: %v\n", evErr)
+	}
 	for q, tier := range d.Tiers {
 		switch tier {
 		case intercept.TierFallback:
-			fmt.Fprintf(w, "answer:   %q → %q (fallback; when the run can reach the hook model %s, tier 2 asks it first)\n", q, d.Answers[q], policy.HookModel)
+			from := "the case's input.yaml and answers.yaml"
+			if caseDir != "" {
+				from = "input.yaml and answers.yaml in " + caseDir
+			}
+			fmt.Fprintf(w, "answer:   %q → %q (fallback; when the run can reach the hook model %s, tier 2 asks it first, sending %s)\n", q, d.Answers[q], policy.HookModel, from)
 		default:
 			fmt.Fprintf(w, "answer:   %q → %q (%s)\n", q, d.Answers[q], tier)
 		}
@@ -146,7 +215,57 @@ func runExplain(e env, opts explainOptions) error {
 			fmt.Fprintf(w, "warning:  %s\n", warn)
 		}
 	}
+	fmt.Fprintf(w, "verdict:  %s — %s\n", ex.Verdict, ex.VerdictWhy)
 	return nil
+}
+
+// combinedVerdict is explain's one answer: a deny by the hook or by a
+// permission rule blocks the call (a rule's deny wins over the hook's allow
+// in Claude Code); a hook allow, or a pass with an allow rule, runs it;
+// otherwise the permission mode decides.
+func combinedVerdict(d intercept.Decision, rules *permissions.Verdict, mode string) (string, string) {
+	hookWhy := "hook: " + string(d.Kind)
+	switch {
+	case d.Kind == intercept.Deny:
+		hookWhy += " (" + oneLineText(d.Reason) + ")"
+	case d.Kind == intercept.Allow:
+		hookWhy += " (" + oneLineText(d.Reason) + ")"
+	case d.Handler >= 0:
+		hookWhy += " (handler " + fmt.Sprint(d.Handler) + "'s checks pass)"
+	default:
+		hookWhy += " (no handler matches)"
+	}
+	rulesWhy := "permission rules: not judged (no eval.yaml)"
+	if rules != nil {
+		rulesWhy = "permission rules: " + rules.Decision
+		if rules.Rule != "" {
+			rulesWhy += " (" + rules.Rule + ")"
+		}
+		if rules.Decision != "deny" && len(rules.Unjudged) > 0 {
+			rulesWhy += fmt.Sprintf("; %d rule(s) not judged", len(rules.Unjudged))
+		}
+	}
+	why := hookWhy + "; " + rulesWhy
+	switch {
+	case d.Kind == intercept.Deny, rules != nil && rules.Decision == "deny":
+		return "blocked", why
+	case d.Kind == intercept.Allow, rules != nil && rules.Decision == "allow":
+		return "runs", why
+	case mode == "bypassPermissions":
+		return "runs", why + "; permission mode bypassPermissions"
+	}
+	if mode == "" {
+		mode = "default"
+	}
+	return "mode", why + "; the permission mode (" + mode + ") decides: read-only tools and commands run, anything needing approval is denied in a headless run"
+}
+
+func oneLineText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 160 {
+		s = s[:157] + "..."
+	}
+	return s
 }
 
 func explainHandlers(opts explainOptions) (intercept.File, string, error) {
@@ -165,4 +284,15 @@ func explainHandlers(opts explainOptions) (intercept.File, string, error) {
 	}
 	f, err := hook.ReadHandlers(path)
 	return f, path, err
+}
+
+func anyStrings(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }

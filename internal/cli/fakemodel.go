@@ -36,15 +36,21 @@ A script (YAML or JSON) says what the model answers, turn by turn:
     - tool_uses:
         - {name: Write, input: {file_path: "${CWD}/out.txt", content: "hi"}}
     - error: {status: 529, type: overloaded_error, message: "try later"}
+      count: 1                   # only the first request: the retry gets the text
+      text: "Back again."
   after_end: {text: "done."}     # answers past the last turn
-  side: {text: "ok"}             # answers requests that offer no tools
+  side: {text: "ok"}             # answers requests that offer no tools (the
+                                 # hook model answering AskUserQuestion)
 
 A request's turn is the number of assistant messages it holds, so retries are
-safe. ${CWD} becomes the client's working directory. The script file is read
-again on every request. With --scripts DIR, the request header
-"X-Fake-Script: NAME" (Claude Code sends it when
-ANTHROPIC_CUSTOM_HEADERS="X-Fake-Script: NAME") selects DIR/NAME.yaml, so one
-server serves many parallel runs. GET /_fake/requests lists what was received.`,
+safe. An error turn answers its error every time, or, with count: N, to the
+first N requests for that turn (counted per script name by this server) and
+its text/tool uses after that. ${CWD} becomes the client's working
+directory. The script file is read again on every request. With --scripts
+DIR, the request header "X-Fake-Script: NAME" (Claude Code sends it when
+ANTHROPIC_CUSTOM_HEADERS="X-Fake-Script: NAME") or a base URL ending in
+/s/NAME selects DIR/NAME.yaml, so one server serves many parallel runs.
+GET /_fake/requests lists what was received.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFakeModel(cmd, e, opts) },
 	}
 	f := cmd.Flags()

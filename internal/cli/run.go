@@ -25,6 +25,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
+	"github.com/agent-eval/agent-eval/internal/llm"
 	"github.com/agent-eval/agent-eval/internal/permissions"
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
@@ -251,6 +252,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if err := st.checkSandbox(ctx, ids); err != nil {
 		return err
 	}
+	st.warnTier2Scrub(opts.fakeModel)
 	if st.baselines, err = os.MkdirTemp("", "agent-eval-baselines-"); err != nil {
 		return err
 	}
@@ -469,7 +471,7 @@ func (st *runState) loadHandlers() (*intercept.File, error) {
 			return nil, errors.New(strings.Join(errs, "; "))
 		}
 		for _, w := range warns {
-			fmt.Fprintln(st.e.Err, "agent-eval: warning:", w)
+			fmt.Fprintln(st.e.Err, "agent-eval: warning:", st.runRedactor().String(w))
 		}
 		f, err := hook.ReadHandlers(path)
 		return &f, err
@@ -907,10 +909,14 @@ func (st *runState) agentEnv(caseID string, hookEnv map[string]string) []string 
 		extra["IS_SANDBOX"] = "1"
 	}
 	if st.fakeURL != "" {
-		extra["ANTHROPIC_BASE_URL"] = st.fakeURL
+		// The script is named by the base URL as well as the header: the
+		// sandbox's scrub takes ANTHROPIC_CUSTOM_HEADERS and the key from
+		// the hook, whose tier-2 answers come from the script's side:.
+		extra["ANTHROPIC_BASE_URL"] = fakeapi.ScriptURL(st.fakeURL, caseID)
 		extra["ANTHROPIC_API_KEY"] = "fake-model"
 		extra["ANTHROPIC_AUTH_TOKEN"] = ""
 		extra["ANTHROPIC_CUSTOM_HEADERS"] = fakeapi.ScriptHeader + ": " + caseID
+		extra[llm.FakeModelEnv] = "1"
 		extra["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
 	}
 	return claudecode.Env(os.LookupEnv, extra)
@@ -926,6 +932,7 @@ func (st *runState) collect(ws, caseOut string, c *results.Case) {
 			fmt.Fprintf(st.e.Err, "agent-eval: warning: %s: %v\n", c.CaseID, err)
 		}
 		c.Answers, c.AnswerLog, c.AnswersNotDelivered = len(answered), answered, lost
+		c.AnswersByTier = results.TierCounts(answered)
 		_ = f.Close()
 		_ = workspace.CopyTree(ledger, filepath.Join(caseOut, hook.LedgerFile))
 	}
@@ -950,13 +957,16 @@ func (st *runState) finish(c *results.Case, elapsed time.Duration) {
 	st.run.Add(c)
 	st.run.WallClockS = elapsed.Seconds()
 	_ = results.WriteJSON(filepath.Join(st.dir, "run_result.json"), st.run)
-	line := fmt.Sprintf("  %s: %s in %.1fs, $%.4f, %d turns, %d denials, %d answered", c.CaseID, c.Status, c.DurationS, c.CostUSD,
-		c.NumTurns, len(c.PermissionDenials), c.Answers)
+	line := fmt.Sprintf("  %s: %s in %.1fs, $%.4f, %d turns, %d denials, %s", c.CaseID, c.Status, c.DurationS, c.CostUSD,
+		c.NumTurns, len(c.PermissionDenials), answeredByTier(c))
 	if c.Error != "" {
 		line += " — " + c.Error
 	}
 	done, total := st.progress.finished(c.CaseID, c.CostUSD, len(c.PermissionDenials))
 	fmt.Fprintf(st.e.Err, "%s [%d/%d]\n", line, done, total)
+	for _, w := range fallbackWarnings(c) {
+		fmt.Fprintln(st.e.Err, "agent-eval: warning:", st.runRedactor().String(w))
+	}
 }
 
 func (st *runState) printSummary(ids []string) {
@@ -972,7 +982,7 @@ func (st *runState) printSummary(ids []string) {
 		if c.ExitCode == 0 {
 			passed++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.4f\t%d\t%d\t%d\n", id, c.Status, c.DurationS, c.CostUSD, c.NumTurns, len(c.PermissionDenials), c.Answers)
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.4f\t%d\t%d\t%s\n", id, c.Status, c.DurationS, c.CostUSD, c.NumTurns, len(c.PermissionDenials), tierCells(c))
 	}
 	_ = tw.Flush()
 	status := "ok"

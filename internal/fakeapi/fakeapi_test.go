@@ -273,6 +273,10 @@ func TestParseScriptRejects(t *testing.T) {
 		"turns: [{error: {status: 200}}]",
 		"turns: [{tool_use: {input: {}}}]",
 		"side: {}",
+		"turns: [{error: {status: 529}, count: 1}]",
+		"turns: [{text: hi, count: 1}]",
+		"turns: [{error: {status: 529}, count: -1, text: hi}]",
+		"turns: [{error: {status: 200}, count: 1, text: hi}]",
 	} {
 		if _, err := ParseScript([]byte(src)); err == nil {
 			t.Errorf("ParseScript(%q) succeeded, want an error", src)
@@ -334,5 +338,74 @@ func TestSSEFraming(t *testing.T) {
 		"message_delta", "message_stop"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("event sequence (-want +got):\n%s", diff)
+	}
+}
+
+// TestErrorTurnCount: an error turn with count answers that many errors,
+// then its content; counted per script and turn, and for side calls too.
+func TestErrorTurnCount(t *testing.T) {
+	t.Parallel()
+	src := `
+turns:
+  - {error: {status: 529, type: overloaded_error, message: busy}, count: 2, text: "made it"}
+side: {error: {status: 500, message: oops}, count: 1, text: "side ok"}
+`
+	s, c := start(t, Options{Script: mustScript(t, src)})
+	s.SetScript("other", mustScript(t, src))
+	ctx := context.Background()
+	statusOf := func(err error) int {
+		var apiErr *anthropic.Error
+		if errors.As(err, &apiErr) {
+			return apiErr.StatusCode
+		}
+		return 0
+	}
+	for i, want := range []int{529, 529, 0, 0} {
+		msg, err := c.Messages.New(ctx, params(user))
+		if got := statusOf(err); got != want || (want == 0 && (err != nil || msg.Content[0].Text != "made it")) {
+			t.Fatalf("request %d: status %d, err %v; want %d", i, got, err, want)
+		}
+	}
+	// Another script's turn has its own count.
+	if _, err := c.Messages.New(ctx, params(user), option.WithHeader(ScriptHeader, "other")); statusOf(err) != 529 {
+		t.Errorf("script other: %v, want its own first 529", err)
+	}
+	side := anthropic.MessageNewParams{Model: "m", MaxTokens: 10, Messages: []anthropic.MessageParam{user}}
+	if _, err := c.Messages.New(ctx, side); statusOf(err) != 500 {
+		t.Errorf("side 1: %v, want 500", err)
+	}
+	if msg, err := c.Messages.New(ctx, side); err != nil || msg.Content[0].Text != "side ok" {
+		t.Errorf("side 2: %v, want side ok", err)
+	}
+}
+
+// TestScriptURL: a base URL naming the script selects it without the
+// header (the hook under the sandbox's scrub has no custom headers).
+func TestScriptURL(t *testing.T) {
+	t.Parallel()
+	s := New(Options{Script: mustScript(t, "turns: [{text: default}]\n")})
+	base, err := s.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	s.SetScript("case 1", mustScript(t, "turns: [{text: by-path}]\n"))
+	s.SetScript("hdr", mustScript(t, "turns: [{text: by-header}]\n"))
+	ctx := context.Background()
+	c := anthropic.NewClient(option.WithBaseURL(ScriptURL(base, "case 1")), option.WithAPIKey("k"), option.WithMaxRetries(0))
+	if msg, err := c.Messages.New(ctx, params(user)); err != nil || msg.Content[0].Text != "by-path" {
+		t.Fatalf("by path: %v", err)
+	}
+	if msg, err := c.Messages.New(ctx, params(user), option.WithHeader(ScriptHeader, "hdr")); err != nil || msg.Content[0].Text != "by-header" {
+		t.Errorf("the header should win over the path: %v", err)
+	}
+	s.SetScript("case/step", mustScript(t, "turns: [{text: by-step}]\n"))
+	step := anthropic.NewClient(option.WithBaseURL(ScriptURL(base, "case/step")), option.WithAPIKey("k"), option.WithMaxRetries(0))
+	if msg, err := step.Messages.New(ctx, params(user)); err != nil || msg.Content[0].Text != "by-step" {
+		t.Errorf("a name with a slash (a pipeline step): %v", err)
+	}
+	bad := anthropic.NewClient(option.WithBaseURL(ScriptURL(base, "../etc")), option.WithAPIKey("k"), option.WithMaxRetries(0))
+	if _, err := bad.Messages.New(ctx, params(user)); err == nil {
+		t.Error("script ../etc by path: no error")
 	}
 }

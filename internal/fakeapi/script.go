@@ -32,6 +32,11 @@ type Turn struct {
 	ToolUses   []ToolUse `yaml:"tool_uses" json:"tool_uses,omitempty"`
 	StopReason string    `yaml:"stop_reason" json:"stop_reason,omitempty"` // default: tool_use when there are tool uses, else end_turn
 	Error      *APIError `yaml:"error" json:"error,omitempty"`
+	// Count limits Error to the first Count requests that reach this turn
+	// (per script name, and per server: the fake counts them); later
+	// requests get the turn's content, so a script can answer one 529 and
+	// then succeed on the client's retry. Zero: the error every time.
+	Count int `yaml:"count" json:"count,omitempty"`
 }
 
 // ToolUse is one tool call the model makes. ID defaults to
@@ -92,13 +97,28 @@ func LoadScript(path string) (*Script, error) {
 }
 
 func (t Turn) check() error {
+	if t.Count < 0 {
+		return fmt.Errorf("count must be positive, got %d", t.Count)
+	}
+	if t.Count > 0 {
+		if t.Error == nil {
+			return fmt.Errorf("count limits an error: the turn has no error")
+		}
+		if t.Error.Status < 400 || t.Error.Status > 599 {
+			return fmt.Errorf("error.status must be an HTTP error status, got %d", t.Error.Status)
+		}
+		if !t.hasContent() {
+			return fmt.Errorf("a turn with error and count needs what it answers once the errors are spent: text, thinking, tool_use or tool_uses")
+		}
+		return t.content().check()
+	}
 	if t.Error != nil {
 		if t.Error.Status < 400 || t.Error.Status > 599 {
 			return fmt.Errorf("error.status must be an HTTP error status, got %d", t.Error.Status)
 		}
 		return nil
 	}
-	if t.Text == "" && t.Thinking == "" && t.ToolUse == nil && len(t.ToolUses) == 0 {
+	if !t.hasContent() {
 		return fmt.Errorf("a turn needs text, thinking, tool_use, tool_uses or error")
 	}
 	for _, u := range t.tools() {
@@ -107,6 +127,17 @@ func (t Turn) check() error {
 		}
 	}
 	return nil
+}
+
+func (t Turn) hasContent() bool {
+	return t.Text != "" || t.Thinking != "" || t.ToolUse != nil || len(t.ToolUses) > 0
+}
+
+// content is the turn without its error: what it answers once the errors
+// are spent.
+func (t Turn) content() Turn {
+	t.Error, t.Count = nil, 0
+	return t
 }
 
 func (t Turn) tools() []ToolUse {

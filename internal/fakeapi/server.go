@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,22 @@ import (
 // ANTHROPIC_CUSTOM_HEADERS="X-Fake-Script: <name>", so one server serves many
 // parallel runs, each with its own script.
 const ScriptHeader = "X-Fake-Script"
+
+// ScriptPrefix selects a named script by path too: a client whose base URL
+// is <server>/s/<name> (ScriptURL) gets the script <name> when its request
+// names none in the header. The base URL reaches processes whose
+// environment Claude Code scrubbed of ANTHROPIC_CUSTOM_HEADERS, such as
+// the hook answering AskUserQuestion under the sandbox.
+const ScriptPrefix = "/s/"
+
+// ScriptURL is the base URL that selects script name on the server at base.
+func ScriptURL(base, name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	return strings.TrimSuffix(base, "/") + ScriptPrefix + strings.Join(parts, "/")
+}
 
 // Options configure a Server.
 type Options struct {
@@ -44,8 +61,11 @@ type Server struct {
 	mu       sync.Mutex
 	scripts  map[string]*Script
 	requests []Request
-	ln       net.Listener
-	srv      *http.Server
+	// errorsServed counts the errors served per counted error turn (see
+	// Turn.Count), keyed by script name, kind and turn.
+	errorsServed map[string]int
+	ln           net.Listener
+	srv          *http.Server
 }
 
 // Request is one recorded request.
@@ -76,7 +96,7 @@ func New(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Server{opts: opts, scripts: map[string]*Script{}}
+	return &Server{opts: opts, scripts: map[string]*Script{}, errorsServed: map[string]int{}}
 }
 
 // SetScript registers a named script, selected by the ScriptHeader.
@@ -119,6 +139,27 @@ func (s *Server) Requests() []Request {
 
 // Handler is the HTTP handler of the fake.
 func (s *Server) Handler() http.Handler {
+	mux := s.routes()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The name runs up to the API path (/v1/…), so it may hold a slash
+		// (case/step): clients unescape %2F when they join paths.
+		if rest, ok := strings.CutPrefix(r.URL.Path, ScriptPrefix); ok {
+			name, path := strings.TrimSuffix(rest, "/"), "/"
+			if i := strings.LastIndex(rest, "/v1/"); i >= 0 {
+				name, path = rest[:i], rest[i:]
+			}
+			if name != "" {
+				if r.Header.Get(ScriptHeader) == "" {
+					r.Header.Set(ScriptHeader, name)
+				}
+				r.URL.Path, r.URL.RawPath = path, ""
+			}
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", s.messages)
 	mux.HandleFunc("POST /v1/messages/count_tokens", s.countTokens)
@@ -262,6 +303,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 			turn = *script.Side
 		}
 	}
+	turn = s.spendError(turn, fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn))
 	turn = turn.withCWD(req.cwd())
 	if turn.Error != nil {
 		rec.Status = turn.Error.Status
@@ -278,6 +320,23 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(msg)
+}
+
+// spendError applies a counted error turn: its error while fewer than
+// Count have been served under key, then its content. The count and the
+// check happen under one lock, so parallel retries never get more errors
+// than the script says.
+func (s *Server) spendError(turn Turn, key string) Turn {
+	if turn.Error == nil || turn.Count == 0 {
+		return turn
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.errorsServed[key] < turn.Count {
+		s.errorsServed[key]++
+		return turn
+	}
+	return turn.content()
 }
 
 func (s *Server) countTokens(w http.ResponseWriter, r *http.Request) {

@@ -93,7 +93,10 @@ type entry struct {
 	Answers   map[string]string `json:"answers,omitempty"`
 	Reason    string            `json:"reason,omitempty"`
 	Detail    string            `json:"detail,omitempty"`
-	Micros    int64             `json:"us"`
+	// Warnings are the decision's warnings (a tier-2 failure, a fallback
+	// answer), redacted: Claude Code drops the hook's stderr.
+	Warnings []string `json:"warnings,omitempty"`
+	Micros   int64    `json:"us"`
 }
 
 // Run handles one call and returns the process exit code.
@@ -122,7 +125,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 		if ledger != "" {
 			appendLedger(ledger, entry{Time: start.UTC(), ToolUseID: in.ToolUseID, Tool: in.ToolName, Decision: decision.Kind,
 				Handler: decision.Handler, Tiers: decision.Tiers, Answers: decision.Answers, Reason: decision.Reason,
-				Detail: decision.Detail, Micros: opts.Now().Sub(start).Microseconds()}, stderr)
+				Detail: decision.Detail, Warnings: decision.Warnings, Micros: opts.Now().Sub(start).Microseconds()}, stderr)
 		}
 	}()
 

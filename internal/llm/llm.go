@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -22,9 +23,41 @@ type Client struct {
 }
 
 // New returns a client configured from the environment, with the given
-// number of retries on transient errors.
+// number of retries on transient errors. Like Claude Code, it adds the
+// headers of ANTHROPIC_CUSTOM_HEADERS ("Name: value" lines) to every
+// request: the hook, started by Claude Code with its environment, then
+// reaches the same gateway (or, under --fake-model, the same case's
+// script) as the agent.
 func New(maxRetries int) *Client {
-	return &Client{c: anthropic.NewClient(option.WithMaxRetries(maxRetries))}
+	opts := []option.RequestOption{option.WithMaxRetries(maxRetries)}
+	if os.Getenv(FakeModelEnv) == "1" && os.Getenv("ANTHROPIC_API_KEY") == "" && os.Getenv("ANTHROPIC_AUTH_TOKEN") == "" {
+		opts = append(opts, option.WithAPIKey("fake-model")) // the fake takes any key; the scrub took ours
+	}
+	for name, value := range CustomHeaders(os.Getenv("ANTHROPIC_CUSTOM_HEADERS")) {
+		opts = append(opts, option.WithHeader(name, value))
+	}
+	return &Client{c: anthropic.NewClient(opts...)}
+}
+
+// FakeModelEnv is set to "1" by `agent-eval run --fake-model` in the
+// agent's environment. The hook then reaches the fake without a key when
+// Claude Code's scrub (sandbox on) removed ANTHROPIC_API_KEY from its
+// environment: the fake takes any key, and no real credential is involved.
+const FakeModelEnv = "AGENT_EVAL_FAKE_MODEL"
+
+// CustomHeaders parses ANTHROPIC_CUSTOM_HEADERS as Claude Code does: one
+// "Name: value" per line; lines without a colon or a name are skipped.
+func CustomHeaders(s string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(s, "\n") {
+		name, value, ok := strings.Cut(strings.TrimSpace(line), ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			continue
+		}
+		out[name] = strings.TrimSpace(value)
+	}
+	return out
 }
 
 // Text asks model one question and returns the text of its reply. With

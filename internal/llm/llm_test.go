@@ -52,3 +52,31 @@ func TestTextAgainstFake(t *testing.T) {
 		t.Errorf("a temperature rejection made %d requests, want 2: the retry without temperature", len(rr))
 	}
 }
+
+// TestCustomHeaders: the client sends ANTHROPIC_CUSTOM_HEADERS as Claude
+// Code does, so a hook under --fake-model reaches its case's script.
+func TestCustomHeaders(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{})
+	srv.SetScript("case-7", &fakeapi.Script{Side: &fakeapi.Turn{Text: "from case-7"}})
+	url, err := srv.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("ANTHROPIC_BASE_URL", url)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-test")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
+	t.Setenv("ANTHROPIC_CUSTOM_HEADERS", fakeapi.ScriptHeader+": case-7\nX-Other: two words")
+	got, err := New(0).Text(context.Background(), "m", "s", "u", 8, nil, 5*time.Second)
+	if err != nil || got != "from case-7" {
+		t.Fatalf("Text = %q, %v; want the named script's side answer", got, err)
+	}
+	if h := srv.Requests()[0].Headers["X-Other"]; h != "two words" {
+		t.Errorf("X-Other = %q", h)
+	}
+	for in, want := range map[string]int{"": 0, "A: b": 1, "no colon\n: empty name\nbad name: x": 0, "A: b\r\nC:d": 2} {
+		if got := CustomHeaders(in); len(got) != want {
+			t.Errorf("CustomHeaders(%q) = %v, want %d headers", in, got, want)
+		}
+	}
+}

@@ -38,6 +38,10 @@ type Case struct {
 	Answers             int      `json:"answered_questions"`
 	AnswerLog           []Answer `json:"answers,omitempty"`
 	AnswersNotDelivered int      `json:"answers_not_delivered,omitempty"`
+	// AnswersByTier counts the delivered answers by tier (case_override,
+	// llm, fallback); a fallback answer means neither answers.yaml nor the
+	// hook model answered the question.
+	AnswersByTier map[string]int `json:"answers_by_tier,omitempty"`
 	// ToolCalls are the agent's tool calls (all steps'), for the run's own
 	// bookkeeping; stdout.log has them.
 	ToolCalls []stream.ToolCall `json:"-"`
@@ -61,6 +65,21 @@ type Answer struct {
 	Question  string `json:"question"`
 	Answer    string `json:"answer"`
 	Tier      string `json:"tier"` // case_override, llm or fallback
+	// Why says, for a fallback answer, why the hook model did not answer
+	// (the hook's warning, from the ledger).
+	Why string `json:"why,omitempty"`
+}
+
+// TierCounts counts answers by tier; nil when there are none.
+func TierCounts(answers []Answer) map[string]int {
+	if len(answers) == 0 {
+		return nil
+	}
+	out := map[string]int{}
+	for _, a := range answers {
+		out[a.Tier]++
+	}
+	return out
 }
 
 // Run is the run's run_result.json.
@@ -85,6 +104,8 @@ type Run struct {
 	EvalParams    map[string]any               `json:"eval_params"`
 	// PerCase holds each case's result in case mode.
 	PerCase map[string]*Case `json:"per_case,omitempty"`
+	// AnswersByTier sums the cases' answers by tier.
+	AnswersByTier map[string]int `json:"answers_by_tier,omitempty"`
 	// PermissionDenials holds the denials of the single agent run in batch
 	// mode ([] when there were none); per case in case mode.
 	PermissionDenials *[]stream.Denial `json:"permission_denials,omitempty"`
@@ -99,6 +120,12 @@ func (r *Run) Add(c *Case) {
 	r.CostUSD += c.CostUSD
 	r.TokenUsage.Add(c.TokenUsage)
 	r.NumTurns += c.NumTurns
+	for tier, n := range c.AnswersByTier {
+		if r.AnswersByTier == nil {
+			r.AnswersByTier = map[string]int{}
+		}
+		r.AnswersByTier[tier] += n
+	}
 	stream.AddPerModel(r.PerModelUsage, c.PerModelUsage)
 	r.NumCases = len(r.PerCase)
 	// A failure is never masked: the first non-zero exit code stays.
