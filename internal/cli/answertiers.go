@@ -3,10 +3,11 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/config"
-
+	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/results"
 )
@@ -74,26 +75,57 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// warnTier2Scrub warns, once per run, when Claude Code's scrub will take the
-// API key from the hook (the sandbox is on, or the eval set the scrub) while
-// a handler answers AskUserQuestion against the real API: the hook model
-// cannot authenticate, so every question without a case_overrides entry gets
-// the fallback. Under --fake-model the fake needs no key.
-func (st *runState) warnTier2Scrub(fake bool) {
-	if fake || st.handlers == nil {
-		return
+// hookCredentials hands the hook model its credentials when Claude Code's
+// scrub will take them from the hook (CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=1,
+// set whenever the sandbox is on) while a handler answers AskUserQuestion:
+// a 0600 file in a folder of its own, which the sandbox keeps from the
+// agent's commands and a Read/Edit deny rule from its tools; the hook reads
+// it (--credentials) only when a question reaches tier 2. Without the
+// eval's sandbox nothing would keep that file from the agent, so an eval
+// that sets the scrub itself gets a warning instead: its questions fall
+// back. Under --fake-model the file holds the fake's placeholder key.
+func (st *runState) hookCredentials(fake bool) error {
+	if st.handlers == nil || !asksQuestions(st.handlers) {
+		return nil
 	}
 	extra := config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv)
 	st.scrubDefault(extra)
 	if extra[ScrubEnv] != "1" && extra[ScrubEnv] != "true" {
-		return
+		return nil
 	}
-	for _, h := range st.handlers.Handlers {
+	if !st.sandbox.On {
+		if !fake {
+			fmt.Fprintln(st.e.Err, "agent-eval: warning: runner.env sets "+ScrubEnv+" without the eval's sandbox, so Claude Code removes ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN from the hook and the hook model cannot answer AskUserQuestion: questions without a case_overrides entry get the fallback (set permissions.sandbox: on instead; README, Tool interception)")
+		}
+		return nil
+	}
+	lookup := os.LookupEnv
+	if fake {
+		lookup = func(name string) (string, bool) { return "fake-model", name == "ANTHROPIC_API_KEY" }
+	}
+	content := hook.FormatCredentials(lookup)
+	if content == "" {
+		return nil // nothing to hand over: the hook model will say so per question
+	}
+	dir, err := os.MkdirTemp("", "agent-eval-cred-")
+	if err != nil {
+		return fmt.Errorf("make the hook's credentials folder: %w", err)
+	}
+	st.credDir, st.credFile = dir, filepath.Join(dir, "hook.env")
+	if err := os.WriteFile(st.credFile, []byte(content), 0o600); err != nil {
+		return fmt.Errorf("write the hook's credentials: %w", err)
+	}
+	return nil
+}
+
+// asksQuestions reports whether a handler covers AskUserQuestion.
+func asksQuestions(f *intercept.File) bool {
+	for _, h := range f.Handlers {
 		for _, p := range h.Patterns {
 			if p == "AskUserQuestion" || (strings.HasSuffix(p, "*") && strings.HasPrefix("AskUserQuestion", strings.TrimSuffix(p, "*"))) {
-				fmt.Fprintln(st.e.Err, "agent-eval: warning: with "+ScrubEnv+"=1 (the sandbox is on) Claude Code removes ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN from the hook, so the hook model cannot answer AskUserQuestion: questions without a case_overrides entry in the case's answers.yaml get the fallback (README, Tool interception)")
-				return
+				return true
 			}
 		}
 	}
+	return false
 }

@@ -35,14 +35,16 @@ call through because it failed.`,
 	}
 	cmd.Flags().StringVar(&opts.handlers, "handlers", "", "the tool_handlers.yaml `FILE`")
 	cmd.Flags().StringVar(&opts.sha256, "sha256", "", "the `DIGEST` (hex) the handlers file must have")
+	cmd.Flags().StringVar(&opts.credentials, "credentials", "", "a `FILE` of ANTHROPIC_* credentials for the hook model (agent-eval run writes it when Claude Code's scrub removes them from the hook)")
 	return cmd
 }
 
-type hookArgs struct{ handlers, sha256 string }
+type hookArgs struct{ handlers, sha256, credentials string }
 
 func runHook(ctx context.Context, e env, a hookArgs) int {
 	return hook.Run(ctx, e.In, e.Out, e.Err, hook.Options{
 		HandlersPath: a.handlers, HandlersSHA256: a.sha256, Environ: os.Environ(), NewAnswerer: hook.NewLLMAnswerer,
+		CredentialsFile: a.credentials,
 	})
 }
 
@@ -75,6 +77,8 @@ func hookFastPath(args []string) (a hookArgs, ok bool) {
 			a.handlers = value
 		case "--sha256":
 			a.sha256 = value
+		case "--credentials":
+			a.credentials = value
 		default:
 			return hookArgs{}, false
 		}

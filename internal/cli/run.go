@@ -119,7 +119,9 @@ type runState struct {
 	handlers  *intercept.File
 	compiled  permissions.Compiled
 	sandbox   config.SandboxDecision // Claude Code's OS sandbox for Bash
-	baselines string                 // the workspaces' git baselines, outside them
+	credDir   string                 // the hook's credentials folder (hookCredentials), or ""
+	credFile  string
+	baselines string // the workspaces' git baselines, outside them
 	caseIDs   []string
 	fakeURL   string
 	hookEnv   map[string]string // before_all's outputs
@@ -252,7 +254,13 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if err := st.checkSandbox(ctx, ids); err != nil {
 		return err
 	}
-	st.warnTier2Scrub(opts.fakeModel)
+	err = st.hookCredentials(opts.fakeModel)
+	if st.credDir != "" {
+		defer os.RemoveAll(st.credDir)
+	}
+	if err != nil {
+		return err
+	}
 	if st.baselines, err = os.MkdirTemp("", "agent-eval-baselines-"); err != nil {
 		return err
 	}
@@ -815,10 +823,17 @@ func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]st
 		// script can, where the deny rules only stop Claude Code's own
 		// tools and the shell commands it recognises) makes every call deny.
 		command := intercept.ShellQuote(st.hookBin) + " hook --handlers " + intercept.ShellQuote(path) + " --sha256 " + digest
+		if st.credFile != "" {
+			command += " --credentials " + intercept.ShellQuote(st.credFile)
+		}
 		settings["hooks"] = map[string]any{"PreToolUse": hookEntries(*hf, command)}
 	}
 	c := st.compiled
 	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies...)
+	if st.credDir != "" {
+		pat := permissions.PathPattern(st.credDir + "/")
+		c.Deny = append(c.Deny, "Read("+pat+")", "Edit("+pat+")")
+	}
 	base := ws
 	if st.repo != "" {
 		deny, allow := st.answerKeyDenies(ws)

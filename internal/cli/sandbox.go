@@ -55,6 +55,9 @@ func (st *runState) sandboxSpec(ws string) permissions.SandboxSpec {
 		spec.DenyRead = append(spec.DenyRead, abs(d))
 	}
 	spec.DenyRead = append(spec.DenyRead, abs(filepath.Dir(st.dir)), abs(st.baselines))
+	if st.credDir != "" {
+		spec.DenyRead = append(spec.DenyRead, st.credDir) // the hook model's credentials
+	}
 	if st.configDir != "" {
 		// The transcripts of every case of the run (Claude Code's shell
 		// snapshots beside them must stay readable).

@@ -67,7 +67,10 @@ type Options struct {
 	// NewAnswerer makes the LLM tier for a case directory (nil: no tier 2).
 	// It is called only when an AskUserQuestion handler needs it.
 	NewAnswerer func(caseDir string) intercept.Answerer
-	Now         func() time.Time
+	// CredentialsFile is --credentials: read (LoadCredentials) before the
+	// LLM tier is made, only when a question reaches it.
+	CredentialsFile string
+	Now             func() time.Time
 }
 
 type output struct {
@@ -161,7 +164,14 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 	}
 	var llm intercept.Answerer
 	if opts.NewAnswerer != nil {
-		llm = lazyAnswerer{make: sync.OnceValue(func() intercept.Answerer { return opts.NewAnswerer(filepath.Dir(path)) })}
+		llm = lazyAnswerer{make: sync.OnceValue(func() intercept.Answerer {
+			if opts.CredentialsFile != "" {
+				if err := LoadCredentials(opts.CredentialsFile); err != nil {
+					fmt.Fprintln(stderr, "agent-eval hook: warning:", err)
+				}
+			}
+			return opts.NewAnswerer(filepath.Dir(path))
+		})}
 	}
 	// Tier-2 answers are asked at once and waited for until the deadline, so
 	// the decision is printed before Claude Code's hook timeout.

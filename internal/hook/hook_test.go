@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -335,5 +336,62 @@ case_overrides:
 	answers, _ := ui["answers"].(map[string]any)
 	if r.decision() != "allow" || answers["Proceed with the release?"] != "no" {
 		t.Fatalf("question: decision %q, answers %v (%s), want allow with the top-level override", r.decision(), answers, r.raw)
+	}
+}
+
+// keyAnswerer answers with the first option when the API key it saw when it
+// was made is want.
+type keyAnswerer struct{ key, want string }
+
+func (a keyAnswerer) Answer(_ context.Context, q intercept.Question) (string, error) {
+	if a.key != a.want {
+		return "", fmt.Errorf("no credentials (saw %q)", a.key)
+	}
+	return q.Options[0], nil
+}
+
+// TestCredentialsFile: the hook model gets the credentials Claude Code's
+// scrub took from the hook from --credentials, read only when a question
+// reaches tier 2; a variable the environment has wins; lines for other
+// variables are ignored.
+func TestCredentialsFile(t *testing.T) { // not parallel: it changes the environment
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("AGENT_EVAL_TEST_OTHER", "")
+	os.Unsetenv("ANTHROPIC_API_KEY")
+	os.Unsetenv("AGENT_EVAL_TEST_OTHER")
+	dir := t.TempDir()
+	path := writeHandlers(t, dir, intercept.File{Handlers: []intercept.Handler{{Match: "questions", Patterns: []string{"AskUserQuestion"}}}})
+	creds := filepath.Join(dir, "hook.env")
+	content := FormatCredentials(func(n string) (string, bool) {
+		return map[string]string{"ANTHROPIC_API_KEY": "sk-from-file", "ANTHROPIC_CUSTOM_HEADERS": "A: 1\nB: 2"}[n], n != "ANTHROPIC_AUTH_TOKEN"
+	}) + "AGENT_EVAL_TEST_OTHER=x\n"
+	if err := os.WriteFile(creds, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	q := map[string]any{"questions": []any{map[string]any{"question": "Which env?",
+		"options": []any{map[string]any{"label": "staging"}, map[string]any{"label": "production"}}}}}
+	made := 0
+	newAnswerer := func(string) intercept.Answerer {
+		made++
+		return keyAnswerer{key: os.Getenv("ANTHROPIC_API_KEY"), want: "sk-from-file"}
+	}
+	r := runHook(t, input("Bash", map[string]any{"command": "ls"}, dir), Options{HandlersPath: path, CredentialsFile: creds, NewAnswerer: newAnswerer})
+	if r.decision() != "pass" || made != 0 || os.Getenv("ANTHROPIC_API_KEY") != "" {
+		t.Fatalf("a call without a question read the credentials (made %d, key %q)", made, os.Getenv("ANTHROPIC_API_KEY"))
+	}
+	r = runHook(t, input("AskUserQuestion", q, dir), Options{HandlersPath: path, CredentialsFile: creds, NewAnswerer: newAnswerer})
+	if !strings.Contains(r.raw, `"Which env?":"staging"`) || strings.Contains(r.stderr, "fallback") {
+		t.Fatalf("tier 2 did not answer with the file's key: %s %s", r.raw, r.stderr)
+	}
+	if got := os.Getenv("ANTHROPIC_CUSTOM_HEADERS"); got != "A: 1\nB: 2" {
+		t.Errorf("ANTHROPIC_CUSTOM_HEADERS = %q, want its two lines back", got)
+	}
+	if os.Getenv("AGENT_EVAL_TEST_OTHER") != "" {
+		t.Error("a variable that is not a credential was set from the file")
+	}
+	t.Setenv("ANTHROPIC_API_KEY", "sk-from-env")
+	_ = runHook(t, input("AskUserQuestion", q, dir), Options{HandlersPath: path, CredentialsFile: creds, NewAnswerer: newAnswerer})
+	if os.Getenv("ANTHROPIC_API_KEY") != "sk-from-env" {
+		t.Error("the file overrode a key the environment had")
 	}
 }
