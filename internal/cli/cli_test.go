@@ -180,7 +180,8 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"validate", "--bogus"}, "unknown flag: --bogus"},
-		{[]string{"validate", "extra"}, "takes no arguments"},
+		{[]string{"validate", "a", "b"}, "at most 1 argument"},
+		{[]string{"version", "extra"}, "takes no arguments"},
 		{[]string{"init", "a", "b"}, "at most 1 argument"},
 		{[]string{"nosuchcommand"}, "unknown command"},
 	}

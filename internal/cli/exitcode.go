@@ -40,6 +40,15 @@ type errReported struct{ code int }
 
 func (e errReported) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
+// codedError is an error that exits code, printed without the usage hint.
+type codedError struct {
+	code int
+	err  error
+}
+
+func (e *codedError) Error() string { return e.err.Error() }
+func (e *codedError) Unwrap() error { return e.err }
+
 // exitCode maps an error to its exit code and prints it once.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
@@ -52,7 +61,11 @@ func exitCode(err error, stderr io.Writer) int {
 	var cfg config.Errors
 	var usage *UsageError
 	var gate *GateError
+	var coded *codedError
 	switch {
+	case errors.As(err, &coded):
+		fmt.Fprintf(stderr, "agent-eval: error: %v\n", err)
+		return coded.code
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "agent-eval: interrupted")
 		return ExitInterrupted
