@@ -98,7 +98,7 @@ func TestValidateJSON(t *testing.T) {
 // writes, and checks that init never overwrites without --force.
 func TestInitMatchesQuickstart(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "quickstart") // init names the eval after its folder
 	code, stdout, stderr := runCLI(t, "init", dir)
 	if code != ExitOK {
 		t.Fatalf("init exited %d: %s", code, stderr)

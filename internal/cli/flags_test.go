@@ -97,3 +97,17 @@ func TestJSONCommandsPrintAnErrorDocument(t *testing.T) {
 		t.Errorf("run without --json printed %q", stdout)
 	}
 }
+
+func TestInitNamesTheEvalAfterItsFolder(t *testing.T) {
+	t.Parallel()
+	for dir, want := range map[string]string{"my-eval": "my-eval", "Team Evals": "team-evals", "2026": "2026", "yes": "yes"} {
+		path := filepath.Join(t.TempDir(), dir)
+		if code, _, stderr := runCLI(t, "init", path); code != ExitOK {
+			t.Fatalf("init %s = %d: %s", dir, code, stderr)
+		}
+		code, stdout, stderr := runCLI(t, "validate", path)
+		if code != ExitOK || !strings.Contains(stdout, ": ok: eval "+want+",") {
+			t.Errorf("init %q then validate = %d, %q %q; want eval %s", dir, code, stdout, stderr, want)
+		}
+	}
+}
