@@ -28,6 +28,8 @@ func TestCommandLineLikeTheToolsPeopleKnow(t *testing.T) {
 		{"bad int", []string{"run", "--parallel", "abc"}, ExitUsage, `--parallel: "abc" is not a whole number`, ""},
 		{"bad float", []string{"run", "--max-budget", "lots"}, ExitUsage, `--max-budget: "lots" is not a number`, ""},
 		{"bad duration", []string{"run", "--timeout", "10x"}, ExitUsage, `--timeout: "10x" is not a duration`, ""},
+		{"seconds on --timeout", []string{"run", "--timeout", "600", "-c", "/nonexistent/eval.yaml"}, ExitUsage, "/nonexistent/eval.yaml: no such file", ""},
+		{"a duration on --timeout", []string{"run", "--timeout", "10m", "-c", "/nonexistent/eval.yaml"}, ExitUsage, "/nonexistent/eval.yaml: no such file", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent-eval/agent-eval/internal/results"
 )
 
 func TestRunIDsDoNotCollide(t *testing.T) {
@@ -197,6 +199,34 @@ func TestPlurals(t *testing.T) {
 	for n, want := range map[int]string{0: "0 denials", 1: "1 denial", 2: "2 denials"} {
 		if got := plural(n, "denial"); got != want {
 			t.Errorf("plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestSummaryColoursStatusesAndKeepsColumns: on a colour terminal the
+// statuses are coloured and the table's columns stay aligned.
+func TestSummaryColoursStatusesAndKeepsColumns(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	p := &progress{w: &buf, colour: true, running: map[string]time.Time{}}
+	st := &runState{e: env{Streams: Streams{Err: p}}, progress: p, dir: "runs/x", run: &results.Run{RunID: "x", PerCase: map[string]*results.Case{
+		"a": {CaseID: "a", Status: "passed"}, "bb": {CaseID: "bb", Status: "timeout", ExitCode: -1},
+	}}}
+	st.printSummary([]string{"a", "bb", "c"})
+	out := buf.String()
+	for _, want := range []string{ansiGreen + "passed ", ansiRed + "timeout", ansiRed + "FAILED" + ansiReset + " — 1/3 cases exited 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	// Every row's "seconds" column starts at the same byte offset once the
+	// colour codes are removed.
+	plain := strings.NewReplacer(ansiGreen, "", ansiRed, "", ansiReset, "").Replace(out)
+	lines := strings.Split(plain, "\n")
+	col := strings.Index(lines[0], "seconds")
+	for _, l := range lines[1:3] {
+		if len(l) <= col || l[col-1] != ' ' || l[col] == ' ' {
+			t.Errorf("row %q is not aligned with the header at %d:\n%s", l, col, plain)
 		}
 	}
 }
