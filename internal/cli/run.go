@@ -399,11 +399,21 @@ func runRun(ctx context.Context, e env, opts runOptions) (err error) {
 	switch {
 	case ctx.Err() != nil:
 		fmt.Fprintf(e.Err, "interrupted: the finished cases are in %s; continue with --resume --run-id %s\n", st.dir, runID)
-		return context.Canceled
+		return st.interrupted()
 	case st.run.ExitCode != 0:
 		return errReported{ExitGate}
 	}
 	return nil
+}
+
+// interrupted is the error of an interrupted run. With --json the run's
+// result is already on stdout, so no JSON error document follows it.
+func (st *runState) interrupted() error {
+	if st.opts.json {
+		fmt.Fprintln(st.e.Err, "agent-eval: interrupted")
+		return errReported{ExitInterrupted}
+	}
+	return context.Canceled
 }
 
 // finishedCase is a case's result from an earlier attempt of the run, or
@@ -1090,7 +1100,7 @@ func (st *runState) runBatch(ctx context.Context, ids []string, start time.Time)
 	}
 	switch {
 	case ctx.Err() != nil:
-		return context.Canceled
+		return st.interrupted()
 	case r.ExitCode != 0:
 		return errReported{ExitGate}
 	}
