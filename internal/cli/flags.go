@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // durationValue is a duration flag that takes plain seconds (600) as well
@@ -153,6 +154,11 @@ func writeJSONError(w io.Writer, code int, err error) {
 	}
 	if errors.Is(err, context.Canceled) {
 		body.Message = "interrupted"
+	}
+	// What is printed is redacted like every other value the harness shows.
+	body.Message = redact.String(body.Message)
+	for i := range body.Problems {
+		body.Problems[i].Message = redact.String(body.Problems[i].Message)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

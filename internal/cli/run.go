@@ -229,6 +229,7 @@ func runRun(ctx context.Context, e env, opts runOptions) (err error) {
 			return usageErrorf("--resume: no run %s", st.dir)
 		}
 	} else {
+		_, runsDirErr := os.Stat(runsDir)
 		explicit := runID != ""
 		if !explicit {
 			runID = newRunID(time.Now(), st.model)
@@ -240,6 +241,9 @@ func runRun(ctx context.Context, e env, opts runOptions) (err error) {
 		defer func() {
 			if !started {
 				_ = os.RemoveAll(st.dir)
+				if runsDirErr != nil {
+					_ = os.Remove(runsDir) // the eval's folder, if this run made it and it is empty
+				}
 			}
 		}()
 	}

@@ -112,6 +112,9 @@ func TestRunFailingAtStartLeavesNothing(t *testing.T) {
 			if left := lsRuns(t, runs); len(left) > 0 {
 				t.Errorf("the failed run left %q behind", left)
 			}
+			if _, err := os.Stat(filepath.Join(runs, "demo")); err == nil {
+				t.Errorf("the failed run left the eval's runs folder it created")
+			}
 		})
 	}
 }
