@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // Exit codes, in one table. The hook subcommand follows Claude Code's hook
@@ -49,11 +50,13 @@ type codedError struct {
 func (e *codedError) Error() string { return e.err.Error() }
 func (e *codedError) Unwrap() error { return e.err }
 
-// exitCode maps an error to its exit code and prints it once.
+// exitCode maps an error to its exit code and prints it once, redacted
+// (URL credentials, secret-looking values).
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
+	stderr = redactingWriter{stderr}
 	var rep errReported
 	if errors.As(err, &rep) {
 		return rep.code
@@ -81,4 +84,14 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "agent-eval: error: %v\n", err)
 	return ExitFailure
+}
+
+// redactingWriter redacts what is written through it with redact.String.
+type redactingWriter struct{ w io.Writer }
+
+func (r redactingWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(r.w, redact.String(string(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }

@@ -114,10 +114,11 @@ func TestInitNamesTheEvalAfterItsFolder(t *testing.T) {
 	}
 }
 
-func TestJSONErrorDocumentIsRedacted(t *testing.T) {
+// TestErrorsAreRedacted: the error, on stdout as JSON and on stderr.
+func TestErrorsAreRedacted(t *testing.T) {
 	t.Parallel()
-	code, stdout, _ := runCLI(t, "run", "--json", "-c", "https://ada:hunter2sekret@jira.example.com/eval.yaml")
-	if code != ExitUsage || strings.Contains(stdout, "hunter2sekret") || !strings.Contains(stdout, `"error"`) {
-		t.Errorf("run --json = %d, stdout %s; want 2 and the password redacted", code, stdout)
+	code, stdout, stderr := runCLI(t, "run", "--json", "-c", "https://ada:hunter2sekret@jira.example.com/eval.yaml")
+	if code != ExitUsage || strings.Contains(stdout+stderr, "hunter2sekret") || !strings.Contains(stdout, `"error"`) {
+		t.Errorf("run --json = %d, stdout %s, stderr %s; want 2 and the password redacted", code, stdout, stderr)
 	}
 }

@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/results"
 )
 
@@ -18,11 +18,11 @@ import (
 // ids sort by start time and two runs started in the same second differ.
 const runIDTime = "20060102-150405.000"
 
-var modelSegmentRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var modelSegmentRE = lazyre.New(`[^A-Za-z0-9._-]+`)
 
 // newRunID is the generated id of a run of model started at t.
 func newRunID(t time.Time, model string) string {
-	return t.Format(runIDTime) + "-" + modelSegmentRE.ReplaceAllString(model, "-")
+	return t.Format(runIDTime) + "-" + modelSegmentRE().ReplaceAllString(model, "-")
 }
 
 // createRunDir creates the run's directory under runsDir exclusively and
