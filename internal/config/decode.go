@@ -452,7 +452,11 @@ func (d *decoder) scalar(n *yaml.Node, v reflect.Value, path string, r rules) {
 // seconds reads a duration string ("10m", "1h30m", "90s") into a field
 // that counts seconds (check:"seconds"); a number is read as seconds.
 func (d *decoder) seconds(n *yaml.Node, v reflect.Value, path string, r rules) {
-	dur, err := time.ParseDuration(strings.TrimSpace(n.Value))
+	text := strings.TrimSpace(n.Value)
+	if secs, err := strconv.Atoi(text); err == nil {
+		text = strconv.Itoa(secs) + "s" // "600" as a string is seconds too
+	}
+	dur, err := time.ParseDuration(text)
 	switch {
 	case err != nil:
 		d.add(n, path, CodeType, "must be seconds (600) or a duration (\"10m\", \"1h30m\"), got %s", describe(n))

@@ -20,6 +20,7 @@ func TestTimeoutsTakeSecondsOrDurations(t *testing.T) {
 		{`"10m"`, 10 * time.Minute, ""},
 		{"1h30m", 90 * time.Minute, ""},
 		{`"90s"`, 90 * time.Second, ""},
+		{`"600"`, 10 * time.Minute, ""},
 		{`"10x"`, 0, `must be seconds (600) or a duration ("10m", "1h30m"), got the string "10x"`},
 		{`"1.5s"`, 0, "must be a whole number of seconds, got 1.5s"},
 		{`"0s"`, 0, "must be greater than 0"},
