@@ -261,9 +261,9 @@ func runCompile(e env, opts compileOptions) error {
 	if err := os.WriteFile(target, out, 0o644); err != nil {
 		return fmt.Errorf("compile: %w", err)
 	}
-	fmt.Fprintf(e.Err, "wrote %s (%d handlers", target, len(c.file.Handlers))
+	fmt.Fprintf(e.Err, "wrote %s (%s", target, plural(len(c.file.Handlers), "handler"))
 	if n := len(c.file.DeniedPaths); n > 0 {
-		fmt.Fprintf(e.Err, ", %d denied paths for Bash", n)
+		fmt.Fprintf(e.Err, ", %s for Bash", plural(n, "denied path"))
 	}
 	fmt.Fprintln(e.Err, ")")
 	if opts.wire == "" {

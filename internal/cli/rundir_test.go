@@ -199,9 +199,12 @@ func TestColourOnlyOnATerminalWithoutNoColor(t *testing.T) {
 
 func TestPlurals(t *testing.T) {
 	t.Parallel()
-	for n, want := range map[int]string{0: "0 denials", 1: "1 denial", 2: "2 denials"} {
-		if got := plural(n, "denial"); got != want {
-			t.Errorf("plural(%d) = %q, want %q", n, got, want)
+	for _, tc := range []struct {
+		n          int
+		noun, want string
+	}{{0, "denial", "0 denials"}, {1, "denial", "1 denial"}, {2, "denial", "2 denials"}, {1, "process", "1 process"}, {3, "process", "3 processes"}} {
+		if got := plural(tc.n, tc.noun); got != tc.want {
+			t.Errorf("plural(%d, %s) = %q, want %q", tc.n, tc.noun, got, tc.want)
 		}
 	}
 }
