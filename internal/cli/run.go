@@ -997,10 +997,12 @@ func (st *runState) finish(c *results.Case, elapsed time.Duration) {
 
 func (st *runState) printSummary(ids []string) {
 	passed := 0
-	tw := tabwriter.NewWriter(st.e.Err, 0, 0, 2, ' ', 0)
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "case\tstatus\tseconds\tcost $\tturns\tdenials\tanswered")
-	// The status column is padded before it is coloured, so the colour
-	// codes (the same length in every cell) keep the columns aligned.
+	// Every status cell is padded to one width, so that once the table is
+	// laid out each can be coloured in place (tabwriter would count the
+	// colour codes as width and shift the columns).
 	width := len("not run")
 	for _, c := range st.run.PerCase {
 		width = max(width, len(c.Status))
@@ -1014,9 +1016,17 @@ func (st *runState) printSummary(ids []string) {
 		if c.ExitCode == 0 {
 			passed++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.4f\t%d\t%d\t%d\n", id, st.progress.paint(fmt.Sprintf("%-*s", width, c.Status)), c.DurationS, c.CostUSD, c.NumTurns, len(c.PermissionDenials), c.Answers)
+		fmt.Fprintf(tw, "%s\t%-*s\t%.1f\t%.4f\t%d\t%d\t%d\n", id, width, c.Status, c.DurationS, c.CostUSD, c.NumTurns, len(c.PermissionDenials), c.Answers)
 	}
 	_ = tw.Flush()
+	lines := strings.SplitAfter(table.String(), "\n")
+	col := strings.Index(lines[0], "status")
+	for i, l := range lines {
+		if i > 0 && col > 0 && len(l) >= col+width {
+			l = l[:col] + st.progress.paint(l[col:col+width]) + l[col+width:]
+		}
+		fmt.Fprint(st.e.Err, l)
+	}
 	status := "ok"
 	if st.run.Interrupted {
 		status = "interrupted"

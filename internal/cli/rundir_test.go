@@ -225,10 +225,13 @@ func TestSummaryColoursStatusesAndKeepsColumns(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
-	// Every row's "seconds" column starts at the same byte offset once the
-	// colour codes are removed.
+	// Every row's "seconds" column starts where the header's does, once the
+	// colour codes are removed, and no row is wider than the plain table.
 	plain := strings.NewReplacer(ansiGreen, "", ansiRed, "", ansiReset, "").Replace(out)
 	lines := strings.Split(plain, "\n")
+	if want := "case  status   seconds  cost $  turns  denials  answered"; lines[0] != want {
+		t.Errorf("header %q, want %q:\n%s", lines[0], want, plain)
+	}
 	col := strings.Index(lines[0], "seconds")
 	for _, l := range lines[1:3] {
 		if len(l) <= col || l[col-1] != ' ' || l[col] == ' ' {
