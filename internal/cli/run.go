@@ -247,6 +247,14 @@ func runRun(ctx context.Context, e env, opts runOptions) (err error) {
 			}
 		}()
 	}
+	unlock, err := lockRun(st.dir)
+	if errors.Is(err, errRunning) {
+		return usageErrorf("--resume: %s: %v", st.dir, err)
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if err := os.MkdirAll(filepath.Join(st.dir, "cases"), 0o755); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/lazyre"
@@ -54,7 +55,8 @@ func createRunDir(runsDir, id string, explicit bool) (string, string, error) {
 
 // latestUnfinished is the id of the most recently started run under runsDir
 // that did not finish: no run_result.json, an interrupted one, or one of
-// ids without a finished case result. It is "" when every run finished.
+// ids without a finished case result. Runs another process is running are
+// skipped. It is "" when every run finished.
 func latestUnfinished(runsDir string, ids []string) (string, error) {
 	entries, err := os.ReadDir(runsDir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -88,7 +90,8 @@ func latestUnfinished(runsDir string, ids []string) (string, error) {
 		return runs[i].id > runs[j].id
 	})
 	for _, r := range runs {
-		if !runFinished(filepath.Join(runsDir, r.id), ids) {
+		dir := filepath.Join(runsDir, r.id)
+		if !runFinished(dir, ids) && !running(dir) {
 			return r.id, nil
 		}
 	}
@@ -115,4 +118,38 @@ func runFinished(dir string, ids []string) bool {
 		}
 	}
 	return true
+}
+
+// runLockFile, in the run directory, is locked (flock) by the process
+// running the run, so --resume never picks or joins a run that is running.
+const runLockFile = "run.lock"
+
+// errRunning is returned by lockRun when another process runs the run.
+var errRunning = errors.New("the run is running in another agent-eval process")
+
+// lockRun takes the run's lock for as long as the process runs it; unlock
+// releases it.
+func lockRun(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, runLockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock the run: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, errRunning
+		}
+		return nil, fmt.Errorf("lock the run: %w", err)
+	}
+	return func() { _ = f.Close() }, nil
+}
+
+// running reports whether another process holds the run's lock.
+func running(dir string) bool {
+	unlock, err := lockRun(dir)
+	if err != nil {
+		return errors.Is(err, errRunning)
+	}
+	unlock()
+	return false
 }

@@ -239,3 +239,28 @@ func TestSummaryColoursStatusesAndKeepsColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeLeavesARunningRunAlone: --resume neither picks nor joins a run
+// another process is running.
+func TestResumeLeavesARunningRunAlone(t *testing.T) {
+	t.Parallel()
+	cfg, agent := writeEval(t, oneCaseEval, map[string]string{"cases/a/input.yaml": "name: A\n"})
+	runs := t.TempDir()
+	dir := filepath.Join(runs, "demo", "busy")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lockRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	code, _, stderr := runCLI(t, "run", "-c", cfg, "--resume", "--agent-bin", agent, "--runs-dir", runs)
+	if code != ExitUsage || !strings.Contains(stderr, "no unfinished run") {
+		t.Errorf("resume alone = %d, stderr %q; want the running run skipped", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "run", "-c", cfg, "--resume", "--run-id", "busy", "--agent-bin", agent, "--runs-dir", runs)
+	if code != ExitUsage || !strings.Contains(stderr, "running in another agent-eval process") {
+		t.Errorf("resume --run-id busy = %d, stderr %q", code, stderr)
+	}
+}
