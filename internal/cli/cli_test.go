@@ -98,7 +98,7 @@ func TestValidateJSON(t *testing.T) {
 // writes, and checks that init never overwrites without --force.
 func TestInitMatchesQuickstart(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "quickstart") // init names the eval after its folder
 	code, stdout, stderr := runCLI(t, "init", dir)
 	if code != ExitOK {
 		t.Fatalf("init exited %d: %s", code, stderr)
@@ -180,7 +180,8 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"validate", "--bogus"}, "unknown flag: --bogus"},
-		{[]string{"validate", "extra"}, "takes no arguments"},
+		{[]string{"validate", "a", "b"}, "at most 1 argument"},
+		{[]string{"version", "extra"}, "takes no arguments"},
 		{[]string{"init", "a", "b"}, "at most 1 argument"},
 		{[]string{"nosuchcommand"}, "unknown command"},
 	}

@@ -64,7 +64,7 @@ DIR/.claude/settings.json, as a run does for a workspace.`,
 		RunE: func(*cobra.Command, []string) error { return runCompile(e, opts) },
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`")
+	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`, or the folder holding eval.yaml")
 	f.StringVar(&opts.resolve, "resolve", "auto", "Stage 2: none, catalog, llm or auto")
 	f.StringVarP(&opts.output, "output", "o", "", "write to `FILE` (default: tool_handlers.yaml beside eval.yaml; - for stdout)")
 	f.StringVar(&opts.wire, "wire", "", "write the handlers and the hook settings into the workspace `DIR`")
@@ -273,9 +273,9 @@ func runCompile(e env, opts compileOptions) error {
 	if err := os.WriteFile(target, out, 0o644); err != nil {
 		return fmt.Errorf("compile: %w", err)
 	}
-	fmt.Fprintf(e.Err, "wrote %s (%d handlers", target, len(c.file.Handlers))
+	fmt.Fprintf(e.Err, "wrote %s (%s", target, plural(len(c.file.Handlers), "handler"))
 	if n := len(c.file.DeniedPaths); n > 0 {
-		fmt.Fprintf(e.Err, ", %d denied paths for Bash", n)
+		fmt.Fprintf(e.Err, ", %s for Bash", plural(n, "denied path"))
 	}
 	fmt.Fprintln(e.Err, ")")
 	if opts.wire == "" {

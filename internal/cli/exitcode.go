@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // Exit codes, in one table. The hook subcommand follows Claude Code's hook
@@ -40,11 +41,22 @@ type errReported struct{ code int }
 
 func (e errReported) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
-// exitCode maps an error to its exit code and prints it once.
+// codedError is an error that exits code, printed without the usage hint.
+type codedError struct {
+	code int
+	err  error
+}
+
+func (e *codedError) Error() string { return e.err.Error() }
+func (e *codedError) Unwrap() error { return e.err }
+
+// exitCode maps an error to its exit code and prints it once, redacted
+// (URL credentials, secret-looking values).
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
+	stderr = redactingWriter{stderr}
 	var rep errReported
 	if errors.As(err, &rep) {
 		return rep.code
@@ -52,7 +64,11 @@ func exitCode(err error, stderr io.Writer) int {
 	var cfg config.Errors
 	var usage *UsageError
 	var gate *GateError
+	var coded *codedError
 	switch {
+	case errors.As(err, &coded):
+		fmt.Fprintf(stderr, "agent-eval: error: %v\n", err)
+		return coded.code
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "agent-eval: interrupted")
 		return ExitInterrupted
@@ -68,4 +84,14 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "agent-eval: error: %v\n", err)
 	return ExitFailure
+}
+
+// redactingWriter redacts what is written through it with redact.String.
+type redactingWriter struct{ w io.Writer }
+
+func (r redactingWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(r.w, redact.String(string(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }

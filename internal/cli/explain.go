@@ -74,7 +74,7 @@ process's, with --env K=V on top.
 		RunE: func(*cobra.Command, []string) error { return runExplain(e, opts) },
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`")
+	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`, or the folder holding eval.yaml")
 	f.StringVar(&opts.handlers, "handlers", "", "a tool_handlers.yaml `FILE` to use instead")
 	f.StringVar(&opts.tool, "tool", "", "the tool name (Bash, AskUserQuestion, mcp__server__tool, ...)")
 	f.StringVar(&opts.command, "command", "", "the Bash command (sets the input's command)")

@@ -11,10 +11,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 type initOptions struct {
 	dir   string
+	name  string // the eval's name: DIR's, else the starter's (quickstart)
 	force bool
 }
 
@@ -25,13 +27,16 @@ func newInitCmd(e env) *cobra.Command {
 		Short: "Write a commented starter eval.yaml and one example case",
 		Long: `Write a commented starter eval.yaml, its JSON Schema (eval.schema.json, which
 editors pick up through the file's first line) and one example case under
-cases/ into DIR (default: the current directory). Existing files are never
+cases/ into DIR (default: the current directory). The eval is named after
+DIR (so its runs go to their own folder); without DIR it is "quickstart".
+Existing files are never
 overwritten unless --force is given. The result passes 'agent-eval validate'.`,
 		Args: maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.dir = "."
 			if len(args) == 1 {
 				opts.dir = args[0]
+				opts.name = evalNameFor(args[0])
 			}
 			return runInit(e, opts)
 		},
@@ -52,6 +57,9 @@ func runInit(e env, opts initOptions) error {
 			return err
 		}
 		b, err := fs.ReadFile(starter, p)
+		if p == "eval.yaml" && opts.name != "" {
+			b = starterNameRE().ReplaceAll(b, []byte("${1}"+opts.name))
+		}
 		files[p] = b
 		return err
 	})
@@ -88,4 +96,32 @@ func runInit(e env, opts initOptions) error {
 	}
 	fmt.Fprintf(e.Out, "%s is ready: edit it, then run 'agent-eval validate -c %s'\n", path, path)
 	return nil
+}
+
+// starterNameRE is the name line of the starter eval.yaml.
+var starterNameRE = lazyre.New(`(?m)^(name: )quickstart$`)
+
+// evalNameFor is the eval name for a starter written into dir: its folder
+// name in lower case, spaces as dashes, only [a-z0-9._-] kept, quoted when
+// YAML would not read it as a string; "" when nothing usable is left.
+func evalNameFor(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(filepath.Base(abs))), " ", "-")
+	n = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return -1
+	}, n)
+	n = strings.Trim(n, ".-")
+	if n == "" {
+		return ""
+	}
+	if n[0] < 'a' || n[0] > 'z' || n == "true" || n == "false" || n == "null" || n == "yes" || n == "no" || n == "on" || n == "off" || n == "y" || n == "n" {
+		return `"` + n + `"`
+	}
+	return n
 }

@@ -30,7 +30,7 @@ func sweepLeftovers(w io.Writer, runDir string) {
 			fmt.Fprintf(w, "agent-eval: warning: case %s of this run is still running under agent-eval process %d (process group %d): left alone\n", k.Label, k.Live, k.PID)
 			continue
 		}
-		fmt.Fprintf(w, "resume: killed a leftover agent of the earlier attempt (case %s, process group %d, %d processes)\n", k.Label, k.PID, k.Procs)
+		fmt.Fprintf(w, "resume: killed a leftover agent of the earlier attempt (case %s, process group %d, %s)\n", k.Label, k.PID, plural(k.Procs, "process"))
 	}
 	if err != nil {
 		fmt.Fprintln(w, "agent-eval: warning: sweep the earlier attempt's agents:", err)

@@ -75,7 +75,7 @@ Lint findings name rules Claude Code would ignore or misread.`,
 		RunE: func(*cobra.Command, []string) error { return runPermissions(e, opts) },
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`")
+	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`, or the folder holding eval.yaml")
 	f.StringVar(&opts.runner, "runner", "", "claude-code, cursor or harbor (default: runner.type)")
 	f.StringVar(&opts.workspace, "workspace", "", "the workspace `DIR` to compute twins and merges against")
 	f.BoolVar(&opts.json, "json", false, "print one JSON object")

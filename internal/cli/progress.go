@@ -23,6 +23,7 @@ type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
 	live    bool
+	colour  bool // colour the statuses (a terminal, NO_COLOR unset)
 	width   int
 	now     func() time.Time
 	start   time.Time
@@ -40,6 +41,7 @@ type progress struct {
 func newProgress(w io.Writer, getenv func(string) string) *progress {
 	p := &progress{w: w, now: time.Now, running: map[string]time.Time{}, every: time.Second}
 	p.live, p.width = terminal(w, getenv)
+	p.colour = wantColour(p.live, getenv)
 	return p
 }
 
@@ -187,7 +189,7 @@ func (p *progress) statusLocked() string {
 	}
 	fmt.Fprintf(&b, " · $%.4f", p.cost)
 	if p.denials > 0 {
-		fmt.Fprintf(&b, " · %d denials", p.denials)
+		fmt.Fprintf(&b, " · %s", plural(p.denials, "denial"))
 	}
 	s := []rune(b.String())
 	if max := p.width - 1; max > 0 && len(s) > max {

@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -54,8 +55,13 @@ func run(ctx context.Context, args []string, e env) int {
 	root.SetIn(e.In)
 	root.SetOut(e.Out)
 	root.SetErr(e.Err)
-	err := root.ExecuteContext(ctx)
-	return exitCode(err, e.Err)
+	cmd, err := root.ExecuteContextC(ctx)
+	code := exitCode(err, e.Err)
+	var rep errReported
+	if err != nil && !errors.As(err, &rep) && wantsJSON(cmd, args) {
+		writeJSONError(e.Out, code, err)
+	}
+	return code
 }
 
 func newRootCmd(e env) *cobra.Command {
@@ -69,19 +75,22 @@ production, scores the results with judges and fails CI on regressions.
 Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 'agent-eval schema' for the JSON Schema editors use to complete it.`,
 		SilenceErrors: true,
-		SilenceUsage:  true,
+		// "did you mean …?" for a mistyped command.
+		SuggestionsMinimumDistance: 2,
+		SilenceUsage:               true,
 		CompletionOptions: cobra.CompletionOptions{
 			HiddenDefaultCmd: true,
 		},
 	}
-	root.Args = func(_ *cobra.Command, args []string) error {
+	root.Args = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usageErrorf("unknown command %q for agent-eval", args[0])
+			return usageErrorf("unknown command %q for agent-eval%s", args[0], suggest(cmd, args[0]))
 		}
 		return nil
 	}
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return resolveConfigFlag(cmd) }
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	root.AddCommand(
 		newVersionCmd(e),
 		newValidateCmd(e),

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -83,17 +82,17 @@ finished cases are kept).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`")
+	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`, or the folder holding eval.yaml")
 	f.StringVar(&opts.model, "model", "", "the model under test (default: models.skill)")
 	f.StringSliceVar(&opts.cases, "cases", nil, "run only these case `IDS` (comma-separated)")
 	f.IntVar(&opts.parallel, "parallel", 0, "cases run at once (default: execution.parallelism)")
-	f.StringVar(&opts.runID, "run-id", "", "the run's `ID` (default: YYYYMMDD-HHMMSS-<model>)")
+	f.StringVar(&opts.runID, "run-id", "", "the run's `ID` (default: YYYYMMDD-HHMMSS.mmm-<model>)")
 	f.StringVar(&opts.runsDir, "runs-dir", "", "where runs go (default: $AGENT_EVAL_RUNS_DIR or eval/runs)")
-	f.DurationVar(&opts.timeout, "timeout", 0, "per-case timeout (default: execution.timeout)")
+	f.Var((*durationValue)(&opts.timeout), "timeout", "per-case timeout, in seconds (600) or as a duration (10m) (default: execution.timeout)")
 	f.Float64("max-budget", 0, "per-case budget in USD (default: execution.max_budget_usd)")
 	f.StringVar(&opts.agentBin, "agent-bin", "", "the agent `PATH` (default: runner.settings.binary, else claude on PATH)")
 	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer with each case's fake_model.yaml through the built-in fake Messages API")
-	f.BoolVar(&opts.resume, "resume", false, "continue the run --run-id names: run only the cases without a finished result")
+	f.BoolVar(&opts.resume, "resume", false, "continue the latest unfinished run (or the one --run-id names): run only the cases without a finished result")
 	f.BoolVar(&opts.json, "json", false, "print the run's run_result.json on stdout")
 	return cmd
 }
@@ -134,7 +133,8 @@ type runState struct {
 	red       *redact.Redactor // runRedactor
 }
 
-func runRun(ctx context.Context, e env, opts runOptions) error {
+func runRun(ctx context.Context, e env, opts runOptions) (err error) {
+	started := false // the first case (or the batch) began
 	prog := newProgress(e.Err, e.Getenv)
 	defer prog.stop()
 	e.Err = prog
@@ -210,27 +210,54 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 			return err
 		}
 	}
-	runID := opts.runID
-	if runID == "" {
-		runID = time.Now().Format("20060102-150405") + "-" + regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(st.model, "-")
-	}
-	if !safeSegmentRE().MatchString(runID) {
-		return usageErrorf("run id %q is not a safe folder name", runID)
-	}
 	runsDir := ev.RunsDir(e.Getenv)
 	if opts.runsDir != "" {
 		runsDir = filepath.Join(opts.runsDir, ev.EvalName())
 	}
-	st.dir = filepath.Join(runsDir, runID)
-	_, statErr := os.Stat(st.dir)
-	switch {
-	case opts.resume && opts.runID == "":
-		return usageErrorf("--resume needs the --run-id of the run to continue")
-	case opts.resume && statErr != nil:
-		return usageErrorf("--resume: no run %s", st.dir)
-	case !opts.resume && statErr == nil:
-		return usageErrorf("%s already exists; choose another --run-id, or continue it with --resume", st.dir)
+	runID := opts.runID
+	if opts.resume && runID == "" {
+		if runID, err = latestUnfinished(runsDir, ids); err != nil {
+			return err
+		}
+		if runID == "" {
+			return usageErrorf("--resume: no unfinished run of %s under %s; start one without --resume, or name a run with --run-id", ev.EvalName(), runsDir)
+		}
 	}
+	if runID != "" && !safeSegmentRE().MatchString(runID) {
+		return usageErrorf("run id %q is not a safe folder name", runID)
+	}
+	if opts.resume {
+		st.dir = filepath.Join(runsDir, runID)
+		if fi, err := os.Stat(st.dir); err != nil || !fi.IsDir() {
+			return usageErrorf("--resume: no run %s", st.dir)
+		}
+	} else {
+		_, runsDirErr := os.Stat(runsDir)
+		explicit := runID != ""
+		if !explicit {
+			runID = newRunID(time.Now(), st.model)
+		}
+		if runID, st.dir, err = createRunDir(runsDir, runID, explicit); err != nil {
+			return err
+		}
+		// A run that fails before its first case leaves nothing behind.
+		defer func() {
+			if !started {
+				_ = os.RemoveAll(st.dir)
+				if runsDirErr != nil {
+					_ = os.Remove(runsDir) // the eval's folder, if this run made it and it is empty
+				}
+			}
+		}()
+	}
+	unlock, err := lockRun(st.dir)
+	if errors.Is(err, errRunning) {
+		return usageErrorf("--resume: %s: %v", st.dir, err)
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if err := os.MkdirAll(filepath.Join(st.dir, "cases"), 0o755); err != nil {
 		return err
 	}
@@ -316,10 +343,10 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		todo = append(todo, id)
 	}
 	if opts.resume {
-		fmt.Fprintf(e.Err, "resuming %s: %d of %d cases already finished\n", runID, len(ids)-len(todo), len(ids))
+		fmt.Fprintf(e.Err, "resuming %s: %d of %s already finished\n", runID, len(ids)-len(todo), plural(len(ids), "case"))
 		sweepLeftovers(e.Err, st.dir)
 	}
-	fmt.Fprintf(e.Err, "run %s: %d cases with %s (%s %s) → %s\n", runID, len(todo), st.model, st.agentBin, st.run.AgentVersion, st.dir)
+	fmt.Fprintf(e.Err, "run %s: %s with %s (%s %s) → %s\n", runID, plural(len(todo), "case"), st.model, st.agentBin, st.run.AgentVersion, st.dir)
 
 	start := time.Now()
 	hooksLog, err := os.Create(filepath.Join(st.dir, "hooks.log"))
@@ -330,7 +357,13 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if len(ev.Hooks.BeforeAll) > 0 {
 		out, err := lifecycle.Phase(ctx, "before_all", ev.Hooks.BeforeAll, mustGetwd(), st.hookEnviron(nil), hooksLog, true)
 		if err != nil {
-			return fmt.Errorf("%w; see %s", err, hooksLog.Name())
+			// The run directory goes (no case began): its log is shown here.
+			_ = hooksLog.Close()
+			st.redactFile(hooksLog.Name())
+			if b, rerr := os.ReadFile(hooksLog.Name()); rerr == nil && len(b) > 0 {
+				fmt.Fprintf(e.Err, "hooks.log:\n%s", indent(string(b)))
+			}
+			return err
 		}
 		st.hookEnv = out.Env
 		if len(out.Data) > 0 {
@@ -342,6 +375,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 			_, _ = lifecycle.Phase(context.WithoutCancel(ctx), "after_all", ev.Hooks.AfterAll, mustGetwd(), st.hookEnviron(nil), hooksLog, false)
 		}()
 	}
+	started = true
 	if ev.Mode() == "batch" {
 		prog.begin(1)
 		return st.runBatch(ctx, ids, start)
@@ -387,11 +421,21 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	switch {
 	case ctx.Err() != nil:
 		fmt.Fprintf(e.Err, "interrupted: the finished cases are in %s; continue with --resume --run-id %s\n", st.dir, runID)
-		return context.Canceled
+		return st.interrupted()
 	case st.run.ExitCode != 0:
 		return errReported{ExitGate}
 	}
 	return nil
+}
+
+// interrupted is the error of an interrupted run. With --json the run's
+// result is already on stdout, so no JSON error document follows it.
+func (st *runState) interrupted() error {
+	if st.opts.json {
+		fmt.Fprintln(st.e.Err, "agent-eval: interrupted")
+		return errReported{ExitInterrupted}
+	}
+	return context.Canceled
 }
 
 // finishedCase is a case's result from an earlier attempt of the run, or
@@ -972,8 +1016,8 @@ func (st *runState) finish(c *results.Case, elapsed time.Duration) {
 	st.run.Add(c)
 	st.run.WallClockS = elapsed.Seconds()
 	_ = results.WriteJSON(filepath.Join(st.dir, "run_result.json"), st.run)
-	line := fmt.Sprintf("  %s: %s in %.1fs, $%.4f, %d turns, %d denials, %s", c.CaseID, c.Status, c.DurationS, c.CostUSD,
-		c.NumTurns, len(c.PermissionDenials), answeredByTier(c))
+	line := fmt.Sprintf("  %s: %s in %.1fs, $%.4f, %s, %s, %s", c.CaseID, st.progress.paint(c.Status), c.DurationS, c.CostUSD,
+		plural(c.NumTurns, "turn"), plural(len(c.PermissionDenials), "denial"), answeredByTier(c))
 	if c.Error != "" {
 		line += " — " + c.Error
 	}
@@ -986,28 +1030,44 @@ func (st *runState) finish(c *results.Case, elapsed time.Duration) {
 
 func (st *runState) printSummary(ids []string) {
 	passed := 0
-	tw := tabwriter.NewWriter(st.e.Err, 0, 0, 2, ' ', 0)
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "case\tstatus\tseconds\tcost $\tturns\tdenials\tanswered")
+	// Every status cell is padded to one width, so that once the table is
+	// laid out each can be coloured in place (tabwriter would count the
+	// colour codes as width and shift the columns).
+	width := len("not run")
+	for _, c := range st.run.PerCase {
+		width = max(width, len(c.Status))
+	}
 	for _, id := range ids {
 		c, ok := st.run.PerCase[id]
 		if !ok {
-			fmt.Fprintf(tw, "%s\tnot run\n", id)
+			fmt.Fprintf(tw, "%s\t%-*s\n", id, width, "not run")
 			continue
 		}
 		if c.ExitCode == 0 {
 			passed++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.4f\t%d\t%d\t%s\n", id, c.Status, c.DurationS, c.CostUSD, c.NumTurns, len(c.PermissionDenials), tierCells(c))
+		fmt.Fprintf(tw, "%s\t%-*s\t%.1f\t%.4f\t%d\t%d\t%s\n", id, width, c.Status, c.DurationS, c.CostUSD, c.NumTurns, len(c.PermissionDenials), tierCells(c))
 	}
 	_ = tw.Flush()
+	lines := strings.SplitAfter(table.String(), "\n")
+	col := strings.Index(lines[0], "status")
+	for i, l := range lines {
+		if i > 0 && col > 0 && len(l) >= col+width {
+			l = l[:col] + st.progress.paint(l[col:col+width]) + l[col+width:]
+		}
+		fmt.Fprint(st.e.Err, l)
+	}
 	status := "ok"
 	if st.run.Interrupted {
 		status = "interrupted"
 	} else if passed < len(ids) {
 		status = "FAILED"
 	}
-	fmt.Fprintf(st.e.Err, "run %s: %s — %d/%d cases exited 0, $%.4f, %.1fs; results in %s\n",
-		st.run.RunID, status, passed, len(ids), st.run.CostUSD, st.run.WallClockS, st.dir)
+	fmt.Fprintf(st.e.Err, "run %s: %s — %d/%s exited 0, $%.4f, %.1fs; results in %s\n",
+		st.run.RunID, st.progress.paint(status), passed, plural(len(ids), "case"), st.run.CostUSD, st.run.WallClockS, st.dir)
 }
 
 // runBatch runs one agent over every case in one shared workspace holding
@@ -1076,8 +1136,8 @@ func (st *runState) runBatch(ctx context.Context, ids []string, start time.Time)
 	}
 	st.progress.finished(c.CaseID, c.CostUSD, len(denials))
 	st.progress.stop()
-	fmt.Fprintf(st.e.Err, "batch run %s: %s — %d cases in one agent run, exit %d, $%.4f, %d denials, %.1fs; results in %s\n",
-		r.RunID, c.Status, len(ids), c.ExitCode, c.CostUSD, len(denials), r.WallClockS, st.dir)
+	fmt.Fprintf(st.e.Err, "batch run %s: %s — %s in one agent run, exit %d, $%.4f, %s, %.1fs; results in %s\n",
+		r.RunID, st.progress.paint(c.Status), plural(len(ids), "case"), c.ExitCode, c.CostUSD, plural(len(denials), "denial"), r.WallClockS, st.dir)
 	if st.opts.json {
 		enc := json.NewEncoder(st.e.Out)
 		enc.SetIndent("", "  ")
@@ -1087,7 +1147,7 @@ func (st *runState) runBatch(ctx context.Context, ids []string, start time.Time)
 	}
 	switch {
 	case ctx.Err() != nil:
-		return context.Canceled
+		return st.interrupted()
 	case r.ExitCode != 0:
 		return errReported{ExitGate}
 	}
@@ -1224,4 +1284,10 @@ func renderStepPrompt(tpl string, input map[string]any, steps map[string]any) (s
 		return "", fmt.Errorf("the step prompt refers to %s, which has not run", strings.Join(missing, ", "))
 	}
 	return renderPrompt(tpl, input)
+}
+
+// indent prefixes every line of s with two spaces and ends it with a newline.
+func indent(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ") + "\n"
 }

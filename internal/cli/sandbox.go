@@ -20,8 +20,7 @@ func (st *runState) checkSandbox(ctx context.Context, ids []string) error {
 	}
 	if err := claudecode.CheckSandbox(ctx, os.Getenv("PATH")); err != nil {
 		// Exit 2 like a configuration problem, without the usage hint.
-		fmt.Fprintf(st.e.Err, "agent-eval: error: %v (the sandbox is on because %s; permissions.sandbox: off runs without it)\n", err, st.sandbox.Why)
-		return errReported{ExitUsage}
+		return &codedError{ExitUsage, fmt.Errorf("%w (the sandbox is on because %s; permissions.sandbox: off runs without it)", err, st.sandbox.Why)}
 	}
 	return nil
 }

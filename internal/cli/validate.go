@@ -29,6 +29,9 @@ type validateReport struct {
 	Judges   int       `json:"judges"`
 	Errors   []problem `json:"errors"`
 	Warnings []problem `json:"warnings"`
+	// Error is set when the file is not valid, in the shape every --json
+	// command prints on failure.
+	Error *jsonErrorBody `json:"error,omitempty"`
 }
 
 type problem struct {
@@ -42,16 +45,27 @@ type problem struct {
 func newValidateCmd(e env) *cobra.Command {
 	opts := validateOptions{}
 	cmd := &cobra.Command{
-		Use:   "validate",
+		Use:   "validate [PATH]",
 		Short: "Check eval.yaml without running anything",
 		Long: `Load eval.yaml strictly and report every problem at once, one line each, as
 file:line:col: field: message. Unknown keys, wrong types, bad values, path
 rules and conflicting keys are all caught here, before any agent starts.
 
+PATH (or -c) is the eval.yaml, or the folder holding it (default: ./eval.yaml).
+
 Exit status: 0 when the file is valid (warnings do not fail it), 2 when it is not.`,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runValidate(e, opts) },
+		Args: maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if cmd.Flags().Changed("config") {
+					return usageErrorf("validate: give the config as PATH or with -c, not both")
+				}
+				opts.config = configPath(args[0])
+			}
+			return runValidate(e, opts)
+		},
 	}
-	cmd.Flags().StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`")
+	cmd.Flags().StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`, or the folder holding eval.yaml")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON on stdout")
 	return cmd
 }
@@ -93,7 +107,15 @@ func runValidate(e env, opts validateOptions) error {
 		ids, caseErr = ev.CaseIDs()
 		rep.Cases = len(ids)
 	}
+	all := append(append(config.Errors{}, problems...), warningsOf(ev)...)
+	all.Sort()
+	for _, p := range all {
+		fmt.Fprintln(e.Err, p.Error())
+	}
 	if opts.json {
+		if !rep.OK {
+			rep.Error = &jsonErrorBody{Code: ExitUsage, Message: fmt.Sprintf("%s has %s", opts.config, plural(len(rep.Errors), "problem")), Problems: rep.Errors}
+		}
 		enc := json.NewEncoder(e.Out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
@@ -103,11 +125,6 @@ func runValidate(e env, opts validateOptions) error {
 			return errReported{ExitUsage}
 		}
 		return nil
-	}
-	all := append(append(config.Errors{}, problems...), warningsOf(ev)...)
-	all.Sort()
-	for _, p := range all {
-		fmt.Fprintln(e.Err, p.Error())
 	}
 	if !rep.OK {
 		return errReported{ExitUsage}
@@ -154,6 +171,9 @@ func summary(ev *config.Eval, rep validateReport, caseErr error) string {
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun) // processes
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

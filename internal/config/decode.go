@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -412,6 +413,10 @@ func (d *decoder) scalar(n *yaml.Node, v reflect.Value, path string, r rules) {
 		v.SetString(n.Value)
 		d.checkString(n, path, n.Value, r)
 	case reflect.Int:
+		if r.has("seconds") && tag == "!!str" {
+			d.seconds(n, v, path, r)
+			return
+		}
 		// 3 and 3.0 are the same integer, as in JSON Schema.
 		var f float64
 		if (tag != "!!int" && tag != "!!float") || n.Decode(&f) != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
@@ -442,6 +447,27 @@ func (d *decoder) scalar(n *yaml.Node, v reflect.Value, path string, r rules) {
 	default:
 		d.add(n, path, CodeType, "unsupported value")
 	}
+}
+
+// seconds reads a duration string ("10m", "1h30m", "90s") into a field
+// that counts seconds (check:"seconds"); a number is read as seconds.
+func (d *decoder) seconds(n *yaml.Node, v reflect.Value, path string, r rules) {
+	text := strings.TrimSpace(n.Value)
+	if secs, err := strconv.Atoi(text); err == nil {
+		text = strconv.Itoa(secs) + "s" // "600" as a string is seconds too
+	}
+	dur, err := time.ParseDuration(text)
+	switch {
+	case err != nil:
+		d.add(n, path, CodeType, "must be seconds (600) or a duration (\"10m\", \"1h30m\"), got %s", describe(n))
+		return
+	case dur%time.Second != 0:
+		d.add(n, path, CodeRange, "must be a whole number of seconds, got %s", n.Value)
+		return
+	}
+	f := float64(dur / time.Second)
+	v.SetInt(int64(f))
+	d.checkNumber(n, path, f, r)
 }
 
 func kindName(k reflect.Kind) string {

@@ -80,6 +80,11 @@ func (g *schemaGen) typeSchema(t reflect.Type, r rules, nullable bool) map[strin
 	case reflect.Int:
 		s := map[string]any{"type": typ("integer")}
 		g.applyNumber(s, r, nullable)
+		if r.has("seconds") {
+			// Or a duration string: "10m", "1h30m", "90s".
+			dur := map[string]any{"type": "string", "pattern": `^\s*(([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+|[0-9]+)\s*$`}
+			return map[string]any{"anyOf": []any{s, dur}}
+		}
 		return s
 	case reflect.Float64:
 		s := map[string]any{"type": typ("number")}

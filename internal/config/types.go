@@ -52,7 +52,7 @@ type Execution struct {
 	Skill        string   `yaml:"skill" doc:"Skill to invoke; the prompt sent is \"/<skill> <arguments>\". Exclusive with prompt and steps." check:"segment"`
 	Prompt       string   `yaml:"prompt" doc:"Prompt template sent to the agent ({field}, {field?} or Jinja-style {{ input.field }}). Exclusive with skill and steps."`
 	Arguments    string   `yaml:"arguments" doc:"Per-case argument template appended to the skill invocation."`
-	Timeout      *int     `yaml:"timeout" doc:"Seconds one case (or the batch) may run before it is killed." default:"3600" check:"positive"`
+	Timeout      *int     `yaml:"timeout" doc:"Seconds one case (or the batch) may run before it is killed, or a duration (\"10m\")." default:"3600" check:"positive,seconds"`
 	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap in USD passed to the agent CLI." default:"100" check:"nonneg"`
 	Parallelism  *int     `yaml:"parallelism" doc:"How many cases run at once (case mode)." default:"1" check:"atleast1"`
 	Env          EnvMap   `yaml:"env" doc:"Environment for the agent, written into the workspace settings. \"$VAR\" is read from the caller's environment at run time (unset: omitted)."`
@@ -68,7 +68,7 @@ type Step struct {
 	Prompt       string   `yaml:"prompt" doc:"Prompt sent in this step. Exactly one of skill and prompt."`
 	Arguments    string   `yaml:"arguments" doc:"Argument template; may use {{ steps.<id>.output }}, .exit_code, .files."`
 	Env          EnvMap   `yaml:"env" doc:"Extra environment for the agent process of this step (\"$VAR\" resolved at run time)."`
-	Timeout      *int     `yaml:"timeout" doc:"Seconds this step may run (default: execution.timeout)." check:"positive"`
+	Timeout      *int     `yaml:"timeout" doc:"Seconds this step may run, or a duration (\"10m\") (default: execution.timeout)." check:"positive,seconds"`
 	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap in USD for this step (default: execution.max_budget_usd)." check:"nonneg"`
 	Runner       *Runner  `yaml:"runner" doc:"Runner for this step (default: the top-level runner)."`
 	OnFailure    string   `yaml:"on_failure" doc:"fail: a non-zero exit aborts the remaining steps; continue: go on." enum:"fail|continue" default:"\"fail\""`
@@ -227,7 +227,7 @@ type Hooks struct {
 // Hook is one lifecycle command.
 type Hook struct {
 	Command     string `yaml:"command" doc:"Shell command, run with bash -c." check:"required"`
-	Timeout     *int   `yaml:"timeout" doc:"Seconds before the command is killed." default:"120" check:"positive"`
+	Timeout     *int   `yaml:"timeout" doc:"Seconds before the command is killed, or a duration (\"2m\")." default:"120" check:"positive,seconds"`
 	Description string `yaml:"description" doc:"Label in logs (default: the command's first line)."`
 	OnFailure   string `yaml:"on_failure" doc:"fail: a failing command fails the run; continue: go on." enum:"fail|continue" default:"\"fail\""`
 	Condition   string `yaml:"condition" doc:"Shell command; the hook runs only when it exits 0."`
@@ -273,7 +273,7 @@ type AgentJudge struct {
 	DeniedTools  []string `yaml:"denied_tools" doc:"Tools the judge agent may not use." default:"[\"Bash\",\"WebFetch\",\"WebSearch\",\"Agent\"]"`
 	Context      []string `yaml:"context" doc:"Files staged under ./.context/." check:"nonempty"`
 	Inputs       []string `yaml:"inputs" doc:"Top-level workspace entries staged for the judge (\".\" = all)." check:"nonempty"`
-	Timeout      *int     `yaml:"timeout" doc:"Seconds the judge agent may run (default: execution.timeout, else 600)." check:"positive"`
+	Timeout      *int     `yaml:"timeout" doc:"Seconds the judge agent may run, or a duration (\"10m\") (default: execution.timeout, else 600)." check:"positive,seconds"`
 	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap of one judge run." default:"2" check:"nonneg"`
 }
 
