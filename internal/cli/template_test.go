@@ -15,7 +15,12 @@ func TestRenderPrompt(t *testing.T) {
 		{"Write {file} for {name}{empty?}.", "Write a.txt for Ada.", ""},
 		{"Write {file} for {who} and {what}", "", "lacks what, who"},
 		{"{{ input.missing }}", "", "lacks missing"},
-		{"{{ input.name | upper }}", "", "cannot render"},
+		{"{{ input.name | upper }}", "ADA", ""},
+		{"{% if input.meta %}{{ input.meta.lang | upper }}{% else %}none{% endif %}", "GO", ""},
+		{"{% if input.nope %}{{ input.nope }}{% endif %}ok", "ok", ""},
+		{"{{ input.name | nosuch }}", "", "unknown filter"},
+		{"{% if input.name %}unclosed", "", "not valid Jinja2"},
+		{"{{ input.missing }} {{ input.missing }}", "", "lacks missing,"},
 		{"No fields at all", "No fields at all", ""},
 	}
 	for _, tt := range tests {
