@@ -54,7 +54,7 @@ type Execution struct {
 	Timeout      *int     `yaml:"timeout" doc:"Seconds one case (or the batch) may run before it is killed." default:"3600" check:"positive"`
 	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap in USD passed to the agent CLI." default:"100" check:"nonneg"`
 	Parallelism  *int     `yaml:"parallelism" doc:"How many cases run at once (case mode)." default:"1" check:"atleast1"`
-	Env          EnvMap   `yaml:"env" doc:"Environment for the agent, written into the workspace settings. \"$VAR\" is read from the caller's environment at run time (unset: omitted)."`
+	Env          EnvMap   `yaml:"env" doc:"Environment for the agent, written into the workspace settings. \"$VAR\" or \"${VAR}\", anywhere in a value, is read from the caller's environment at run time (a whole-value reference to an unset variable: omitted; inside a longer value: empty; validate warns)."`
 	ProjectHooks *bool    `yaml:"project_hooks" doc:"Carry the project's .claude/settings.json hooks into the workspaces." default:"true"`
 	Steps        []Step   `yaml:"steps" doc:"A multi-step pipeline run per case (case mode only). Exclusive with skill and prompt."`
 }
@@ -66,7 +66,7 @@ type Step struct {
 	Skill        string   `yaml:"skill" doc:"Skill to invoke in this step. Exactly one of skill and prompt." check:"segment"`
 	Prompt       string   `yaml:"prompt" doc:"Prompt sent in this step. Exactly one of skill and prompt."`
 	Arguments    string   `yaml:"arguments" doc:"Argument template; may use {{ steps.<id>.output }}, .exit_code, .files."`
-	Env          EnvMap   `yaml:"env" doc:"Extra environment for the agent process of this step (\"$VAR\" resolved at run time)."`
+	Env          EnvMap   `yaml:"env" doc:"Extra environment for the agent process of this step (\"$VAR\"/\"${VAR}\" anywhere in a value resolved at run time)."`
 	Timeout      *int     `yaml:"timeout" doc:"Seconds this step may run (default: execution.timeout)." check:"positive"`
 	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap in USD for this step (default: execution.max_budget_usd)." check:"nonneg"`
 	Runner       *Runner  `yaml:"runner" doc:"Runner for this step (default: the top-level runner)."`
@@ -80,7 +80,7 @@ type Runner struct {
 	WorkspaceMode  string         `yaml:"workspace_mode" doc:"repo: run the agent in the project itself (prompt mode) instead of an isolated workspace per case." enum:"repo"`
 	Settings       map[string]any `yaml:"settings" doc:"claude-code: deep-merged into the workspace .claude/settings.json."`
 	PluginDirs     []string       `yaml:"plugin_dirs" doc:"Plugin directories passed with --plugin-dir (relative to the project root)." check:"nonempty"`
-	Env            EnvMap         `yaml:"env" doc:"Extra environment for the agent process (\"$VAR\" resolved at run time)."`
+	Env            EnvMap         `yaml:"env" doc:"Extra environment for the agent process (\"$VAR\"/\"${VAR}\" anywhere in a value resolved at run time)."`
 	SystemPrompt   string         `yaml:"system_prompt" doc:"Text prepended to the harness's system prompt."`
 	Effort         string         `yaml:"effort" doc:"Reasoning effort (claude-code --effort)." enum:"low|medium|high|xhigh|max"`
 	PermissionMode string         `yaml:"permission_mode" doc:"claude-code --permission-mode." enum:"default|acceptEdits|plan|auto|dontAsk|bypassPermissions"`
