@@ -785,6 +785,9 @@ func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]st
 			}
 			if f.Path != "" {
 				src, dst = filepath.Join(caseDir, f.Path), filepath.Join(ws, f.Path)
+				if _, err := os.Stat(src); err != nil {
+					return nil, nil, fmt.Errorf("dataset.workspace.files: the case has no %s: %w", f.Path, err)
+				}
 			} else {
 				src, dst = f.Source, filepath.Join(ws, f.Dest)
 				if !filepath.IsAbs(src) {
