@@ -11,20 +11,23 @@ import (
 )
 
 var (
-	// jinjaRefRE finds a bare {{ input.a.b }} reference (filters allowed),
-	// whose field must be in the case's input when the template has no
-	// {% ... %} block that could guard it.
-	jinjaRefRE = lazyre.New(`\{\{-?\s*input\.([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*(?:\||-?\}\})`)
+	// jinjaTagRE is one {{ ... }} or {% ... %} tag; jinjaRefRE an
+	// input.a.b reference inside it, with what follows (to spot is defined,
+	// | default and method calls).
+	jinjaTagRE = lazyre.New(`(?s)\{\{.*?\}\}|\{%.*?%\}`)
+	jinjaRefRE = lazyre.New(`\binput((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\s*(?:'[^']*'|"[^"]*")\s*\])+)(\s*\(|\s+is\s+(?:not\s+)?defined\b|\s*\|\s*(?:default|d)\b)?`)
+	jinjaKeyRE = lazyre.New(`\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*(?:'([^']*)'|"([^"]*)")\s*\]`)
 	braceRE    = lazyre.New(`\{([A-Za-z0-9_-]+)(\?)?\}`)
 )
 
 // renderPrompt fills a prompt template from a case's input. A template with
 // {{ or {% is Jinja2, as upstream's prompts are ({{ input.name | upper }},
 // {% if input.x %}...{% endif %}); else the legacy {field} (required) and
-// {field?} (optional) apply. A field used bare ({{ input.x }}) in a template
-// with no {% %} block, or a required {field}, that the input lacks is an
-// error naming every missing field. run and validate both render through
-// here, so they agree.
+// {field?} (optional) apply. As upstream renders Jinja2 with strict
+// undefined, an input field a tag uses that the input lacks is an error
+// (unless tested with "is defined" or given a "| default"), and so is a
+// required {field} that is absent or blank; the error names every missing
+// field. run and validate both render through here, so they agree.
 func renderPrompt(tpl string, input map[string]any) (string, error) {
 	var missing []string
 	lookup := func(path string) (string, bool) {
@@ -42,15 +45,8 @@ func renderPrompt(tpl string, input map[string]any) (string, error) {
 		return s, s != ""
 	}
 	if strings.Contains(tpl, "{{") || strings.Contains(tpl, "{%") {
-		if !strings.Contains(tpl, "{%") {
-			for _, m := range jinjaRefRE().FindAllStringSubmatch(tpl, -1) {
-				if _, ok := lookup(m[1]); !ok && !strings.Contains(m[0], "|") {
-					missing = append(missing, m[1])
-				}
-			}
-			if len(missing) > 0 {
-				return "", missingErr(missing)
-			}
+		if missing := jinjaMissing(tpl, input); len(missing) > 0 {
+			return "", missingErr(missing)
 		}
 		t, err := jinja.Compile(tpl)
 		if err != nil {
@@ -77,6 +73,50 @@ func renderPrompt(tpl string, input map[string]any) (string, error) {
 		return "", missingErr(missing)
 	}
 	return strings.TrimSpace(out), nil
+}
+
+// jinjaMissing lists the input fields the Jinja tags of tpl use that input
+// lacks: input.a.b and input['a'] paths, except those followed by a call
+// (input.get('x')), "is defined" or "| default". A null value is present.
+func jinjaMissing(tpl string, input map[string]any) []string {
+	type ref struct{ keys []string }
+	var refs []ref
+	guarded := map[string]bool{}
+	for _, tag := range jinjaTagRE().FindAllString(tpl, -1) {
+		for _, m := range jinjaRefRE().FindAllStringSubmatch(tag, -1) {
+			var keys []string
+			for _, k := range jinjaKeyRE().FindAllStringSubmatch(m[1], -1) {
+				keys = append(keys, k[1]+k[2]+k[3])
+			}
+			switch {
+			case strings.TrimSpace(m[2]) == "(":
+				keys = keys[:len(keys)-1] // a method: input.get(...), input.x.items()
+			case m[2] != "":
+				guarded[strings.Join(keys, ".")] = true // is defined, | default
+				continue
+			}
+			refs = append(refs, ref{keys})
+		}
+	}
+	var missing []string
+	for _, r := range refs {
+		var cur any = input
+		for i, key := range r.keys {
+			path := strings.Join(r.keys[:i+1], ".")
+			if guarded[path] {
+				break // the template tests it (or defaults it) itself
+			}
+			mp, ok := cur.(map[string]any)
+			if !ok {
+				break // not a mapping: Jinja's own error, or an attribute of a value
+			}
+			if cur, ok = mp[key]; !ok {
+				missing = append(missing, path)
+				break
+			}
+		}
+	}
+	return missing
 }
 
 func missingErr(missing []string) error {

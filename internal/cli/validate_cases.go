@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/expr"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/workspace"
 )
 
@@ -143,7 +143,7 @@ func templatesOf(ev *config.Eval) []template {
 	return out
 }
 
-var yamlErrLineRE = regexp.MustCompile(`line (\d+):`)
+var yamlErrLineRE = lazyre.New(`line (\d+):`)
 
 // scriptProblems loads a fake_model script strictly, as run --fake-model
 // would, and reports its problems at the script's own line.
@@ -154,7 +154,7 @@ func scriptProblems(ev *config.Eval, path string, at func(string, bool, string, 
 	if _, err := fakeapi.LoadScript(path); err != nil {
 		msg := strings.TrimPrefix(err.Error(), path+": ")
 		line := 0
-		if m := yamlErrLineRE.FindStringSubmatch(msg); m != nil {
+		if m := yamlErrLineRE().FindStringSubmatch(msg); m != nil {
 			line, _ = strconv.Atoi(m[1])
 		}
 		_ = ev
@@ -162,7 +162,7 @@ func scriptProblems(ev *config.Eval, path string, at func(string, bool, string, 
 	}
 }
 
-var envVarRE = regexp.MustCompile(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})`)
+var envVarRE = lazyre.New(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})`)
 
 // envWarnings warns of each $VAR or ${VAR} in an env value that is unset
 // here: run would leave it empty (or drop a whole-value reference).
@@ -174,10 +174,14 @@ func envWarnings(ev *config.Eval, getenv func(string) string, at func(string, bo
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			for _, m := range envVarRE.FindAllStringSubmatch(env[k], -1) {
+			for _, m := range envVarRE().FindAllStringSubmatch(env[k], -1) {
 				name := m[1] + m[2]
-				if _, set := os.LookupEnv(name); !set && getenv(name) == "" {
-					at(field+"."+k, true, "%s refers to $%s, which is not set", k, name)
+				if getenv(name) == "" {
+					effect := "run puts an empty string in its place"
+					if strings.TrimSpace(env[k]) == m[0] {
+						effect = "run leaves " + k + " out"
+					}
+					at(field+"."+k, true, "%s refers to $%s, which is not set (or empty) here, so %s", k, name, effect)
 				}
 			}
 		}

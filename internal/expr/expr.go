@@ -7,20 +7,21 @@ package expr
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // MaxNodes bounds the size of a formula, as upstream does (200 AST nodes).
 const MaxNodes = 200
 
 var (
-	getRE    = regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]*)\.get\(\s*('[^']*'|"[^"]*")\s*(?:,\s*([^()]*?))?\s*\)`)
-	constRE  = regexp.MustCompile(`\b(True|False|None)\b`)
-	assignRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=([^=].*)$`)
+	getRE    = lazyre.New(`\b([A-Za-z_][A-Za-z0-9_]*)\.get\(\s*('[^']*'|"[^"]*")\s*(?:,\s*([^()]*?))?\s*\)`)
+	constRE  = lazyre.New(`\b(True|False|None)\b`)
+	assignRE = lazyre.New(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=([^=].*)$`)
 )
 
 // Translate turns a Python-like expression into expr-lang syntax. It leaves
@@ -34,7 +35,7 @@ func Translate(src string) string {
 	}
 	for i, l := range lines {
 		l = translateLine(l)
-		if m := assignRE.FindStringSubmatch(l); m != nil && i < len(lines)-1 {
+		if m := assignRE().FindStringSubmatch(l); m != nil && i < len(lines)-1 {
 			l = "let " + m[1] + " =" + m[2] + ";"
 		}
 		lines[i] = l
@@ -44,7 +45,7 @@ func Translate(src string) string {
 
 func translateLine(l string) string {
 	l = outsideStrings(l, func(s string) string {
-		s = constRE.ReplaceAllStringFunc(s, func(m string) string {
+		s = constRE().ReplaceAllStringFunc(s, func(m string) string {
 			switch m {
 			case "True":
 				return "true"
@@ -55,8 +56,8 @@ func translateLine(l string) string {
 		})
 		return strings.ReplaceAll(s, "//", "/")
 	})
-	l = getRE.ReplaceAllStringFunc(l, func(m string) string {
-		sub := getRE.FindStringSubmatch(m)
+	l = getRE().ReplaceAllStringFunc(l, func(m string) string {
+		sub := getRE().FindStringSubmatch(m)
 		key := `"` + strings.Trim(sub[2], `'"`) + `"`
 		if sub[3] == "" {
 			return "get(" + sub[1] + ", " + key + ")"
