@@ -49,7 +49,7 @@ type Eval struct {
 type Execution struct {
 	Mode         string   `yaml:"mode" doc:"case: one agent run per case; batch: one run over all cases." enum:"case|batch" default:"\"case\""`
 	Skill        string   `yaml:"skill" doc:"Skill to invoke; the prompt sent is \"/<skill> <arguments>\". Exclusive with prompt and steps." check:"segment"`
-	Prompt       string   `yaml:"prompt" doc:"Prompt template sent to the agent ({field}, {field?} or Jinja-style {{ input.field }}). Exclusive with skill and steps."`
+	Prompt       string   `yaml:"prompt" doc:"Prompt template sent to the agent: Jinja2 ({{ input.field }}, {{ input.field | upper }}, {% if input.x is defined %}...{% endif %}; an input field used but absent is an error) or, with no {{ or {%, {field} (required) and {field?} (optional). Exclusive with skill and steps."`
 	Arguments    string   `yaml:"arguments" doc:"Per-case argument template appended to the skill invocation."`
 	Timeout      *int     `yaml:"timeout" doc:"Seconds one case (or the batch) may run before it is killed." default:"3600" check:"positive"`
 	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap in USD passed to the agent CLI." default:"100" check:"nonneg"`
