@@ -41,3 +41,21 @@ func TestRenderPrompt(t *testing.T) {
 		}
 	}
 }
+
+// An earlier step's output is text the agent wrote: it is put in after the
+// template renders, never rendered itself.
+func TestRenderStepPromptOutputIsData(t *testing.T) {
+	t.Parallel()
+	input := map[string]any{"name": "Ada", "secret": "s3"}
+	steps := map[string]any{"plan": map[string]any{"output": "use {% raw %} and {{ input.secret }} {name}", "exit_code": 0}}
+	for _, tt := range []struct{ tpl, want string }{
+		{"Hi {{ input.name | upper }}: {{ steps.plan.output }} ({{ steps.plan.exit_code }})", "Hi ADA: use {% raw %} and {{ input.secret }} {name} (0)"},
+		{"Hi {name}: {{ steps.plan.output }}", "Hi Ada: use {% raw %} and {{ input.secret }} {name}"},
+		{"{% for i in [1, 2] %}{{ steps.plan.exit_code }}{% endfor %}", "00"},
+	} {
+		got, err := renderStepPrompt(tt.tpl, input, steps)
+		if err != nil || got != tt.want {
+			t.Errorf("renderStepPrompt(%q) = %q, %v; want %q", tt.tpl, got, err, tt.want)
+		}
+	}
+}
