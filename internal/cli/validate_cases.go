@@ -199,21 +199,42 @@ func envWarnings(ev *config.Eval, getenv func(string) string, at func(string, bo
 // skills/, .agents/skills, .claude/skills and the plugins' skill roots (a
 // warning when not found).
 func skillProblems(ev *config.Eval, at func(string, bool, string, ...any)) {
-	skill := strings.TrimSpace(ev.Execution.Skill)
+	root, _ := os.Getwd()
+	resolve := func(dirs []string) []string {
+		out := make([]string, 0, len(dirs))
+		for _, p := range dirs {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(root, p)
+			}
+			out = append(out, p)
+		}
+		return out
+	}
+	for i, p := range resolve(ev.Runner.PluginDirs) {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			// A warning: the project root is the working directory, which
+			// may differ between validate and run.
+			at(fmt.Sprintf("runner.plugin_dirs[%d]", i), true, "plugin directory %s not found here; run fails without it (relative paths are relative to the project root, the working directory)", ev.Runner.PluginDirs[i])
+		}
+	}
+	checkSkill(root, ev.Execution.Skill, "execution.skill", resolve(ev.Runner.PluginDirs), at)
+	for i, s := range ev.Execution.Steps {
+		dirs := ev.Runner.PluginDirs
+		if s.Runner != nil && len(s.Runner.PluginDirs) > 0 {
+			dirs = s.Runner.PluginDirs
+		}
+		checkSkill(root, s.Skill, fmt.Sprintf("execution.steps[%d].skill", i), resolve(dirs), at)
+	}
+}
+
+func checkSkill(root, skill, field string, plugins []string, at func(string, bool, string, ...any)) {
+	skill = strings.TrimSpace(skill)
 	if skill == "" {
 		return
 	}
-	root, _ := os.Getwd()
-	plugins := make([]string, 0, len(ev.Runner.PluginDirs))
-	for _, p := range ev.Runner.PluginDirs {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
-		}
-		plugins = append(plugins, p)
-	}
 	if ns, name, ok := strings.Cut(skill, ":"); ok {
 		if len(plugins) == 0 {
-			at("execution.skill", false, "skill %s is a plugin's skill (plugin:skill) but runner.plugin_dirs is empty", skill)
+			at(field, false, "skill %s is a plugin's skill (plugin:skill) but runner.plugin_dirs is empty", skill)
 			return
 		}
 		for _, p := range plugins {
@@ -221,7 +242,7 @@ func skillProblems(ev *config.Eval, at func(string, bool, string, ...any)) {
 				return
 			}
 		}
-		at("execution.skill", false, "no directory in runner.plugin_dirs is a plugin named %s exporting skill %s", ns, name)
+		at(field, false, "no directory in runner.plugin_dirs is a plugin named %s exporting skill %s", ns, name)
 		return
 	}
 	for _, d := range []string{"skills", ".agents/skills", ".claude/skills"} {
@@ -234,7 +255,7 @@ func skillProblems(ev *config.Eval, at func(string, bool, string, ...any)) {
 			return
 		}
 	}
-	at("execution.skill", true, "skill %s was not found in skills/, .agents/skills, .claude/skills or runner.plugin_dirs; the agent may not know it", skill)
+	at(field, true, "skill %s was not found in skills/, .agents/skills, .claude/skills or runner.plugin_dirs; the agent may not know it", skill)
 }
 
 // pluginManifest is the part of .claude-plugin/plugin.json read here.
