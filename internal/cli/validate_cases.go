@@ -87,7 +87,7 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 	}
 	sort.Strings(cases)
 	if ev.Mode() == "batch" {
-		scriptProblems(ev, filepath.Join(dir, FakeModelScript), at)
+		scriptProblems(filepath.Join(dir, FakeModelScript), at)
 	}
 	for _, id := range cases {
 		caseDir := filepath.Join(dir, id)
@@ -111,7 +111,7 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 		if ev.Mode() == "case" {
 			matches, _ := filepath.Glob(filepath.Join(caseDir, "fake_model*.yaml"))
 			for _, p := range matches {
-				scriptProblems(ev, p, at)
+				scriptProblems(p, at)
 			}
 		}
 	}
@@ -147,7 +147,7 @@ var yamlErrLineRE = lazyre.New(`line (\d+):`)
 
 // scriptProblems loads a fake_model script strictly, as run --fake-model
 // would, and reports its problems at the script's own line.
-func scriptProblems(ev *config.Eval, path string, at func(string, bool, string, ...any)) {
+func scriptProblems(path string, at func(string, bool, string, ...any)) {
 	if !exists(path) {
 		return
 	}
@@ -157,8 +157,11 @@ func scriptProblems(ev *config.Eval, path string, at func(string, bool, string, 
 		if m := yamlErrLineRE().FindStringSubmatch(msg); m != nil {
 			line, _ = strconv.Atoi(m[1])
 		}
-		_ = ev
-		at("dataset.path", false, "%s:%d: fake model script: %s", path, line, strings.Join(strings.Fields(msg), " "))
+		where := path
+		if line > 0 {
+			where = fmt.Sprintf("%s:%d", path, line)
+		}
+		at("dataset.path", false, "%s: fake model script: %s", where, strings.Join(strings.Fields(msg), " "))
 	}
 }
 

@@ -1,8 +1,8 @@
 // Package expr checks (and, for issue 13, will evaluate) the small
 // expressions eval.yaml holds: a judge's if: condition and reward.formula.
 // Upstream writes them in Python; Translate turns the common subset into
-// expr-lang/expr syntax (True/False/None, x.get('k', d), a if c else b,
-// several lines of assignments), which is then parsed by expr-lang.
+// expr-lang/expr syntax (True/False/None, is [not] None, x.get('k', d),
+// a if c else b, several lines of assignments), which is then parsed by expr-lang.
 package expr
 
 import (
@@ -21,6 +21,7 @@ const MaxNodes = 200
 var (
 	getRE    = lazyre.New(`\b([A-Za-z_][A-Za-z0-9_]*)\.get\(\s*('[^']*'|"[^"]*")\s*(?:,\s*([^()]*?))?\s*\)`)
 	constRE  = lazyre.New(`\b(True|False|None)\b`)
+	isNoneRE = lazyre.New(`\bis\s+(not\s+)?nil\b`)
 	assignRE = lazyre.New(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=([^=].*)$`)
 )
 
@@ -53,6 +54,12 @@ func translateLine(l string) string {
 				return "false"
 			}
 			return "nil"
+		})
+		s = isNoneRE().ReplaceAllStringFunc(s, func(m string) string {
+			if strings.Contains(m, "not") {
+				return "!= nil"
+			}
+			return "== nil"
 		})
 		return strings.ReplaceAll(s, "//", "/")
 	})
@@ -154,15 +161,20 @@ func CheckFormula(src string) error {
 		return fmt.Errorf("the formula %q holds a string constant, which is not allowed", clip(src))
 	case v.pow:
 		return fmt.Errorf("the formula %q uses a power operator, which is not allowed", clip(src))
+	case v.big:
+		return fmt.Errorf("the formula %q holds a number beyond ±%g, which is not allowed", clip(src), MaxConstant)
 	case v.n > MaxNodes:
 		return fmt.Errorf("the formula has %d nodes; at most %d are allowed", v.n, MaxNodes)
 	}
 	return nil
 }
 
+// MaxConstant bounds a number in a formula, as upstream does.
+const MaxConstant = 1e6
+
 type checker struct {
-	n        int
-	str, pow bool
+	n             int
+	str, pow, big bool
 }
 
 func (c *checker) Visit(node *ast.Node) {
@@ -170,6 +182,10 @@ func (c *checker) Visit(node *ast.Node) {
 	switch n := (*node).(type) {
 	case *ast.StringNode:
 		c.str = true
+	case *ast.IntegerNode:
+		c.big = c.big || n.Value > MaxConstant || n.Value < -MaxConstant
+	case *ast.FloatNode:
+		c.big = c.big || n.Value > MaxConstant || n.Value < -MaxConstant
 	case *ast.BinaryNode:
 		if n.Operator == "^" || n.Operator == "**" {
 			c.pow = true

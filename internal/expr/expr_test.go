@@ -16,6 +16,8 @@ func TestCheckCondition(t *testing.T) {
 		{"annotations['x'] ==", "does not parse"},
 		{"annotations.get('x'", "does not parse"},
 		{"(", "does not parse"},
+		{"annotations.get('x') is not None and outputs['files'] is None", ""},
+		{"'go' not in annotations['langs']", ""},
 		{"  ", "empty"},
 	}
 	for _, tt := range tests {
@@ -36,6 +38,8 @@ func TestCheckFormula(t *testing.T) {
 		{"x = a + b\ny = x / 2\nmin(y, 1)", ""},
 		{"a // 2 + b % 3", ""},
 		{"a ** 2", "**"},
+		{"a * 2000000", "beyond"},
+		{"a * 1000000", ""},
 		{"a ^ 2", "power"},
 		{"a + 'x'", "string constant"},
 		{"a +* b", "does not parse"},
