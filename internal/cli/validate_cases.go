@@ -89,6 +89,22 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 	if ev.Mode() == "batch" {
 		scriptProblems(filepath.Join(dir, FakeModelScript), at)
 	}
+	// One line per template problem, naming the cases it holds for.
+	tplErrs := map[[2]string][]string{}
+	var tplOrder [][2]string
+	defer func() {
+		for _, k := range tplOrder {
+			ids := tplErrs[k]
+			what := "case " + ids[0]
+			switch {
+			case len(ids) > 3:
+				what = fmt.Sprintf("cases %s and %d more", strings.Join(ids[:3], ", "), len(ids)-3)
+			case len(ids) > 1:
+				what = "cases " + strings.Join(ids, ", ")
+			}
+			at(k[0], false, "%s: %s", what, k[1])
+		}
+	}()
 	for _, id := range cases {
 		caseDir := filepath.Join(dir, id)
 		if ws := ev.Dataset.Workspace; ws != nil && ev.Mode() == "case" {
@@ -105,7 +121,11 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 		}
 		for _, t := range templatesOf(ev) {
 			if _, err := renderPrompt(t.text, input); err != nil {
-				at(t.field, false, "case %s: %v", id, err)
+				k := [2]string{t.field, err.Error()}
+				if tplErrs[k] == nil {
+					tplOrder = append(tplOrder, k)
+				}
+				tplErrs[k] = append(tplErrs[k], id)
 			}
 		}
 		if ev.Mode() == "case" {
