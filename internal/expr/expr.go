@@ -72,8 +72,11 @@ func translateLine(l string) string {
 		return "(get(" + sub[1] + ", " + key + ") ?? " + sub[3] + ")"
 	})
 	// a if c else b, once, at the top level.
-	if i, j := topLevel(l, " if "), topLevel(l, " else "); i > 0 && j > i {
-		l = "(" + l[i+4:j] + ") ? (" + l[:i] + ") : (" + l[j+6:] + ")"
+	if i := topLevel(l, " if "); i > 0 {
+		if j := topLevel(l[i+4:], " else "); j >= 0 {
+			j += i + 4
+			l = "(" + l[i+4:j] + ") ? (" + l[:i] + ") : (" + l[j+6:] + ")"
+		}
 	}
 	return l
 }

@@ -16,6 +16,7 @@ func TestCheckCondition(t *testing.T) {
 		{"annotations['x'] ==", "does not parse"},
 		{"annotations.get('x'", "does not parse"},
 		{"(", "does not parse"},
+		{"a if else b", "does not parse"},
 		{"annotations.get('x') is not None and outputs['files'] is None", ""},
 		{"'go' not in annotations['langs']", ""},
 		{"  ", "empty"},
