@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -839,6 +840,9 @@ func (st *runState) prepareWorkspace(ws, caseDir string, overrides map[string]st
 			}
 			if f.Path != "" {
 				src, dst = filepath.Join(caseDir, f.Path), filepath.Join(ws, f.Path)
+				if _, err := os.Stat(src); err != nil {
+					return nil, nil, fmt.Errorf("dataset.workspace.files: the case has no %s: %w", f.Path, err)
+				}
 			} else {
 				src, dst = f.Source, filepath.Join(ws, f.Dest)
 				if !filepath.IsAbs(src) {
@@ -1269,8 +1273,13 @@ var stepsRE = lazyre.New(`\{\{\s*steps\.([A-Za-z0-9_.-]+?)\.(output|exit_code)\s
 
 // renderStepPrompt fills {{ steps.<id>.output|exit_code }} from the earlier
 // steps, then the input fields.
+// An earlier step's output is an agent's text: it goes in after the
+// template is rendered (through a NUL-delimited placeholder with a random
+// part), so a "{%" or "{{ input.x }}" in it is never rendered.
 func renderStepPrompt(tpl string, input map[string]any, steps map[string]any) (string, error) {
-	var missing []string
+	var missing, values []string
+	nonce := make([]byte, 8)
+	_, _ = rand.Read(nonce)
 	tpl = stepsRE().ReplaceAllStringFunc(tpl, func(m string) string {
 		sub := stepsRE().FindStringSubmatch(m)
 		st, ok := steps[sub[1]].(map[string]any)
@@ -1278,12 +1287,20 @@ func renderStepPrompt(tpl string, input map[string]any, steps map[string]any) (s
 			missing = append(missing, "steps."+sub[1])
 			return ""
 		}
-		return strings.TrimSpace(fmt.Sprint(st[sub[2]]))
+		values = append(values, strings.TrimSpace(fmt.Sprint(st[sub[2]])))
+		return fmt.Sprintf("\x00step-%x-%d\x00", nonce, len(values)-1)
 	})
 	if len(missing) > 0 {
 		return "", fmt.Errorf("the step prompt refers to %s, which has not run", strings.Join(missing, ", "))
 	}
-	return renderPrompt(tpl, input)
+	out, err := renderPrompt(tpl, input)
+	if err != nil {
+		return "", err
+	}
+	for i, v := range values {
+		out = strings.ReplaceAll(out, fmt.Sprintf("\x00step-%x-%d\x00", nonce, i), v)
+	}
+	return out, nil
 }
 
 // indent prefixes every line of s with two spaces and ends it with a newline.

@@ -5,18 +5,29 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ardanlabs/jinja"
+
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 var (
-	jinjaRE = lazyre.New(`\{\{\s*input\.([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*\}\}`)
-	braceRE = lazyre.New(`\{([A-Za-z0-9_-]+)(\?)?\}`)
+	// jinjaTagRE is one {{ ... }} or {% ... %} tag; jinjaRefRE an
+	// input.a.b reference inside it, with what follows (to spot is defined,
+	// | default and method calls).
+	jinjaTagRE = lazyre.New(`(?s)\{\{.*?\}\}|\{%.*?%\}`)
+	jinjaRefRE = lazyre.New(`\binput((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\s*(?:'[^']*'|"[^"]*")\s*\])+)(\s*\(|\s+is\s+(?:not\s+)?defined\b|\s*\|\s*(?:default|d)\b)?`)
+	jinjaKeyRE = lazyre.New(`\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*(?:'([^']*)'|"([^"]*)")\s*\]`)
+	braceRE    = lazyre.New(`\{([A-Za-z0-9_-]+)(\?)?\}`)
 )
 
-// renderPrompt fills a prompt template from a case's input: {{ input.a.b }}
-// (nested fields), or the legacy {field} (required) and {field?} (optional)
-// when the template has no {{. A missing required field is an error naming
-// every missing field.
+// renderPrompt fills a prompt template from a case's input. A template with
+// {{ or {% is Jinja2, as upstream's prompts are ({{ input.name | upper }},
+// {% if input.x %}...{% endif %}); else the legacy {field} (required) and
+// {field?} (optional) apply. As upstream renders Jinja2 with strict
+// undefined, an input field a tag uses that the input lacks is an error
+// (unless tested with "is defined" or given a "| default"), and so is a
+// required {field} that is absent or blank; the error names every missing
+// field. run and validate both render through here, so they agree.
 func renderPrompt(tpl string, input map[string]any) (string, error) {
 	var missing []string
 	lookup := func(path string) (string, bool) {
@@ -33,34 +44,95 @@ func renderPrompt(tpl string, input map[string]any) (string, error) {
 		s := strings.TrimSpace(fmt.Sprint(cur))
 		return s, s != ""
 	}
-	var out string
-	if strings.Contains(tpl, "{{") {
-		out = jinjaRE().ReplaceAllStringFunc(tpl, func(m string) string {
-			field := jinjaRE().FindStringSubmatch(m)[1]
-			v, ok := lookup(field)
-			if !ok {
-				missing = append(missing, field)
-			}
-			return v
-		})
-		if rest := strings.Index(out, "{{"); rest >= 0 {
-			return "", fmt.Errorf("the prompt template has an expression agent-eval cannot render: %q", clipText(out[rest:], 60))
+	if strings.Contains(tpl, "{{") || strings.Contains(tpl, "{%") {
+		if missing := jinjaMissing(tpl, input); len(missing) > 0 {
+			return "", missingErr(missing)
 		}
-	} else {
-		out = braceRE().ReplaceAllStringFunc(tpl, func(m string) string {
-			sub := braceRE().FindStringSubmatch(m)
-			v, ok := lookup(sub[1])
-			if !ok && sub[2] == "" {
-				missing = append(missing, sub[1])
-			}
-			return v
-		})
+		t, err := jinja.Compile(tpl)
+		if err != nil {
+			return "", fmt.Errorf("the prompt template is not valid Jinja2: %w", err)
+		}
+		if input == nil {
+			input = map[string]any{}
+		}
+		out, err := t.Render(map[string]any{"input": input})
+		if err != nil {
+			return "", fmt.Errorf("render the prompt template: %w", err)
+		}
+		return strings.TrimSpace(out), nil
 	}
+	out := braceRE().ReplaceAllStringFunc(tpl, func(m string) string {
+		sub := braceRE().FindStringSubmatch(m)
+		v, ok := lookup(sub[1])
+		if !ok && sub[2] == "" {
+			missing = append(missing, sub[1])
+		}
+		return v
+	})
 	if len(missing) > 0 {
-		sort.Strings(missing)
-		return "", fmt.Errorf("the case's input lacks %s, which the prompt template needs", strings.Join(missing, ", "))
+		return "", missingErr(missing)
 	}
 	return strings.TrimSpace(out), nil
+}
+
+// jinjaMissing lists the input fields the Jinja tags of tpl use that input
+// lacks: input.a.b and input['a'] paths, except those followed by a call
+// (input.get('x')), "is defined" or "| default". A null value is present.
+func jinjaMissing(tpl string, input map[string]any) []string {
+	type ref struct{ keys []string }
+	var refs []ref
+	guarded := map[string]bool{}
+	for _, tag := range jinjaTagRE().FindAllString(tpl, -1) {
+		for _, m := range jinjaRefRE().FindAllStringSubmatch(tag, -1) {
+			var keys []string
+			for _, k := range jinjaKeyRE().FindAllStringSubmatch(m[1], -1) {
+				keys = append(keys, k[1]+k[2]+k[3])
+			}
+			switch {
+			case strings.TrimSpace(m[2]) == "(":
+				keys = keys[:len(keys)-1] // a method: input.get(...), input.x.items()
+			case m[2] != "":
+				guarded[strings.Join(keys, ".")] = true // is defined, | default
+				continue
+			}
+			refs = append(refs, ref{keys})
+		}
+	}
+	var missing []string
+	for _, r := range refs {
+		var cur any = input
+		for i, key := range r.keys {
+			path := strings.Join(r.keys[:i+1], ".")
+			if guarded[path] {
+				break // the template tests it (or defaults it) itself
+			}
+			mp, ok := cur.(map[string]any)
+			if !ok {
+				break // not a mapping: Jinja's own error, or an attribute of a value
+			}
+			if cur, ok = mp[key]; !ok {
+				missing = append(missing, path)
+				break
+			}
+		}
+	}
+	return missing
+}
+
+func missingErr(missing []string) error {
+	sort.Strings(missing)
+	missing = compactStrings(missing)
+	return fmt.Errorf("the case's input lacks %s, which the prompt template needs", strings.Join(missing, ", "))
+}
+
+func compactStrings(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func clipText(s string, n int) string {

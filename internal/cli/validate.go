@@ -92,6 +92,9 @@ func runValidate(e env, opts validateOptions) error {
 		for _, msg := range errs {
 			problems = append(problems, config.Error{File: ev.Path(), Line: line, Col: col, Field: "inputs.tools", Code: config.CodeSemantic, Msg: msg})
 		}
+		cw, ce := caseProblems(ev, e.Getenv)
+		ev.Warnings = append(ev.Warnings, cw...)
+		problems = append(problems, ce...)
 		if len(problems) > 0 {
 			err = problems
 		}

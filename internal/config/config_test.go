@@ -107,6 +107,8 @@ func TestResolveEnv(t *testing.T) {
     SERVER: http://localhost:8080
     PORT: 8080
     MIXED: pre-$JIRA_TOKEN
+    URL: https://${JIRA_TOKEN}/rest
+    HALF: a-${NOT_SET_ANYWHERE}-b
 `)
 	if got := ev.Execution.Env["TOKEN"]; got != "$JIRA_TOKEN" {
 		t.Errorf("loaded env keeps %q, want the raw $JIRA_TOKEN", got)
@@ -117,7 +119,7 @@ func TestResolveEnv(t *testing.T) {
 		}
 		return "", false
 	}
-	want := map[string]string{"TOKEN": "s3cret", "BRACED": "s3cret", "SERVER": "http://localhost:8080", "PORT": "8080", "MIXED": "pre-$JIRA_TOKEN"}
+	want := map[string]string{"TOKEN": "s3cret", "BRACED": "s3cret", "SERVER": "http://localhost:8080", "PORT": "8080", "MIXED": "pre-s3cret", "URL": "https://s3cret/rest", "HALF": "a--b"}
 	if diff := cmp.Diff(want, ResolveEnv(ev.Execution.Env, lookup)); diff != "" {
 		t.Errorf("ResolveEnv (-want +got):\n%s", diff)
 	}

@@ -67,10 +67,18 @@ func ResolveEnv(env EnvMap, lookup func(string) (string, bool)) map[string]strin
 			}
 			continue
 		}
-		out[k] = v
+		out[k] = envVarRE().ReplaceAllStringFunc(v, func(m string) string {
+			sub := envVarRE().FindStringSubmatch(m)
+			val, _ := lookup(sub[1] + sub[2])
+			return val
+		})
 	}
 	return out
 }
+
+// envVarRE is a $VAR or ${VAR} anywhere in an env value; ResolveEnv
+// expands each (unset: empty), as a shell would.
+var envVarRE = lazyre.New(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})`)
 
 var envRefRE = lazyre.New(`^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})$`)
 

@@ -50,12 +50,12 @@ type Eval struct {
 type Execution struct {
 	Mode         string   `yaml:"mode" doc:"case: one agent run per case; batch: one run over all cases." enum:"case|batch" default:"\"case\""`
 	Skill        string   `yaml:"skill" doc:"Skill to invoke; the prompt sent is \"/<skill> <arguments>\". Exclusive with prompt and steps." check:"segment"`
-	Prompt       string   `yaml:"prompt" doc:"Prompt template sent to the agent ({field}, {field?} or Jinja-style {{ input.field }}). Exclusive with skill and steps."`
+	Prompt       string   `yaml:"prompt" doc:"Prompt template sent to the agent: Jinja2 ({{ input.field }}, {{ input.field | upper }}, {% if input.x is defined %}...{% endif %}; an input field used but absent is an error) or, with no {{ or {%, {field} (required) and {field?} (optional). Exclusive with skill and steps."`
 	Arguments    string   `yaml:"arguments" doc:"Per-case argument template appended to the skill invocation."`
 	Timeout      *int     `yaml:"timeout" doc:"Seconds one case (or the batch) may run before it is killed, or a duration (\"10m\")." default:"3600" check:"positive,seconds"`
 	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap in USD passed to the agent CLI." default:"100" check:"nonneg"`
 	Parallelism  *int     `yaml:"parallelism" doc:"How many cases run at once (case mode)." default:"1" check:"atleast1"`
-	Env          EnvMap   `yaml:"env" doc:"Environment for the agent, written into the workspace settings. \"$VAR\" is read from the caller's environment at run time (unset: omitted)."`
+	Env          EnvMap   `yaml:"env" doc:"Environment for the agent, written into the workspace settings. \"$VAR\" or \"${VAR}\", anywhere in a value, is read from the caller's environment at run time (a whole-value reference to an unset variable: omitted; inside a longer value: empty; validate warns)."`
 	ProjectHooks *bool    `yaml:"project_hooks" doc:"Carry the project's .claude/settings.json hooks into the workspaces." default:"true"`
 	Steps        []Step   `yaml:"steps" doc:"A multi-step pipeline run per case (case mode only). Exclusive with skill and prompt."`
 }
@@ -67,7 +67,7 @@ type Step struct {
 	Skill        string   `yaml:"skill" doc:"Skill to invoke in this step. Exactly one of skill and prompt." check:"segment"`
 	Prompt       string   `yaml:"prompt" doc:"Prompt sent in this step. Exactly one of skill and prompt."`
 	Arguments    string   `yaml:"arguments" doc:"Argument template; may use {{ steps.<id>.output }}, .exit_code, .files."`
-	Env          EnvMap   `yaml:"env" doc:"Extra environment for the agent process of this step (\"$VAR\" resolved at run time)."`
+	Env          EnvMap   `yaml:"env" doc:"Extra environment for the agent process of this step (\"$VAR\"/\"${VAR}\" anywhere in a value resolved at run time)."`
 	Timeout      *int     `yaml:"timeout" doc:"Seconds this step may run, or a duration (\"10m\") (default: execution.timeout)." check:"positive,seconds"`
 	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap in USD for this step (default: execution.max_budget_usd)." check:"nonneg"`
 	Runner       *Runner  `yaml:"runner" doc:"Runner for this step (default: the top-level runner)."`
@@ -81,7 +81,7 @@ type Runner struct {
 	WorkspaceMode  string         `yaml:"workspace_mode" doc:"repo: run the agent in the project itself (prompt mode) instead of an isolated workspace per case." enum:"repo"`
 	Settings       map[string]any `yaml:"settings" doc:"claude-code: deep-merged into the workspace .claude/settings.json."`
 	PluginDirs     []string       `yaml:"plugin_dirs" doc:"Plugin directories passed with --plugin-dir (relative to the project root)." check:"nonempty"`
-	Env            EnvMap         `yaml:"env" doc:"Extra environment for the agent process (\"$VAR\" resolved at run time)."`
+	Env            EnvMap         `yaml:"env" doc:"Extra environment for the agent process (\"$VAR\"/\"${VAR}\" anywhere in a value resolved at run time)."`
 	SystemPrompt   string         `yaml:"system_prompt" doc:"Text prepended to the harness's system prompt."`
 	Effort         string         `yaml:"effort" doc:"Reasoning effort; its values depend on runner.type: claude-code low, medium, high, xhigh or max (--effort); codex minimal, low, medium, high; cli free text (the {effort} placeholder)."`
 	PermissionMode string         `yaml:"permission_mode" doc:"claude-code --permission-mode." enum:"default|acceptEdits|plan|auto|dontAsk|bypassPermissions"`

@@ -152,7 +152,7 @@ func (v *validator) execution() {
 // in the caller's environment.
 func (v *validator) envHints(path string, env EnvMap) {
 	for k, val := range env {
-		if _, isRef := envRef(val); isRef || val == "" {
+		if _, isRef := envRef(val); isRef || val == "" || envVarRE().MatchString(val) {
 			continue
 		}
 		if secretLike().MatchString(val) || strings.HasSuffix(k, "_API_KEY") || strings.HasSuffix(k, "_TOKEN") || strings.HasSuffix(k, "_SECRET") || strings.HasSuffix(k, "_PASSWORD") {

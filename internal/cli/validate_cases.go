@@ -1,0 +1,328 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/expr"
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/workspace"
+)
+
+// caseProblems finds, before anything runs, what run would trip on or
+// silently skip: runner types not built yet, judge if: and reward.formula
+// expressions, case folders (unsafe names, symlinks), per-case workspace
+// files, prompt templates rendered with each case's input, fake_model
+// scripts, skill resolution and unset variables in env values.
+func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs config.Errors) {
+	at := func(field string, warning bool, format string, args ...any) {
+		line, col := ev.Position(field)
+		p := config.Error{File: ev.Path(), Line: line, Col: col, Field: field, Warning: warning, Code: config.CodeSemantic, Msg: fmt.Sprintf(format, args...)}
+		if warning {
+			p.Code = ""
+			warns = append(warns, p)
+		} else {
+			errs = append(errs, p)
+		}
+	}
+	if t := ev.RunnerType(); t != config.DefaultRunner {
+		at("runner.type", false, "runner type %s is not implemented yet; this version runs claude-code only", t)
+	}
+	for i, s := range ev.Execution.Steps {
+		if s.Runner != nil && s.Runner.Type != "" && s.Runner.Type != config.DefaultRunner {
+			at(fmt.Sprintf("execution.steps[%d].runner.type", i), false, "runner type %s is not implemented yet; this version runs claude-code only", s.Runner.Type)
+		}
+	}
+	for i, j := range ev.Judges {
+		if strings.TrimSpace(j.If) != "" {
+			if err := expr.CheckCondition(j.If); err != nil {
+				at(fmt.Sprintf("judges[%d].if", i), false, "%v", err)
+			}
+		}
+	}
+	if ev.Reward != nil {
+		if err := expr.CheckFormula(ev.Reward.Formula); err != nil {
+			at("reward.formula", false, "%v", err)
+		}
+	}
+	envWarnings(ev, getenv, at)
+	skillProblems(ev, at)
+
+	dir := ev.DatasetDir()
+	if dir == "" {
+		return warns, errs
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return warns, errs // the summary says the cases are unreadable
+	}
+	var cases []string
+	for _, en := range entries {
+		name := en.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if en.Type()&os.ModeSymlink != 0 {
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				at("dataset.path", false, "case %s is a symlinked folder, which run skips; copy it in instead", name)
+			}
+			continue
+		}
+		if !en.IsDir() {
+			continue
+		}
+		if !safeSegmentRE().MatchString(name) {
+			at("dataset.path", false, "case folder %q is not a safe folder name (letters, digits, . _ -, not starting with . _ or -), which run refuses", name)
+			continue
+		}
+		cases = append(cases, name)
+	}
+	sort.Strings(cases)
+	if ev.Mode() == "batch" {
+		scriptProblems(filepath.Join(dir, FakeModelScript), at)
+	}
+	// One line per template problem, naming the cases it holds for.
+	tplErrs := map[[2]string][]string{}
+	var tplOrder [][2]string
+	defer func() {
+		for _, k := range tplOrder {
+			ids := tplErrs[k]
+			what := "case " + ids[0]
+			switch {
+			case len(ids) > 3:
+				what = fmt.Sprintf("cases %s and %d more", strings.Join(ids[:3], ", "), len(ids)-3)
+			case len(ids) > 1:
+				what = "cases " + strings.Join(ids, ", ")
+			}
+			at(k[0], false, "%s: %s", what, k[1])
+		}
+	}()
+	for _, id := range cases {
+		caseDir := filepath.Join(dir, id)
+		if ws := ev.Dataset.Workspace; ws != nil && ev.Mode() == "case" {
+			for i, f := range ws.Files {
+				if f.Path != "" && !exists(filepath.Join(caseDir, f.Path)) {
+					at(fmt.Sprintf("dataset.workspace.files[%d]", i), false, "case %s has no %s, which run copies into its workspace", id, f.Path)
+				}
+			}
+		}
+		input, err := workspace.ReadInput(caseDir)
+		if err != nil {
+			at("dataset.path", false, "case %s: %v", id, err)
+			continue
+		}
+		for _, t := range templatesOf(ev) {
+			if _, err := renderPrompt(t.text, input); err != nil {
+				k := [2]string{t.field, err.Error()}
+				if tplErrs[k] == nil {
+					tplOrder = append(tplOrder, k)
+				}
+				tplErrs[k] = append(tplErrs[k], id)
+			}
+		}
+		if ev.Mode() == "case" {
+			matches, _ := filepath.Glob(filepath.Join(caseDir, "fake_model*.yaml"))
+			for _, p := range matches {
+				scriptProblems(p, at)
+			}
+		}
+	}
+	return warns, errs
+}
+
+type template struct{ field, text string }
+
+// templatesOf lists the prompt templates run renders with a case's input,
+// with the case's output folder and earlier steps' results filled by
+// placeholders.
+func templatesOf(ev *config.Eval) []template {
+	fill := func(s string) string {
+		s = outputDirRE().ReplaceAllString(s, "/output")
+		return stepsRE().ReplaceAllString(s, "0")
+	}
+	var out []template
+	x := ev.Execution
+	if strings.TrimSpace(x.Skill) != "" {
+		out = append(out, template{"execution.arguments", fill(x.Arguments)})
+	} else if x.Prompt != "" {
+		out = append(out, template{"execution.prompt", fill(x.Prompt)})
+	}
+	for i, s := range x.Steps {
+		if s.Prompt != "" {
+			out = append(out, template{fmt.Sprintf("execution.steps[%d].prompt", i), fill(s.Prompt)})
+		}
+	}
+	return out
+}
+
+var yamlErrLineRE = lazyre.New(`line (\d+):`)
+
+// scriptProblems loads a fake_model script strictly, as run --fake-model
+// would, and reports its problems at the script's own line.
+func scriptProblems(path string, at func(string, bool, string, ...any)) {
+	if !exists(path) {
+		return
+	}
+	if _, err := fakeapi.LoadScript(path); err != nil {
+		msg := strings.TrimPrefix(err.Error(), path+": ")
+		line := 0
+		if m := yamlErrLineRE().FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+		}
+		where := path
+		if line > 0 {
+			where = fmt.Sprintf("%s:%d", path, line)
+		}
+		at("dataset.path", false, "%s: fake model script: %s", where, strings.Join(strings.Fields(msg), " "))
+	}
+}
+
+var envVarRE = lazyre.New(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})`)
+
+// envWarnings warns of each $VAR or ${VAR} in an env value that is unset
+// here: run would leave it empty (or drop a whole-value reference).
+func envWarnings(ev *config.Eval, getenv func(string) string, at func(string, bool, string, ...any)) {
+	check := func(field string, env config.EnvMap) {
+		keys := make([]string, 0, len(env))
+		for k := range env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			for _, m := range envVarRE().FindAllStringSubmatch(env[k], -1) {
+				name := m[1] + m[2]
+				if getenv(name) == "" {
+					effect := "run puts an empty string in its place"
+					if strings.TrimSpace(env[k]) == m[0] {
+						effect = "run leaves " + k + " out"
+					}
+					at(field+"."+k, true, "%s refers to $%s, which is not set (or empty) here, so %s", k, name, effect)
+				}
+			}
+		}
+	}
+	check("execution.env", ev.Execution.Env)
+	check("runner.env", ev.Runner.Env)
+	for i, s := range ev.Execution.Steps {
+		check(fmt.Sprintf("execution.steps[%d].env", i), s.Env)
+	}
+}
+
+// skillProblems resolves execution.skill as upstream does: "ns:skill" is a
+// plugin's skill and needs runner.plugin_dirs with a plugin that exports
+// it (an error otherwise); a plain skill is looked for in the project's
+// skills/, .agents/skills, .claude/skills and the plugins' skill roots (a
+// warning when not found).
+func skillProblems(ev *config.Eval, at func(string, bool, string, ...any)) {
+	root, _ := os.Getwd()
+	resolve := func(dirs []string) []string {
+		out := make([]string, 0, len(dirs))
+		for _, p := range dirs {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(root, p)
+			}
+			out = append(out, p)
+		}
+		return out
+	}
+	for i, p := range resolve(ev.Runner.PluginDirs) {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			// A warning: the project root is the working directory, which
+			// may differ between validate and run.
+			at(fmt.Sprintf("runner.plugin_dirs[%d]", i), true, "plugin directory %s not found here; run fails without it (relative paths are relative to the project root, the working directory)", ev.Runner.PluginDirs[i])
+		}
+	}
+	checkSkill(root, ev.Execution.Skill, "execution.skill", resolve(ev.Runner.PluginDirs), at)
+	for i, s := range ev.Execution.Steps {
+		dirs := ev.Runner.PluginDirs
+		if s.Runner != nil && len(s.Runner.PluginDirs) > 0 {
+			dirs = s.Runner.PluginDirs
+		}
+		checkSkill(root, s.Skill, fmt.Sprintf("execution.steps[%d].skill", i), resolve(dirs), at)
+	}
+}
+
+func checkSkill(root, skill, field string, plugins []string, at func(string, bool, string, ...any)) {
+	skill = strings.TrimSpace(skill)
+	if skill == "" {
+		return
+	}
+	if ns, name, ok := strings.Cut(skill, ":"); ok {
+		if len(plugins) == 0 {
+			at(field, false, "skill %s is a plugin's skill (plugin:skill) but runner.plugin_dirs is empty", skill)
+			return
+		}
+		for _, p := range plugins {
+			if (filepath.Base(p) == ns || pluginName(p) == ns) && pluginHasSkill(p, name) {
+				return
+			}
+		}
+		at(field, false, "no directory in runner.plugin_dirs is a plugin named %s exporting skill %s", ns, name)
+		return
+	}
+	for _, d := range []string{"skills", ".agents/skills", ".claude/skills"} {
+		if exists(filepath.Join(root, d, skill, "SKILL.md")) {
+			return
+		}
+	}
+	for _, p := range plugins {
+		if pluginHasSkill(p, skill) {
+			return
+		}
+	}
+	at(field, true, "skill %s was not found in skills/, .agents/skills, .claude/skills or runner.plugin_dirs; the agent may not know it", skill)
+}
+
+// pluginManifest is the part of .claude-plugin/plugin.json read here.
+func pluginManifest(dir string) (name string, roots []string) {
+	b, err := os.ReadFile(filepath.Join(dir, ".claude-plugin", "plugin.json"))
+	if err != nil {
+		return "", []string{"skills"}
+	}
+	var m struct {
+		Name   string          `json:"name"`
+		Skills json.RawMessage `json:"skills"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return "", []string{"skills"}
+	}
+	var one string
+	var many []string
+	switch {
+	case json.Unmarshal(m.Skills, &one) == nil && one != "":
+		roots = []string{one}
+	case json.Unmarshal(m.Skills, &many) == nil && len(many) > 0:
+		roots = many
+	default:
+		roots = []string{"skills"}
+	}
+	return m.Name, roots
+}
+
+func pluginName(dir string) string {
+	n, _ := pluginManifest(dir)
+	return n
+}
+
+func pluginHasSkill(dir, skill string) bool {
+	_, roots := pluginManifest(dir)
+	for _, r := range roots {
+		if exists(filepath.Join(dir, r, skill, "SKILL.md")) || exists(filepath.Join(dir, r, "SKILL.md")) && filepath.Base(r) == skill {
+			return true
+		}
+	}
+	return false
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
