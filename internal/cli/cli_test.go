@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/testutil/fakemodel"
 )
 
 // runCLI runs agent-eval in-process and returns its exit code and streams.
@@ -407,14 +408,7 @@ func TestCompileResolveLLM(t *testing.T) {
   - tool_use: {name: submit_handler, input: {patterns: [Bash], input_filters: ['\bbilling-cli\b'], env_checks: {BILLING_URL: {must_contain: [sandbox]}}}}
 `
 	srv := fakeapi.New(fakeapi.Options{Script: mustScript(t, script)})
-	url, err := srv.Start("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	t.Setenv("ANTHROPIC_BASE_URL", url)
-	t.Setenv("ANTHROPIC_API_KEY", "sk-test")
-	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
+	fakemodel.Serve(t, srv)
 	dir := t.TempDir()
 	evalPath := filepath.Join(dir, "eval.yaml")
 	src := "execution: {prompt: hi}\ninputs:\n  tools:\n    - match: Any script that charges customers through the billing system.\n      prompt: Only against the sandbox.\n"

@@ -8,20 +8,14 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/testutil/fakemodel"
 )
 
 // TestTextAgainstFake: the client honours ANTHROPIC_BASE_URL and sends the
 // request the fake expects; a temperature the model rejects is dropped.
 func TestTextAgainstFake(t *testing.T) {
 	srv := fakeapi.New(fakeapi.Options{Script: &fakeapi.Script{Side: &fakeapi.Turn{Text: "  staging \n"}}})
-	url, err := srv.Start("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	t.Setenv("ANTHROPIC_BASE_URL", url)
-	t.Setenv("ANTHROPIC_API_KEY", "sk-test")
-	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
+	fakemodel.Serve(t, srv)
 	zero := 0.0
 	got, err := New(0).Text(context.Background(), "claude-haiku-4-5-20251001", "system text", "which env?", 64, &zero, 5*time.Second)
 	if err != nil || got != "staging" {
@@ -58,14 +52,7 @@ func TestTextAgainstFake(t *testing.T) {
 func TestCustomHeaders(t *testing.T) {
 	srv := fakeapi.New(fakeapi.Options{})
 	srv.SetScript("case-7", &fakeapi.Script{Side: &fakeapi.Turn{Text: "from case-7"}})
-	url, err := srv.Start("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	t.Setenv("ANTHROPIC_BASE_URL", url)
-	t.Setenv("ANTHROPIC_API_KEY", "sk-test")
-	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
+	fakemodel.Serve(t, srv)
 	t.Setenv("ANTHROPIC_CUSTOM_HEADERS", fakeapi.ScriptHeader+": case-7\nX-Other: two words")
 	got, err := New(0).Text(context.Background(), "m", "s", "u", 8, nil, 5*time.Second)
 	if err != nil || got != "from case-7" {
