@@ -170,6 +170,10 @@ func runRun(ctx context.Context, e env, opts runOptions) (err error) {
 	if err != nil {
 		return fmt.Errorf("list the cases: %w", err)
 	}
+	if links := symlinkedCases(ev.DatasetDir()); len(links) > 0 {
+		// A case is read from the dataset, never through a link out of it.
+		return usageErrorf("%s: case folder %s is a symlink; copy the case in instead (validate reports it too)", ev.DatasetDir(), strings.Join(links, ", "))
+	}
 	if len(opts.cases) > 0 {
 		for _, c := range opts.cases {
 			if !slices.Contains(ids, c) {
@@ -1307,4 +1311,23 @@ func renderStepPrompt(tpl string, input map[string]any, steps map[string]any) (s
 func indent(s string) string {
 	s = strings.TrimRight(s, "\n")
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ") + "\n"
+}
+
+// symlinkedCases lists the entries of the dataset folder that are symbolic
+// links to folders: cases run would otherwise skip without a word.
+func symlinkedCases(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if dir == "" || err != nil {
+		return nil
+	}
+	var out []string
+	for _, en := range entries {
+		if en.Type()&os.ModeSymlink == 0 || strings.HasPrefix(en.Name(), ".") {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, en.Name())); err == nil && fi.IsDir() {
+			out = append(out, en.Name())
+		}
+	}
+	return out
 }

@@ -72,7 +72,7 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 		p := filepath.Join(dir, name)
 		if en.Type()&os.ModeSymlink != 0 {
 			if st, err := os.Stat(p); err == nil && st.IsDir() {
-				at("dataset.path", false, "case %s is a symlinked folder, which run skips; copy it in instead", name)
+				at("dataset.path", false, "case %s is a symlinked folder, which run refuses; copy it in instead", name)
 			}
 			continue
 		}
