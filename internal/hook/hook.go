@@ -108,11 +108,6 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 		opts.Now = time.Now
 	}
 	start := opts.Now()
-	// What the hook prints and logs passes through a redactor that knows the
-	// secret values of its environment: a deny reason that quotes a
-	// variable (JIRA_SERVER=https://bot:PASSWORD@…) reaches the model, the
-	// transcript and the ledger without the credential.
-	red := redact.FromEnviron(opts.Environ)
 	var in Input
 	ledger := ""
 	decision := intercept.Decision{Kind: intercept.Deny, Handler: -1}
@@ -120,9 +115,17 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 		if r := recover(); r != nil {
 			decision = intercept.Decision{Kind: intercept.Deny, Handler: -1, Reason: fmt.Sprintf("agent-eval hook crashed (%v); denying the call", r)}
 		}
-		decision.Reason, decision.Detail = red.String(decision.Reason), red.String(decision.Detail)
-		for i, w := range decision.Warnings {
-			decision.Warnings[i] = red.String(w)
+		// What the hook prints and logs passes through a redactor that knows
+		// the secret values of its environment: a deny reason that quotes a
+		// variable (JIRA_SERVER=https://bot:PASSWORD@…) reaches the model, the
+		// transcript and the ledger without the credential. It is built only
+		// when there is text to redact: most calls pass with none.
+		if decision.Reason != "" || decision.Detail != "" || len(decision.Warnings) > 0 {
+			red := redact.FromEnviron(opts.Environ)
+			decision.Reason, decision.Detail = red.String(decision.Reason), red.String(decision.Detail)
+			for i, w := range decision.Warnings {
+				decision.Warnings[i] = red.String(w)
+			}
 		}
 		code = respond(stdout, stderr, in, decision)
 		if ledger != "" {
