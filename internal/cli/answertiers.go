@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/config"
@@ -120,12 +121,5 @@ func (st *runState) hookCredentials(fake bool) error {
 
 // asksQuestions reports whether a handler covers AskUserQuestion.
 func asksQuestions(f *intercept.File) bool {
-	for _, h := range f.Handlers {
-		for _, p := range h.Patterns {
-			if p == "AskUserQuestion" || (strings.HasSuffix(p, "*") && strings.HasPrefix("AskUserQuestion", strings.TrimSuffix(p, "*"))) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(f.Handlers, intercept.AnswersQuestions)
 }

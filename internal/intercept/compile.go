@@ -119,7 +119,7 @@ func WithCaseOverrides(f File, overrides map[string]string) File {
 	out := f
 	out.Handlers = slices.Clone(f.Handlers)
 	for i, h := range out.Handlers {
-		if !answersQuestions(h) {
+		if !AnswersQuestions(h) {
 			continue
 		}
 		merged := map[string]string{}

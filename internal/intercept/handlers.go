@@ -168,7 +168,7 @@ func Prepare(f File) (*Policy, error) {
 // them (the handler's own answer wins), for a handler that covers
 // AskUserQuestion; other handlers never answer questions.
 func withDefaults(h Handler, top map[string]string) map[string]string {
-	if len(top) == 0 || !answersQuestions(h) {
+	if len(top) == 0 || !AnswersQuestions(h) {
 		return h.CaseOverrides
 	}
 	merged := make(map[string]string, len(top)+len(h.CaseOverrides))
@@ -185,11 +185,11 @@ func withDefaults(h Handler, top map[string]string) map[string]string {
 // handler covering AskUserQuestion, so they would answer nothing (the hook
 // passes an unmatched question through, as upstream does).
 func UnusedCaseOverrides(f File) bool {
-	return len(f.CaseOverrides) > 0 && !slices.ContainsFunc(f.Handlers, answersQuestions)
+	return len(f.CaseOverrides) > 0 && !slices.ContainsFunc(f.Handlers, AnswersQuestions)
 }
 
-// answersQuestions reports whether h covers AskUserQuestion.
-func answersQuestions(h Handler) bool {
+// AnswersQuestions reports whether h covers AskUserQuestion.
+func AnswersQuestions(h Handler) bool {
 	return slices.ContainsFunc(h.Patterns, func(p string) bool { return matchesTool(p, "AskUserQuestion") })
 }
 
