@@ -9,57 +9,21 @@ import (
 	"encoding/json"
 	"io"
 	"sort"
+
+	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
-// Denial is one entry of a result event's permission_denials.
-type Denial struct {
-	ToolName  string          `json:"tool_name"`
-	ToolUseID string          `json:"tool_use_id"`
-	ToolInput json.RawMessage `json:"tool_input"`
-}
-
-// Usage counts tokens.
-type Usage struct {
-	InputTokens         int64 `json:"input_tokens"`
-	OutputTokens        int64 `json:"output_tokens"`
-	CacheReadTokens     int64 `json:"cache_read_input_tokens"`
-	CacheCreationTokens int64 `json:"cache_creation_input_tokens"`
-}
-
-// Add adds o's tokens to u.
-func (u *Usage) Add(o Usage) {
-	u.InputTokens += o.InputTokens
-	u.OutputTokens += o.OutputTokens
-	u.CacheReadTokens += o.CacheReadTokens
-	u.CacheCreationTokens += o.CacheCreationTokens
-}
-
-// ModelUsage is one model's share of a run.
-type ModelUsage struct {
-	Usage
-	CostUSD float64 `json:"cost_usd"`
-}
+// The runner-neutral types live in package transcript; these names keep
+// the parser's callers short.
+type (
+	Denial     = transcript.Denial
+	Usage      = transcript.Usage
+	ModelUsage = transcript.ModelUsage
+	ToolCall   = transcript.ToolCall
+)
 
 // AddPerModel adds every model's usage in from to to.
-func AddPerModel(to, from map[string]ModelUsage) {
-	for name, u := range from {
-		t := to[name]
-		t.Usage.Add(u.Usage)
-		t.CostUSD += u.CostUSD
-		to[name] = t
-	}
-}
-
-// ToolCall is one tool_use the model made, with its result when it came.
-type ToolCall struct {
-	ID      string          `json:"id"`
-	Name    string          `json:"name"`
-	Input   json.RawMessage `json:"input"`
-	Result  string          `json:"result,omitempty"`
-	IsError bool            `json:"is_error,omitempty"`
-	// Returned: the call's tool_result came (IsError says how it ended).
-	Returned bool `json:"returned,omitempty"`
-}
+func AddPerModel(to, from map[string]ModelUsage) { transcript.AddPerModel(to, from) }
 
 // Summary is what a run's stream says.
 type Summary struct {

@@ -1,0 +1,246 @@
+// Package rundir is the run directory's layout: the contract between `run`,
+// which writes it, and everything after it — score, report, compare,
+// replay, a Harbor import — which reads it through this package and never
+// builds a path by hand.
+//
+//	<run>/run_result.json           the run (results.Run)
+//	<run>/summary.yaml              the verdict (Summary), written by score
+//	<run>/report.html, junit.xml    written by score and report
+//	<run>/judge_cache/              LLM verdicts, keyed by model and prompt
+//	<run>/cases/<id>/run_result.json   the case (results.Case)
+//	<run>/cases/<id>/transcript.jsonl  what the agent did (transcript.Event)
+//	<run>/cases/<id>/hook_decisions.jsonl  the hook's ledger (Decision)
+//	<run>/cases/<id>/stdout.log, stderr.log  the agent's own streams
+//	<run>/cases/<id>/outputs/       the collected output files
+//	<run>/cases/<id>/_modified/     other files the agent changed
+//	<run>/cases/<id>/steps/<step>/  a pipeline step's logs
+package rundir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/transcript"
+)
+
+// File names inside a run directory.
+const (
+	RunResultFile  = "run_result.json"
+	SummaryFile    = "summary.yaml"
+	ReportFile     = "report.html"
+	JUnitFile      = "junit.xml"
+	JudgeCacheDir  = "judge_cache"
+	CasesDir       = "cases"
+	TranscriptFile = "transcript.jsonl"
+	LedgerFile     = "hook_decisions.jsonl"
+	StdoutFile     = "stdout.log"
+	StderrFile     = "stderr.log"
+	OutputsDir     = "outputs"
+	ModifiedDir    = "_modified"
+	StepsDir       = "steps"
+)
+
+// Dir is a run directory.
+type Dir struct{ Path string }
+
+// Open checks that path is a run directory (it has cases/ or a
+// run_result.json) and returns it.
+func Open(path string) (Dir, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Dir{}, fmt.Errorf("open the run directory %s: %w", path, err)
+	}
+	d := Dir{abs}
+	if !exists(d.RunResult()) && !exists(filepath.Join(abs, CasesDir)) {
+		return Dir{}, fmt.Errorf("%s is not a run directory: it has neither %s nor %s/", path, RunResultFile, CasesDir)
+	}
+	return d, nil
+}
+
+// RunResult is the run's run_result.json.
+func (d Dir) RunResult() string { return filepath.Join(d.Path, RunResultFile) }
+
+// Summary is summary.yaml.
+func (d Dir) Summary() string { return filepath.Join(d.Path, SummaryFile) }
+
+// Report is report.html.
+func (d Dir) Report() string { return filepath.Join(d.Path, ReportFile) }
+
+// JUnit is junit.xml.
+func (d Dir) JUnit() string { return filepath.Join(d.Path, JUnitFile) }
+
+// JudgeCache is the folder of cached LLM verdicts.
+func (d Dir) JudgeCache() string { return filepath.Join(d.Path, JudgeCacheDir) }
+
+// Case is the folder of case id.
+func (d Dir) Case(id string) string { return filepath.Join(d.Path, CasesDir, id) }
+
+// CaseResult is a case's run_result.json.
+func (d Dir) CaseResult(id string) string { return filepath.Join(d.Case(id), RunResultFile) }
+
+// Transcript is a case's transcript.jsonl.
+func (d Dir) Transcript(id string) string { return filepath.Join(d.Case(id), TranscriptFile) }
+
+// Ledger is a case's hook_decisions.jsonl.
+func (d Dir) Ledger(id string) string { return filepath.Join(d.Case(id), LedgerFile) }
+
+// Outputs is the folder of a case's collected output files.
+func (d Dir) Outputs(id string) string { return filepath.Join(d.Case(id), OutputsDir) }
+
+// Modified is the folder of the other files a case's agent changed.
+func (d Dir) Modified(id string) string { return filepath.Join(d.Case(id), ModifiedDir) }
+
+// Step is the folder of one pipeline step of a case.
+func (d Dir) Step(id, step string) string { return filepath.Join(d.Case(id), StepsDir, step) }
+
+// CaseIDs lists the case folders, sorted.
+func (d Dir) CaseIDs() ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(d.Path, CasesDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list the cases of %s: %w", d.Path, err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() {
+			ids = append(ids, e.Name())
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// ReadRun reads the run's run_result.json.
+func (d Dir) ReadRun() (*results.Run, error) {
+	var r results.Run
+	if err := readJSON(d.RunResult(), &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// ReadCase reads a case's run_result.json.
+func (d Dir) ReadCase(id string) (*results.Case, error) {
+	var c results.Case
+	if err := readJSON(d.CaseResult(id), &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// ReadTranscript reads a case's transcript.jsonl; a case without one has
+// no events.
+func (d Dir) ReadTranscript(id string) ([]transcript.Event, error) {
+	f, err := os.Open(d.Transcript(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the transcript of %s: %w", id, err)
+	}
+	defer f.Close()
+	ev, _, err := transcript.Read(f)
+	return ev, err
+}
+
+// Decision is one line of a case's hook ledger (hook_decisions.jsonl): what
+// the interception hook decided for one tool call, and by which tier.
+type Decision struct {
+	Time      string            `json:"ts"`
+	ToolUseID string            `json:"tool_use_id,omitempty"`
+	Tool      string            `json:"tool,omitempty"`
+	Decision  string            `json:"decision"` // allow, deny, answer, pass, ...
+	Handler   int               `json:"handler"`
+	Tiers     map[string]string `json:"tiers,omitempty"`
+	Answers   map[string]string `json:"answers,omitempty"`
+	Reason    string            `json:"reason,omitempty"`
+	Detail    string            `json:"detail,omitempty"`
+	Warnings  []string          `json:"warnings,omitempty"`
+	Micros    int64             `json:"us"`
+}
+
+// ReadLedger reads a case's hook ledger; a case without one has no
+// decisions. Lines that do not parse are skipped.
+func (d Dir) ReadLedger(id string) ([]Decision, error) {
+	b, err := os.ReadFile(d.Ledger(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the hook ledger of %s: %w", id, err)
+	}
+	var out []Decision
+	for _, line := range splitLines(b) {
+		var x Decision
+		if json.Unmarshal(line, &x) == nil {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// OutputFiles lists a case's collected output files, relative to its
+// outputs folder, sorted.
+func (d Dir) OutputFiles(id string) ([]string, error) {
+	root := d.Outputs(id)
+	var out []string
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == root {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if e.Type().IsRegular() {
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the outputs of %s: %w", id, err)
+	}
+	return out, nil
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+func splitLines(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		i := 0
+		for i < len(b) && b[i] != '\n' {
+			i++
+		}
+		if i > 0 {
+			out = append(out, b[:i])
+		}
+		if i < len(b) {
+			i++
+		}
+		b = b[i:]
+	}
+	return out
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

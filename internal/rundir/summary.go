@@ -1,0 +1,165 @@
+package rundir
+
+import (
+	"fmt"
+	"os"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/atomicfile"
+)
+
+// SummaryVersion is the version of summary.yaml.
+const SummaryVersion = 1
+
+// Summary is summary.yaml: the verdict of one scoring of a run. score
+// writes it; report, compare and a later score --baseline read it.
+type Summary struct {
+	SchemaVersion int     `yaml:"schema_version"`
+	RunID         string  `yaml:"run_id"`
+	EvalName      string  `yaml:"eval_name"`
+	Model         string  `yaml:"model,omitempty"`
+	ScoredAt      string  `yaml:"scored_at"` // RFC 3339
+	NumCases      int     `yaml:"num_cases"`
+	CostUSD       float64 `yaml:"cost_usd"`   // the agent's, over the run
+	DurationS     float64 `yaml:"duration_s"` // the run's wall clock
+	JudgeCostUSD  float64 `yaml:"judge_cost_usd,omitempty"`
+	Denials       int     `yaml:"denials"`
+	// AnswersByTier sums the AskUserQuestion answers by tier.
+	AnswersByTier map[string]int `yaml:"answers_by_tier,omitempty"`
+	// Judges aggregates each judge over the cases, in eval.yaml's order.
+	Judges []JudgeSummary `yaml:"judges"`
+	// Reward is the mean of the cases' rewards (nil without a reward).
+	Reward *float64 `yaml:"reward,omitempty"`
+	// Cases holds every case's verdicts, sorted by id.
+	Cases []CaseSummary `yaml:"cases"`
+	// Thresholds are the eval's thresholds, each checked.
+	Thresholds []ThresholdResult `yaml:"thresholds,omitempty"`
+	// Baseline compares this run with an earlier one (score --baseline).
+	Baseline *Comparison `yaml:"baseline,omitempty"`
+	// Passed: every threshold held (and no regression against the
+	// baseline); false makes score exit 1.
+	Passed bool `yaml:"passed"`
+	// LLM counts the LLM judge calls: made now, or answered from the cache.
+	LLM LLMCalls `yaml:"llm_calls"`
+}
+
+// LLMCalls counts LLM judge calls.
+type LLMCalls struct {
+	Made   int `yaml:"made"`
+	Cached int `yaml:"cached"`
+	Failed int `yaml:"failed,omitempty"`
+}
+
+// JudgeSummary aggregates one judge over the cases.
+type JudgeSummary struct {
+	Name string `yaml:"name"`
+	Kind string `yaml:"kind"` // check, expr, exec, llm, builtin
+	// Type is the verdict type: bool, int or float.
+	Type    string   `yaml:"type"`
+	Scored  int      `yaml:"scored"`  // cases with a value
+	Skipped int      `yaml:"skipped"` // its if: was false
+	Errors  int      `yaml:"errors"`  // error samples
+	Mean    *float64 `yaml:"mean,omitempty"`
+	// PassRate is the share of scored cases that passed (bool judges, or a
+	// numeric judge with a pass mark).
+	PassRate  *float64 `yaml:"pass_rate,omitempty"`
+	ErrorRate float64  `yaml:"error_rate"`
+}
+
+// CaseSummary is one case's verdicts.
+type CaseSummary struct {
+	ID string `yaml:"id"`
+	// Status is how the agent's run ended (exited_0, failed, timeout,
+	// error, interrupted); it is not a verdict.
+	Status    string         `yaml:"status"`
+	Reward    *float64       `yaml:"reward,omitempty"`
+	CostUSD   float64        `yaml:"cost_usd"`
+	DurationS float64        `yaml:"duration_s"`
+	Turns     int            `yaml:"turns"`
+	Denials   int            `yaml:"denials"`
+	Answers   map[string]int `yaml:"answers_by_tier,omitempty"`
+	Verdicts  []Verdict      `yaml:"verdicts"`
+}
+
+// Verdict is one judge's verdict on one case.
+type Verdict struct {
+	Judge string `yaml:"judge"`
+	// Value is the verdict: 1/0 for a bool judge, the score for a numeric
+	// one; nil when skipped or an error.
+	Value     *float64 `yaml:"value,omitempty"`
+	Passed    *bool    `yaml:"passed,omitempty"`
+	Rationale string   `yaml:"rationale,omitempty"`
+	Skipped   bool     `yaml:"skipped,omitempty"`
+	Error     string   `yaml:"error,omitempty"`
+	// Samples are the individual values of a sampled LLM judge, and Spread
+	// their max - min.
+	Samples []float64 `yaml:"samples,omitempty"`
+	Spread  *float64  `yaml:"spread,omitempty"`
+	Cached  bool      `yaml:"cached,omitempty"`
+}
+
+// ThresholdResult is one threshold, checked.
+type ThresholdResult struct {
+	Judge  string  `yaml:"judge"`  // "" for a run-wide one (reward)
+	Metric string  `yaml:"metric"` // min_mean, min_pass_rate, min_win_rate, max_error_rate
+	Want   float64 `yaml:"want"`
+	Got    float64 `yaml:"got"`
+	OK     bool    `yaml:"ok"`
+}
+
+// Comparison is this run against an earlier one.
+type Comparison struct {
+	RunID  string       `yaml:"run_id"`
+	Dir    string       `yaml:"dir"`
+	Judges []JudgeDelta `yaml:"judges"`
+	// Better and Worse list the (case, judge) pairs that changed.
+	Better []CaseDelta `yaml:"better,omitempty"`
+	Worse  []CaseDelta `yaml:"worse,omitempty"`
+	// WinRate is the share of compared (case, judge) pairs this run won,
+	// ties counting half.
+	WinRate *float64 `yaml:"win_rate,omitempty"`
+}
+
+// JudgeDelta is one judge's aggregate, before and now.
+type JudgeDelta struct {
+	Judge      string   `yaml:"judge"`
+	MeanBefore *float64 `yaml:"mean_before,omitempty"`
+	MeanNow    *float64 `yaml:"mean_now,omitempty"`
+	PassBefore *float64 `yaml:"pass_rate_before,omitempty"`
+	PassNow    *float64 `yaml:"pass_rate_now,omitempty"`
+	Regression bool     `yaml:"regression,omitempty"`
+}
+
+// CaseDelta is one judge's verdict on one case, before and now.
+type CaseDelta struct {
+	Case   string   `yaml:"case"`
+	Judge  string   `yaml:"judge"`
+	Before *float64 `yaml:"before,omitempty"`
+	Now    *float64 `yaml:"now,omitempty"`
+}
+
+// ReadSummary reads summary.yaml.
+func (d Dir) ReadSummary() (*Summary, error) {
+	b, err := os.ReadFile(d.Summary())
+	if err != nil {
+		return nil, fmt.Errorf("read the summary: %w", err)
+	}
+	var s Summary
+	if err := yaml.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("read %s: %w", d.Summary(), err)
+	}
+	return &s, nil
+}
+
+// WriteSummary writes summary.yaml atomically.
+func (d Dir) WriteSummary(s *Summary) error {
+	b, err := yaml.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("encode the summary: %w", err)
+	}
+	if err := atomicfile.Write(d.Summary(), b, 0o644); err != nil {
+		return fmt.Errorf("write the summary: %w", err)
+	}
+	return nil
+}
