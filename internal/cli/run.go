@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +26,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
 	"github.com/agent-eval/agent-eval/internal/llm"
 	"github.com/agent-eval/agent-eval/internal/permissions"
+	tmpl "github.com/agent-eval/agent-eval/internal/prompt"
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
@@ -822,13 +822,13 @@ func (st *runState) prompt(input map[string]any, outputDir string) (string, erro
 	x.Prompt = outputDirRE().ReplaceAllString(x.Prompt, outputDir)
 	x.Arguments = outputDirRE().ReplaceAllString(x.Arguments, outputDir)
 	if skill := strings.TrimSpace(x.Skill); skill != "" {
-		args, err := renderPrompt(x.Arguments, input)
+		args, err := tmpl.Render(x.Arguments, input)
 		if err != nil {
 			return "", err
 		}
 		return strings.TrimSpace("/" + skill + " " + args), nil
 	}
-	return renderPrompt(x.Prompt, input)
+	return tmpl.Render(x.Prompt, input)
 }
 
 // prepareWorkspace fills ws and returns the permission flags for the agent
@@ -1191,7 +1191,7 @@ func (st *runState) runSteps(ctx context.Context, c *results.Case, ws, caseOut s
 				tpl = "/" + strings.TrimSpace(s.Skill) + " " + s.Arguments
 			}
 			tpl = outputDirRE().ReplaceAllString(tpl, ws)
-			prompt, err := renderStepPrompt(tpl, input, stepsCtx)
+			prompt, err := tmpl.RenderStep(tpl, input, stepsCtx)
 			if err != nil {
 				sc.ExitCode, sc.Status, sc.Error = -1, "error", err.Error()
 			} else {
@@ -1271,40 +1271,6 @@ func merged(maps ...map[string]string) map[string]string {
 		}
 	}
 	return out
-}
-
-var stepsRE = lazyre.New(`\{\{\s*steps\.([A-Za-z0-9_.-]+?)\.(output|exit_code)\s*\}\}`)
-
-// renderStepPrompt fills {{ steps.<id>.output|exit_code }} from the earlier
-// steps, then the input fields.
-// An earlier step's output is an agent's text: it goes in after the
-// template is rendered (through a NUL-delimited placeholder with a random
-// part), so a "{%" or "{{ input.x }}" in it is never rendered.
-func renderStepPrompt(tpl string, input map[string]any, steps map[string]any) (string, error) {
-	var missing, values []string
-	nonce := make([]byte, 8)
-	_, _ = rand.Read(nonce)
-	tpl = stepsRE().ReplaceAllStringFunc(tpl, func(m string) string {
-		sub := stepsRE().FindStringSubmatch(m)
-		st, ok := steps[sub[1]].(map[string]any)
-		if !ok {
-			missing = append(missing, "steps."+sub[1])
-			return ""
-		}
-		values = append(values, strings.TrimSpace(fmt.Sprint(st[sub[2]])))
-		return fmt.Sprintf("\x00step-%x-%d\x00", nonce, len(values)-1)
-	})
-	if len(missing) > 0 {
-		return "", fmt.Errorf("the step prompt refers to %s, which has not run", strings.Join(missing, ", "))
-	}
-	out, err := renderPrompt(tpl, input)
-	if err != nil {
-		return "", err
-	}
-	for i, v := range values {
-		out = strings.ReplaceAll(out, fmt.Sprintf("\x00step-%x-%d\x00", nonce, i), v)
-	}
-	return out, nil
 }
 
 // indent prefixes every line of s with two spaces and ends it with a newline.

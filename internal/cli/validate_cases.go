@@ -13,6 +13,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/expr"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/prompt"
 	"github.com/agent-eval/agent-eval/internal/workspace"
 )
 
@@ -120,7 +121,7 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 			continue
 		}
 		for _, t := range templatesOf(ev) {
-			if _, err := renderPrompt(t.text, input); err != nil {
+			if _, err := prompt.Render(t.text, input); err != nil {
 				k := [2]string{t.field, err.Error()}
 				if tplErrs[k] == nil {
 					tplOrder = append(tplOrder, k)
@@ -146,7 +147,7 @@ type template struct{ field, text string }
 func templatesOf(ev *config.Eval) []template {
 	fill := func(s string) string {
 		s = outputDirRE().ReplaceAllString(s, "/output")
-		return stepsRE().ReplaceAllString(s, "0")
+		return prompt.FillSteps(s, "0")
 	}
 	var out []template
 	x := ev.Execution

@@ -57,7 +57,7 @@ func TestSummaryRoundTrip(t *testing.T) {
 	v, yes := 0.75, true
 	s := &Summary{SchemaVersion: SummaryVersion, RunID: "r1", Passed: true,
 		Judges: []JudgeSummary{{Name: "j", Kind: "expr", Type: "float", Scored: 2, Mean: &v}},
-		Cases:  []CaseSummary{{ID: "a", Status: "exited_0", Verdicts: []Verdict{{Judge: "j", Value: &v, Passed: &yes, Rationale: "ok"}}}}}
+		Cases:  []CaseSummary{{ID: "a", Status: "completed", Verdicts: []Verdict{{Judge: "j", Value: &v, Passed: &yes, Rationale: "ok"}}}}}
 	if err := d.WriteSummary(s); err != nil {
 		t.Fatal(err)
 	}

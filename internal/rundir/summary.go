@@ -70,7 +70,7 @@ type JudgeSummary struct {
 // CaseSummary is one case's verdicts.
 type CaseSummary struct {
 	ID string `yaml:"id"`
-	// Status is how the agent's run ended (exited_0, failed, timeout,
+	// Status is how the agent's run ended (completed: exited 0; failed, timeout,
 	// error, interrupted); it is not a verdict.
 	Status    string         `yaml:"status"`
 	Reward    *float64       `yaml:"reward,omitempty"`

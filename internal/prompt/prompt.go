@@ -1,6 +1,10 @@
-package cli
+// Package prompt renders prompt templates from a case's input: Jinja2 as
+// upstream writes them, or the legacy {field} / {field?} form. run, validate
+// and the judges share it, so they agree on what a template means.
+package prompt
 
 import (
+	"crypto/rand"
 	"fmt"
 	"sort"
 	"strings"
@@ -20,7 +24,7 @@ var (
 	braceRE    = lazyre.New(`\{([A-Za-z0-9_-]+)(\?)?\}`)
 )
 
-// renderPrompt fills a prompt template from a case's input. A template with
+// Render fills a prompt template from a case's input. A template with
 // {{ or {% is Jinja2, as upstream's prompts are ({{ input.name | upper }},
 // {% if input.x %}...{% endif %}); else the legacy {field} (required) and
 // {field?} (optional) apply. As upstream renders Jinja2 with strict
@@ -28,7 +32,7 @@ var (
 // (unless tested with "is defined" or given a "| default"), and so is a
 // required {field} that is absent or blank; the error names every missing
 // field. run and validate both render through here, so they agree.
-func renderPrompt(tpl string, input map[string]any) (string, error) {
+func Render(tpl string, input map[string]any) (string, error) {
 	var missing []string
 	lookup := func(path string) (string, bool) {
 		var cur any = input
@@ -135,9 +139,40 @@ func compactStrings(s []string) []string {
 	return out
 }
 
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
+var stepsRE = lazyre.New(`\{\{\s*steps\.([A-Za-z0-9_.-]+?)\.(output|exit_code)\s*\}\}`)
+
+// RenderStep fills {{ steps.<id>.output|exit_code }} from the earlier
+// steps, then the input fields.
+// An earlier step's output is an agent's text: it goes in after the
+// template is rendered (through a NUL-delimited placeholder with a random
+// part), so a "{%" or "{{ input.x }}" in it is never rendered.
+func RenderStep(tpl string, input map[string]any, steps map[string]any) (string, error) {
+	var missing, values []string
+	nonce := make([]byte, 8)
+	_, _ = rand.Read(nonce)
+	tpl = stepsRE().ReplaceAllStringFunc(tpl, func(m string) string {
+		sub := stepsRE().FindStringSubmatch(m)
+		st, ok := steps[sub[1]].(map[string]any)
+		if !ok {
+			missing = append(missing, "steps."+sub[1])
+			return ""
+		}
+		values = append(values, strings.TrimSpace(fmt.Sprint(st[sub[2]])))
+		return fmt.Sprintf("\x00step-%x-%d\x00", nonce, len(values)-1)
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("the step prompt refers to %s, which has not run", strings.Join(missing, ", "))
 	}
-	return s[:n] + "..."
+	out, err := Render(tpl, input)
+	if err != nil {
+		return "", err
+	}
+	for i, v := range values {
+		out = strings.ReplaceAll(out, fmt.Sprintf("\x00step-%x-%d\x00", nonce, i), v)
+	}
+	return out, nil
 }
+
+// FillSteps replaces every {{ steps.<id>.output|exit_code }} in tpl with
+// value (validate renders step prompts before any step has run).
+func FillSteps(tpl, value string) string { return stepsRE().ReplaceAllString(tpl, value) }

@@ -1,4 +1,4 @@
-package cli
+package prompt
 
 import "testing"
 
@@ -10,6 +10,6 @@ func FuzzRenderPrompt(f *testing.F) {
 	}
 	input := map[string]any{"name": "Ada", "a": map[string]any{"b": 1}}
 	f.Fuzz(func(t *testing.T, tpl string) {
-		_, _ = renderPrompt(tpl, input)
+		_, _ = Render(tpl, input)
 	})
 }

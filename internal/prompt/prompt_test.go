@@ -1,4 +1,4 @@
-package cli
+package prompt
 
 import (
 	"strings"
@@ -32,12 +32,12 @@ func TestRenderPrompt(t *testing.T) {
 		{"No fields at all", "No fields at all", ""},
 	}
 	for _, tt := range tests {
-		got, err := renderPrompt(tt.tpl, input)
+		got, err := Render(tt.tpl, input)
 		switch {
 		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
-			t.Errorf("renderPrompt(%q) error = %v, want %q", tt.tpl, err, tt.err)
+			t.Errorf("Render(%q) error = %v, want %q", tt.tpl, err, tt.err)
 		case tt.err == "" && (err != nil || got != tt.want):
-			t.Errorf("renderPrompt(%q) = %q, %v; want %q", tt.tpl, got, err, tt.want)
+			t.Errorf("Render(%q) = %q, %v; want %q", tt.tpl, got, err, tt.want)
 		}
 	}
 }
@@ -53,9 +53,9 @@ func TestRenderStepPromptOutputIsData(t *testing.T) {
 		{"Hi {name}: {{ steps.plan.output }}", "Hi Ada: use {% raw %} and {{ input.secret }} {name}"},
 		{"{% for i in [1, 2] %}{{ steps.plan.exit_code }}{% endfor %}", "00"},
 	} {
-		got, err := renderStepPrompt(tt.tpl, input, steps)
+		got, err := RenderStep(tt.tpl, input, steps)
 		if err != nil || got != tt.want {
-			t.Errorf("renderStepPrompt(%q) = %q, %v; want %q", tt.tpl, got, err, tt.want)
+			t.Errorf("RenderStep(%q) = %q, %v; want %q", tt.tpl, got, err, tt.want)
 		}
 	}
 }
