@@ -1,0 +1,277 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	stdhtml "html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/testutil/golden"
+)
+
+// fixture copies testdata/run (a scored run of three cases) into a
+// temporary folder, so a test writes report.html beside it and never into
+// testdata; without the summary when scored is false.
+func fixture(t *testing.T, scored bool) (rundir.Dir, *rundir.Summary) {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "run")
+	if err := os.CopyFS(dst, os.DirFS("testdata/run")); err != nil {
+		t.Fatal(err)
+	}
+	d, err := rundir.Open(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !scored {
+		if err := os.Remove(d.Summary()); err != nil {
+			t.Fatal(err)
+		}
+		return d, nil
+	}
+	s, err := d.ReadSummary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, s
+}
+
+func TestJUnitGolden(t *testing.T) {
+	for _, scored := range []bool{true, false} {
+		t.Run(fmt.Sprintf("scored=%v", scored), func(t *testing.T) {
+			d, s := fixture(t, scored)
+			if err := WriteJUnit(d, s); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(d.JUnit())
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := "junit.golden.xml"
+			if !scored {
+				name = "junit-unscored.golden.xml"
+			}
+			golden.Assert(t, filepath.Join("testdata", name), got)
+		})
+	}
+}
+
+func TestJUnitCounts(t *testing.T) {
+	d, s := fixture(t, true)
+	b, err := RenderJUnit(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	// 3 judges x 3 cases + 3 thresholds; tests_pass and quality failed on
+	// docs-002, the tests_pass pass-rate threshold was breached; quality
+	// errored on secret-003; respected_denials skipped twice.
+	for _, want := range []string{
+		`<testsuites name="agent-eval fixture-eval" tests="12" failures="3" errors="1" skipped="2"`,
+		`<testcase classname="tests_pass" name="docs-002" time="18.250">`,
+		`<failure message="2 of 5 examples fail to compile" type="failed verdict">`,
+		`<error message="the judge model answered 7, outside score_range [1, 5]" type="error sample">`,
+		`<skipped message="its if: was false"></skipped>`,
+		`<property name="run_id" value="20261201-031500.000-claude-sonnet-4-5"></property>`,
+		`<failure message="tests_pass min_pass_rate: want 0.8, got 0.667" type="threshold breached">`,
+		`Clear plan; <script>alert(1)</script> handled the denial well.`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("junit.xml lacks %s", want)
+		}
+	}
+}
+
+func TestReportStructure(t *testing.T) {
+	d, s := fixture(t, true)
+	if err := Write(d, s); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(d.Report())
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{
+		`<strong>FAILED</strong>`,
+		`✗ tests_pass: pass rate ≥ 80.0% — got 66.7%`,
+		`✓ quality: mean ≥ 3 — got 3.5`,
+		`<b>4 made · 3 cached · 1 failed</b>`,
+		`<b>1 case_override · 1 fallback · 1 llm</b>`,
+		`<b>0.55</b><span>mean reward</span>`,
+		`<table id="case-table" class="sortable">`,
+		`<a href="#case-deploy-001">deploy-001</a>`,
+		`<td class="n v-fail" data-v="0" title="2 of 5 examples fail to compile`,
+		`<td class="n v-err" data-v="-2" title="the judge model answered 7`,
+		`<td class="n v-skip" data-v="-1"`,
+		`<details class="case" id="case-deploy-001">`,
+		// the denied Bash call, the hook's deny on it, joined by tool_use_id
+		`<div class="ev tool denied iserr" data-tool-use-id="toolu_01">`,
+		`<span class="tag deny">hook deny</span> Bash <small>handler 0</small> — Jira is blocked in evals: production tracker`,
+		`<span class="tier t-llm">llm</span> <q>Which environment?</q> → <b>staging</b>`,
+		`<span class="tag fallback">hook answer (fallback)</span>`,
+		`<span class="tier t-case_override">case_override</span>`,
+		`⚠ the hook model did not answer: timeout`,
+		// a long tool result is collapsed behind its first line
+		`<details class="res"><summary>result: line 0: config value 0</summary>`,
+		// the transcript's <script> is text
+		`&lt;script&gt;alert(&#39;pwned&#39;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;`,
+		// output files, inlined and escaped
+		`<a href="cases/deploy-001/outputs/report.md">report.md</a>`,
+		`Done. &lt;b&gt;not bold&lt;/b&gt;`,
+		`<a href="cases/deploy-001/outputs/logs/deploy.log">logs/deploy.log</a>`,
+		`the agent exited 1: API error 529 overloaded`,
+		`title="the agent exited 0; this is not a verdict">completed</td>`,
+		`samples 4, 4, 5 (spread 1)`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+	if strings.Contains(html, ">passed<") {
+		t.Error(`report.html calls an exit code "passed"`)
+	}
+	selfContained(t, html)
+}
+
+// selfContained: one script (ours, allowed by the page's CSP hash), no
+// reference outside the file.
+func selfContained(t *testing.T, html string) {
+	t.Helper()
+	if n := strings.Count(html, "<script"); n != 1 {
+		t.Errorf("report.html has %d <script> tags, want 1 (its own)", n)
+	}
+	scripts := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindStringSubmatch(html)
+	if scripts == nil {
+		t.Fatal("no script")
+	}
+	sum := sha256.Sum256([]byte(scripts[1]))
+	if h := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(stdhtml.UnescapeString(html), h) {
+		t.Errorf("the page's CSP does not allow its own script (%s)", h)
+	}
+	if m := regexp.MustCompile(`(?i)(src|href)=["']?(https?:)?//|@import|url\(\s*["']?https?:`).FindString(html); m != "" {
+		t.Errorf("report.html reaches outside itself: %s", m)
+	}
+}
+
+func TestReportNotScored(t *testing.T) {
+	d, _ := fixture(t, false)
+	b, err := Render(d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{
+		`<strong>NOT SCORED</strong>`,
+		`<b>3</b><span>cases</span>`,
+		`<b>$0.13</b><span>agent cost</span>`,
+		`<b>1</b><span>permission denials</span>`,
+		`<b>1 case_override · 1 fallback · 1 llm</b>`,
+		`<div class="ev tool denied iserr" data-tool-use-id="toolu_01">`,
+		`<a href="#case-secret-003">secret-003</a>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report.html without a summary lacks %s", want)
+		}
+	}
+	for _, no := range []string{`id="judges"`, "mean reward", "LLM judge calls"} {
+		if strings.Contains(html, no) {
+			t.Errorf("report.html without a summary shows %s", no)
+		}
+	}
+	selfContained(t, html)
+}
+
+func TestReportSurvivesBrokenCases(t *testing.T) {
+	d, s := fixture(t, true)
+	// A case without a result, a transcript cut mid-line, a ledger of junk.
+	if err := os.Remove(d.CaseResult("docs-002")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(d.Transcript("secret-003"), []byte(`{"kind":"prompt","text":"hi"}`+"\n"+`{"kind":"te`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(d.Ledger("deploy-001"), []byte("junk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Render(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `<details class="case" id="case-docs-002">`) {
+		t.Error("a case without run_result.json is missing from the report")
+	}
+}
+
+// TestReportSize200 measures report.html for 200 cases of a plausible
+// size: 40 events each, tool results of 1-12 KiB, two output files.
+func TestReportSize200(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 200 cases")
+	}
+	dir := t.TempDir()
+	s := &rundir.Summary{SchemaVersion: 1, RunID: "big", EvalName: "big", Judges: []rundir.JudgeSummary{{Name: "ok", Kind: "expr", Type: "bool"}, {Name: "quality", Kind: "llm", Type: "float"}}}
+	for i := range 200 {
+		id := fmt.Sprintf("case-%03d", i)
+		var tr strings.Builder
+		for j := range 10 {
+			tu := fmt.Sprintf("toolu_%d", j)
+			for _, e := range []map[string]any{
+				{"kind": "text", "text": strings.Repeat("I will look at the next file. ", 6)},
+				{"kind": "tool_call", "tool_use_id": tu, "tool": "Bash", "input": map[string]string{"command": "grep -rn pattern src/ | head -50"}},
+				{"kind": "tool_result", "tool_use_id": tu, "text": strings.Repeat("src/x.go:12: some matching line of code\n", 25*(j%5+1))},
+				{"kind": "thinking", "text": "the next step"},
+			} {
+				b, _ := json.Marshal(e)
+				tr.Write(append(b, '\n'))
+			}
+		}
+		must(t, os.MkdirAll(filepath.Join(dir, "cases", id, "outputs"), 0o755))
+		must(t, os.WriteFile(filepath.Join(dir, "cases", id, "transcript.jsonl"), []byte(tr.String()), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, "cases", id, "outputs", "answer.md"), []byte(strings.Repeat("answer line\n", 100)), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, "cases", id, "run_result.json"), []byte(`{"case_id":"`+id+`","status":"passed","num_turns":11,"cost_usd":0.05}`), 0o644))
+		v, yes := 0.8, i%3 != 0
+		s.Cases = append(s.Cases, rundir.CaseSummary{ID: id, Status: "completed", Verdicts: []rundir.Verdict{{Judge: "ok", Value: &v, Passed: &yes, Rationale: "because"}, {Judge: "quality", Value: &v}}})
+	}
+	b, err := Render(rundir.Dir{Path: dir}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("report.html for 200 cases: %d bytes (%.1f MiB)", len(b), float64(len(b))/(1<<20))
+	if len(b) > 20<<20 {
+		t.Errorf("report.html for 200 cases is %d bytes", len(b))
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestJUnitCarriesAnyText: an agent's or judge's text with control
+// characters and a CDATA end still makes well-formed XML that says it.
+func TestJUnitCarriesAnyText(t *testing.T) {
+	d, s := fixture(t, true)
+	s.Cases[1].Verdicts[0].Rationale = "colour \x1b[31mred\x1b[0m and ]]> end & <tag>"
+	b, err := RenderJUnit(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("junit.xml is not well-formed: %v\n%s", err, b)
+	}
+	f := doc.Suites[0].Cases[1].Failure
+	if f == nil || !strings.Contains(f.Text, "colour \uFFFD[31mred\uFFFD[0m and ]]> end & <tag>") {
+		t.Errorf("failure = %+v", f)
+	}
+}

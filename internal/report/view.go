@@ -1,0 +1,555 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/transcript"
+)
+
+// Bounds that keep report.html a size a browser opens at once for hundreds
+// of cases; the run directory keeps everything in full.
+const (
+	// maxShown clips one text (a tool result, a message) in the report.
+	maxShown = 8 << 10
+	// longText is where a text is collapsed behind its first line.
+	longText  = 600
+	longLines = 12
+	// maxInline is the largest output file shown inline.
+	maxInline = 16 << 10
+)
+
+// page is what report.html renders.
+type page struct {
+	Title    string
+	RunID    string
+	EvalName string
+	Model    string
+	Agent    string
+	Scored   bool
+	Passed   bool
+	ScoredAt string
+	Run      *results.Run
+	Summary  *rundir.Summary
+	Judges   []rundir.JudgeSummary
+	Cases    []*caseView
+	Totals   totals
+	// Problems are what could not be read (a case without a result, a
+	// transcript that did not parse): shown, never fatal.
+	Problems []string
+	Style    any
+	Script   any
+	CSP      string
+}
+
+type totals struct {
+	Cases     int
+	CostUSD   float64
+	DurationS float64
+	WallS     float64
+	Turns     int
+	Denials   int
+	Answers   []tierCount
+	Statuses  []tierCount
+}
+
+type tierCount struct {
+	Name  string
+	Count int
+}
+
+type caseView struct {
+	ID        string
+	Status    string
+	StatusWhy string
+	Error     string
+	Reward    *float64
+	CostUSD   float64
+	DurationS float64
+	Turns     int
+	Denials   int
+	Answers   []tierCount
+	// Cells are the case's verdicts in the order of the page's judges.
+	Cells    []cell
+	Verdicts []rundir.Verdict
+	Failed   bool // a judge failed or errored on it
+	Items    []item
+	Outputs  []output
+	Modified []string
+	// Unmatched are hook decisions no transcript call carries.
+	Unmatched []hookView
+	Prompt    string
+}
+
+// cell is one judge's verdict on one case, in the table.
+type cell struct {
+	Class string // pass, fail, err, skip, val, none
+	Text  string
+	Sort  string
+	Title string
+}
+
+// item is one entry of a transcript as a person reads it.
+type item struct {
+	Kind      string // step, prompt, text, thinking, tool, denial, result, error
+	Step      string
+	Text      string
+	Head      string // the first line of a long text, shown collapsed
+	Long      bool
+	Clipped   bool
+	Tool      string
+	ToolUseID string
+	Summary   string
+	Input     string
+	HasResult bool
+	Result    string
+	ResultErr bool
+	ResultHd  string
+	ResultLng bool
+	Denied    bool
+	Hooks     []hookView
+}
+
+// hookView is one hook ledger decision, for a person.
+type hookView struct {
+	Tool     string
+	Decision string
+	Class    string // deny, answer, fallback, allow, pass
+	Handler  int
+	Reason   string
+	Detail   string
+	Answers  []answerView
+	Warnings []string
+}
+
+type answerView struct {
+	Question string
+	Answer   string
+	Tier     string
+}
+
+type output struct {
+	Path    string
+	Href    string
+	Size    int64
+	Text    string
+	Inlined bool
+	Why     string
+}
+
+// load builds the page from the run directory and its summary (nil when
+// the run was not scored).
+func load(dir rundir.Dir, s *rundir.Summary) *page {
+	p := &page{Summary: s, Scored: s != nil}
+	run, err := dir.ReadRun()
+	if err == nil {
+		p.Run = run
+		p.RunID, p.EvalName, p.Model, p.Agent = run.RunID, run.EvalName, run.Model, run.Agent
+		p.Totals.WallS = run.WallClockS
+	} else {
+		p.Problems = append(p.Problems, err.Error())
+	}
+	if s != nil {
+		p.Passed, p.ScoredAt, p.Judges = s.Passed, s.ScoredAt, s.Judges
+		if s.RunID != "" {
+			p.RunID = s.RunID
+		}
+		if s.EvalName != "" {
+			p.EvalName = s.EvalName
+		}
+		if s.Model != "" {
+			p.Model = s.Model
+		}
+	}
+	if p.RunID == "" {
+		p.RunID = filepath.Base(dir.Path)
+	}
+	p.Title = "agent-eval: " + strings.TrimPrefix(p.EvalName+" / "+p.RunID, " / ")
+
+	ids, err := dir.CaseIDs()
+	if err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	}
+	byID := map[string]*rundir.CaseSummary{}
+	if s != nil {
+		for i := range s.Cases {
+			byID[s.Cases[i].ID] = &s.Cases[i]
+			if !contains(ids, s.Cases[i].ID) {
+				ids = append(ids, s.Cases[i].ID)
+			}
+		}
+	}
+	sort.Strings(ids)
+	answers, statuses := map[string]int{}, map[string]int{}
+	for _, id := range ids {
+		cv := loadCase(dir, id, byID[id], p)
+		p.Cases = append(p.Cases, cv)
+		p.Totals.Cases++
+		p.Totals.CostUSD += cv.CostUSD
+		p.Totals.DurationS += cv.DurationS
+		p.Totals.Turns += cv.Turns
+		p.Totals.Denials += cv.Denials
+		statuses[cv.Status]++
+		for _, a := range cv.Answers {
+			answers[a.Name] += a.Count
+		}
+	}
+	if s != nil {
+		// The summary's own totals win: score may count what the case
+		// folders no longer show.
+		p.Totals.Denials = s.Denials
+		if s.CostUSD > 0 {
+			p.Totals.CostUSD = s.CostUSD
+		}
+		if s.AnswersByTier != nil {
+			answers = s.AnswersByTier
+		}
+	}
+	p.Totals.Answers = counts(answers)
+	p.Totals.Statuses = counts(statuses)
+	return p
+}
+
+func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseView {
+	cv := &caseView{ID: id, Status: "no result"}
+	c, err := dir.ReadCase(id)
+	if err == nil {
+		cv.Status, cv.Error = c.Status, c.Error
+		cv.CostUSD, cv.DurationS, cv.Turns = c.CostUSD, c.DurationS, c.NumTurns
+		cv.Denials = len(c.PermissionDenials)
+		cv.Answers = counts(c.AnswersByTier)
+		cv.Modified = c.ModifiedFiles
+		cv.Prompt = c.Prompt
+		if c.ExitCode != 0 && cv.Error == "" {
+			cv.Error = fmt.Sprintf("the agent exited %d", c.ExitCode)
+		}
+	} else if cs == nil {
+		p.Problems = append(p.Problems, err.Error())
+	}
+	if cs != nil {
+		cv.Status, cv.Reward, cv.Verdicts = cs.Status, cs.Reward, cs.Verdicts
+		cv.CostUSD, cv.DurationS, cv.Turns, cv.Denials = cs.CostUSD, cs.DurationS, cs.Turns, cs.Denials
+		if cs.Answers != nil {
+			cv.Answers = counts(cs.Answers)
+		}
+	}
+	// run_result.json says "passed" for an agent that exited 0: that is no
+	// verdict, so the report never says it.
+	if cv.Status == "passed" {
+		cv.Status = "completed"
+	}
+	cv.StatusWhy = statusWhy(cv.Status)
+	for _, j := range p.Judges {
+		c := cellFor(j, findVerdict(cv.Verdicts, j.Name))
+		if c.Class == "fail" || c.Class == "err" {
+			cv.Failed = true
+		}
+		cv.Cells = append(cv.Cells, c)
+	}
+
+	events, err := dir.ReadTranscript(id)
+	if err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	}
+	ledger, err := dir.ReadLedger(id)
+	if err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	}
+	cv.Items, cv.Unmatched = items(events, ledger)
+	if cv.Prompt != "" && hasKind(events, transcript.KindPrompt) {
+		cv.Prompt = ""
+	}
+	files, err := dir.OutputFiles(id)
+	if err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	}
+	for _, f := range files {
+		cv.Outputs = append(cv.Outputs, readOutput(dir, id, f))
+	}
+	return cv
+}
+
+func statusWhy(s string) string {
+	switch s {
+	case "completed":
+		return "the agent exited 0; this is not a verdict"
+	case "failed":
+		return "the agent exited non-zero"
+	case "timeout":
+		return "the agent was stopped at its timeout"
+	case "interrupted":
+		return "the run was interrupted"
+	case "no result":
+		return "the case folder has no run_result.json"
+	}
+	return "how the agent's run ended"
+}
+
+func findVerdict(vs []rundir.Verdict, judge string) *rundir.Verdict {
+	for i := range vs {
+		if vs[i].Judge == judge {
+			return &vs[i]
+		}
+	}
+	return nil
+}
+
+// cellFor renders one verdict for the case table.
+func cellFor(j rundir.JudgeSummary, v *rundir.Verdict) cell {
+	switch {
+	case v == nil:
+		return cell{Class: "none", Text: "–", Sort: "", Title: "no verdict"}
+	case v.Error != "":
+		return cell{Class: "err", Text: "error", Sort: "-2", Title: clip(v.Error, 300)}
+	case v.Skipped:
+		return cell{Class: "skip", Text: "skipped", Sort: "-1", Title: "its if: was false"}
+	}
+	c := cell{Class: "val", Title: clip(v.Rationale, 300)}
+	if v.Value != nil {
+		c.Sort = num(*v.Value)
+		c.Text = num(*v.Value)
+	}
+	if v.Passed != nil {
+		c.Class = "fail"
+		if *v.Passed {
+			c.Class = "pass"
+		}
+	}
+	if j.Type == "bool" && v.Passed != nil {
+		c.Text = map[bool]string{true: "pass", false: "fail"}[*v.Passed]
+	}
+	if c.Text == "" {
+		c.Text = "–"
+	}
+	return c
+}
+
+// items turns transcript events into what a person reads: each tool call
+// with its result, whether it was denied, and the hook's decisions on it
+// (joined by tool_use_id).
+func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookView) {
+	hooks := map[string][]hookView{}
+	var unmatched []hookView
+	calls := map[string]bool{}
+	for _, e := range events {
+		if e.Kind == transcript.KindToolCall && e.ToolUseID != "" {
+			calls[e.ToolUseID] = true
+		}
+	}
+	for _, d := range ledger {
+		h := hookOf(d)
+		if d.ToolUseID != "" && calls[d.ToolUseID] {
+			hooks[d.ToolUseID] = append(hooks[d.ToolUseID], h)
+		} else if h.Class != "pass" {
+			unmatched = append(unmatched, h)
+		}
+	}
+	var out []item
+	at := map[string]int{} // tool_use_id -> index in out
+	step := ""
+	for _, e := range events {
+		if e.Step != step {
+			step = e.Step
+			if step != "" {
+				out = append(out, item{Kind: "step", Step: step})
+			}
+		}
+		switch e.Kind {
+		case transcript.KindToolCall:
+			it := item{Kind: "tool", Tool: e.Tool, ToolUseID: e.ToolUseID, Summary: summary(e.Tool, e.Input), Input: pretty(e.Input), Hooks: hooks[e.ToolUseID]}
+			if e.ToolUseID != "" {
+				at[e.ToolUseID] = len(out)
+			}
+			out = append(out, it)
+		case transcript.KindToolResult:
+			if i, ok := at[e.ToolUseID]; ok && !out[i].HasResult {
+				it := &out[i]
+				it.HasResult, it.ResultErr = true, e.IsError
+				it.Result, it.Clipped = shown(e.Text, e.Truncated)
+				it.ResultHd, it.ResultLng = head(it.Result)
+				continue
+			}
+			it := item{Kind: "tool", Tool: "(result)", ToolUseID: e.ToolUseID, HasResult: true, ResultErr: e.IsError}
+			it.Result, it.Clipped = shown(e.Text, e.Truncated)
+			it.ResultHd, it.ResultLng = head(it.Result)
+			out = append(out, it)
+		case transcript.KindDenial:
+			if i, ok := at[e.ToolUseID]; ok {
+				out[i].Denied = true
+				continue
+			}
+			out = append(out, item{Kind: "denial", Tool: e.Tool, ToolUseID: e.ToolUseID, Summary: summary(e.Tool, e.Input), Input: pretty(e.Input), Denied: true})
+		default:
+			it := item{Kind: string(e.Kind), Step: e.Step, ResultErr: e.IsError}
+			it.Text, it.Clipped = shown(e.Text, e.Truncated)
+			it.Head, it.Long = head(it.Text)
+			if e.Kind == transcript.KindPrompt || e.Kind == transcript.KindResult {
+				it.Long = false
+			}
+			out = append(out, it)
+		}
+	}
+	return out, unmatched
+}
+
+func hookOf(d rundir.Decision) hookView {
+	h := hookView{Tool: d.Tool, Decision: d.Decision, Class: d.Decision, Handler: d.Handler, Reason: d.Reason, Detail: d.Detail, Warnings: d.Warnings}
+	switch d.Decision {
+	case "deny", "block":
+		h.Class = "deny"
+	case "answer":
+		h.Class = "answer"
+	case "allow", "approve":
+		h.Class = "allow"
+	default:
+		h.Class = "pass"
+	}
+	qs := make([]string, 0, len(d.Answers))
+	for q := range d.Answers {
+		qs = append(qs, q)
+	}
+	for q := range d.Tiers {
+		if _, ok := d.Answers[q]; !ok {
+			qs = append(qs, q)
+		}
+	}
+	sort.Strings(qs)
+	for _, q := range qs {
+		tier := d.Tiers[q]
+		if tier == "fallback" && h.Class == "answer" {
+			h.Class = "fallback"
+		}
+		h.Answers = append(h.Answers, answerView{Question: q, Answer: d.Answers[q], Tier: tier})
+	}
+	return h
+}
+
+// summary is a call's input in one line: the command, the path, the
+// pattern — what a person would say the call was.
+func summary(tool string, input json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(input, &m) != nil {
+		return clip(oneLine(string(input)), 160)
+	}
+	for _, k := range []string{"command", "file_path", "path", "pattern", "url", "query", "description", "prompt"} {
+		if s, ok := m[k].(string); ok && s != "" {
+			return clip(oneLine(s), 160)
+		}
+	}
+	if qs, ok := m["questions"].([]any); ok && len(qs) > 0 {
+		if q, ok := qs[0].(map[string]any); ok {
+			if s, ok := q["question"].(string); ok {
+				return clip(oneLine(s), 160)
+			}
+		}
+	}
+	return clip(oneLine(string(input)), 160)
+}
+
+func pretty(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	s, _ := shown(b.String(), false)
+	return s
+}
+
+// shown clips s for the report; clipped says it was cut here or already
+// in the transcript.
+func shown(s string, truncated bool) (string, bool) {
+	if len(s) <= maxShown {
+		return s, truncated
+	}
+	cut := maxShown
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut], true
+}
+
+// head is a text's first line when the text is long enough to collapse.
+func head(s string) (string, bool) {
+	if len(s) <= longText && strings.Count(s, "\n") < longLines {
+		return "", false
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return clip(first, 120), true
+}
+
+func readOutput(dir rundir.Dir, id, rel string) output {
+	o := output{Path: rel, Href: filepath.ToSlash(filepath.Join(rundir.CasesDir, id, rundir.OutputsDir, rel))}
+	path := filepath.Join(dir.Outputs(id), filepath.FromSlash(rel))
+	fi, err := os.Stat(path)
+	if err != nil {
+		o.Why = err.Error()
+		return o
+	}
+	o.Size = fi.Size()
+	if o.Size > maxInline {
+		o.Why = "too large to show here"
+		return o
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		o.Why = err.Error()
+		return o
+	}
+	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+		o.Why = "binary"
+		return o
+	}
+	o.Text, o.Inlined = string(b), true
+	return o
+}
+
+func counts(m map[string]int) []tierCount {
+	var out []tierCount
+	for k, v := range m {
+		out = append(out, tierCount{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func hasKind(events []transcript.Event, k transcript.Kind) bool {
+	for _, e := range events {
+		if e.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
