@@ -114,7 +114,7 @@ func TestReportStructure(t *testing.T) {
 		`<details class="case" id="case-deploy-001">`,
 		// the denied Bash call, the hook's deny on it, joined by tool_use_id
 		`<div class="ev tool denied iserr" data-tool-use-id="toolu_01">`,
-		`<span class="tag deny">hook deny</span> Bash <small>handler 0</small> — Jira is blocked in evals: production tracker`,
+		`<span class="tag deny">hook deny</span> <small>handler 0</small> — Jira is blocked in evals: production tracker`,
 		`<span class="tier t-llm">llm</span> <q>Which environment?</q> → <b>staging</b>`,
 		`<span class="tag fallback">hook answer (fallback)</span>`,
 		`<span class="tier t-case_override">case_override</span>`,

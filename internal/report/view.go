@@ -91,6 +91,7 @@ type caseView struct {
 
 // cell is one judge's verdict on one case, in the table.
 type cell struct {
+	Judge string
 	Class string // pass, fail, err, skip, val, none
 	Text  string
 	Sort  string
@@ -249,6 +250,7 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 	cv.StatusWhy = statusWhy(cv.Status)
 	for _, j := range p.Judges {
 		c := cellFor(j, findVerdict(cv.Verdicts, j.Name))
+		c.Judge = j.Name
 		if c.Class == "fail" || c.Class == "err" {
 			cv.Failed = true
 		}
@@ -346,9 +348,13 @@ func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookV
 	}
 	for _, d := range ledger {
 		h := hookOf(d)
-		if d.ToolUseID != "" && calls[d.ToolUseID] {
+		switch {
+		case h.Class == "pass" && len(h.Answers) == 0 && len(h.Warnings) == 0:
+			// no handler had anything to say: nothing for a person to read
+		case d.ToolUseID != "" && calls[d.ToolUseID]:
+			h.Tool = "" // the call it sits on names it
 			hooks[d.ToolUseID] = append(hooks[d.ToolUseID], h)
-		} else if h.Class != "pass" {
+		default:
 			unmatched = append(unmatched, h)
 		}
 	}
