@@ -103,6 +103,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		newExplainCmd(e),
 		newFakeModelCmd(e),
 		newGuardCmd(e),
+		newReportCmd(e),
 	)
 	for _, c := range root.Commands() {
 		if c.Name() == "help" {

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/lifecycle"
+	"github.com/agent-eval/agent-eval/internal/report"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+)
+
+// reportOptions are `agent-eval report`'s flags.
+type reportOptions struct {
+	config string
+	runID  string
+	open   bool
+	// configSet: -c was given, so a config that does not load is an error
+	// (without it, a missing eval.yaml only means no before_report hooks).
+	configSet bool
+}
+
+func newReportCmd(e env) *cobra.Command {
+	opts := reportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report [RUN_DIR]",
+		Short: "Rebuild a run's report.html and junit.xml",
+		Long: `Rebuild report.html and junit.xml in a run directory from what the run
+wrote and from summary.yaml, the verdict 'agent-eval score' writes. A run
+that was not scored gets a report that says so, with everything the agent
+did. Nothing is re-run, no judge is called. The path of report.html is
+printed on stdout.
+
+The run is RUN_DIR, else --run-id ID under the eval's runs directory
+(-c eval.yaml), else the eval's most recent run. eval.yaml's before_report
+hooks run first, in the current folder, with AGENT_EVAL_RUN_DIR and
+AGENT_EVAL_RUN_ID set.
+
+  agent-eval report runs/my-eval/20261201-101500.000-claude-sonnet-4-5
+  agent-eval report --run-id 20261201-101500.000-claude-sonnet-4-5 --open`,
+		Args: maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.configSet = cmd.Flags().Changed("config")
+			dir := ""
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			return runReport(cmd.Context(), e, opts, dir)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`, or the folder holding eval.yaml")
+	f.StringVar(&opts.runID, "run-id", "", "the run's `ID` under the eval's runs directory")
+	f.BoolVar(&opts.open, "open", false, "open report.html in the default browser")
+	return cmd
+}
+
+func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) error {
+	if dirArg != "" && opts.runID != "" {
+		return usageErrorf("give a RUN_DIR or --run-id, not both")
+	}
+	ev, err := reportConfig(opts, dirArg == "")
+	if err != nil {
+		return err
+	}
+	path := dirArg
+	if path == "" {
+		runsDir := ev.RunsDir(e.Getenv)
+		if opts.runID != "" {
+			if !safeSegmentRE().MatchString(opts.runID) {
+				return usageErrorf("run id %q is not a safe folder name", opts.runID)
+			}
+			path = filepath.Join(runsDir, opts.runID)
+		} else if path, err = latestRun(runsDir); err != nil {
+			return err
+		}
+	}
+	dir, err := rundir.Open(path)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	s, err := dir.ReadSummary()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		s = nil
+		fmt.Fprintf(e.Err, "%s has no %s: the report says not scored (agent-eval score scores it)\n", dir.Path, rundir.SummaryFile)
+	case err != nil:
+		return err
+	}
+	if ev != nil && len(ev.Hooks.BeforeReport) > 0 {
+		runID := filepath.Base(dir.Path)
+		if s != nil && s.RunID != "" {
+			runID = s.RunID
+		}
+		cfg, _ := filepath.Abs(opts.config)
+		env := lifecycle.Environ(os.Environ(), map[string]string{"AGENT_EVAL_RUN_DIR": dir.Path, "AGENT_EVAL_RUN_ID": runID,
+			"AGENT_EVAL_CONFIG": cfg, "AGENT_EVAL_PROJECT_ROOT": mustGetwd()})
+		if _, err := lifecycle.Phase(ctx, "before_report", ev.Hooks.BeforeReport, mustGetwd(), env, e.Err, true); err != nil {
+			return err
+		}
+	}
+	if err := report.Write(dir, s); err != nil {
+		return err
+	}
+	if err := report.WriteJUnit(dir, s); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.Out, dir.Report())
+	if opts.open {
+		if err := openInBrowser(dir.Report()); err != nil {
+			fmt.Fprintf(e.Err, "agent-eval: warning: cannot open the report: %v\n", err)
+		}
+	}
+	return nil
+}
+
+// reportConfig loads eval.yaml when it is needed (to find the run) or
+// there: its before_report hooks run. Without -c, a missing eval.yaml is no
+// error when a RUN_DIR is given.
+func reportConfig(opts reportOptions, needed bool) (*config.Eval, error) {
+	if _, err := os.Stat(opts.config); errors.Is(err, fs.ErrNotExist) && !opts.configSet {
+		if !needed {
+			return nil, nil
+		}
+		return nil, usageErrorf("no %s here: give the RUN_DIR, or -c eval.yaml to find the eval's runs", opts.config)
+	}
+	return config.Load(opts.config)
+}
+
+// latestRun is the most recently changed run directory under runsDir.
+func latestRun(runsDir string) (string, error) {
+	entries, err := os.ReadDir(runsDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("list the runs: %w", err)
+	}
+	best, bestTime := "", int64(0)
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		p := filepath.Join(runsDir, e.Name())
+		fi, err := os.Stat(filepath.Join(p, rundir.RunResultFile))
+		if err != nil {
+			continue
+		}
+		// Ties (a coarse clock) go to the later name: generated ids sort by
+		// start time.
+		if t := fi.ModTime().UnixNano(); best == "" || t > bestTime || (t == bestTime && p > best) {
+			best, bestTime = p, t
+		}
+	}
+	if best == "" {
+		return "", usageErrorf("no finished run under %s; give the RUN_DIR or --run-id", runsDir)
+	}
+	return best, nil
+}
+
+// openInBrowser hands path to the desktop's opener and does not wait.
+func openInBrowser(path string) error {
+	name, args := "xdg-open", []string{path}
+	switch runtime.GOOS {
+	case "darwin":
+		name = "open"
+	case "windows":
+		name, args = "rundll32", []string{"url.dll,FileProtocolHandler", path}
+	}
+	bin, err := exec.LookPath(name)
+	if err != nil {
+		return fmt.Errorf("%s is not installed; open %s yourself", name, path)
+	}
+	cmd := exec.Command(bin, args...)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", name, err)
+	}
+	return cmd.Process.Release()
+}
