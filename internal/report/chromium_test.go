@@ -169,6 +169,36 @@ func TestReportInChromium(t *testing.T) {
 		}
 		t.Logf("screenshot: %s (%d bytes)", path, len(png))
 	}
+
+	// The comparison page, in the same browser.
+	a, b, cmp, cpath := comparison(t)
+	if err := WriteCompare(cpath, a, b, cmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(bctx, chromedp.Navigate("file://"+filepath.ToSlash(cpath)), chromedp.WaitVisible("#judge-deltas")); err != nil {
+		t.Fatalf("load the comparison page: %v", err)
+	}
+	for _, c := range []struct{ what, js string }{
+		{"a row per judge", `document.querySelectorAll("#judge-deltas tbody tr").length === 3`},
+		{"the regression is marked", `document.querySelector("#judge-deltas tr.c-worse").innerText.includes("regression")`},
+		{"the script ran", `document.getElementById("shown").textContent === "3 of 3 cases"`},
+	} {
+		if v := eval(c.js); v != true {
+			t.Errorf("compare.html: %s: %s = %v", c.what, c.js, v)
+		}
+	}
+	eval(`(function(){const f = document.getElementById("only-failed"); f.click(); return true})()`)
+	if v := eval(`document.getElementById("shown").textContent`); v != "2 of 3 cases" {
+		t.Errorf("compare.html, only changed cases: %v", v)
+	}
+	png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "compare.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", filepath.Join(dir, "compare.png"))
 	t.Logf("the chromium test took %s", time.Since(start).Round(time.Millisecond))
 
 	cancelBrowser()

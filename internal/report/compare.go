@@ -41,7 +41,8 @@ type runRef struct {
 type judgeRow struct {
 	rundir.JudgeDelta
 	MeanDelta, PassDelta string
-	Class                string // better, worse, same
+	Class                string // better, worse, same: the row
+	MeanClass, PassClass string // the same, for each delta
 }
 
 type compareRow struct {
@@ -82,7 +83,8 @@ func WriteCompare(path string, a, b rundir.Dir, cmp *rundir.Comparison) error {
 	}
 	p.Title = "agent-eval: " + p.A.ID + " → " + p.B.ID
 	for _, d := range cmp.Judges {
-		r := judgeRow{JudgeDelta: d, MeanDelta: delta(d.MeanBefore, d.MeanNow), PassDelta: delta(d.PassBefore, d.PassNow), Class: "same"}
+		r := judgeRow{JudgeDelta: d, MeanDelta: delta(d.MeanBefore, d.MeanNow), PassDelta: delta(d.PassBefore, d.PassNow), Class: "same",
+			MeanClass: direction(d.MeanBefore, d.MeanNow), PassClass: direction(d.PassBefore, d.PassNow)}
 		switch {
 		case d.Regression || less(d.PassNow, d.PassBefore) || (d.PassNow == nil && less(d.MeanNow, d.MeanBefore)):
 			r.Class = "worse"
@@ -227,6 +229,17 @@ func delta(before, now *float64) string {
 		return "+" + num(d)
 	}
 	return num(d)
+}
+
+// direction is better, worse or same for a value that should go up.
+func direction(before, now *float64) string {
+	switch {
+	case less(before, now):
+		return "better"
+	case less(now, before):
+		return "worse"
+	}
+	return "same"
 }
 
 // less: both are set and x < y.
