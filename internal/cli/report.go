@@ -95,22 +95,7 @@ func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) er
 	case err != nil:
 		return err
 	}
-	if ev != nil && len(ev.Hooks.BeforeReport) > 0 {
-		runID := filepath.Base(dir.Path)
-		if s != nil && s.RunID != "" {
-			runID = s.RunID
-		}
-		cfg, _ := filepath.Abs(opts.config)
-		env := lifecycle.Environ(os.Environ(), map[string]string{"AGENT_EVAL_RUN_DIR": dir.Path, "AGENT_EVAL_RUN_ID": runID,
-			"AGENT_EVAL_CONFIG": cfg, "AGENT_EVAL_PROJECT_ROOT": mustGetwd()})
-		if _, err := lifecycle.Phase(ctx, "before_report", ev.Hooks.BeforeReport, mustGetwd(), env, e.Err, true); err != nil {
-			return err
-		}
-	}
-	if err := report.Write(dir, s); err != nil {
-		return err
-	}
-	if err := report.WriteJUnit(dir, s); err != nil {
+	if err := writeReports(ctx, e, ev, opts.config, dir, s); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.Out, dir.Report())
@@ -120,6 +105,29 @@ func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) er
 		}
 	}
 	return nil
+}
+
+// writeReports runs eval.yaml's before_report hooks (ev may be nil: no
+// config, no hooks) and writes dir's report.html and junit.xml from s (nil:
+// not scored). score calls it after writing summary.yaml.
+func writeReports(ctx context.Context, e env, ev *config.Eval, configFile string, dir rundir.Dir, s *rundir.Summary) error {
+	if ev != nil && len(ev.Hooks.BeforeReport) > 0 {
+		runID := filepath.Base(dir.Path)
+		if s != nil && s.RunID != "" {
+			runID = s.RunID
+		}
+		cfg, _ := filepath.Abs(configFile)
+		env := lifecycle.Environ(os.Environ(), map[string]string{"AGENT_EVAL_RUN_DIR": dir.Path, "AGENT_EVAL_RUN_ID": runID,
+			"AGENT_EVAL_CONFIG": cfg, "AGENT_EVAL_PROJECT_ROOT": mustGetwd()})
+		// The hooks' output is progress: stderr, redacted.
+		if _, err := lifecycle.Phase(ctx, "before_report", ev.Hooks.BeforeReport, mustGetwd(), env, redactingWriter{e.Err}, true); err != nil {
+			return err
+		}
+	}
+	if err := report.Write(dir, s); err != nil {
+		return err
+	}
+	return report.WriteJUnit(dir, s)
 }
 
 // reportConfig loads eval.yaml when it is needed (to find the run) or

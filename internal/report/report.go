@@ -63,7 +63,10 @@ var funcs = template.FuncMap{
 	},
 	"deref": func(b *bool) bool { return b != nil && *b },
 	"metric": func(m string) string {
-		return map[string]string{"min_mean": "mean ≥", "min_pass_rate": "pass rate ≥", "min_win_rate": "win rate ≥", "max_error_rate": "error rate ≤"}[m]
+		if s, ok := map[string]string{"min_mean": "mean ≥", "min_pass_rate": "pass rate ≥", "min_win_rate": "win rate ≥", "max_error_rate": "error rate ≤"}[m]; ok {
+			return s
+		}
+		return m
 	},
 	"isRate": func(m string) bool { return strings.HasSuffix(m, "_rate") },
 }

@@ -23,8 +23,14 @@ const (
 	// longText is where a text is collapsed behind its first line.
 	longText  = 600
 	longLines = 12
-	// maxInline is the largest output file shown inline.
-	maxInline = 16 << 10
+	// maxInline is the largest output file shown inline, and maxInlined
+	// what one case inlines in all.
+	maxInline  = 16 << 10
+	maxInlined = 256 << 10
+	// caseBudget is the text one case's transcript shows in full; past it
+	// each text is clipped to tightShown (a session of thousands of calls).
+	caseBudget = 1 << 20
+	tightShown = 512
 )
 
 // page is what report.html renders.
@@ -273,8 +279,11 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 	if err != nil {
 		p.Problems = append(p.Problems, err.Error())
 	}
+	inlined := 0
 	for _, f := range files {
-		cv.Outputs = append(cv.Outputs, readOutput(dir, id, f))
+		o := readOutput(dir, id, f, inlined < maxInlined)
+		inlined += len(o.Text)
+		cv.Outputs = append(cv.Outputs, o)
 	}
 	return cv
 }
@@ -342,7 +351,7 @@ func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookV
 	var unmatched []hookView
 	calls := map[string]bool{}
 	for _, e := range events {
-		if e.Kind == transcript.KindToolCall && e.ToolUseID != "" {
+		if (e.Kind == transcript.KindToolCall || e.Kind == transcript.KindDenial) && e.ToolUseID != "" {
 			calls[e.ToolUseID] = true
 		}
 	}
@@ -360,6 +369,16 @@ func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookV
 	}
 	var out []item
 	at := map[string]int{} // tool_use_id -> index in out
+	left := caseBudget
+	shown := func(s string, truncated bool) (string, bool) {
+		limit := maxShown
+		if left <= 0 {
+			limit = tightShown
+		}
+		s, clipped := clipTo(s, limit, truncated)
+		left -= len(s)
+		return s, clipped
+	}
 	step := ""
 	for _, e := range events {
 		if e.Step != step {
@@ -392,7 +411,10 @@ func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookV
 				out[i].Denied = true
 				continue
 			}
-			out = append(out, item{Kind: "denial", Tool: e.Tool, ToolUseID: e.ToolUseID, Summary: summary(e.Tool, e.Input), Input: pretty(e.Input), Denied: true})
+			out = append(out, item{Kind: "tool", Tool: e.Tool, ToolUseID: e.ToolUseID, Summary: summary(e.Tool, e.Input), Input: pretty(e.Input), Denied: true, Hooks: hooks[e.ToolUseID]})
+			if e.ToolUseID != "" {
+				at[e.ToolUseID] = len(out) - 1
+			}
 		default:
 			it := item{Kind: string(e.Kind), Step: e.Step, ResultErr: e.IsError}
 			it.Text, it.Clipped = shown(e.Text, e.Truncated)
@@ -468,17 +490,17 @@ func pretty(raw json.RawMessage) string {
 	if json.Indent(&b, raw, "", "  ") != nil {
 		return string(raw)
 	}
-	s, _ := shown(b.String(), false)
+	s, _ := clipTo(b.String(), maxShown, false)
 	return s
 }
 
-// shown clips s for the report; clipped says it was cut here or already
-// in the transcript.
-func shown(s string, truncated bool) (string, bool) {
-	if len(s) <= maxShown {
+// clipTo clips s to limit bytes for the report; clipped says it was cut
+// here or already in the transcript.
+func clipTo(s string, limit int, truncated bool) (string, bool) {
+	if len(s) <= limit {
 		return s, truncated
 	}
-	cut := maxShown
+	cut := limit
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
@@ -494,7 +516,7 @@ func head(s string) (string, bool) {
 	return clip(first, 120), true
 }
 
-func readOutput(dir rundir.Dir, id, rel string) output {
+func readOutput(dir rundir.Dir, id, rel string, inline bool) output {
 	o := output{Path: rel, Href: filepath.ToSlash(filepath.Join(rundir.CasesDir, id, rundir.OutputsDir, rel))}
 	path := filepath.Join(dir.Outputs(id), filepath.FromSlash(rel))
 	fi, err := os.Stat(path)
@@ -503,8 +525,11 @@ func readOutput(dir rundir.Dir, id, rel string) output {
 		return o
 	}
 	o.Size = fi.Size()
-	if o.Size > maxInline {
+	if o.Size > maxInline || !inline {
 		o.Why = "too large to show here"
+		if !inline {
+			o.Why = "not shown: this case's other outputs fill the page"
+		}
 		return o
 	}
 	b, err := os.ReadFile(path)
