@@ -228,7 +228,10 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseView {
 	cv := &caseView{ID: id, Status: "no result"}
 	c, err := dir.ReadCase(id)
-	if err == nil {
+	if err != nil {
+		c = nil
+	}
+	if c != nil {
 		cv.Status, cv.Error = c.Status, c.Error
 		cv.CostUSD, cv.DurationS, cv.Turns = c.CostUSD, c.DurationS, c.NumTurns
 		cv.Denials = len(c.PermissionDenials)
@@ -270,6 +273,9 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 	ledger, err := dir.ReadLedger(id)
 	if err != nil {
 		p.Problems = append(p.Problems, err.Error())
+	}
+	if c != nil {
+		events = withDenials(events, c.PermissionDenials)
 	}
 	cv.Items, cv.Unmatched = items(events, ledger)
 	if cv.Prompt != "" && hasKind(events, transcript.KindPrompt) {
@@ -426,6 +432,24 @@ func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookV
 		}
 	}
 	return out, unmatched
+}
+
+// withDenials adds the permission denials run_result.json records that the
+// transcript lacks (a run without transcript.jsonl, or a denial the runner
+// did not stream), so every denial is shown.
+func withDenials(events []transcript.Event, denials []transcript.Denial) []transcript.Event {
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.Kind == transcript.KindDenial {
+			seen[e.ToolUseID] = true
+		}
+	}
+	for _, d := range denials {
+		if d.ToolUseID == "" || !seen[d.ToolUseID] {
+			events = append(events, transcript.Event{Kind: transcript.KindDenial, ToolUseID: d.ToolUseID, Tool: d.ToolName, Input: d.ToolInput})
+		}
+	}
+	return events
 }
 
 func hookOf(d rundir.Decision) hookView {

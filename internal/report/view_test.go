@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -62,5 +63,29 @@ func TestTranscriptBounded(t *testing.T) {
 	}
 	if total > caseBudget+maxShown+3000*tightShown || !items[len(items)-1].Clipped || items[0].Clipped {
 		t.Errorf("3000 results of 6000 bytes show %d bytes (first clipped %v, last clipped %v)", total, items[0].Clipped, items[len(items)-1].Clipped)
+	}
+}
+
+// TestDenialsWithoutTranscript: a run that wrote no transcript.jsonl still
+// shows each denial run_result.json records, with the hook's deny on it.
+func TestDenialsWithoutTranscript(t *testing.T) {
+	d, _ := fixture(t, false)
+	if err := os.Remove(d.Transcript("deploy-001")); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Render(d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<div class="ev tool denied" data-tool-use-id="toolu_01">`,
+		`<span class="tag deny">DENIED</span> tool <b>Bash</b> <code class="sum">jira issue create --project OPS</code>`,
+		`<span class="tag deny">hook deny</span> <small>handler 0</small>`,
+		// the answer's call is not in a transcript: listed apart
+		`<h3>Hook decisions without a recorded call</h3>`,
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report.html lacks %s", want)
+		}
 	}
 }
