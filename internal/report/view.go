@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -541,7 +542,7 @@ func head(s string) (string, bool) {
 }
 
 func readOutput(dir rundir.Dir, id, rel string, inline bool) output {
-	o := output{Path: rel, Href: filepath.ToSlash(filepath.Join(rundir.CasesDir, id, rundir.OutputsDir, rel))}
+	o := output{Path: rel, Href: hrefOf(rundir.CasesDir + "/" + id + "/" + rundir.OutputsDir + "/" + rel)}
 	path := filepath.Join(dir.Outputs(id), filepath.FromSlash(rel))
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -567,6 +568,16 @@ func readOutput(dir rundir.Dir, id, rel string, inline bool) output {
 	}
 	o.Text, o.Inlined = string(b), true
 	return o
+}
+
+// hrefOf is a relative link to a slash-separated path, each segment
+// escaped (a file named "#1 notes.md" is a file, not a fragment).
+func hrefOf(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
 }
 
 func counts(m map[string]int) []tierCount {

@@ -89,3 +89,15 @@ func TestDenialsWithoutTranscript(t *testing.T) {
 		}
 	}
 }
+
+func TestHrefOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"cases/a/outputs/report.md":    "cases/a/outputs/report.md",
+		"cases/a/outputs/#1 notes?.md": "cases/a/outputs/%231%20notes%3F.md",
+		"cases/a/outputs/sub/ünï.txt":  "cases/a/outputs/sub/%C3%BCn%C3%AF.txt",
+	} {
+		if got := hrefOf(in); got != want {
+			t.Errorf("hrefOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
