@@ -47,8 +47,10 @@ type page struct {
 	Run      *results.Run
 	Summary  *rundir.Summary
 	Judges   []rundir.JudgeSummary
-	Cases    []*caseView
-	Totals   totals
+	// BoolJudge: the judge's verdicts are pass/fail, without a number.
+	BoolJudge map[string]bool
+	Cases     []*caseView
+	Totals    totals
 	// Problems are what could not be read (a case without a result, a
 	// transcript that did not parse): shown, never fatal.
 	Problems []string
@@ -167,6 +169,10 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 	}
 	if s != nil {
 		p.Passed, p.ScoredAt, p.Judges = s.Passed, s.ScoredAt, s.Judges
+		p.BoolJudge = map[string]bool{}
+		for _, j := range s.Judges {
+			p.BoolJudge[j.Name] = j.Type == "bool"
+		}
 		if s.RunID != "" {
 			p.RunID = s.RunID
 		}
