@@ -86,3 +86,25 @@ func TestCompareWithoutSummaries(t *testing.T) {
 		t.Error("WriteCompare without a comparison succeeded")
 	}
 }
+
+// TestReportLinksComparison: a scored run compared with a baseline says
+// what regressed and links the side-by-side page.
+func TestReportLinksComparison(t *testing.T) {
+	a, b, cmp, path := comparison(t)
+	if err := WriteCompare(path, a, b, cmp); err != nil {
+		t.Fatal(err)
+	}
+	s, err := b.ReadSummary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Baseline = cmp
+	html, err := Render(b, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `<p>Against before-run: 0 verdicts better, 2 worse, win rate 25.0%; <b>tests_pass regressed</b>. <a href="compare.html">Side by side</a>.</p>`
+	if !strings.Contains(string(html), want) {
+		t.Errorf("report.html lacks %s", want)
+	}
+}

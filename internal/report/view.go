@@ -54,9 +54,12 @@ type page struct {
 	// Problems are what could not be read (a case without a result, a
 	// transcript that did not parse): shown, never fatal.
 	Problems []string
-	Style    any
-	Script   any
-	CSP      string
+	// Compare links the comparison page in the run directory, when there
+	// is one.
+	Compare string
+	Style   any
+	Script  any
+	CSP     string
 }
 
 type totals struct {
@@ -185,6 +188,9 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 	}
 	if p.RunID == "" {
 		p.RunID = filepath.Base(dir.Path)
+	}
+	if _, err := os.Stat(filepath.Join(dir.Path, CompareFile)); err == nil {
+		p.Compare = CompareFile
 	}
 	p.Title = "agent-eval: " + strings.TrimPrefix(p.EvalName+" / "+p.RunID, " / ")
 
