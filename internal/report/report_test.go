@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/testutil/golden"
@@ -240,11 +241,12 @@ func TestReportSize200(t *testing.T) {
 		v, yes := 0.8, i%3 != 0
 		s.Cases = append(s.Cases, rundir.CaseSummary{ID: id, Status: "completed", Verdicts: []rundir.Verdict{{Judge: "ok", Value: &v, Passed: &yes, Rationale: "because"}, {Judge: "quality", Value: &v}}})
 	}
+	start := time.Now()
 	b, err := Render(rundir.Dir{Path: dir}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("report.html for 200 cases: %d bytes (%.1f MiB)", len(b), float64(len(b))/(1<<20))
+	t.Logf("report.html for 200 cases: %d bytes (%.1f MiB), rendered in %s", len(b), float64(len(b))/(1<<20), time.Since(start).Round(time.Millisecond))
 	if len(b) > 20<<20 {
 		t.Errorf("report.html for 200 cases is %d bytes", len(b))
 	}
