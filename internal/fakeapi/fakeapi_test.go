@@ -409,3 +409,19 @@ func TestScriptURL(t *testing.T) {
 		t.Error("script ../etc by path: no error")
 	}
 }
+
+// ${CWD} is found in Claude Code's and in OpenCode's system prompts.
+func TestCWD(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ system, want string }{
+		{"You are helpful.\nPrimary working directory: /work/ws one\n", "/work/ws one"},
+		{"Here is some useful information about the environment you are running in:\n<env>\n  Working directory: /tmp/oc ws\n  Workspace root folder: /\n", "/tmp/oc ws"},
+		{"no environment here", ""},
+	} {
+		sys, _ := json.Marshal(tt.system)
+		m := &messagesRequest{System: sys}
+		if got := m.cwd(); got != tt.want {
+			t.Errorf("cwd(%q) = %q, want %q", tt.system, got, tt.want)
+		}
+	}
+}

@@ -161,9 +161,13 @@ func (s *Server) Handler() http.Handler {
 
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/messages", s.messages)
-	mux.HandleFunc("POST /v1/messages/count_tokens", s.countTokens)
-	mux.HandleFunc("GET /v1/models", s.models)
+	// Without /v1 too: OpenCode's anthropic provider appends /messages to
+	// ANTHROPIC_BASE_URL, which Claude Code wants without /v1.
+	for _, v := range []string{"/v1", ""} {
+		mux.HandleFunc("POST "+v+"/messages", s.messages)
+		mux.HandleFunc("POST "+v+"/messages/count_tokens", s.countTokens)
+		mux.HandleFunc("GET "+v+"/models", s.models)
+	}
 	mux.HandleFunc("GET /_fake/requests", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(s.Requests())
@@ -221,10 +225,13 @@ func blockText(raw json.RawMessage) string {
 	return strings.Join(parts, "\n")
 }
 
-var cwdRE = lazyre.New(`Primary working directory: ([^\n]+)`)
+// cwdRE finds the working directory in Claude Code's environment section
+// ("Primary working directory: …") or OpenCode's ("<env>\n  Working
+// directory: …").
+var cwdRE = lazyre.New(`(?m)(?:Primary working directory|^[ \t]*Working directory): ([^\n]+)`)
 
 // cwd finds the client's working directory in the environment section
-// Claude Code sends: in the system prompt, a role "system" message, or a
+// Claude Code (or OpenCode) sends: in the system prompt, a role "system" message, or a
 // <system-reminder> inside the first user message, depending on the setup.
 func (m *messagesRequest) cwd() string {
 	texts := []string{blockText(m.System)}

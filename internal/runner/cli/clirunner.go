@@ -16,6 +16,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -31,7 +32,8 @@ type Spec struct {
 	Argv []string
 	// Dir is the workspace: the agent's cwd.
 	Dir string
-	// Env is the agent's whole environment (Env builds it).
+	// Env is the agent's whole environment (Env builds it); PWD is set to
+	// Dir.
 	Env []string
 	// OutputDir is where metrics.json is read from once the agent ends
 	// ({output_dir}; "" reads none).
@@ -83,8 +85,18 @@ func Run(ctx context.Context, s Spec) Result {
 		}
 	}
 	parser := NewParser(emit)
+	env := s.Env
+	if s.Dir != "" {
+		// Agents (OpenCode) take their project folder from $PWD, which
+		// the caller's environment has pointing at its own cwd.
+		dir, err := filepath.Abs(s.Dir)
+		if err != nil {
+			return Result{ExitCode: -1, Err: fmt.Errorf("run the cli agent: %w", err), Summary: NewParser(nil).Summary()}
+		}
+		env = withVar(env, "PWD", dir)
+	}
 	pr := agentproc.Run(ctx, agentproc.Spec{
-		Path: s.Argv[0], Args: s.Argv[1:], Dir: s.Dir, Env: s.Env,
+		Path: s.Argv[0], Args: s.Argv[1:], Dir: s.Dir, Env: env,
 		Timeout: s.Timeout, Grace: s.Grace, Stdout: s.Stdout, Stderr: s.Stderr,
 		Line: parser.Line, Guard: s.Guard, Started: s.Started,
 	})
@@ -110,6 +122,17 @@ func Run(ctx context.Context, s Spec) Result {
 	}
 	res.Summary = sum
 	return res
+}
+
+// withVar returns env with name set to value (a copy).
+func withVar(env []string, name, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, name+"="+value)
 }
 
 // Env is the agent's environment: the caller's (environ, as os.Environ

@@ -15,7 +15,7 @@ import (
 
 func shell(script string) []string { return []string{"sh", "-c", script} }
 
-var testEnv = Env([]string{"PATH=/usr/bin:/bin", "DROPPED=no"}, map[string]string{"FROM_EVAL": "e", "DROPPED": "yes"})
+var testEnv = Env([]string{"PATH=/usr/bin:/bin", "DROPPED=no", "PWD=/elsewhere"}, map[string]string{"FROM_EVAL": "e", "DROPPED": "yes"})
 
 func TestRunCwdEnvStreamsMetrics(t *testing.T) {
 	t.Parallel()
@@ -23,7 +23,7 @@ func TestRunCwdEnvStreamsMetrics(t *testing.T) {
 	out := filepath.Join(ws, "output")
 	var stdout, stderr bytes.Buffer
 	res := Run(context.Background(), Spec{
-		Argv: shell(`pwd; echo "$FROM_EVAL $DROPPED"; echo oops >&2; mkdir -p output
+		Argv: shell(`pwd; echo "$PWD"; echo "$FROM_EVAL $DROPPED"; echo oops >&2; mkdir -p output
 printf '{"token_usage":{"input":10,"output":5,"cache_read":2,"cache_write":1},"cost_usd":0.25,"num_turns":3,"model":"m1"}' > output/metrics.json
 exit 7`),
 		Dir: ws, Env: testEnv, OutputDir: out, Stdout: &stdout, Stderr: &stderr,
@@ -31,8 +31,8 @@ exit 7`),
 	if res.Err != nil || res.ExitCode != 7 || res.TimedOut || res.Interrupted {
 		t.Fatalf("Run = %+v", res)
 	}
-	if want := ws + "\ne yes\n"; stdout.String() != want {
-		t.Errorf("stdout = %q, want %q (cwd, env with the eval's winning)", stdout.String(), want)
+	if want := ws + "\n" + ws + "\ne yes\n"; stdout.String() != want {
+		t.Errorf("stdout = %q, want %q (cwd and $PWD, env with the eval's winning)", stdout.String(), want)
 	}
 	if stderr.String() != "oops\n" {
 		t.Errorf("stderr = %q", stderr.String())
