@@ -404,6 +404,17 @@ func TestScriptURL(t *testing.T) {
 	if msg, err := step.Messages.New(ctx, params(user)); err != nil || msg.Content[0].Text != "by-step" {
 		t.Errorf("a name with a slash (a pipeline step): %v", err)
 	}
+	// OpenCode's anthropic provider joins /messages to the base URL, without /v1.
+	body := `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"go"}],"tools":[{"name":"bash","input_schema":{"type":"object"}}]}`
+	resp, err := http.Post(ScriptURL(base, "case/step")+"/messages", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "by-step") {
+		t.Errorf("POST /s/case/step/messages = %d %s, want the step's script", resp.StatusCode, b)
+	}
 	bad := anthropic.NewClient(option.WithBaseURL(ScriptURL(base, "../etc")), option.WithAPIKey("k"), option.WithMaxRetries(0))
 	if _, err := bad.Messages.New(ctx, params(user)); err == nil {
 		t.Error("script ../etc by path: no error")

@@ -141,12 +141,20 @@ func (s *Server) Requests() []Request {
 func (s *Server) Handler() http.Handler {
 	mux := s.routes()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The name runs up to the API path (/v1/…), so it may hold a slash
-		// (case/step): clients unescape %2F when they join paths.
+		// The name runs up to the API path (/v1/…, or /messages… and
+		// /models without /v1), so it may hold a slash (case/step):
+		// clients unescape %2F when they join paths.
 		if rest, ok := strings.CutPrefix(r.URL.Path, ScriptPrefix); ok {
 			name, path := strings.TrimSuffix(rest, "/"), "/"
 			if i := strings.LastIndex(rest, "/v1/"); i >= 0 {
 				name, path = rest[:i], rest[i:]
+			} else {
+				for _, api := range []string{"/messages/count_tokens", "/messages", "/models"} {
+					if before, ok := strings.CutSuffix(rest, api); ok {
+						name, path = before, api
+						break
+					}
+				}
 			}
 			if name != "" {
 				if r.Header.Get(ScriptHeader) == "" {
