@@ -17,11 +17,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/agentproc"
+	"github.com/agent-eval/agent-eval/internal/lifecycle"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
@@ -93,7 +92,7 @@ func Run(ctx context.Context, s Spec) Result {
 		if err != nil {
 			return Result{ExitCode: -1, Err: fmt.Errorf("run the cli agent: %w", err), Summary: NewParser(nil).Summary()}
 		}
-		env = withVar(env, "PWD", dir)
+		env = lifecycle.Environ(env, map[string]string{"PWD": dir})
 	}
 	pr := agentproc.Run(ctx, agentproc.Spec{
 		Path: s.Argv[0], Args: s.Argv[1:], Dir: s.Dir, Env: env,
@@ -124,36 +123,13 @@ func Run(ctx context.Context, s Spec) Result {
 	return res
 }
 
-// withVar returns env with name set to value (a copy).
-func withVar(env []string, name, value string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, name+"=") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, name+"="+value)
-}
-
 // Env is the agent's environment: the caller's (environ, as os.Environ
 // gives it) with extra laid over it in order (execution.env, runner.env,
-// lifecycle hooks' outputs: a later map wins), sorted.
+// lifecycle hooks' outputs: a later map wins).
 func Env(environ []string, extra ...map[string]string) []string {
-	env := map[string]string{}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
-			env[k] = v
-		}
-	}
+	env := environ
 	for _, m := range extra {
-		for k, v := range m {
-			env[k] = v
-		}
+		env = lifecycle.Environ(env, m)
 	}
-	out := make([]string, 0, len(env))
-	for k, v := range env {
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return out
+	return env
 }
