@@ -259,12 +259,73 @@ func CheckPlaceholders(cmd StringList, input map[string]any) error {
 	case 0:
 		return nil
 	case 1:
-		msg := fmt.Sprintf("runner.command uses %s, which is not a built-in placeholder nor a field of the case's input", missing[0])
+		msg := fmt.Sprintf("the command uses %s, which is not a built-in placeholder nor a field of the case's input", missing[0])
 		if s := suggest(strings.Trim(missing[0], "{}"), BuiltinPlaceholders); s != "" {
 			msg += fmt.Sprintf(" (did you mean {%s}?)", s)
 		}
 		return errors.New(msg)
 	default:
-		return fmt.Errorf("runner.command uses %s, which are not built-in placeholders nor fields of the case's input", strings.Join(missing, ", "))
+		return fmt.Errorf("the command uses %s, which are not built-in placeholders nor fields of the case's input", strings.Join(missing, ", "))
 	}
+}
+
+// shells are the programs whose -c argument is shell code.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ash": true, "mksh": true}
+
+// ScriptPlaceholders lists the placeholders that carry text from the eval
+// or the case ({args}, input fields, …, not the paths and numbers) and sit
+// inside the script of a shell's -c: their values become shell code there
+// (a case input holding "; rm -rf ~" would run it). Pass them as arguments
+// after the script instead ("$1", like upstream's opencode-smoke).
+func ScriptPlaceholders(cmd StringList) []string {
+	if len(cmd) < 3 {
+		return nil
+	}
+	prog := cmd[0]
+	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
+		prog = prog[i+1:]
+	}
+	if !shells[prog] {
+		return nil
+	}
+	for i := 1; i+1 < len(cmd); i++ {
+		a := cmd[i]
+		if !strings.HasPrefix(a, "-") || a == "--" {
+			return nil // the options end before a -c
+		}
+		if strings.HasPrefix(a, "--") || !strings.ContainsRune(a, 'c') {
+			continue // --norc, -e, …
+		}
+		var out []string
+		for _, n := range Placeholders(StringList{cmd[i+1]}) {
+			switch n {
+			case "workspace", "output_dir", "config_dir", "timeout", "max_budget_usd":
+			default:
+				out = append(out, "{"+n+"}")
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// FieldCommand is a cli runner's command and the field it is set at.
+type FieldCommand struct {
+	Field   string // runner.command or execution.steps[i].runner.command
+	Command StringList
+}
+
+// CLICommands lists the commands of the eval's cli runners: the top-level
+// one and the steps' own.
+func (e *Eval) CLICommands() []FieldCommand {
+	var out []FieldCommand
+	if e.Runner.Type == "cli" && len(e.Runner.Command) > 0 {
+		out = append(out, FieldCommand{"runner.command", e.Runner.Command})
+	}
+	for i, s := range e.Execution.Steps {
+		if s.Runner != nil && s.Runner.Type == "cli" && len(s.Runner.Command) > 0 {
+			out = append(out, FieldCommand{index("execution.steps", i) + ".runner.command", s.Runner.Command})
+		}
+	}
+	return out
 }

@@ -142,3 +142,28 @@ func TestCLIRunnerEnforcement(t *testing.T) {
 		t.Errorf("cli with agent: claude-code warns %v, want nothing", w)
 	}
 }
+
+func TestScriptPlaceholders(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cmd  StringList
+		want []string
+	}{
+		{StringList{"bash", "-c", "run.sh {args} {workspace} {city}"}, []string{"{args}", "{city}"}},
+		{StringList{"/bin/sh", "-ec", "echo {model}"}, []string{"{model}"}},
+		{StringList{"bash", "-c", `exec run.sh "$@"`, "--", "{args}"}, nil},
+		{StringList{"bash", "{config_dir}/solve.sh", "{args}"}, nil},
+		{StringList{"python3", "-c", "print('{args}')"}, nil},
+		{StringList{"bash", "--norc", "-c", "{args}"}, []string{"{args}"}},
+		{StringList{"bash", "-e", "--", "-c", "{args}"}, nil},
+	}
+	for _, tt := range tests {
+		if got := ScriptPlaceholders(tt.cmd); !cmp.Equal(got, tt.want) {
+			t.Errorf("ScriptPlaceholders(%q) = %v, want %v", tt.cmd, got, tt.want)
+		}
+	}
+	ev := mustParse(t, "eval.yaml", "execution: {prompt: hi}\nrunner:\n  type: cli\n  command: [bash, -c, \"agent {args}\"]\n")
+	if w := ev.Warnings.Error(); !strings.Contains(w, "runner.command: warning: {args} inside a shell's -c script become shell code") {
+		t.Errorf("warnings = %q", w)
+	}
+}

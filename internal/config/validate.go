@@ -212,6 +212,11 @@ func (v *validator) runner(path string, r *Runner) {
 	case typ != "claude-code" && typ != "cli" && agentRunner && len(v.e.Inputs.Tools) > 0:
 		v.errf(path+".type", CodeSemantic, "runner type %s does not support inputs.tools interception; use claude-code or remove inputs.tools", typ)
 	}
+	if typ == "cli" {
+		if names := ScriptPlaceholders(r.Command); len(names) > 0 {
+			v.warnf(path+".command", "%s inside a shell's -c script become shell code (a case input holding \"; rm -rf ~\" would run it); pass them as arguments after the script and use \"$1\"…", strings.Join(names, ", "))
+		}
+	}
 	if typ == "cli" && agentRunner && !claudeUnderneath {
 		for _, k := range []string{"permissions.allow", "permissions.deny", "permissions.network"} {
 			if v.has(k) {

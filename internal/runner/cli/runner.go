@@ -122,8 +122,10 @@ func (r *started) Prepare(ctx context.Context, w runner.Workspace) (runner.Sessi
 		}
 		s.input = in
 	}
-	if err := config.CheckPlaceholders(r.s.Eval.Runner.Command, s.input); err != nil {
-		return s, &runner.ConfigError{Err: fmt.Errorf("case %s: %w", w.ID, err)}
+	for _, c := range r.s.Eval.CLICommands() {
+		if err := config.CheckPlaceholders(c.Command, s.input); err != nil {
+			return s, &runner.ConfigError{Err: fmt.Errorf("case %s: %s: %w", w.ID, c.Field, err)}
+		}
 	}
 	if r.inner != nil {
 		inner, err := r.inner.Prepare(ctx, w)
