@@ -3,6 +3,7 @@ package clirunner
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/guard"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
@@ -68,41 +70,73 @@ func TestRunMissingProgram(t *testing.T) {
 	}
 }
 
-// The timeout stops the whole process group: a child the agent started in
-// the background dies with it, and an agent that ignores SIGTERM is killed
-// after the grace period.
-func TestRunTimeoutKillsGroup(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ name, script string }{
-		{"terminates", `sleep 60 & echo $! > child.pid; wait`},
-		{"ignores SIGTERM", `trap '' TERM; sleep 60 & echo $! > child.pid; while :; do sleep 0.1; done`},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			ws := t.TempDir()
-			start := time.Now()
-			res := Run(context.Background(), Spec{Argv: shell(tt.script), Dir: ws, Env: testEnv, Timeout: 500 * time.Millisecond, Grace: 300 * time.Millisecond})
-			if !res.TimedOut || res.Interrupted || res.ExitCode != -1 {
-				t.Errorf("Run = %+v, want timed out with exit -1", res)
-			}
-			if took := time.Since(start); took > 10*time.Second {
-				t.Errorf("Run took %v", took)
-			}
-			assertDead(t, filepath.Join(ws, "child.pid"))
-		})
+// TestMain lets the test binary stand in for agent-eval's guard verb, so
+// the stop tests run both bare and under the guard.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "guard" {
+		os.Exit(guard.Main(os.Args[2:], os.Stderr))
 	}
+	os.Exit(m.Run())
 }
 
-func TestRunInterrupt(t *testing.T) {
-	t.Parallel()
-	ws := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
-	res := Run(ctx, Spec{Argv: shell(`sleep 60 & echo $! > child.pid; wait`), Dir: ws, Env: testEnv, Grace: 300 * time.Millisecond})
-	if !res.Interrupted || res.TimedOut || res.ExitCode != -1 {
-		t.Errorf("Run = %+v, want interrupted with exit -1", res)
+// guards are the ways an agent is started: bare, and under the guard.
+func guards(t *testing.T) map[string]string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	assertDead(t, filepath.Join(ws, "child.pid"))
+	return map[string]string{"bare": "", "guarded": self}
+}
+
+// The timeout and an interrupt stop the whole process group: a child the
+// agent started in the background dies with it, and an agent that ignores
+// SIGTERM is killed after the grace period. Under the guard, so does a
+// child that left the group (setsid).
+func TestRunStopKillsGroup(t *testing.T) {
+	t.Parallel()
+	for gname, g := range guards(t) {
+		for _, tt := range []struct{ name, script string }{
+			{"terminates", `sleep 60 & echo $! > child.pid; wait`},
+			{"ignores SIGTERM", `trap '' TERM; sleep 60 & echo $! > child.pid; while :; do sleep 0.1; done`},
+			{"escapes the group", `setsid sleep 60 & echo $! > child.pid; wait`},
+		} {
+			for _, interrupt := range []bool{false, true} {
+				if tt.name == "escapes the group" && g == "" {
+					continue // only the guard follows a process out of the group
+				}
+				t.Run(fmt.Sprintf("%s/%s/interrupt=%v", gname, tt.name, interrupt), func(t *testing.T) {
+					t.Parallel()
+					ws := t.TempDir()
+					ctx, cancel := context.WithCancel(context.Background())
+					defer cancel()
+					spec := Spec{Argv: shell(tt.script), Dir: ws, Env: testEnv, Grace: 300 * time.Millisecond, Guard: g}
+					if interrupt {
+						go func() { // once the child runs
+							for i := 0; i < 500; i++ {
+								if b, _ := os.ReadFile(filepath.Join(ws, "child.pid")); len(b) > 0 {
+									break
+								}
+								time.Sleep(20 * time.Millisecond)
+							}
+							cancel()
+						}()
+					} else {
+						spec.Timeout = time.Second
+					}
+					start := time.Now()
+					res := Run(ctx, spec)
+					if res.TimedOut == interrupt || res.Interrupted != interrupt || res.ExitCode != -1 {
+						t.Errorf("Run = exit %d, timed out %v, interrupted %v, err %v", res.ExitCode, res.TimedOut, res.Interrupted, res.Err)
+					}
+					if took := time.Since(start); took > 15*time.Second {
+						t.Errorf("Run took %v", took)
+					}
+					assertDead(t, filepath.Join(ws, "child.pid"))
+				})
+			}
+		}
+	}
 }
 
 // assertDead waits briefly for the process whose pid the file holds to be
