@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/testutil/fakemodel"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
@@ -98,6 +99,68 @@ func TestOpenCodeAgainstFake(t *testing.T) {
 	for _, d := range []string{".config/opencode", ".local/share/opencode"} {
 		if _, err := os.Stat(filepath.Join(home, d)); err == nil {
 			t.Errorf("OpenCode wrote %s under HOME although XDG folders were set", d)
+		}
+	}
+}
+
+// The runner.Runner adapter drives OpenCode the way `run --fake-model`
+// will: upstream's opencode-smoke command shape (bash -c passing the
+// placeholders as arguments), the case's input, and the fake selected per
+// invocation by its URL (/s/<case>, without /v1).
+func TestOpenCodeThroughRunner(t *testing.T) {
+	if os.Getenv("OPENCODE_BIN") == "" || testing.Short() {
+		t.Skip("OPENCODE_BIN is not set (scripts/install-opencode.sh installs it)")
+	}
+	srv := fakeapi.New(fakeapi.Options{Script: &fakeapi.Script{Turns: []fakeapi.Turn{{Text: "the wrong script"}}}})
+	srv.SetScript("case-001", &fakeapi.Script{
+		Turns: []fakeapi.Turn{{ToolUse: &fakeapi.ToolUse{Name: "bash", Input: map[string]any{
+			"command": "mkdir -p output && printf 'Hello from OpenCode smoke test' > output/hello.txt", "description": "create hello.txt"}}}},
+		AfterEnd: &fakeapi.Turn{Text: "Done."},
+		Side:     &fakeapi.Turn{Text: "a title"},
+	})
+	url := fakemodel.Serve(t, srv)
+	for k, v := range openCodeEnv(t.TempDir()) {
+		t.Setenv(k, v)
+	}
+	ev := loadEval(t, `
+execution:
+  skill: opencode-smoke
+  arguments: "{prompt}"
+runner:
+  type: cli
+  command:
+    - bash
+    - -c
+    - exec "$OPENCODE_BIN" run --format json --model "$2" "$1"
+    - --
+    - "{args}"
+    - "{model}"
+models: {skill: anthropic/claude-sonnet-4-5}
+dataset: {path: cases}
+`, map[string]string{"cases/case-001/input.yaml": "prompt: Create output/hello.txt.\n"})
+	ctx := context.Background()
+	ws := t.TempDir()
+	run, err := New().Start(ctx, runner.RunSetup{Eval: ev, Model: ev.Models.Skill, FakeModelURL: url, Workspaces: []string{ws}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	sess, err := run.Prepare(ctx, runner.Workspace{ID: "case-001", Dir: ws, CaseDir: filepath.Join(ev.DatasetDir(), "case-001")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	var stdout bytes.Buffer
+	res := sess.Invoke(ctx, runner.Invocation{Name: "case-001", Prompt: "/opencode-smoke Create output/hello.txt.", Timeout: 2 * time.Minute, Stdout: &stdout})
+	if res.ExitCode != 0 || res.Err != nil || res.Usage.OutputTokens == 0 || res.NumTurns != 2 || len(res.ToolCalls) != 1 {
+		t.Fatalf("Invoke = exit %d, err %v, usage %+v, turns %d, calls %d\nstdout:\n%s", res.ExitCode, res.Err, res.Usage, res.NumTurns, len(res.ToolCalls), stdout.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "output", "hello.txt")); err != nil || string(b) != "Hello from OpenCode smoke test" {
+		t.Errorf("output/hello.txt = %q, %v", b, err)
+	}
+	for _, r := range srv.Requests() {
+		if r.Kind == "main" && r.Script != "case-001" {
+			t.Errorf("a request used script %q, want case-001's", r.Script)
 		}
 	}
 }
