@@ -116,6 +116,14 @@ func expansion(w *syntax.Word) string {
 			bad = "a process substitution"
 		case *syntax.ExtGlob:
 			bad = "an extended glob"
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				bad = "$'…' quoting"
+			}
+		case *syntax.DblQuoted:
+			if x.Dollar {
+				bad = `$"…" quoting`
+			}
 		}
 		return bad == ""
 	})

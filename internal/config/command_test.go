@@ -23,6 +23,7 @@ func TestSplitCommand(t *testing.T) {
 		{"agent *.go ~", []string{"agent", "*.go", "~"}, ""},
 		{"agent $HOME", nil, "uses $HOME"},
 		{"agent $(id)", nil, "command substitution"},
+		{`agent $'a\tb'`, nil, "quoting"},
 		{"agent; rm -rf ~", nil, "more than one command"},
 		{"agent | tee log", nil, "not a simple command"},
 		{"agent > log", nil, "shell operator"},
