@@ -168,3 +168,32 @@ func TestScriptPlaceholders(t *testing.T) {
 		t.Errorf("warnings = %q", w)
 	}
 }
+
+// Upstream's two cli evals: anova-example's folded string splits into
+// arguments, its {context} is an input field (a matrix factor);
+// opencode-smoke's list passes its placeholders after the bash -c script,
+// which does not warn.
+func TestUpstreamCLICommands(t *testing.T) {
+	t.Parallel()
+	ev, err := Load("testdata/upstream/eval/anova-example/eval.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := StringList{"bash", "{config_dir}/solve.sh", "{workspace}", "{output_dir}", "{model}", "{config_dir}/mcp-{context}.json"}
+	if diff := cmp.Diff(want, ev.Runner.Command); diff != "" {
+		t.Errorf("anova command (-want +got):\n%s", diff)
+	}
+	if got := InputPlaceholders(ev.Runner.Command); !cmp.Equal(got, []string{"context"}) {
+		t.Errorf("anova input placeholders = %v", got)
+	}
+	ev, err = Load("testdata/upstream/eval/opencode-smoke/eval.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Placeholders(ev.Runner.Command); !cmp.Equal(got, []string{"args", "workspace", "output_dir", "model"}) {
+		t.Errorf("opencode-smoke placeholders = %v", got)
+	}
+	if strings.Contains(ev.Warnings.Error(), "shell code") {
+		t.Errorf("opencode-smoke warns: %v", ev.Warnings)
+	}
+}
