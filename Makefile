@@ -18,9 +18,10 @@ demo: build
 	./bin/agent-eval run -c examples/quickstart/eval.yaml --fake-model --agent-bin "$$(scripts/install-claude.sh)"
 
 ## test: what CI runs (README "Run the tests"). Installs the pinned Claude
-## Code CLI (Node.js 20+ and npm needed) for the end-to-end tests first.
+## Code and OpenCode CLIs (Node.js 20+ and npm needed) for the end-to-end
+## tests first.
 test: vet fmt
-	CLAUDE_BIN="$$(scripts/install-claude.sh)" $(GO) test -race -count=1 ./...
+	CLAUDE_BIN="$$(scripts/install-claude.sh)" OPENCODE_BIN="$$(scripts/install-opencode.sh)" $(GO) test -race -count=1 ./...
 
 ## test-short: unit tests only, without the real Claude Code CLI
 test-short:

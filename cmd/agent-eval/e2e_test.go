@@ -20,8 +20,10 @@ import (
 )
 
 // The end-to-end scripts in testdata/e2e run the real Claude Code CLI (the
-// version pinned in scripts/claude-code.version) against the scripted fake of
-// the Messages API, with an isolated HOME and no traffic but to the fake.
+// version pinned in scripts/claude-code.version), and the cli runner's ones
+// the real OpenCode CLI ($OPENCODE_BIN, scripts/opencode.version), against
+// the scripted fake of the Messages API, with an isolated HOME and no
+// traffic but to the fake.
 //
 // Commands the scripts get, besides testscript's own:
 //
@@ -82,11 +84,39 @@ func claudeCLI(t *testing.T) string {
 	return bin
 }
 
+// openCodeCLI finds the pinned OpenCode binary (the cli runner's real
+// second agent): $OPENCODE_BIN, else the copy scripts/install-opencode.sh
+// put under .cache. It returns "" when there is none, which fails in CI;
+// scripts that need it start with [!env:OPENCODE_BIN] skip.
+func openCodeCLI(t *testing.T) string {
+	t.Helper()
+	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "opencode.version"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := strings.TrimSpace(string(v))
+	bin := os.Getenv("OPENCODE_BIN")
+	if bin == "" {
+		bin = filepath.Join(repoRoot, ".cache", "opencode-"+version, "node_modules", ".bin", "opencode")
+	}
+	if abs, err := filepath.Abs(bin); err == nil {
+		bin = abs
+	}
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI must run the end-to-end tests: OpenCode %s is not installed (%v); install it with scripts/install-opencode.sh or set OPENCODE_BIN", version, err)
+		}
+		return ""
+	}
+	return bin
+}
+
 func TestE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end tests run the real Claude Code CLI")
 	}
 	claude := claudeCLI(t)
+	opencode := openCodeCLI(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/e2e",
 		RequireExplicitExec: true,
@@ -110,6 +140,17 @@ func TestE2E(t *testing.T) {
 			}
 			env.Setenv("LEAK_TOKEN", "ZK7Q"+hex.EncodeToString(tok))
 			env.Setenv("AGENT_EVAL_BIN", "agent-eval") // hooks run the registered command on PATH
+			if opencode != "" {
+				// OpenCode keeps its files in the XDG folders: all inside
+				// the isolated HOME, and nothing fetched from the internet.
+				env.Setenv("OPENCODE_BIN", opencode)
+				for k, d := range map[string]string{"XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share", "XDG_CACHE_HOME": ".cache", "XDG_STATE_HOME": ".local/state"} {
+					env.Setenv(k, filepath.Join(home, d))
+				}
+				for _, k := range []string{"OPENCODE_DISABLE_MODELS_FETCH", "OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_LSP_DOWNLOAD", "OPENCODE_DISABLE_SHARE", "OPENCODE_DISABLE_CLAUDE_CODE"} {
+					env.Setenv(k, "1")
+				}
+			}
 			env.Values[fakeKey{}] = &fakeHolder{}
 			return nil
 		},

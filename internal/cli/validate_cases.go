@@ -129,6 +129,15 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 				tplErrs[k] = append(tplErrs[k], id)
 			}
 		}
+		for _, c := range ev.CLICommands() {
+			if err := config.CheckPlaceholders(c.Command, withFactors(ev, input)); err != nil {
+				k := [2]string{c.Field, err.Error()}
+				if tplErrs[k] == nil {
+					tplOrder = append(tplOrder, k)
+				}
+				tplErrs[k] = append(tplErrs[k], id)
+			}
+		}
 		if ev.Mode() == "case" {
 			matches, _ := filepath.Glob(filepath.Join(caseDir, "fake_model*.yaml"))
 			for _, p := range matches {
@@ -223,6 +232,9 @@ func envWarnings(ev *config.Eval, getenv func(string) string, at func(string, bo
 // skills/, .agents/skills, .claude/skills and the plugins' skill roots (a
 // warning when not found).
 func skillProblems(ev *config.Eval, at func(string, bool, string, ...any)) {
+	if ev.RunnerType() == "cli" {
+		return // the skill is only the command's {agent}
+	}
 	root, _ := os.Getwd()
 	resolve := func(dirs []string) []string {
 		out := make([]string, 0, len(dirs))
@@ -326,4 +338,22 @@ func pluginHasSkill(dir, skill string) bool {
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// withFactors adds the matrix's non-model factors to a case's input: each
+// cell sets them (upstream's --input-override).
+func withFactors(ev *config.Eval, input map[string]any) map[string]any {
+	if ev.Matrix == nil || len(ev.Matrix.Factors) == 0 {
+		return input
+	}
+	out := make(map[string]any, len(input)+len(ev.Matrix.Factors))
+	for k, v := range input {
+		out[k] = v
+	}
+	for name := range ev.Matrix.Factors {
+		if name != "model" {
+			out[name] = ""
+		}
+	}
+	return out
 }

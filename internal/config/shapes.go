@@ -91,7 +91,9 @@ func envRef(v string) (string, bool) {
 }
 
 // StringList is a command given either as one string or as a list of
-// arguments.
+// arguments. A string is split into arguments when it is loaded
+// (SplitCommand), so both forms hold one argument per element; each
+// argument's {placeholders} are checked then too (ParseArg).
 type StringList []string
 
 func (s *StringList) decodeNode(d *decoder, n *yaml.Node, path string) {
@@ -101,12 +103,30 @@ func (s *StringList) decodeNode(d *decoder, n *yaml.Node, path string) {
 			d.add(n, path, CodeRequired, "must not be empty")
 			return
 		}
-		*s = StringList{n.Value}
+		args, err := SplitCommand(n.Value)
+		if err != nil {
+			d.add(n, path, CodeFormat, "%v", err)
+			return
+		}
+		for _, a := range args {
+			if _, err := ParseArg(a); err != nil {
+				d.add(n, path, CodeFormat, "%v", err)
+			}
+		}
+		*s = args
 	case n.Kind == yaml.SequenceNode:
 		var out []string
 		d.value(n, reflect.ValueOf(&out).Elem(), path, rules{checks: []string{"nonempty"}})
 		if len(out) == 0 {
 			d.add(n, path, CodeRequired, "must list at least one argument")
+		}
+		for i, item := range n.Content {
+			if item.Kind != yaml.ScalarNode {
+				continue
+			}
+			if _, err := ParseArg(item.Value); err != nil {
+				d.add(item, index(path, i), CodeFormat, "%v", err)
+			}
 		}
 		*s = out
 	default:

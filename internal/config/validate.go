@@ -199,8 +199,30 @@ func (v *validator) runner(path string, r *Runner) {
 		v.errf(path+".workspace_mode", CodeSemantic, "runner type codex cannot protect the answer key in workspace_mode: repo")
 	}
 	agentRunner := !strings.HasPrefix(path, "judges")
-	if typ != "claude-code" && agentRunner && len(v.e.Inputs.Tools) > 0 {
+	claudeUnderneath := typ == "cli" && r.Agent == "claude-code"
+	if r.Agent != "" && typ != "cli" {
+		v.warnf(path+".agent", "agent is only used by runner type cli (this runner is %s)", typ)
+	}
+	// inputs.tools is an error: its answers and mocked tools are part of
+	// the task, so a run without them measures another task. permissions
+	// only guard the task, so unenforced ones are a warning.
+	switch {
+	case typ == "cli" && agentRunner && len(v.e.Inputs.Tools) > 0 && !claudeUnderneath:
+		v.errf(path+".type", CodeSemantic, "runner type cli cannot intercept tool calls, so inputs.tools would not be answered; remove inputs.tools, use claude-code, or set %s.agent: claude-code when the command runs Claude Code in the workspace", path)
+	case typ != "claude-code" && typ != "cli" && agentRunner && len(v.e.Inputs.Tools) > 0:
 		v.errf(path+".type", CodeSemantic, "runner type %s does not support inputs.tools interception; use claude-code or remove inputs.tools", typ)
+	}
+	if typ == "cli" {
+		if names := ScriptPlaceholders(r.Command); len(names) > 0 {
+			v.warnf(path+".command", "%s inside a shell's -c script become shell code (a case input holding \"; rm -rf ~\" would run it); pass them as arguments after the script and use \"$1\"…", strings.Join(names, ", "))
+		}
+	}
+	if typ == "cli" && agentRunner && !claudeUnderneath {
+		for _, k := range []string{"permissions.allow", "permissions.deny", "permissions.network"} {
+			if v.has(k) {
+				v.warnf(k, "runner type cli does not enforce %s: the agent runs with whatever its own CLI allows (set %s.agent: claude-code when the command runs Claude Code in the workspace)", k, path)
+			}
+		}
 	}
 	if typ != "claude-code" {
 		ignored := []string{"permission_mode", "settings", "plugin_dirs"}

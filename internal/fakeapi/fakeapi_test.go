@@ -404,8 +404,35 @@ func TestScriptURL(t *testing.T) {
 	if msg, err := step.Messages.New(ctx, params(user)); err != nil || msg.Content[0].Text != "by-step" {
 		t.Errorf("a name with a slash (a pipeline step): %v", err)
 	}
+	// OpenCode's anthropic provider joins /messages to the base URL, without /v1.
+	body := `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"go"}],"tools":[{"name":"bash","input_schema":{"type":"object"}}]}`
+	resp, err := http.Post(ScriptURL(base, "case/step")+"/messages", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "by-step") {
+		t.Errorf("POST /s/case/step/messages = %d %s, want the step's script", resp.StatusCode, b)
+	}
 	bad := anthropic.NewClient(option.WithBaseURL(ScriptURL(base, "../etc")), option.WithAPIKey("k"), option.WithMaxRetries(0))
 	if _, err := bad.Messages.New(ctx, params(user)); err == nil {
 		t.Error("script ../etc by path: no error")
+	}
+}
+
+// ${CWD} is found in Claude Code's and in OpenCode's system prompts.
+func TestCWD(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ system, want string }{
+		{"You are helpful.\nPrimary working directory: /work/ws one\n", "/work/ws one"},
+		{"Here is some useful information about the environment you are running in:\n<env>\n  Working directory: /tmp/oc ws\n  Workspace root folder: /\n", "/tmp/oc ws"},
+		{"no environment here", ""},
+	} {
+		sys, _ := json.Marshal(tt.system)
+		m := &messagesRequest{System: sys}
+		if got := m.cwd(); got != tt.want {
+			t.Errorf("cwd(%q) = %q, want %q", tt.system, got, tt.want)
+		}
 	}
 }

@@ -141,12 +141,20 @@ func (s *Server) Requests() []Request {
 func (s *Server) Handler() http.Handler {
 	mux := s.routes()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The name runs up to the API path (/v1/…), so it may hold a slash
-		// (case/step): clients unescape %2F when they join paths.
+		// The name runs up to the API path (/v1/…, or /messages… and
+		// /models without /v1), so it may hold a slash (case/step):
+		// clients unescape %2F when they join paths.
 		if rest, ok := strings.CutPrefix(r.URL.Path, ScriptPrefix); ok {
 			name, path := strings.TrimSuffix(rest, "/"), "/"
 			if i := strings.LastIndex(rest, "/v1/"); i >= 0 {
 				name, path = rest[:i], rest[i:]
+			} else {
+				for _, api := range []string{"/messages/count_tokens", "/messages", "/models"} {
+					if before, ok := strings.CutSuffix(rest, api); ok {
+						name, path = before, api
+						break
+					}
+				}
 			}
 			if name != "" {
 				if r.Header.Get(ScriptHeader) == "" {
@@ -161,9 +169,13 @@ func (s *Server) Handler() http.Handler {
 
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/messages", s.messages)
-	mux.HandleFunc("POST /v1/messages/count_tokens", s.countTokens)
-	mux.HandleFunc("GET /v1/models", s.models)
+	// Without /v1 too: OpenCode's anthropic provider appends /messages to
+	// ANTHROPIC_BASE_URL, which Claude Code wants without /v1.
+	for _, v := range []string{"/v1", ""} {
+		mux.HandleFunc("POST "+v+"/messages", s.messages)
+		mux.HandleFunc("POST "+v+"/messages/count_tokens", s.countTokens)
+		mux.HandleFunc("GET "+v+"/models", s.models)
+	}
 	mux.HandleFunc("GET /_fake/requests", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(s.Requests())
@@ -221,10 +233,13 @@ func blockText(raw json.RawMessage) string {
 	return strings.Join(parts, "\n")
 }
 
-var cwdRE = lazyre.New(`Primary working directory: ([^\n]+)`)
+// cwdRE finds the working directory in Claude Code's environment section
+// ("Primary working directory: …") or OpenCode's ("<env>\n  Working
+// directory: …").
+var cwdRE = lazyre.New(`(?m)(?:Primary working directory|^[ \t]*Working directory): ([^\n]+)`)
 
 // cwd finds the client's working directory in the environment section
-// Claude Code sends: in the system prompt, a role "system" message, or a
+// Claude Code (or OpenCode) sends: in the system prompt, a role "system" message, or a
 // <system-reminder> inside the first user message, depending on the setup.
 func (m *messagesRequest) cwd() string {
 	texts := []string{blockText(m.System)}

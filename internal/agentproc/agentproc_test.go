@@ -1,0 +1,38 @@
+package agentproc
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// Every line of stdout reaches Line whole, one longer than the read buffer
+// too, and the raw copy is byte for byte.
+func TestLines(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	var raw bytes.Buffer
+	res := Run(context.Background(), Spec{Path: "sh", Args: []string{"-c", `echo one; head -c 300000 /dev/zero | tr '\0' x; echo; printf 'last'`},
+		Env: []string{"PATH=/usr/bin:/bin"}, Stdout: &raw, Line: func(l []byte) { lines = append(lines, string(l)) }})
+	if res.ExitCode != 0 || res.Err != nil {
+		t.Fatalf("Run = %+v", res)
+	}
+	if len(lines) != 3 || lines[0] != "one\n" || len(lines[1]) != 300001 || lines[2] != "last" {
+		t.Errorf("lines: %d, first %q, second %d bytes, last %q", len(lines), lines[0], len(lines[1]), lines[len(lines)-1])
+	}
+	if raw.Len() != 4+300001+4 {
+		t.Errorf("raw copy %d bytes", raw.Len())
+	}
+}
+
+func TestMissingProgram(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, p := range []string{"no-such-program-xyz", "./missing.sh", "/no/such/abs"} {
+		res := Run(context.Background(), Spec{Path: p, Dir: dir})
+		if res.ExitCode != -1 || res.Err == nil || !strings.Contains(res.Err.Error(), p) {
+			t.Errorf("Run(%s) = exit %d, %v; want -1 and an error naming it", p, res.ExitCode, res.Err)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package clirunner
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+)
+
+// Vars are the built-in placeholders' values for one invocation
+// (config.BuiltinPlaceholders).
+type Vars struct {
+	Agent         string // {agent}: the skill (execution.skill or the step's), "" in prompt mode
+	Workspace     string // {workspace}: the workspace, absolute (the agent's cwd)
+	OutputDir     string // {output_dir}: <workspace>/output, absolute
+	Model         string // {model}: models.skill or --model
+	SubagentModel string // {subagent_model}: models.subagent, else the model
+	// Timeout is {timeout}, in whole seconds ("" when 0).
+	Timeout time.Duration
+	// MaxBudgetUSD is {max_budget_usd} ("" when nil).
+	MaxBudgetUSD *float64
+	Effort       string // {effort}: runner.effort
+	SystemPrompt string // {system_prompt}: runner.system_prompt
+	ConfigDir    string // {config_dir}: eval.yaml's folder, absolute
+	// Args is {args}: the rendered execution.arguments in skill mode, the
+	// rendered prompt otherwise (a step's prompt in a pipeline).
+	Args string
+}
+
+// Map returns the built-ins by name.
+func (v Vars) Map() map[string]string {
+	m := map[string]string{
+		"agent": v.Agent, "workspace": v.Workspace, "output_dir": v.OutputDir, "model": v.Model,
+		"subagent_model": v.SubagentModel, "timeout": "", "max_budget_usd": "", "effort": v.Effort,
+		"system_prompt": v.SystemPrompt, "config_dir": v.ConfigDir, "args": v.Args,
+	}
+	if v.Timeout > 0 {
+		m["timeout"] = strconv.FormatInt(int64(v.Timeout.Round(time.Second)/time.Second), 10)
+	}
+	if v.MaxBudgetUSD != nil {
+		m["max_budget_usd"] = strconv.FormatFloat(*v.MaxBudgetUSD, 'f', -1, 64)
+	}
+	return m
+}
+
+// Expand fills cmd's placeholders, argument by argument: built-ins from
+// vars, other names from the case's input (which never overrides a
+// built-in). Each value lands inside its one argument, whatever it holds
+// (spaces, quotes, `; rm -rf ~`, `$(id)`): nothing is split or run by a
+// shell. A name that is neither is an error (config.CheckPlaceholders).
+func Expand(cmd config.StringList, vars Vars, input map[string]any) ([]string, error) {
+	if len(cmd) == 0 {
+		return nil, fmt.Errorf("runner.command is empty")
+	}
+	if err := config.CheckPlaceholders(cmd, input); err != nil {
+		return nil, err
+	}
+	builtins := vars.Map()
+	out := make([]string, 0, len(cmd))
+	for i, arg := range cmd {
+		pieces, err := config.ParseArg(arg)
+		if err != nil {
+			return nil, fmt.Errorf("runner.command[%d]: %w", i, err)
+		}
+		var b strings.Builder
+		for _, p := range pieces {
+			switch v, ok := builtins[p.Placeholder]; {
+			case p.Placeholder == "":
+				b.WriteString(p.Text)
+			case ok:
+				b.WriteString(v)
+			default:
+				b.WriteString(inputText(input[p.Placeholder]))
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out, nil
+}
+
+// inputText is an input field as a command argument: a string as is, a
+// number or boolean as YAML writes it, null as "", a list or map as JSON.
+func inputText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case bool, int, int64, uint64, float64:
+		return fmt.Sprint(x)
+	default:
+		b, err := json.Marshal(jsonable(x))
+		if err != nil {
+			return fmt.Sprint(x)
+		}
+		return string(b)
+	}
+}
+
+// jsonable turns YAML's map[any]any (older decoders) into map[string]any.
+func jsonable(v any) any {
+	switch x := v.(type) {
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = jsonable(e)
+		}
+		return m
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = jsonable(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = jsonable(e)
+		}
+		return l
+	}
+	return v
+}
