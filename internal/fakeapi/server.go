@@ -221,6 +221,26 @@ func blockText(raw json.RawMessage) string {
 	return strings.Join(parts, "\n")
 }
 
+// match finds the script's first content rule matching the request's last
+// user message.
+func (m *messagesRequest) match(sc *Script) (int, Match, bool) {
+	if len(sc.Match) == 0 {
+		return 0, Match{}, false
+	}
+	var last string
+	for _, msg := range m.Messages {
+		if msg.Role == "user" {
+			last = blockText(msg.Content)
+		}
+	}
+	for i, r := range sc.Match {
+		if strings.Contains(last, r.Contains) {
+			return i, r, true
+		}
+	}
+	return 0, Match{}, false
+}
+
 var cwdRE = lazyre.New(`Primary working directory: ([^\n]+)`)
 
 // cwd finds the client's working directory in the environment section
@@ -303,7 +323,11 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 			turn = *script.Side
 		}
 	}
-	turn = s.spendError(turn, fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn))
+	key := fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn)
+	if i, m, ok := req.match(script); ok {
+		turn, key = m.Turn, fmt.Sprintf("%q match %d", rec.Script, i)
+	}
+	turn = s.spendError(turn, key)
 	turn = turn.withCWD(req.cwd())
 	if turn.Error != nil {
 		rec.Status = turn.Error.Status

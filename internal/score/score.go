@@ -81,7 +81,7 @@ func Build(ev *config.Eval, env *Env, reg *Registry) ([]built, error) {
 		}
 		b := built{name: j.Name, cfg: j, judge: jd}
 		if j.If != "" {
-			p, err := expr.Compile(j.If, true)
+			p, err := compileCond(j.If)
 			if err != nil {
 				add(configError(ev, judgeField(i, "if"), "%v", err))
 				continue
@@ -298,3 +298,6 @@ func baseName(p string) string {
 	}
 	return p
 }
+
+// compileCond compiles an if: condition (upstream's Python subset).
+func compileCond(src string) (*expr.Program, error) { return expr.Compile(src, true) }
