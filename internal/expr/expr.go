@@ -78,7 +78,7 @@ func translateLine(l string) string {
 	if i := topLevel(l, " if "); i > 0 {
 		if j := topLevel(l[i+4:], " else "); j >= 0 {
 			j += i + 4
-			l = "(" + l[i+4:j] + ") ? (" + l[:i] + ") : (" + l[j+6:] + ")"
+			l = "truthy(" + l[i+4:j] + ") ? (" + l[:i] + ") : (" + l[j+6:] + ")"
 		}
 	}
 	return l
@@ -238,7 +238,12 @@ func Compile(src string, python bool) (*Program, error) {
 	if python {
 		s = Translate(src)
 	}
-	p, err := exprlang.Compile(s)
+	p, err := exprlang.Compile(s, exprlang.Function("truthy", func(args ...any) (any, error) {
+		if len(args) != 1 {
+			return nil, fmt.Errorf("truthy takes one argument")
+		}
+		return Truthy(args[0]), nil
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("compile %q: %s", clip(src), firstLine(err))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -194,6 +195,7 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	if s.RunID == "" {
 		s.RunID = baseName(opts.Dir.Path)
 	}
+	s.CostUSD, s.DurationS = math.Round(s.CostUSD*1e6)/1e6, math.Round(s.DurationS*1e3)/1e3
 	for _, c := range cases {
 		s.Denials += c.Denials
 		for tier, n := range c.Answers {
