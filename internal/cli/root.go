@@ -103,6 +103,8 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		newExplainCmd(e),
 		newFakeModelCmd(e),
 		newGuardCmd(e),
+		newScoreCmd(e),
+		newCompareCmd(e),
 	)
 	for _, c := range root.Commands() {
 		if c.Name() == "help" {
