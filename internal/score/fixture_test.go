@@ -122,3 +122,5 @@ func writeFile(p, body string) error { return os.WriteFile(p, []byte(body), 0o64
 func renderFor(tpl string, rec *Record) (string, error) {
 	return prompt.RenderWith(tpl, templateVars(rec, nil))
 }
+
+func removeCache(p string) error { return os.RemoveAll(p) }
