@@ -209,10 +209,7 @@ func matchesAny(want string, got []string, mode string) bool {
 // calls are left to respected_denials; with outputs[].tool patterns only
 // the matching calls count.
 func toolCallValidation(rec *Record, args map[string]any) Outcome {
-	var patterns []string
-	for _, p := range argStrings(args, "tools") {
-		patterns = append(patterns, p)
-	}
+	patterns := argStrings(args, "tools")
 	n := 0
 	var bad []string
 	for _, c := range rec.ToolCalls {
