@@ -88,6 +88,9 @@ func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) erro
 	if err != nil {
 		return err
 	}
+	if running(dir.Path) {
+		return usageErrorf("%s is still running; score it once it has finished", dir.Path)
+	}
 	var baseline *rundir.Dir
 	if opts.baseline != "" {
 		b, err := resolveRunDir(ev, e.Getenv, baselinePath(ev, e.Getenv, opts.baseline), "")
@@ -113,6 +116,9 @@ func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) erro
 		var cfg config.Errors
 		if errors.As(err, &cfg) || errors.Is(err, context.Canceled) {
 			return err
+		}
+		if errors.Is(err, score.ErrNoCredentials) {
+			return &UsageError{Err: err}
 		}
 		return fmt.Errorf("score %s: %w", dir.Path, err)
 	}

@@ -23,9 +23,12 @@ import (
 // MaxFileBytes bounds one collected file in a record: a longer file is cut
 // there (on a rune boundary) and marked truncated. MaxRecordFiles bounds
 // how many files one case contributes.
+// MaxRecordBytes bounds all of a case's file text: past it, a file is
+// listed as {_omitted, path, name, size} instead of read.
 const (
 	MaxFileBytes   = 256 << 10
 	MaxRecordFiles = 500
+	MaxRecordBytes = 8 << 20
 )
 
 // Record is everything a judge knows about one case, read from the run
@@ -56,6 +59,7 @@ type Record struct {
 	Answers   []results.Answer
 	// Outputs is upstream's outputs dict, plus our fields.
 	Outputs map[string]any
+	bytes   int64 // file text read so far
 }
 
 // ToolCall is one tool call with its result.
@@ -132,7 +136,7 @@ func (r *Record) readFiles(dir rundir.Dir, id string) error {
 		if len(r.Files) >= MaxRecordFiles {
 			break
 		}
-		r.Files[n] = readBounded(filepath.Join(dir.Outputs(id), filepath.FromSlash(n)), n)
+		r.Files[n] = r.read(filepath.Join(dir.Outputs(id), filepath.FromSlash(n)), n)
 	}
 	mod := dir.Modified(id)
 	_ = filepath.WalkDir(mod, func(p string, e fs.DirEntry, err error) error {
@@ -145,12 +149,25 @@ func (r *Record) readFiles(dir rundir.Dir, id string) error {
 		if top == ".work" || top == "subagents" || top == "hooks" {
 			return nil
 		}
-		v := readBounded(p, rel)
+		v := r.read(p, rel)
 		r.Modified[rel] = v
 		r.Files[rundir.ModifiedDir+"/"+rel] = v
 		return nil
 	})
 	return nil
+}
+
+// read reads a file of the record, within MaxRecordBytes in all.
+func (r *Record) read(p, rel string) any {
+	fi, err := os.Stat(p)
+	if err == nil && r.bytes+min(fi.Size(), MaxFileBytes) > MaxRecordBytes {
+		return map[string]any{"_omitted": true, "path": rel, "name": path.Base(rel), "size": fi.Size()}
+	}
+	v := readBounded(p, rel)
+	if s, ok := v.(string); ok {
+		r.bytes += int64(len(s))
+	}
+	return v
 }
 
 // readBounded reads a file as text, cut at MaxFileBytes; a file that is

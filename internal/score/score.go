@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/expr"
+	"github.com/agent-eval/agent-eval/internal/llm"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
@@ -39,6 +40,9 @@ type Observer interface {
 	// CaseScored is called once per case, from any goroutine.
 	CaseScored(id string, done, total int)
 }
+
+// ErrNoCredentials: the eval has LLM judges and the environment no key.
+var ErrNoCredentials = errors.New("the eval's LLM judges need ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (and ANTHROPIC_BASE_URL for a gateway)")
 
 // Pairwise is the reserved name of the A/B judge; it is never scored per
 // case.
@@ -138,6 +142,9 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	ev := opts.Eval
 	env := &Env{Eval: ev, Dir: ev.Dir(), Python: FindPython(), Model: JudgeModel(ev, opts.Getenv)}
 	if needsModel(ev) || judgeByName(ev, Pairwise) != nil && opts.Baseline != nil {
+		if opts.Getenv("ANTHROPIC_API_KEY") == "" && opts.Getenv("ANTHROPIC_AUTH_TOKEN") == "" && opts.Getenv(llm.FakeModelEnv) != "1" {
+			return nil, ErrNoCredentials
+		}
 		env.LLM = NewLLMRunner(opts.Dir, opts.Concurrency, opts.NoCache)
 	}
 	judges, err := Build(ev, env, Kinds())

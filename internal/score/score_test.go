@@ -2,6 +2,7 @@ package score
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,7 @@ func TestScore(t *testing.T) {
 	fakemodel.Serve(t, srv)
 	ev, dir := writeProject(t, scoreEval, scoreFixture(t)...)
 	at := time.Date(2026, 12, 1, 4, 0, 0, 0, time.UTC)
-	opts := Options{Dir: dir, Eval: ev, Now: func() time.Time { return at }, Getenv: func(string) string { return "" }}
+	opts := Options{Dir: dir, Eval: ev, Now: func() time.Time { return at }, Getenv: os.Getenv}
 	s, err := Score(context.Background(), opts)
 	must(t, err)
 	b, err := os.ReadFile(dir.Summary())
@@ -102,12 +103,20 @@ func TestScore(t *testing.T) {
 	}
 }
 
+func TestScoreNeedsCredentials(t *testing.T) {
+	ev, dir := writeProject(t, scoreEval, scoreFixture(t)...)
+	_, err := Score(context.Background(), Options{Dir: dir, Eval: ev, Getenv: func(string) string { return "" }})
+	if !errors.Is(err, ErrNoCredentials) {
+		t.Errorf("Score without a key = %v; want ErrNoCredentials", err)
+	}
+}
+
 func TestThresholdsAndBaseline(t *testing.T) {
 	srv := fakeapi.New(fakeapi.Options{Script: qualityScript})
 	fakemodel.Serve(t, srv)
 	strict := strings.Replace(scoreEval, "min_mean: 3.0", "min_mean: 4.0", 1) + "  respected_denials:\n    min_pass_rate: 1.0\n    min_win_rate: 0.5\n"
 	ev, dir := writeProject(t, strict, scoreFixture(t)...)
-	s, err := Score(context.Background(), Options{Dir: dir, Eval: ev, Getenv: func(string) string { return "" }})
+	s, err := Score(context.Background(), Options{Dir: dir, Eval: ev, Getenv: os.Getenv})
 	must(t, err)
 	got := strings.Join(Regressions(s), "\n")
 	for _, want := range []string{
@@ -126,10 +135,10 @@ func TestThresholdsAndBaseline(t *testing.T) {
 	base := scoreFixture(t)
 	base[1].events = base[1].events[:2]
 	bdir := writeRun(t, filepath.Join(filepath.Dir(dir.Path), "r0"), base...)
-	_, err = Score(context.Background(), Options{Dir: bdir, Eval: ev, Getenv: func(string) string { return "" }})
+	_, err = Score(context.Background(), Options{Dir: bdir, Eval: ev, Getenv: os.Getenv})
 	must(t, err)
 	bd := bdir
-	s, err = Score(context.Background(), Options{Dir: dir, Eval: ev, Baseline: &bd, Getenv: func(string) string { return "" }})
+	s, err = Score(context.Background(), Options{Dir: dir, Eval: ev, Baseline: &bd, Getenv: os.Getenv})
 	must(t, err)
 	var worse []string
 	for _, w := range s.Baseline.Worse {
