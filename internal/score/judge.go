@@ -111,7 +111,15 @@ func configError(ev *config.Eval, field, format string, args ...any) error {
 	e := config.Error{Field: field, Msg: fmt.Sprintf(format, args...), Code: config.CodeSemantic}
 	if ev != nil {
 		e.File = ev.Path()
-		e.Line, e.Col = ev.Position(field)
+		// A key that is absent (judges[0].model) is placed at its judge.
+		for p := field; e.Line == 0 && p != ""; {
+			e.Line, e.Col = ev.Position(p)
+			i := strings.LastIndexAny(p, ".[")
+			if i < 0 {
+				break
+			}
+			p = p[:i]
+		}
 	}
 	return config.Errors{e}
 }
