@@ -12,6 +12,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/expr"
 	"github.com/agent-eval/agent-eval/internal/llm"
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
@@ -275,11 +276,13 @@ func judgeCase(ctx context.Context, b built, rec *Record) rundir.Verdict {
 		}
 	}
 	o := enforce(b.name, b.cfg, b.judge.Score(ctx, rec))
-	v.Rationale = o.Rationale
+	// A rationale may quote what the agent read: it is redacted like every
+	// other value the harness writes.
+	v.Rationale = redact.String(o.Rationale)
 	v.Samples, v.Spread = o.Samples, o.Spread
 	v.Cached = o.Cached > 0 && o.Calls == 0
 	if o.Err != nil {
-		v.Error = o.Err.Error()
+		v.Error = redact.String(o.Err.Error())
 		return v
 	}
 	f, _ := asFloat(o.Value)

@@ -224,3 +224,15 @@ func TestPairwise(t *testing.T) {
 		}
 	}
 }
+
+func TestRationalesRedacted(t *testing.T) {
+	ev, dir := writeProject(t, "name: red\nexecution:\n  prompt: hi\ndataset:\n  path: cases\njudges:\n  - name: leaky\n    expr: '[false, \"the agent printed API_KEY=\" + output_content]'\noutputs:\n  - path: output\n",
+		fixtureCase{id: "c", files: map[string]string{"output/env.txt": "s3cr3t-value-123"}})
+	_, err := Score(context.Background(), Options{Dir: dir, Eval: ev, Getenv: os.Getenv})
+	must(t, err)
+	b, err := os.ReadFile(dir.Summary())
+	must(t, err)
+	if strings.Contains(string(b), "s3cr3t-value-123") || !strings.Contains(string(b), "API_KEY=[redacted]") {
+		t.Errorf("summary.yaml holds the secret or no mark:\n%s", b)
+	}
+}
