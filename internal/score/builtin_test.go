@@ -138,3 +138,14 @@ func TestCheckNeedsPython(t *testing.T) {
 		t.Errorf("Build without python3 = %v; want a config error at file:line", err)
 	}
 }
+
+func TestCheckSyntaxError(t *testing.T) {
+	if FindPython() == "" {
+		t.Skip("python3 is not installed")
+	}
+	ev, _ := writeProject(t, "name: p\nexecution:\n  prompt: hi\ndataset:\n  path: cases\njudges:\n  - name: c\n    check: |\n      x = 1\n      return x ==\n")
+	_, err := Build(ev, &Env{Eval: ev, Python: FindPython()}, Kinds())
+	if err == nil || !strings.Contains(err.Error(), "eval.yaml:8:") || !strings.Contains(err.Error(), "line 2 of the check") {
+		t.Errorf("Build with a broken check = %v; want a config error at file:line naming the check's line", err)
+	}
+}

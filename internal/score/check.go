@@ -2,7 +2,10 @@ package score
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/config"
@@ -23,7 +26,25 @@ func newCheckJudge(j config.Judge, i int, env *Env) (Judge, error) {
 	if env.Python == "" {
 		return nil, configError(env.Eval, judgeField(i, "check"), "judge %q is a Python check, and python3 is not on PATH; install python3, or rewrite the check as expr: (no Python needed)", j.Name)
 	}
+	if err := pythonSyntax(env.Python, checkFunc(j.Check)); err != nil {
+		return nil, configError(env.Eval, judgeField(i, "check"), "judge %q: the check is not valid Python: %v", j.Name, err)
+	}
 	return &checkJudge{name: j.Name, j: j, program: checkProgram(j.Check), python: env.Python, dir: env.Dir, limit: timeout(j)}, nil
+}
+
+// pythonSyntax compiles program without running it, so a check with a
+// syntax error is a config error once, not an error sample per case.
+func pythonSyntax(python, program string) error {
+	cmd := exec.Command(python, "-c", "import sys\ntry:\n    compile(sys.stdin.read(), '<check>', 'exec')\nexcept SyntaxError as e:\n    print('%s (line %s of the check)' % (e.msg, (e.lineno or 2) - 1)); sys.exit(1)")
+	cmd.Stdin = strings.NewReader(program)
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(string(out)); msg != "" {
+			return errors.New(msg)
+		}
+		return fmt.Errorf("run %s: %w", python, err)
+	}
+	return nil
 }
 
 func (c *checkJudge) Kind() string { return "check" }

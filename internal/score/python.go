@@ -50,13 +50,16 @@ else:
 
 // checkProgram is the Python program running a check body unchanged, as
 // the body of a function of (outputs, arguments).
-func checkProgram(body string) string {
+func checkProgram(body string) string { return fmt.Sprintf(pythonShim, checkFunc(body)) }
+
+// checkFunc is a check body as the function _judge(outputs, arguments).
+func checkFunc(body string) string {
 	var b strings.Builder
 	b.WriteString("def _judge(outputs, arguments):\n")
 	for _, l := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
 		b.WriteString("    " + l + "\n")
 	}
-	return fmt.Sprintf(pythonShim, b.String())
+	return b.String()
 }
 
 // codeProgram imports module (a dotted name, or a .py path relative to the
