@@ -61,6 +61,45 @@ type Record struct {
 	// Outputs is upstream's outputs dict, plus our fields.
 	Outputs map[string]any
 	bytes   int64 // file text read so far
+	dir     rundir.Dir
+}
+
+// ForStep is the record a judge with step: id sees: the step's events,
+// tool calls, denials, conversation and metrics; files and annotations
+// stay whole-case (as upstream scopes them).
+func (r *Record) ForStep(step string) *Record {
+	s := &Record{CaseID: r.CaseID, Files: r.Files, Modified: r.Modified, Annotations: r.Annotations, Input: r.Input,
+		Decisions: r.Decisions, Answers: r.Answers, dir: r.dir}
+	for _, e := range r.Events {
+		if e.Step == step {
+			s.Events = append(s.Events, e)
+		}
+	}
+	if s.Events == nil {
+		s.Events = eventsFromStdout(filepath.Join(r.dir.Step(r.CaseID, step), rundir.StdoutFile))
+	}
+	if r.Result != nil {
+		for _, sc := range r.Result.Steps {
+			if sc != nil && (sc.CaseID == r.CaseID+"/"+step || sc.CaseID == step) {
+				s.Result = sc
+			}
+		}
+	}
+	s.joinCalls()
+	s.collectDenials()
+	o := make(map[string]any, len(r.Outputs))
+	for k, v := range r.Outputs {
+		o[k] = v
+	}
+	for _, k := range []string{"exit_code", "status", "duration_s", "cost_usd", "num_turns", "token_usage", "result"} {
+		delete(o, k)
+	}
+	for k, v := range s.dynamic() {
+		o[k] = v
+	}
+	o["step"] = step
+	s.Outputs = o
+	return s
 }
 
 // ToolCall is one tool call with its result.
@@ -94,7 +133,7 @@ type Denial struct {
 // BuildRecord reads case id of the run in dir. ev (may be nil) locates the
 // case's folder in the dataset and the collected outputs' names.
 func BuildRecord(dir rundir.Dir, ev *config.Eval, id string) (*Record, error) {
-	r := &Record{CaseID: id, Files: map[string]any{}, Modified: map[string]any{}, Annotations: map[string]any{}, Input: map[string]any{}}
+	r := &Record{CaseID: id, Files: map[string]any{}, Modified: map[string]any{}, Annotations: map[string]any{}, Input: map[string]any{}, dir: dir}
 	c, err := dir.ReadCase(id)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("build the record of %s: %w", id, err)
@@ -360,14 +399,43 @@ func annotationFiles(caseSrc string, ann map[string]any) map[string]string {
 // plus the fields upstream keeps from its judges: permission_denials,
 // hook_decisions and answers.
 func (r *Record) outputsDict(dir rundir.Dir, ev *config.Eval, caseSrc string, annText map[string]string) map[string]any {
+	o := r.dynamic()
+	o["case_id"], o["case_dir"], o["files"], o["modified_files"] = r.CaseID, dir.Case(r.CaseID), r.Files, r.Modified
+	o["annotations"], o["input"], o["inputs"] = r.Annotations, r.Input, renderInputs(r.Input)
+	if caseSrc != "" {
+		o["case_source"] = caseSrc
+	}
+	for k, t := range annText {
+		o["annotation_"+k+"_content"] = t
+	}
+	// <last path component>_content / _file: the first file directly in
+	// each output folder.
+	if ev != nil {
+		for _, out := range ev.Outputs {
+			if out.Path == "" {
+				continue
+			}
+			p := strings.Trim(filepath.ToSlash(out.Path), "/")
+			var first string
+			for name := range r.Files {
+				if strings.HasPrefix(name, p+"/") && !strings.Contains(name[len(p)+1:], "/") && (first == "" || name < first) {
+					first = name
+				}
+			}
+			if first != "" {
+				key := path.Base(p)
+				o[key+"_content"] = r.Files[first]
+				o[key+"_file"] = filepath.Join(dir.Outputs(r.CaseID), filepath.FromSlash(first))
+			}
+		}
+	}
+	return o
+}
+
+// dynamic is the part of the outputs dict a step scopes: the transcript
+// and the metrics.
+func (r *Record) dynamic() map[string]any {
 	o := map[string]any{
-		"case_id":            r.CaseID,
-		"case_dir":           dir.Case(r.CaseID),
-		"files":              r.Files,
-		"modified_files":     r.Modified,
-		"annotations":        r.Annotations,
-		"input":              r.Input,
-		"inputs":             renderInputs(r.Input),
 		"conversation":       r.Conversation(),
 		"events":             toAny(r.Events),
 		"tool_calls":         toAny(r.ToolCalls),
@@ -399,33 +467,6 @@ func (r *Record) outputsDict(dir rundir.Dir, ev *config.Eval, caseSrc string, an
 		o["token_usage"] = toAny(c.TokenUsage)
 		o["answers_by_tier"] = toAny(c.AnswersByTier)
 		o["result"] = c.Result
-	}
-	if caseSrc != "" {
-		o["case_source"] = caseSrc
-	}
-	for k, t := range annText {
-		o["annotation_"+k+"_content"] = t
-	}
-	// <last path component>_content / _file: the first file directly in
-	// each output folder.
-	if ev != nil {
-		for _, out := range ev.Outputs {
-			if out.Path == "" {
-				continue
-			}
-			p := strings.Trim(filepath.ToSlash(out.Path), "/")
-			var first string
-			for name := range r.Files {
-				if strings.HasPrefix(name, p+"/") && !strings.Contains(name[len(p)+1:], "/") && (first == "" || name < first) {
-					first = name
-				}
-			}
-			if first != "" {
-				key := path.Base(p)
-				o[key+"_content"] = r.Files[first]
-				o[key+"_file"] = filepath.Join(dir.Outputs(r.CaseID), filepath.FromSlash(first))
-			}
-		}
 	}
 	return o
 }

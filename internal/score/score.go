@@ -263,6 +263,9 @@ func scoreCase(ctx context.Context, dir rundir.Dir, ev *config.Eval, id string, 
 // false, an error sample when the condition fails.
 func judgeCase(ctx context.Context, b built, rec *Record) rundir.Verdict {
 	v := rundir.Verdict{Judge: b.name}
+	if b.cfg.Step != "" {
+		rec = rec.ForStep(b.cfg.Step)
+	}
 	if b.cond != nil {
 		ok, err := b.cond.Run(exprEnv(rec, b.cfg.Arguments))
 		if err != nil {

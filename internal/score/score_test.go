@@ -236,3 +236,33 @@ func TestRationalesRedacted(t *testing.T) {
 		t.Errorf("summary.yaml holds the secret or no mark:\n%s", b)
 	}
 }
+
+func TestStepJudge(t *testing.T) {
+	c := fixtureCase{id: "c", events: []transcript.Event{
+		{Kind: transcript.KindToolCall, Step: "plan", ToolUseID: "t1", Tool: "Read", Input: []byte(`{"file_path":"a"}`)},
+		{Kind: transcript.KindToolCall, Step: "build", ToolUseID: "t2", Tool: "Bash", Input: []byte(`{"command":"make"}`)},
+		{Kind: transcript.KindToolCall, Step: "build", ToolUseID: "t3", Tool: "Bash", Input: []byte(`{"command":"make test"}`)},
+		{Kind: transcript.KindText, Step: "build", Text: "built"},
+	}}
+	ev, dir := writeProject(t, `name: steps
+execution:
+  steps:
+    - {id: plan, prompt: plan it}
+    - {id: build, prompt: build it}
+dataset:
+  path: cases
+judges:
+  - name: build_calls
+    step: build
+    expr: '[len(tool_calls) == 2 && conversation == "built" && step == "build", string(len(tool_calls))]'
+  - name: all_calls
+    expr: len(tool_calls) == 3
+`, c)
+	s, err := Score(context.Background(), Options{Dir: dir, Eval: ev, Getenv: os.Getenv})
+	must(t, err)
+	for _, v := range s.Cases[0].Verdicts {
+		if v.Passed == nil || !*v.Passed {
+			t.Errorf("%s: %+v", v.Judge, v)
+		}
+	}
+}
