@@ -152,6 +152,13 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if pj := judgeByName(ev, Pairwise); pj != nil && opts.Baseline != nil && firstNonEmpty(pj.Model, env.Model) == "" {
+		for i := range ev.Judges {
+			if ev.Judges[i].Name == Pairwise {
+				return nil, configError(ev, judgeField(i, "model"), "the pairwise judge compares with --baseline: %v", errNoModel)
+			}
+		}
+	}
 	ids, err := opts.Dir.CaseIDs()
 	if err != nil {
 		return nil, err
