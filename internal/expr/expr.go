@@ -1,5 +1,5 @@
-// Package expr checks (and, for issue 13, will evaluate) the small
-// expressions eval.yaml holds: a judge's if: condition and reward.formula.
+// Package expr checks and evaluates the small expressions eval.yaml holds:
+// a judge's if: condition, reward.formula and expr: judges.
 // Upstream writes them in Python; Translate turns the common subset into
 // expr-lang/expr syntax (True/False/None, is [not] None, x.get('k', d),
 // a if c else b, several lines of assignments), which is then parsed by expr-lang.
