@@ -63,7 +63,7 @@ def slow(outputs, **kw):
 			fail:   config.Judge{Name: "e", Expr: `[len(permission_denials) > 0, "no denials"]`},
 			broken: config.Judge{Name: "e", Expr: `int("not a number")`}},
 		{kind: "exec",
-			pass:   config.Judge{Name: "x", Exec: config.StringList{`grep -q '"case_id":"case-1"' && echo '{"value": true, "rationale": "ok"}'`}},
+			pass:   config.Judge{Name: "x", Exec: config.StringList{`grep -q '"case_id":"case-1"' && echo 'checking case-1' && echo '{"value": true, "rationale": "ok"}'`}},
 			fail:   config.Judge{Name: "x", Exec: config.StringList{"sh", "-c", `cat >/dev/null; echo '{"value": 2, "rationale": "meh"}'`}, ScoreRange: &config.ScoreRange{Min: 1, Max: 5}, FeedbackType: "int"},
 			broken: config.Judge{Name: "x", Exec: config.StringList{"echo not json"}},
 			slow:   config.Judge{Name: "x", Exec: config.StringList{"sleep 5"}}},
@@ -83,7 +83,7 @@ func TestJudgeSuite(t *testing.T) {
 	fakemodel.Serve(t, srv)
 	ev, dir := writeProject(t, "name: suite\nexecution:\n  prompt: hi\ndataset:\n  path: cases\nmodels:\n  judge: claude-judge\n",
 		fixtureCase{id: "case-1", cost: 0.1, files: map[string]string{"output/hello.txt": "hello world"},
-			annotations: "expected_file: hello.txt\n", events: []transcript.Event{text("done")}})
+			annotations: "expected_file: hello.txt\nby_year: {2024: a}\n", events: []transcript.Event{text("done")}})
 	rec, err := BuildRecord(dir, ev, "case-1")
 	must(t, err)
 	env := &Env{Eval: ev, Dir: ev.Dir(), Python: FindPython(), Model: "claude-judge", LLM: NewLLMRunner(dir, 2, true)}

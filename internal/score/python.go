@@ -104,7 +104,15 @@ func runProtocol(ctx context.Context, argv []string, dir string, stdin []byte, l
 		Rationale any    `json:"rationale"`
 		Error     string `json:"error"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(stdout.Bytes()))
+	// The answer is stdout, or its last line when the judge logged before
+	// it.
+	out := bytes.TrimSpace(stdout.Bytes())
+	if !json.Valid(out) {
+		if i := bytes.LastIndexByte(out, '\n'); i >= 0 {
+			out = out[i+1:]
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
 	dec.UseNumber()
 	if err := dec.Decode(&reply); err != nil {
 		return errOutcome("the judge's output is not a JSON object {value, rationale}: %s", clip(strings.TrimSpace(stdout.String()), 200))

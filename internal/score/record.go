@@ -361,9 +361,34 @@ func readYAMLMap(p string) map[string]any {
 	}
 	var m map[string]any
 	if yaml.Unmarshal(b, &m) == nil && m != nil {
-		return m
+		p, _ := plain(m).(map[string]any)
+		return p
 	}
 	return out
+}
+
+// plain turns YAML's maps with non-string keys (1: a) into string-keyed
+// ones, so every judge kind can take the value as JSON.
+func plain(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = plain(e)
+		}
+		return x
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = plain(e)
+		}
+		return m
+	case []any:
+		for i, e := range x {
+			x[i] = plain(e)
+		}
+		return x
+	}
+	return v
 }
 
 // annotationFiles reads the files string annotations name (upstream's
