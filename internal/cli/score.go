@@ -102,6 +102,15 @@ func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) erro
 		}
 		baseline = &b
 	}
+	return scoreRun(ctx, e, ev, opts, dir, baseline)
+}
+
+// scoreRun scores the finished run in dir (before_scoring hooks first),
+// writes summary.yaml (and the report, when WriteReport is set), prints the
+// table and the verdict on stderr (the summary on stdout with opts.json)
+// and returns errReported{ExitGate} when a threshold is breached. run
+// --score calls it after the run.
+func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, dir rundir.Dir, baseline *rundir.Dir) error {
 	if len(ev.Hooks.BeforeScoring) > 0 {
 		abs, _ := filepath.Abs(opts.config)
 		vars := map[string]string{"AGENT_EVAL_RUN_DIR": dir.Path, "AGENT_EVAL_RUN_ID": filepath.Base(dir.Path), "AGENT_EVAL_CONFIG": abs, "AGENT_EVAL_PROJECT_ROOT": mustGetwd()}
