@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -84,7 +85,7 @@ func runCompare(ctx context.Context, e env, opts compareOptions, a, b string) er
 	if err != nil {
 		return usageErrorf("%s is not scored (run agent-eval score %s first): %v", b, b, err)
 	}
-	c := &rundir.CompareSummary{SchemaVersion: rundir.SummaryVersion, ComparedAt: time.Now().UTC().Format(time.RFC3339), RunA: sa.RunID, RunB: sb.RunID,
+	c := &rundir.CompareSummary{SchemaVersion: rundir.SummaryVersion, ComparedAt: time.Now().UTC().Format(time.RFC3339), RunA: filepath.Base(da.Path), RunB: filepath.Base(db.Path),
 		Comparison: *score.Compare(sa, sb, db.Path)}
 	model := opts.judgeModel
 	var pj *config.Judge
@@ -108,7 +109,7 @@ func runCompare(ctx context.Context, e env, opts compareOptions, a, b string) er
 	case model == "":
 		fmt.Fprintln(e.Err, "agent-eval: no judge model (--judge-model, models.judge or $EVAL_JUDGE_MODEL): comparing the summaries only")
 	default:
-		fmt.Fprintf(e.Err, "agent-eval: pairwise comparison of %s and %s with %s\n", sa.RunID, sb.RunID, model)
+		fmt.Fprintf(e.Err, "agent-eval: pairwise comparison of %s and %s with %s\n", c.RunA, c.RunB, model)
 		p, err := score.RunPairwise(ctx, score.PairwiseOptions{Run: da, Baseline: db, Eval: ev, Judge: pj, Model: model, LLM: score.NewLLMRunner(da, 4, opts.noCache)})
 		if err != nil {
 			return fmt.Errorf("compare: %w", err)
