@@ -38,7 +38,8 @@ type Options struct {
 
 // Observer hears what scoring does; the CLI prints it, tests ignore it.
 type Observer interface {
-	// CaseScored is called once per case, from any goroutine.
+	// CaseScored is called once per case, from any goroutine, one call at
+	// a time.
 	CaseScored(id string, done, total int)
 }
 
@@ -182,11 +183,10 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 			defer func() { <-sem }()
 			cases[i], errs[i] = scoreCase(ctx, opts.Dir, ev, id, judges)
 			mu.Lock()
+			defer mu.Unlock()
 			done++
-			n := done
-			mu.Unlock()
 			if opts.Observer != nil {
-				opts.Observer.CaseScored(id, n, len(ids))
+				opts.Observer.CaseScored(id, done, len(ids))
 			}
 		}()
 	}
