@@ -44,6 +44,16 @@ func aggregate(judges []built, cases []rundir.CaseSummary) []rundir.JudgeSummary
 				}
 			}
 		}
+		if l, ok := b.judge.(*llmJudge); ok && js.Type == "" {
+			switch {
+			case l.scale.boolean:
+				js.Type = "bool"
+			case l.scale.integer:
+				js.Type = "int"
+			default:
+				js.Type = "float"
+			}
+		}
 		if js.Type == "" {
 			switch {
 			case bools > 0 && nums == 0:
