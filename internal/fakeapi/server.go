@@ -221,26 +221,6 @@ func blockText(raw json.RawMessage) string {
 	return strings.Join(parts, "\n")
 }
 
-// match finds the script's first content rule matching the request's last
-// user message.
-func (m *messagesRequest) match(sc *Script) (int, Match, bool) {
-	if len(sc.Match) == 0 {
-		return 0, Match{}, false
-	}
-	var last string
-	for _, msg := range m.Messages {
-		if msg.Role == "user" {
-			last = blockText(msg.Content)
-		}
-	}
-	for i, r := range sc.Match {
-		if strings.Contains(last, r.Contains) {
-			return i, r, true
-		}
-	}
-	return 0, Match{}, false
-}
-
 var cwdRE = lazyre.New(`Primary working directory: ([^\n]+)`)
 
 // cwd finds the client's working directory in the environment section
