@@ -173,7 +173,7 @@ func resolveRunDir(ev *config.Eval, getenv func(string) string, dirArg, runID st
 		}
 		dirArg = filepath.Join(runs, runID)
 	case dirArg == "":
-		latest, err := latestRun(runs)
+		latest, err := latestFinishedRun(runs)
 		if err != nil {
 			return rundir.Dir{}, err
 		}
@@ -201,9 +201,9 @@ func baselinePath(ev *config.Eval, getenv func(string) string, v string) string 
 	return v
 }
 
-// latestRun is the newest run directory under runs (run ids sort by start
+// latestFinishedRun is the newest run directory under runs (run ids sort by start
 // time).
-func latestRun(runs string) (string, error) {
+func latestFinishedRun(runs string) (string, error) {
 	entries, err := os.ReadDir(runs)
 	if err != nil {
 		return "", usageErrorf("no run to score: %v; give RUN_DIR or --run-id", err)
