@@ -25,9 +25,10 @@ type compareOptions struct {
 }
 
 // WriteCompareReport, when set, writes the side-by-side HTML page of a
-// comparison into RUN_A (internal/report); compare calls it after
-// compare.yaml.
-var WriteCompareReport func(a, b rundir.Dir, c *rundir.CompareSummary) error
+// comparison (internal/report's WriteCompare: the page at path, the
+// baseline run before, this run now); compare calls it after compare.yaml
+// with RUN_A/compare.html, RUN_B, RUN_A.
+var WriteCompareReport func(path string, before, now rundir.Dir, cmp *rundir.Comparison) error
 
 func newCompareCmd(e env) *cobra.Command {
 	opts := compareOptions{}
@@ -120,7 +121,7 @@ func runCompare(ctx context.Context, e env, opts compareOptions, a, b string) er
 		return err
 	}
 	if WriteCompareReport != nil {
-		if err := WriteCompareReport(da, db, c); err != nil {
+		if err := WriteCompareReport(filepath.Join(da.Path, "compare.html"), db, da, &c.Comparison); err != nil {
 			fmt.Fprintf(e.Err, "agent-eval: warning: the comparison page was not written: %v\n", err)
 		}
 	}
