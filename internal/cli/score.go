@@ -100,6 +100,9 @@ func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) erro
 		if b.Path == dir.Path {
 			return usageErrorf("--baseline is the run being scored (%s)", dir.Path)
 		}
+		if _, err := os.Stat(b.Summary()); err != nil {
+			return usageErrorf("--baseline %s is not scored: run agent-eval score %s first", opts.baseline, b.Path)
+		}
 		baseline = &b
 	}
 	return scoreRun(ctx, e, ev, opts, dir, baseline)

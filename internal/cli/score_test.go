@@ -46,7 +46,7 @@ func TestScoreExitCodes(t *testing.T) {
 		{"missing run", []string{"score", filepath.Join(root, "runs", "nope"), "-c", cfg("ok.yaml")}, 2, "no run directory"},
 		{"both forms", []string{"score", run, "--run-id", "r1", "-c", cfg("ok.yaml")}, 2, "not both"},
 		{"unreadable case", []string{"score", filepath.Join(root, "runs", "broken"), "-c", cfg("ok.yaml")}, 3, "run_result.json"},
-		{"baseline not scored", []string{"score", run, "-c", cfg("ok.yaml"), "--baseline", filepath.Join(root, "runs", "broken")}, 3, "score it first"},
+		{"baseline not scored", []string{"score", run, "-c", cfg("ok.yaml"), "--baseline", filepath.Join(root, "runs", "broken")}, 2, "is not scored: run agent-eval score"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := runCLI(t, tt.args...)
