@@ -41,6 +41,10 @@ A script (YAML or JSON) says what the model answers, turn by turn:
   after_end: {text: "done."}     # answers past the last turn
   side: {text: "ok"}             # answers requests that offer no tools (the
                                  # hook model answering AskUserQuestion)
+  match:                         # answers by content, before all of the above:
+    - contains: "case-001"       # the first rule whose text is in the last
+      turn: {tool_use: {name: submit_evaluation, input: {passed: true, rationale: ok}}}
+                                 # user message wins (a judge's verdict per case)
 
 A request's turn is the number of assistant messages it holds, so retries are
 safe. An error turn answers its error every time, or, with count: N, to the

@@ -91,6 +91,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return resolveConfigFlag(cmd) }
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	root.AddCommand(newScoreCmd(e), newCompareCmd(e))
 	root.AddCommand(
 		newVersionCmd(e),
 		newValidateCmd(e),

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/expr"
 )
 
 // validate runs the cross-field rules that no single value can check. It
@@ -279,13 +281,17 @@ func (v *validator) hooks() {
 }
 
 // judgeType names how a judge scores, following the precedence
-// builtin > check > agent > llm > code.
+// builtin > check > expr > exec > agent > llm > code.
 func judgeType(j Judge) string {
 	switch {
 	case !blank(j.Builtin):
 		return "builtin"
 	case !blank(j.Check):
 		return "check"
+	case !blank(j.Expr):
+		return "expr"
+	case len(j.Exec) > 0:
+		return "exec"
 	case j.Agent != nil:
 		return "agent"
 	case !blank(j.LLMRubric) || !blank(j.Prompt) || !blank(j.PromptFile):
@@ -313,7 +319,8 @@ func (j Judge) PromptSource() string {
 	return ""
 }
 
-// Type names how the judge scores: builtin, check, agent, llm or code.
+// Type names how the judge scores: builtin, check, expr, exec, agent, llm
+// or code.
 func (j Judge) Type() string { return judgeType(j) }
 
 func (v *validator) judges() {
@@ -330,8 +337,9 @@ func (v *validator) judges() {
 		}
 		typ := judgeType(j)
 		if typ == "" && j.Name != "pairwise" {
-			v.errf(p, CodeSemantic, "judge %q says nothing to score with: set builtin, check, prompt, prompt_file, llm_rubric, module and function, or agent", j.Name)
+			v.errf(p, CodeSemantic, "judge %q says nothing to score with: set builtin, check, expr, exec, prompt, prompt_file, llm_rubric, module and function, or agent", j.Name)
 		}
+		v.judgeKinds(p, j)
 		if typ == "builtin" {
 			for _, k := range []string{"check", "prompt", "prompt_file", "llm_rubric", "module", "function", "agent"} {
 				if v.has(p + "." + k) {
@@ -412,6 +420,35 @@ func (v *validator) judges() {
 				v.errf(p+".step", CodeSemantic, "%s", msg)
 			}
 		}
+	}
+}
+
+// judgeKinds checks that a judge using expr or exec sets no other kind
+// (a judge scores one way), that its expressions parse, and that timeout
+// is only set where it applies.
+func (v *validator) judgeKinds(p string, j Judge) {
+	kinds := map[string]bool{
+		"builtin": !blank(j.Builtin), "check": !blank(j.Check), "expr": !blank(j.Expr), "exec": len(j.Exec) > 0,
+		"agent": j.Agent != nil, "llm": j.PromptSource() != "", "code": !blank(j.Module) || !blank(j.Function),
+	}
+	if kinds["expr"] || kinds["exec"] {
+		var set []string
+		for _, k := range []string{"builtin", "check", "expr", "exec", "agent", "llm", "code"} {
+			if kinds[k] {
+				set = append(set, k)
+			}
+		}
+		if len(set) > 1 {
+			v.errf(p, CodeSemantic, "judge %q is both %s; a judge scores one way, so set exactly one of them", j.Name, strings.Join(set, " and "))
+		}
+	}
+	if !blank(j.Expr) {
+		if err := expr.CheckExpr(j.Expr); err != nil {
+			v.errf(p+".expr", CodeSemantic, "%s", err)
+		}
+	}
+	if j.Timeout != nil && !kinds["check"] && !kinds["exec"] && !kinds["code"] {
+		v.warnf(p+".timeout", "timeout only applies to check, exec and code judges; this %s judge ignores it", judgeType(j))
 	}
 }
 

@@ -1,5 +1,5 @@
-// Package expr checks (and, for issue 13, will evaluate) the small
-// expressions eval.yaml holds: a judge's if: condition and reward.formula.
+// Package expr checks and evaluates the small expressions eval.yaml holds:
+// a judge's if: condition, reward.formula and expr: judges.
 // Upstream writes them in Python; Translate turns the common subset into
 // expr-lang/expr syntax (True/False/None, is [not] None, x.get('k', d),
 // a if c else b, several lines of assignments), which is then parsed by expr-lang.
@@ -7,10 +7,13 @@ package expr
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
+	exprlang "github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/vm"
 
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
@@ -75,7 +78,7 @@ func translateLine(l string) string {
 	if i := topLevel(l, " if "); i > 0 {
 		if j := topLevel(l[i+4:], " else "); j >= 0 {
 			j += i + 4
-			l = "(" + l[i+4:j] + ") ? (" + l[:i] + ") : (" + l[j+6:] + ")"
+			l = "truthy(" + l[i+4:j] + ") ? (" + l[:i] + ") : (" + l[j+6:] + ")"
 		}
 	}
 	return l
@@ -207,4 +210,105 @@ func clip(s string) string {
 		return s[:60] + "..."
 	}
 	return s
+}
+
+// CheckExpr parses an expr: judge's expression (native expr-lang syntax, no
+// Python translation).
+func CheckExpr(src string) error {
+	if strings.TrimSpace(src) == "" {
+		return fmt.Errorf("the expression is empty")
+	}
+	if _, err := parser.Parse(src); err != nil {
+		return fmt.Errorf("the expression %q does not parse: %s", clip(src), firstLine(err))
+	}
+	return nil
+}
+
+// Program is a compiled expression, safe to run from several goroutines.
+type Program struct {
+	src string
+	p   *vm.Program
+}
+
+// Compile compiles an expression in expr-lang syntax. python says whether
+// it is written in upstream's Python subset (if:, reward.formula) and is
+// translated first.
+func Compile(src string, python bool) (*Program, error) {
+	s := src
+	if python {
+		s = Translate(src)
+	}
+	p, err := exprlang.Compile(s, exprlang.Function("truthy", func(args ...any) (any, error) {
+		if len(args) != 1 {
+			return nil, fmt.Errorf("truthy takes one argument")
+		}
+		return Truthy(args[0]), nil
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("compile %q: %s", clip(src), firstLine(err))
+	}
+	return &Program{src: src, p: p}, nil
+}
+
+// Run evaluates the program over env.
+func (p *Program) Run(env map[string]any) (any, error) {
+	out, err := exprlang.Run(p.p, env)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate %q: %s", clip(p.src), firstLine(err))
+	}
+	return out, nil
+}
+
+// Number converts an evaluated value to a float64: any integer or float
+// type (not a bool).
+func Number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case int8:
+		return float64(x), true
+	case int16:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint:
+		return float64(x), true
+	case uint8:
+		return float64(x), true
+	case uint16:
+		return float64(x), true
+	case uint32:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float32:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+// Truthy is Python's truth value of an evaluated value: nil, false, zero,
+// and empty strings, lists and maps are false.
+func Truthy(v any) bool {
+	if v == nil {
+		return false
+	}
+	if b, ok := v.(bool); ok {
+		return b
+	}
+	if f, ok := Number(v); ok {
+		return f != 0
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.String, reflect.Slice, reflect.Map, reflect.Array:
+		return rv.Len() > 0
+	case reflect.Pointer, reflect.Interface:
+		return !rv.IsNil()
+	}
+	return true
 }

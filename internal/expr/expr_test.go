@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,46 @@ func TestCheckFormula(t *testing.T) {
 		if (tt.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 			t.Errorf("CheckFormula(%q) = %v, want %q (translated: %q)", tt.src, err, tt.err, Translate(tt.src))
 		}
+	}
+}
+
+func TestCompileRun(t *testing.T) {
+	t.Parallel()
+	env := map[string]any{"annotations": map[string]any{"kind": "nav", "n": 0}, "q": 0.75, "ok": 1.0, "files": map[string]any{"a.md": "x"}}
+	tests := []struct {
+		src    string
+		python bool
+		want   any
+		err    bool
+	}{
+		{"annotations.get('kind') == 'nav'", true, true, false},
+		{"annotations.get('missing', 'd')", true, "d", false},
+		{"q if ok else 0", true, 0.75, false},
+		{"1 if annotations['n'] else 2", true, 2, false},
+		{"mean([1, 2, 3])", false, 2.0, false},
+		{`len(files) > 0 ? [true, "has"] : [false, "none"]`, false, []any{true, "has"}, false},
+		{`int("x")`, false, nil, true},
+	}
+	for _, tt := range tests {
+		p, err := Compile(tt.src, tt.python)
+		if err != nil {
+			t.Errorf("Compile(%q): %v", tt.src, err)
+			continue
+		}
+		got, err := p.Run(env)
+		if (err != nil) != tt.err || fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("Run(%q) = %#v, %v; want %#v (error %v)", tt.src, got, err, tt.want, tt.err)
+		}
+	}
+	for v, want := range map[any]bool{nil: false, 0: false, 0.0: false, "": false, "x": true, 2: true, false: false} {
+		if Truthy(v) != want {
+			t.Errorf("Truthy(%#v) = %v", v, !want)
+		}
+	}
+	if Truthy([]any{}) || !Truthy(map[string]any{"a": 1}) {
+		t.Error("Truthy of an empty list or a full map is wrong")
+	}
+	if err := CheckExpr("len(x) >"); err == nil {
+		t.Error("CheckExpr accepted a broken expression")
 	}
 }

@@ -22,6 +22,17 @@ type Script struct {
 	Turns    []Turn `yaml:"turns" json:"turns"`
 	AfterEnd *Turn  `yaml:"after_end" json:"after_end,omitempty"`
 	Side     *Turn  `yaml:"side" json:"side,omitempty"`
+	// Match answers by content: the first rule whose Contains occurs in the
+	// request's last user message wins, before Turns, AfterEnd and Side.
+	// Judges send one question per case, so a test scripts each case's
+	// verdict by a word in its prompt.
+	Match []Match `yaml:"match" json:"match,omitempty"`
+}
+
+// Match is a content rule of a script.
+type Match struct {
+	Contains string `yaml:"contains" json:"contains"`
+	Turn     Turn   `yaml:"turn" json:"turn"`
 }
 
 // Turn is one answer. Blocks come out in the order thinking, text, tool uses.
@@ -71,6 +82,14 @@ func ParseScript(data []byte) (*Script, error) {
 	for i, t := range s.Turns {
 		if err := t.check(); err != nil {
 			return nil, fmt.Errorf("parse script: turns[%d]: %w", i, err)
+		}
+	}
+	for i, m := range s.Match {
+		if m.Contains == "" {
+			return nil, fmt.Errorf("parse script: match[%d]: contains is empty", i)
+		}
+		if err := m.Turn.check(); err != nil {
+			return nil, fmt.Errorf("parse script: match[%d]: %w", i, err)
 		}
 	}
 	for name, t := range map[string]*Turn{"after_end": s.AfterEnd, "side": s.Side} {

@@ -318,7 +318,11 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 			turn = *script.Side
 		}
 	}
-	turn = s.spendError(turn, fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn))
+	key := fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn)
+	if i, m, ok := req.match(script); ok {
+		turn, key = m.Turn, fmt.Sprintf("%q match %d", rec.Script, i)
+	}
+	turn = s.spendError(turn, key)
 	turn = turn.withCWD(req.cwd())
 	if turn.Error != nil {
 		rec.Status = turn.Error.Status

@@ -139,3 +139,48 @@ func (c *Client) Tool(ctx context.Context, model, system, user, name, descriptio
 	}
 	return fmt.Errorf("the model's answer stayed invalid after a retry: %w", lastErr)
 }
+
+// ToolRequest asks a model for one forced tool call.
+type ToolRequest struct {
+	Model, System, User string
+	// Tool is the tool's name; Schema its JSON Schema (type object).
+	Tool, Description string
+	Schema            map[string]any
+	MaxTokens         int64
+	Timeout           time.Duration
+}
+
+// ForcedTool sends req once, forcing the tool, and returns the tool call's
+// input, or (nil, the reply's text) when the model answered without
+// calling it. Transient errors (429, 529 and other 5xx, timeouts) are
+// retried by the SDK with exponential backoff, honouring retry-after, up
+// to the client's retry count; the input is never validated here.
+func (c *Client) ForcedTool(ctx context.Context, req ToolRequest) (json.RawMessage, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, req.Timeout)
+	defer cancel()
+	props, _ := req.Schema["properties"].(map[string]any)
+	required, _ := req.Schema["required"].([]string)
+	tool := anthropic.ToolParam{Name: req.Tool, Description: anthropic.String(req.Description),
+		InputSchema: anthropic.ToolInputSchemaParam{Properties: props, Required: required}}
+	msg, err := c.c.Messages.New(ctx, anthropic.MessageNewParams{
+		Model:      anthropic.Model(req.Model),
+		MaxTokens:  req.MaxTokens,
+		System:     []anthropic.TextBlockParam{{Text: req.System}},
+		Messages:   []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(req.User))},
+		Tools:      []anthropic.ToolUnionParam{{OfTool: &tool}},
+		ToolChoice: anthropic.ToolChoiceParamOfTool(req.Tool),
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	var text []string
+	for _, b := range msg.Content {
+		switch {
+		case b.Type == "tool_use" && b.Name == req.Tool:
+			return b.Input, "", nil
+		case b.Type == "text":
+			text = append(text, b.Text)
+		}
+	}
+	return nil, strings.Join(text, ""), nil
+}

@@ -176,3 +176,18 @@ func RenderStep(tpl string, input map[string]any, steps map[string]any) (string,
 // FillSteps replaces every {{ steps.<id>.output|exit_code }} in tpl with
 // value (validate renders step prompts before any step has run).
 func FillSteps(tpl, value string) string { return stepsRE().ReplaceAllString(tpl, value) }
+
+// RenderWith renders a Jinja2 template with the given variables, as a
+// judge's prompt is rendered: a name the variables lack renders empty (as
+// upstream's judges do), and a template that does not compile is an error.
+func RenderWith(tpl string, vars map[string]any) (string, error) {
+	t, err := jinja.Compile(tpl)
+	if err != nil {
+		return "", fmt.Errorf("the template is not valid Jinja2: %w", err)
+	}
+	out, err := t.Render(vars)
+	if err != nil {
+		return "", fmt.Errorf("render the template: %w", err)
+	}
+	return out, nil
+}

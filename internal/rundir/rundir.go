@@ -36,6 +36,7 @@ const (
 	ReportFile     = "report.html"
 	JUnitFile      = "junit.xml"
 	JudgeCacheDir  = "judge_cache"
+	CompareFile    = "compare.yaml"
 	CasesDir       = "cases"
 	TranscriptFile = "transcript.jsonl"
 	LedgerFile     = "hook_decisions.jsonl"
@@ -77,6 +78,16 @@ func (d Dir) JUnit() string { return filepath.Join(d.Path, JUnitFile) }
 
 // JudgeCache is the folder of cached LLM verdicts.
 func (d Dir) JudgeCache() string { return filepath.Join(d.Path, JudgeCacheDir) }
+
+// JudgeCacheEntry is the file caching one LLM judge verdict under key (a
+// hex digest of the model, the rendered prompt and the sample index).
+func (d Dir) JudgeCacheEntry(key string) string {
+	return filepath.Join(d.JudgeCache(), key+".json")
+}
+
+// Compare is compare.yaml, written by `agent-eval compare` into the first
+// run's directory.
+func (d Dir) Compare() string { return filepath.Join(d.Path, CompareFile) }
 
 // Case is the folder of case id.
 func (d Dir) Case(id string) string { return filepath.Join(d.Path, CasesDir, id) }

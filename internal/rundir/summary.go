@@ -106,6 +106,9 @@ type ThresholdResult struct {
 	Want   float64 `yaml:"want"`
 	Got    float64 `yaml:"got"`
 	OK     bool    `yaml:"ok"`
+	// Detail says why, for a breach (e.g. "0.5 < 0.8", or "n/a: needs
+	// --baseline").
+	Detail string `yaml:"detail,omitempty"`
 }
 
 // Comparison is this run against an earlier one.
@@ -119,6 +122,47 @@ type Comparison struct {
 	// WinRate is the share of compared (case, judge) pairs this run won,
 	// ties counting half.
 	WinRate *float64 `yaml:"win_rate,omitempty"`
+	// Pairwise is the pairwise LLM judge's A/B comparison, when one ran.
+	Pairwise *Pairwise `yaml:"pairwise,omitempty"`
+}
+
+// Pairwise is an A/B comparison of two runs' outputs by a model, each case
+// asked twice with the positions swapped: a side wins a case only if it
+// wins both orders; anything else is a tie (or an error).
+type Pairwise struct {
+	RunA     string `yaml:"run_a"` // this run
+	RunB     string `yaml:"run_b"` // the baseline
+	Model    string `yaml:"model"`
+	Compared int    `yaml:"cases_compared"`
+	WinsA    int    `yaml:"wins_a"`
+	WinsB    int    `yaml:"wins_b"`
+	Ties     int    `yaml:"ties"`
+	Errors   int    `yaml:"errors"`
+	// WinRate is (wins_a + ties/2) / (cases_compared − errors).
+	WinRate *float64       `yaml:"win_rate,omitempty"`
+	Cases   []PairwiseCase `yaml:"cases"`
+}
+
+// PairwiseCase is one case's A/B verdict: AB is the preference with this
+// run shown first, BA with the baseline first (both in A/B/tie of that
+// call's own labels).
+type PairwiseCase struct {
+	Case      string `yaml:"case"`
+	Winner    string `yaml:"winner"` // A, B, tie or error
+	AB        string `yaml:"ab,omitempty"`
+	BA        string `yaml:"ba,omitempty"`
+	Reasoning string `yaml:"reasoning,omitempty"`
+	Error     string `yaml:"error,omitempty"`
+}
+
+// CompareSummary is compare.yaml: `agent-eval compare RUN_A RUN_B`,
+// written into RUN_A.
+type CompareSummary struct {
+	SchemaVersion int        `yaml:"schema_version"`
+	ComparedAt    string     `yaml:"compared_at"`
+	RunA          string     `yaml:"run_a"`
+	RunB          string     `yaml:"run_b"`
+	Comparison    Comparison `yaml:"comparison"`
 }
 
 // JudgeDelta is one judge's aggregate, before and now.
@@ -129,6 +173,9 @@ type JudgeDelta struct {
 	PassBefore *float64 `yaml:"pass_rate_before,omitempty"`
 	PassNow    *float64 `yaml:"pass_rate_now,omitempty"`
 	Regression bool     `yaml:"regression,omitempty"`
+	// WinRate is the share of this judge's cases, scored in both runs,
+	// where this run did better, ties counting half.
+	WinRate *float64 `yaml:"win_rate,omitempty"`
 }
 
 // CaseDelta is one judge's verdict on one case, before and now.
@@ -160,6 +207,31 @@ func (d Dir) WriteSummary(s *Summary) error {
 	}
 	if err := atomicfile.Write(d.Summary(), b, 0o644); err != nil {
 		return fmt.Errorf("write the summary: %w", err)
+	}
+	return nil
+}
+
+// ReadCompare reads compare.yaml.
+func (d Dir) ReadCompare() (*CompareSummary, error) {
+	b, err := os.ReadFile(d.Compare())
+	if err != nil {
+		return nil, fmt.Errorf("read the comparison: %w", err)
+	}
+	var c CompareSummary
+	if err := yaml.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("read %s: %w", d.Compare(), err)
+	}
+	return &c, nil
+}
+
+// WriteCompare writes compare.yaml atomically.
+func (d Dir) WriteCompare(c *CompareSummary) error {
+	b, err := yaml.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("encode the comparison: %w", err)
+	}
+	if err := atomicfile.Write(d.Compare(), b, 0o644); err != nil {
+		return fmt.Errorf("write the comparison: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,310 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/lifecycle"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/score"
+)
+
+type scoreOptions struct {
+	config      string
+	runID       string
+	baseline    string
+	noCache     bool
+	json        bool
+	concurrency int
+}
+
+// WriteReport, when set, writes report.html and junit.xml after scoring
+// (internal/report's Write); score calls it once summary.yaml is written.
+var WriteReport func(dir rundir.Dir, s *rundir.Summary) error
+
+func newScoreCmd(e env) *cobra.Command {
+	opts := scoreOptions{}
+	cmd := &cobra.Command{
+		Use:   "score [RUN_DIR]",
+		Short: "Score a finished run with the eval's judges and check the thresholds",
+		Long: `Run the judges of eval.yaml over a finished run directory (the agent is never
+run again), write summary.yaml into it, compare with --baseline, and check the
+thresholds.
+
+RUN_DIR is the run's directory; --run-id names a run under the runs directory
+instead; with neither, the latest run is scored. LLM judge verdicts are cached
+in RUN_DIR/judge_cache/, so scoring again calls the model only for prompts
+that changed (--no-cache calls it for all).
+
+stderr gets a table per judge and the verdict; stdout gets the summary as JSON
+with --json.
+
+Exit status: 0 when every threshold holds, 1 when one does not (one line per
+regression on stderr), 2 for a usage or configuration error, 3 when scoring
+itself failed.`,
+		Args: maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := ""
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			return runScore(cmd.Context(), e, opts, dir)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`, or the folder holding eval.yaml")
+	f.StringVar(&opts.runID, "run-id", "", "score the run `ID` under the runs directory")
+	f.StringVar(&opts.baseline, "baseline", "", "compare with the scored `RUN` (a run directory, or a run id under the runs directory)")
+	f.BoolVar(&opts.noCache, "no-cache", false, "call the model for every LLM verdict, ignoring judge_cache/")
+	f.BoolVar(&opts.json, "json", false, "print the summary as JSON on stdout")
+	f.IntVar(&opts.concurrency, "concurrency", 4, "cases scored, and model calls made, at once")
+	return cmd
+}
+
+func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) error {
+	if opts.concurrency < 1 {
+		return usageErrorf("--concurrency must be at least 1, got %d", opts.concurrency)
+	}
+	ev, err := config.Load(opts.config)
+	if err != nil {
+		return err
+	}
+	for _, w := range ev.Warnings {
+		fmt.Fprintln(e.Err, w.Error())
+	}
+	dir, err := resolveRunDir(ev, e.Getenv, dirArg, opts.runID)
+	if err != nil {
+		return err
+	}
+	if running(dir.Path) {
+		return usageErrorf("%s is still running; score it once it has finished", dir.Path)
+	}
+	var baseline *rundir.Dir
+	if opts.baseline != "" {
+		b, err := resolveRunDir(ev, e.Getenv, baselinePath(ev, e.Getenv, opts.baseline), "")
+		if err != nil {
+			return usageErrorf("--baseline: %v", err)
+		}
+		if b.Path == dir.Path {
+			return usageErrorf("--baseline is the run being scored (%s)", dir.Path)
+		}
+		if _, err := os.Stat(b.Summary()); err != nil {
+			return usageErrorf("--baseline %s is not scored: run agent-eval score %s first", opts.baseline, b.Path)
+		}
+		baseline = &b
+	}
+	return scoreRun(ctx, e, ev, opts, dir, baseline)
+}
+
+// scoreRun scores the finished run in dir (before_scoring hooks first),
+// writes summary.yaml (and the report, when WriteReport is set), prints the
+// table and the verdict on stderr (the summary on stdout with opts.json)
+// and returns errReported{ExitGate} when a threshold is breached. run
+// --score calls it after the run.
+func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, dir rundir.Dir, baseline *rundir.Dir) error {
+	if len(ev.Hooks.BeforeScoring) > 0 {
+		abs, _ := filepath.Abs(opts.config)
+		vars := map[string]string{"AGENT_EVAL_RUN_DIR": dir.Path, "AGENT_EVAL_RUN_ID": filepath.Base(dir.Path), "AGENT_EVAL_CONFIG": abs, "AGENT_EVAL_PROJECT_ROOT": mustGetwd()}
+		if _, err := lifecycle.Phase(ctx, "before_scoring", ev.Hooks.BeforeScoring, mustGetwd(), lifecycle.Environ(os.Environ(), vars), e.Err, true); err != nil {
+			return fmt.Errorf("before_scoring: %w", err)
+		}
+	}
+	fmt.Fprintf(e.Err, "agent-eval: scoring %s with %d judge(s)\n", dir.Path, len(ev.Judges))
+	s, err := score.Score(ctx, score.Options{Dir: dir, Eval: ev, Baseline: baseline, NoCache: opts.noCache,
+		Concurrency: opts.concurrency, Getenv: e.Getenv, Observer: scoreProgress{e.Err}})
+	if err != nil {
+		var cfg config.Errors
+		if errors.As(err, &cfg) || errors.Is(err, context.Canceled) {
+			return err
+		}
+		if errors.Is(err, score.ErrNoCredentials) {
+			return &UsageError{Err: err}
+		}
+		return fmt.Errorf("score %s: %w", dir.Path, err)
+	}
+	if WriteReport != nil {
+		if err := WriteReport(dir, s); err != nil {
+			fmt.Fprintf(e.Err, "agent-eval: warning: the report was not written: %v\n", err)
+		}
+	}
+	printScoreTable(e.Err, s)
+	if opts.json {
+		if err := writeSummaryJSON(e.Out, s); err != nil {
+			return err
+		}
+	}
+	return verdict(e.Err, s, dir)
+}
+
+// verdict prints the verdict line and, for breached thresholds, one line
+// per regression; a breach is exit 1.
+func verdict(w io.Writer, s *rundir.Summary, dir rundir.Dir) error {
+	regs := score.Regressions(s)
+	if len(regs) == 0 {
+		fmt.Fprintf(w, "agent-eval: PASS: %d case(s), %d threshold(s) met; summary: %s\n", s.NumCases, len(s.Thresholds), dir.Summary())
+		return nil
+	}
+	for _, r := range regs {
+		fmt.Fprintf(w, "agent-eval: regression: %s\n", r)
+	}
+	fmt.Fprintf(w, "agent-eval: FAIL: %d of %d threshold(s) breached; summary: %s\n", len(regs), len(s.Thresholds), dir.Summary())
+	return errReported{ExitGate}
+}
+
+// resolveRunDir finds the run to score: RUN_DIR, --run-id under the runs
+// directory, or the latest run there.
+func resolveRunDir(ev *config.Eval, getenv func(string) string, dirArg, runID string) (rundir.Dir, error) {
+	runs := ev.RunsDir(getenv)
+	switch {
+	case dirArg != "" && runID != "":
+		return rundir.Dir{}, usageErrorf("give the run as RUN_DIR or with --run-id, not both")
+	case runID != "":
+		if !safeSegmentRE().MatchString(runID) {
+			return rundir.Dir{}, usageErrorf("--run-id %q is not a single path segment", runID)
+		}
+		dirArg = filepath.Join(runs, runID)
+	case dirArg == "":
+		latest, err := latestFinishedRun(runs)
+		if err != nil {
+			return rundir.Dir{}, err
+		}
+		dirArg = latest
+	}
+	if _, err := os.Stat(dirArg); err != nil {
+		return rundir.Dir{}, usageErrorf("no run directory %s", dirArg)
+	}
+	d, err := rundir.Open(dirArg)
+	if err != nil {
+		return rundir.Dir{}, &UsageError{Err: err}
+	}
+	return d, nil
+}
+
+// baselinePath is a --baseline value as a path: itself when it names a
+// folder, else a run id under the runs directory.
+func baselinePath(ev *config.Eval, getenv func(string) string, v string) string {
+	if fi, err := os.Stat(v); err == nil && fi.IsDir() {
+		return v
+	}
+	if safeSegmentRE().MatchString(v) {
+		return filepath.Join(ev.RunsDir(getenv), v)
+	}
+	return v
+}
+
+// latestFinishedRun is the newest run directory under runs (run ids sort by start
+// time).
+func latestFinishedRun(runs string) (string, error) {
+	entries, err := os.ReadDir(runs)
+	if err != nil {
+		return "", usageErrorf("no run to score: %v; give RUN_DIR or --run-id", err)
+	}
+	var ids []string
+	for _, en := range entries {
+		if en.IsDir() && safeSegmentRE().MatchString(en.Name()) {
+			if _, err := os.Stat(filepath.Join(runs, en.Name(), rundir.RunResultFile)); err == nil {
+				ids = append(ids, en.Name())
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return "", usageErrorf("no finished run under %s; give RUN_DIR or --run-id", runs)
+	}
+	sort.Strings(ids)
+	return filepath.Join(runs, ids[len(ids)-1]), nil
+}
+
+type scoreProgress struct{ w io.Writer }
+
+func (p scoreProgress) CaseScored(id string, done, total int) {
+	if total >= 20 && done%10 != 0 && done != total {
+		return
+	}
+	fmt.Fprintf(p.w, "agent-eval: scored %d/%d (%s)\n", done, total, id)
+}
+
+// printScoreTable prints one row per judge.
+func printScoreTable(w io.Writer, s *rundir.Summary) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "JUDGE\tKIND\tSCORED\tSKIPPED\tERRORS\tPASS RATE\tMEAN\tTHRESHOLD")
+	for _, j := range s.Judges {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", j.Name, j.Kind, j.Scored, j.Skipped, j.Errors, pct(j.PassRate), mean(j.Mean), thresholdCell(s, j.Name))
+	}
+	_ = tw.Flush()
+	if s.Reward != nil {
+		fmt.Fprintf(w, "reward %.3f · %d denial(s) · agent cost $%.4f · LLM calls %d made, %d cached", *s.Reward, s.Denials, s.CostUSD, s.LLM.Made, s.LLM.Cached)
+		if s.LLM.Failed > 0 {
+			fmt.Fprintf(w, ", %d failed", s.LLM.Failed)
+		}
+		fmt.Fprintln(w)
+	}
+	if b := s.Baseline; b != nil {
+		fmt.Fprintf(w, "vs %s: %d better, %d worse", b.RunID, len(b.Better), len(b.Worse))
+		if b.WinRate != nil {
+			fmt.Fprintf(w, ", win rate %.2f", *b.WinRate)
+		}
+		if p := b.Pairwise; p != nil {
+			fmt.Fprintf(w, "; pairwise: %d won, %d lost, %d tied, %d errors", p.WinsA, p.WinsB, p.Ties, p.Errors)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func thresholdCell(s *rundir.Summary, judge string) string {
+	var parts []string
+	for _, t := range s.Thresholds {
+		if t.Judge != judge {
+			continue
+		}
+		mark := "ok"
+		if !t.OK {
+			mark = "FAIL"
+		}
+		parts = append(parts, fmt.Sprintf("%s %g %s", t.Metric, t.Want, mark))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func pct(f *float64) string {
+	if f == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", *f*100)
+}
+
+func mean(f *float64) string {
+	if f == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", *f)
+}
+
+// writeSummaryJSON prints the summary as JSON with summary.yaml's keys.
+func writeSummaryJSON(w io.Writer, v any) error {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode the summary: %w", err)
+	}
+	var generic any
+	if err := yaml.Unmarshal(b, &generic); err != nil {
+		return fmt.Errorf("encode the summary: %w", err)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(generic)
+}

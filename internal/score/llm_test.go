@@ -1,0 +1,143 @@
+package score
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/testutil/fakemodel"
+)
+
+func score(n float64, why string) fakeapi.Turn {
+	return fakeapi.Turn{ToolUse: &fakeapi.ToolUse{Name: "submit_score", Input: map[string]any{"score": n, "rationale": why}}}
+}
+
+func TestLLMJudgeVerdicts(t *testing.T) {
+	sc := &fakeapi.Script{Match: []fakeapi.Match{
+		{Contains: "case=on-scale", Turn: score(4, "good")},
+		{Contains: "case=off-scale", Turn: score(7, "great")},
+		{Contains: "case=malformed", Turn: fakeapi.Turn{ToolUse: &fakeapi.ToolUse{Name: "submit_score", Input: map[string]any{"score": "four"}}}},
+		{Contains: "case=text-json", Turn: fakeapi.Turn{Text: "```json\n{\"score\": 3, \"rationale\": \"ok\"}\n```"}},
+		{Contains: "case=overloaded", Turn: fakeapi.Turn{Error: &fakeapi.APIError{Status: 529, Type: "overloaded_error", Message: "busy"}, Count: 1, ToolUse: &fakeapi.ToolUse{Name: "submit_score", Input: map[string]any{"score": 5, "rationale": "after a retry"}}}},
+		{Contains: "case=rate-limited", Turn: fakeapi.Turn{Error: &fakeapi.APIError{Status: 429, Type: "rate_limit_error", Message: "slow down"}, Count: 1, ToolUse: &fakeapi.ToolUse{Name: "submit_score", Input: map[string]any{"score": 2, "rationale": "after a retry"}}}},
+		{Contains: "case=bad-request", Turn: fakeapi.Turn{Error: &fakeapi.APIError{Status: 400, Type: "invalid_request_error", Message: "no"}}},
+	}}
+	srv := fakeapi.New(fakeapi.Options{Script: sc})
+	fakemodel.Serve(t, srv)
+	ev, dir := writeProject(t, "name: l\nexecution:\n  prompt: hi\ndataset:\n  path: cases\n", fixtureCase{id: "c"})
+	rec, err := BuildRecord(dir, ev, "c")
+	must(t, err)
+	env := &Env{Eval: ev, Dir: ev.Dir(), Model: "claude-judge", LLM: NewLLMRunner(dir, 4, true)}
+	tests := []struct {
+		name   string
+		want   float64
+		errHas string
+	}{
+		{"on-scale", 4, ""},
+		{"off-scale", 0, "outside its declared score_range [1, 5]"},
+		{"malformed", 0, "no numeric score"},
+		{"text-json", 3, ""},
+		{"overloaded", 5, ""},
+		{"rate-limited", 2, ""},
+		{"bad-request", 0, "400"},
+	}
+	for _, tt := range tests {
+		j := config.Judge{Name: "q", FeedbackType: "int", ScoreRange: &config.ScoreRange{Min: 1, Max: 5}, Prompt: "Score case=" + tt.name + " of {{ case_id }}"}
+		jd, err := newLLMJudge(j, 0, env)
+		must(t, err)
+		v := judgeCase(context.Background(), built{name: "q", cfg: j, judge: jd}, rec)
+		switch {
+		case tt.errHas != "" && (v.Error == "" || !strings.Contains(v.Error, tt.errHas) || v.Value != nil):
+			t.Errorf("%s: want an error sample with %q, got %+v", tt.name, tt.errHas, v)
+		case tt.errHas == "" && (v.Error != "" || v.Value == nil || *v.Value != tt.want):
+			t.Errorf("%s: want %v, got %+v", tt.name, tt.want, v)
+		}
+	}
+	// The system prompt states the scale.
+	var stated bool
+	for _, r := range srv.Requests() {
+		stated = stated || strings.Contains(string(r.Body), "an integer score from 1 to 5")
+	}
+	if !stated {
+		t.Error("no request stated the score range to the model")
+	}
+}
+
+func TestLLMJudgeSamples(t *testing.T) {
+	// Three samples answer 4, 5 and 4 (the cache key holds the sample
+	// index, and so does nothing else: the fake answers by call order).
+	sc := &fakeapi.Script{Match: []fakeapi.Match{{Contains: "sampled", Turn: score(4, "four")}}}
+	srv := fakeapi.New(fakeapi.Options{Script: sc})
+	fakemodel.Serve(t, srv)
+	ev, dir := writeProject(t, "name: l\nexecution:\n  prompt: hi\ndataset:\n  path: cases\n", fixtureCase{id: "c"})
+	rec, err := BuildRecord(dir, ev, "c")
+	must(t, err)
+	runner := NewLLMRunner(dir, 2, false)
+	env := &Env{Eval: ev, Dir: ev.Dir(), Model: "claude-judge", LLM: runner}
+	three := 3
+	j := config.Judge{Name: "q", ScoreRange: &config.ScoreRange{Min: 1, Max: 5}, Prompt: "sampled {{ case_id }}", Samples: &three}
+	jd, err := newLLMJudge(j, 0, env)
+	must(t, err)
+	v := judgeCase(context.Background(), built{name: "q", cfg: j, judge: jd}, rec)
+	if v.Value == nil || *v.Value != 4 || len(v.Samples) != 3 || v.Spread == nil || *v.Spread != 0 || v.Cached {
+		t.Errorf("samples: %+v", v)
+	}
+	if made, cached, _ := runner.Counts(); made != 3 || cached != 0 {
+		t.Errorf("first pass: made %d, cached %d; want 3, 0", made, cached)
+	}
+	v = judgeCase(context.Background(), built{name: "q", cfg: j, judge: jd}, rec)
+	if made, cached, _ := runner.Counts(); made != 3 || cached != 3 || !v.Cached {
+		t.Errorf("second pass: made %d, cached %d, verdict %+v; want every sample from the cache", made, cached, v)
+	}
+	// reduce: lower median, strict majority (a tie fails), spread.
+	f := func(xs ...any) []Outcome {
+		var out []Outcome
+		for _, x := range xs {
+			if e, ok := x.(error); ok {
+				out = append(out, Outcome{Err: e})
+			} else {
+				out = append(out, Outcome{Value: x, Rationale: "r"})
+			}
+		}
+		return out
+	}
+	if r := reduce(f(4.0, 5.0, 4.0)); r.Value != 4.0 || *r.Spread != 1 {
+		t.Errorf("reduce(4,5,4) = %+v", r)
+	}
+	if r := reduce(f(2.0, 5.0)); r.Value != 2.0 {
+		t.Errorf("reduce(2,5) = %v; want the lower median", r.Value)
+	}
+	if r := reduce(f(true, false)); r.Value != false {
+		t.Errorf("a tie of bools = %v; want false", r.Value)
+	}
+	if r := reduce(f(true, true, context.Canceled)); r.Value != true || !strings.Contains(r.Rationale, "1 of 3 samples errored") {
+		t.Errorf("reduce with an error = %+v", r)
+	}
+	if r := reduce(f(context.Canceled, context.Canceled)); r.Err == nil {
+		t.Errorf("all errored = %+v; want an error", r)
+	}
+}
+
+func TestLLMTemplates(t *testing.T) {
+	ev, dir := writeProject(t, "name: l\nexecution:\n  prompt: hi\ndataset:\n  path: cases\noutputs:\n  - path: output\n",
+		fixtureCase{id: "task-1", files: map[string]string{"output/solution.diff": "+fix"},
+			annotations: "instruction: instruction.txt\nlang: go\n", input: "prompt: fix the bug\nname: Ada\n"})
+	must(t, writeFile(ev.DatasetDir()+"/task-1/instruction.txt", "Fix the nil check."))
+	rec, err := BuildRecord(dir, ev, "task-1")
+	must(t, err)
+	tpl := bareRE().ReplaceAllString(`Task: {{ outputs.annotation_instruction_content }}
+Files: {{ outputs }}
+Ann: {{ annotations }}
+In: {{ inputs }} / {{ inputs.name }}
+Diff: {{ outputs.output_content }}
+{% for k, v in outputs.files.items() %}[{{ k }}]{% endfor %} {{ annotations.get('lang', 'x') }} {{ missing_name }}.`, "{{ __bare_$1 }}")
+	out, err := renderFor(tpl, rec)
+	must(t, err)
+	for _, want := range []string{"Task: Fix the nil check.", "### output/solution.diff\n\n+fix", "- **lang**: go", "**name**: Ada", "/ Ada", "Diff: +fix", "[output/solution.diff] go ."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("rendered template lacks %q:\n%s", want, out)
+		}
+	}
+}

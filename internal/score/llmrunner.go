@@ -1,0 +1,117 @@
+package score
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/atomicfile"
+	"github.com/agent-eval/agent-eval/internal/llm"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+)
+
+// LLMRunner makes the judges' model calls: through internal/llm (which
+// honours ANTHROPIC_BASE_URL and retries 429/529 with backoff), at most
+// Concurrency at once, with verdicts cached in the run directory.
+type LLMRunner struct {
+	client  *llm.Client
+	sem     chan struct{}
+	cache   rundir.Dir
+	noCache bool
+	timeout time.Duration
+	made    atomic.Int64
+	cached  atomic.Int64
+	failed  atomic.Int64
+}
+
+// Retries is how many times a transient model error (429, 529, other 5xx)
+// is retried, with exponential backoff, before the sample is an error.
+const Retries = 4
+
+// NewLLMRunner returns a runner caching in dir's judge_cache/ (unless
+// noCache), making at most concurrency calls at once.
+func NewLLMRunner(dir rundir.Dir, concurrency int, noCache bool) *LLMRunner {
+	if concurrency < 1 {
+		concurrency = 1
+	}
+	return &LLMRunner{client: llm.New(Retries), sem: make(chan struct{}, concurrency), cache: dir, noCache: noCache, timeout: 5 * time.Minute}
+}
+
+// Counts are the calls made, answered from the cache, and failed.
+func (r *LLMRunner) Counts() (made, cached, failed int) {
+	return int(r.made.Load()), int(r.cached.Load()), int(r.failed.Load())
+}
+
+// cacheKey identifies one verdict: the model, the system prompt, the
+// rendered prompt, the tool's schema and the sample index.
+func cacheKey(req llm.ToolRequest, sample int) string {
+	schema, _ := json.Marshal(req.Schema)
+	h := sha256.New()
+	for _, part := range []string{req.Model, req.System, req.User, req.Tool, string(schema), fmt.Sprint(sample)} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:40]
+}
+
+// reply is one model answer: the tool's input, or the reply's text.
+type reply struct {
+	Input json.RawMessage `json:"input,omitempty"`
+	Text  string          `json:"text,omitempty"`
+}
+
+// call asks the model, or the cache. fromCache says which answered. Only
+// answers the caller accepted (keep) are cached: use store afterwards.
+func (r *LLMRunner) call(ctx context.Context, req llm.ToolRequest, sample int) (reply, bool, error) {
+	key := cacheKey(req, sample)
+	if !r.noCache {
+		if b, err := os.ReadFile(r.cache.JudgeCacheEntry(key)); err == nil {
+			var rep reply
+			if json.Unmarshal(b, &rep) == nil && (rep.Input != nil || rep.Text != "") {
+				r.cached.Add(1)
+				return rep, true, nil
+			}
+		}
+	}
+	select {
+	case r.sem <- struct{}{}:
+	case <-ctx.Done():
+		return reply{}, false, ctx.Err()
+	}
+	defer func() { <-r.sem }()
+	if req.Timeout == 0 {
+		req.Timeout = r.timeout
+	}
+	in, text, err := r.client.ForcedTool(ctx, req)
+	if err != nil {
+		r.failed.Add(1)
+		if ctx.Err() != nil {
+			return reply{}, false, ctx.Err()
+		}
+		return reply{}, false, fmt.Errorf("ask %s: %w", req.Model, err)
+	}
+	r.made.Add(1)
+	return reply{Input: in, Text: text}, false, nil
+}
+
+// store caches an accepted answer. A failure to cache only costs a call
+// next time, so it is not an error.
+func (r *LLMRunner) store(req llm.ToolRequest, sample int, rep reply) {
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(r.cache.JudgeCache(), 0o755); err != nil {
+		return
+	}
+	_ = atomicfile.Write(r.cache.JudgeCacheEntry(cacheKey(req, sample)), b, 0o644)
+}
+
+// errNoModel is returned when an LLM judge has no model to call.
+var errNoModel = errors.New("no judge model: set the judge's model, models.judge or $EVAL_JUDGE_MODEL")

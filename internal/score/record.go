@@ -1,0 +1,542 @@
+package score
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/stream"
+	"github.com/agent-eval/agent-eval/internal/transcript"
+)
+
+// MaxFileBytes bounds one collected file in a record: a longer file is cut
+// there (on a rune boundary) and marked truncated. MaxRecordFiles bounds
+// how many files one case contributes.
+// MaxRecordBytes bounds all of a case's file text: past it, a file is
+// listed as {_omitted, path, name, size} instead of read.
+const (
+	MaxFileBytes   = 256 << 10
+	MaxRecordFiles = 500
+	MaxRecordBytes = 8 << 20
+)
+
+// Record is everything a judge knows about one case, read from the run
+// directory (and the case's folder in the dataset). Outputs is the same
+// record as upstream's `outputs` dict, which check, expr, exec and LLM
+// judges see; the typed fields serve the builtin judges.
+type Record struct {
+	CaseID string
+	// Files are the collected output files (outputs/<path>/… relative to
+	// the outputs folder) and the agent's other changes (_modified/<rel>),
+	// name → text; a binary file maps to {_binary, path, name}.
+	Files map[string]any
+	// Modified are the _modified/ files alone, rel → text.
+	Modified map[string]any
+	// Annotations is the case's annotations.yaml; Input its input.yaml.
+	Annotations map[string]any
+	Input       map[string]any
+	// Events are the case's transcript; ToolCalls pairs each call with its
+	// result.
+	Events    []transcript.Event
+	ToolCalls []ToolCall
+	// Result is the case's run_result.json (nil when missing).
+	Result *results.Case
+	// Denials are the permission denials (run_result's, and the hook's deny
+	// decisions); Decisions every hook ledger line.
+	Denials   []Denial
+	Decisions []rundir.Decision
+	Answers   []results.Answer
+	// Outputs is upstream's outputs dict, plus our fields.
+	Outputs map[string]any
+	bytes   int64 // file text read so far
+	dir     rundir.Dir
+}
+
+// ForStep is the record a judge with step: id sees: the step's events,
+// tool calls, denials, conversation and metrics; files and annotations
+// stay whole-case (as upstream scopes them).
+func (r *Record) ForStep(step string) *Record {
+	s := &Record{CaseID: r.CaseID, Files: r.Files, Modified: r.Modified, Annotations: r.Annotations, Input: r.Input,
+		Decisions: r.Decisions, Answers: r.Answers, dir: r.dir}
+	for _, e := range r.Events {
+		if e.Step == step {
+			s.Events = append(s.Events, e)
+		}
+	}
+	if s.Events == nil {
+		s.Events = eventsFromStdout(filepath.Join(r.dir.Step(r.CaseID, step), rundir.StdoutFile))
+	}
+	if r.Result != nil {
+		for _, sc := range r.Result.Steps {
+			if sc != nil && (sc.CaseID == r.CaseID+"/"+step || sc.CaseID == step) {
+				s.Result = sc
+			}
+		}
+	}
+	s.joinCalls()
+	s.collectDenials()
+	o := make(map[string]any, len(r.Outputs))
+	for k, v := range r.Outputs {
+		o[k] = v
+	}
+	for _, k := range []string{"exit_code", "status", "duration_s", "cost_usd", "num_turns", "token_usage", "result"} {
+		delete(o, k)
+	}
+	for k, v := range s.dynamic() {
+		o[k] = v
+	}
+	o["step"] = step
+	s.Outputs = o
+	return s
+}
+
+// ToolCall is one tool call with its result.
+type ToolCall struct {
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Input   json.RawMessage `json:"input"`
+	Result  string          `json:"result,omitempty"`
+	IsError bool            `json:"is_error,omitempty"`
+	// Returned is false when no result came back (the run ended first).
+	Returned bool `json:"returned"`
+	// Denied is true when the call was denied by a permission rule or the
+	// hook.
+	Denied bool   `json:"denied,omitempty"`
+	Step   string `json:"step,omitempty"`
+	// Index is the call's position among the case's calls.
+	Index int `json:"index"`
+}
+
+// Denial is one denied tool call: by Claude Code's permission rules
+// (source "permissions") or by the PreToolUse hook (source "hook", with
+// the handler's tier and reason).
+type Denial struct {
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	Tool      string          `json:"tool"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	Source    string          `json:"source"`
+	Reason    string          `json:"reason,omitempty"`
+}
+
+// BuildRecord reads case id of the run in dir. ev (may be nil) locates the
+// case's folder in the dataset and the collected outputs' names.
+func BuildRecord(dir rundir.Dir, ev *config.Eval, id string) (*Record, error) {
+	r := &Record{CaseID: id, Files: map[string]any{}, Modified: map[string]any{}, Annotations: map[string]any{}, Input: map[string]any{}, dir: dir}
+	c, err := dir.ReadCase(id)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("build the record of %s: %w", id, err)
+	}
+	r.Result = c
+	if err := r.readFiles(dir, id); err != nil {
+		return nil, err
+	}
+	if r.Events, err = dir.ReadTranscript(id); err != nil {
+		return nil, fmt.Errorf("build the record of %s: %w", id, err)
+	}
+	if r.Events == nil {
+		r.Events = eventsFromStdout(dir.CaseStdout(id))
+	}
+	if r.Decisions, err = dir.ReadLedger(id); err != nil {
+		return nil, fmt.Errorf("build the record of %s: %w", id, err)
+	}
+	r.joinCalls()
+	r.collectDenials()
+	if c != nil {
+		r.Answers = c.AnswerLog
+	}
+	var caseSrc string
+	if ev != nil && ev.DatasetDir() != "" {
+		caseSrc = filepath.Join(ev.DatasetDir(), id)
+	}
+	annText := map[string]string{}
+	if caseSrc != "" {
+		r.Annotations = readYAMLMap(filepath.Join(caseSrc, "annotations.yaml"))
+		r.Input = readYAMLMap(filepath.Join(caseSrc, "input.yaml"))
+		annText = annotationFiles(caseSrc, r.Annotations)
+	}
+	r.Outputs = r.outputsDict(dir, ev, caseSrc, annText)
+	return r, nil
+}
+
+func (r *Record) readFiles(dir rundir.Dir, id string) error {
+	names, err := dir.OutputFiles(id)
+	if err != nil {
+		return fmt.Errorf("build the record of %s: %w", id, err)
+	}
+	for _, n := range names {
+		if len(r.Files) >= MaxRecordFiles {
+			break
+		}
+		r.Files[n] = r.read(filepath.Join(dir.Outputs(id), filepath.FromSlash(n)), n)
+	}
+	mod := dir.Modified(id)
+	_ = filepath.WalkDir(mod, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.Type().IsRegular() || len(r.Files) >= MaxRecordFiles {
+			return nil
+		}
+		rel, _ := filepath.Rel(mod, p)
+		rel = filepath.ToSlash(rel)
+		top, _, _ := strings.Cut(rel, "/")
+		if top == ".work" || top == "subagents" || top == "hooks" {
+			return nil
+		}
+		v := r.read(p, rel)
+		r.Modified[rel] = v
+		r.Files[rundir.ModifiedDir+"/"+rel] = v
+		return nil
+	})
+	return nil
+}
+
+// read reads a file of the record, within MaxRecordBytes in all.
+func (r *Record) read(p, rel string) any {
+	fi, err := os.Stat(p)
+	if err == nil && r.bytes+min(fi.Size(), MaxFileBytes) > MaxRecordBytes {
+		return map[string]any{"_omitted": true, "path": rel, "name": path.Base(rel), "size": fi.Size()}
+	}
+	v := readBounded(p, rel)
+	if s, ok := v.(string); ok {
+		r.bytes += int64(len(s))
+	}
+	return v
+}
+
+// readBounded reads a file as text, cut at MaxFileBytes; a file that is
+// not UTF-8 becomes upstream's binary marker.
+func readBounded(p, rel string) any {
+	f, err := os.Open(p)
+	if err != nil {
+		return map[string]any{"_error": err.Error(), "path": rel, "name": path.Base(rel)}
+	}
+	defer f.Close()
+	buf := make([]byte, MaxFileBytes+1)
+	n, _ := readFull(f, buf)
+	b := buf[:n]
+	cut := len(b) > MaxFileBytes
+	if cut {
+		b = b[:MaxFileBytes]
+		for len(b) > 0 && !utf8.RuneStart(b[len(b)-1]) {
+			b = b[:len(b)-1]
+		}
+		if len(b) > 0 {
+			b = b[:len(b)-1]
+		}
+	}
+	if !utf8.Valid(b) || strings.ContainsRune(string(b), 0) {
+		return map[string]any{"_binary": true, "path": rel, "name": path.Base(rel)}
+	}
+	if cut {
+		return string(b) + "\n[truncated]"
+	}
+	return string(b)
+}
+
+func readFull(f *os.File, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := f.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// eventsFromStdout rebuilds a transcript from a case's raw stream-json when
+// it has no transcript.jsonl (runs written before the transcript existed):
+// its tool calls with their results, its denials and its final answer.
+func eventsFromStdout(p string) []transcript.Event {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	sum, err := stream.Parse(f)
+	if err != nil || sum == nil {
+		return nil
+	}
+	var out []transcript.Event
+	for _, c := range sum.ToolCalls {
+		out = append(out, transcript.Event{Kind: transcript.KindToolCall, ToolUseID: c.ID, Tool: c.Name, Input: c.Input})
+		if c.Returned {
+			out = append(out, transcript.Event{Kind: transcript.KindToolResult, ToolUseID: c.ID, Text: c.Result, IsError: c.IsError})
+		}
+	}
+	for _, d := range sum.Denials {
+		out = append(out, transcript.Event{Kind: transcript.KindDenial, ToolUseID: d.ToolUseID, Tool: d.ToolName, Input: d.ToolInput})
+	}
+	if sum.Result != "" {
+		out = append(out, transcript.Event{Kind: transcript.KindText, Text: sum.Result})
+	}
+	return out
+}
+
+// joinCalls pairs tool calls with their results, in transcript order.
+func (r *Record) joinCalls() {
+	byID := map[string]int{}
+	for _, e := range r.Events {
+		switch e.Kind {
+		case transcript.KindToolCall:
+			byID[e.ToolUseID] = len(r.ToolCalls)
+			r.ToolCalls = append(r.ToolCalls, ToolCall{ID: e.ToolUseID, Name: e.Tool, Input: e.Input, Step: e.Step, Index: len(r.ToolCalls)})
+		case transcript.KindToolResult:
+			if i, ok := byID[e.ToolUseID]; ok {
+				r.ToolCalls[i].Result, r.ToolCalls[i].IsError, r.ToolCalls[i].Returned = e.Text, e.IsError, true
+			}
+		case transcript.KindDenial:
+			if i, ok := byID[e.ToolUseID]; ok {
+				r.ToolCalls[i].Denied = true
+			}
+		}
+	}
+}
+
+// collectDenials merges the permission denials of the transcript and
+// run_result.json with the hook's deny decisions, once per tool call.
+func (r *Record) collectDenials() {
+	seen := map[string]bool{}
+	add := func(d Denial) {
+		key := d.ToolUseID
+		if key == "" {
+			key = d.Tool + "\x00" + string(d.Input)
+		}
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		r.Denials = append(r.Denials, d)
+	}
+	calls := map[string]*ToolCall{}
+	for i := range r.ToolCalls {
+		calls[r.ToolCalls[i].ID] = &r.ToolCalls[i]
+	}
+	for _, d := range r.Decisions {
+		if d.Decision != "deny" {
+			continue
+		}
+		var in json.RawMessage
+		if c := calls[d.ToolUseID]; c != nil {
+			in = c.Input
+			c.Denied = true
+		}
+		add(Denial{ToolUseID: d.ToolUseID, Tool: d.Tool, Input: in, Source: "hook", Reason: d.Reason})
+	}
+	for _, e := range r.Events {
+		if e.Kind == transcript.KindDenial {
+			add(Denial{ToolUseID: e.ToolUseID, Tool: e.Tool, Input: e.Input, Source: "permissions"})
+		}
+	}
+	if r.Result != nil {
+		for _, d := range r.Result.PermissionDenials {
+			if c := calls[d.ToolUseID]; c != nil {
+				c.Denied = true
+			}
+			add(Denial{ToolUseID: d.ToolUseID, Tool: d.ToolName, Input: d.ToolInput, Source: "permissions"})
+		}
+	}
+}
+
+func readYAMLMap(p string) map[string]any {
+	out := map[string]any{}
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return out
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return out
+	}
+	var m map[string]any
+	if yaml.Unmarshal(b, &m) == nil && m != nil {
+		p, _ := plain(m).(map[string]any)
+		return p
+	}
+	return out
+}
+
+// plain turns YAML's maps with non-string keys (1: a) into string-keyed
+// ones, so every judge kind can take the value as JSON.
+func plain(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = plain(e)
+		}
+		return x
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = plain(e)
+		}
+		return m
+	case []any:
+		for i, e := range x {
+			x[i] = plain(e)
+		}
+		return x
+	}
+	return v
+}
+
+// annotationFiles reads the files string annotations name (upstream's
+// annotation_<key>_content): short, single-line, relative values naming a
+// regular file inside the case's folder (or the dataset beside it).
+func annotationFiles(caseSrc string, ann map[string]any) map[string]string {
+	out := map[string]string{}
+	root := filepath.Dir(caseSrc)
+	for k, v := range ann {
+		s, ok := v.(string)
+		if !ok || s == "" || len(s) >= 256 || strings.ContainsAny(s, "\n\r") || strings.TrimSpace(s) != s || filepath.IsAbs(s) {
+			continue
+		}
+		for _, base := range []string{caseSrc, root} {
+			p := filepath.Join(base, filepath.FromSlash(s))
+			if rel, err := filepath.Rel(root, p); err != nil || strings.HasPrefix(rel, "..") {
+				continue
+			}
+			fi, err := os.Lstat(p)
+			if err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			if t, ok := readBounded(p, s).(string); ok {
+				out[k] = t
+			}
+			break
+		}
+	}
+	return out
+}
+
+// outputsDict builds upstream's outputs dict (upstream-score-spec §0.2)
+// plus the fields upstream keeps from its judges: permission_denials,
+// hook_decisions and answers.
+func (r *Record) outputsDict(dir rundir.Dir, ev *config.Eval, caseSrc string, annText map[string]string) map[string]any {
+	o := r.dynamic()
+	o["case_id"], o["case_dir"], o["files"], o["modified_files"] = r.CaseID, dir.Case(r.CaseID), r.Files, r.Modified
+	o["annotations"], o["input"], o["inputs"] = r.Annotations, r.Input, renderInputs(r.Input)
+	if caseSrc != "" {
+		o["case_source"] = caseSrc
+	}
+	for k, t := range annText {
+		o["annotation_"+k+"_content"] = t
+	}
+	// <last path component>_content / _file: the first file directly in
+	// each output folder.
+	if ev != nil {
+		for _, out := range ev.Outputs {
+			if out.Path == "" {
+				continue
+			}
+			p := strings.Trim(filepath.ToSlash(out.Path), "/")
+			var first string
+			for name := range r.Files {
+				if strings.HasPrefix(name, p+"/") && !strings.Contains(name[len(p)+1:], "/") && (first == "" || name < first) {
+					first = name
+				}
+			}
+			if first != "" {
+				key := path.Base(p)
+				o[key+"_content"] = r.Files[first]
+				o[key+"_file"] = filepath.Join(dir.Outputs(r.CaseID), filepath.FromSlash(first))
+			}
+		}
+	}
+	return o
+}
+
+// dynamic is the part of the outputs dict a step scopes: the transcript
+// and the metrics.
+func (r *Record) dynamic() map[string]any {
+	o := map[string]any{
+		"conversation":       r.Conversation(),
+		"events":             toAny(r.Events),
+		"tool_calls":         toAny(r.ToolCalls),
+		"permission_denials": toAny(r.Denials),
+		"hook_decisions":     toAny(r.Decisions),
+		"answers":            toAny(r.Answers),
+	}
+	if r.Events == nil {
+		o["events"] = []any{}
+	}
+	if r.ToolCalls == nil {
+		o["tool_calls"] = []any{}
+	}
+	if r.Denials == nil {
+		o["permission_denials"] = []any{}
+	}
+	if r.Decisions == nil {
+		o["hook_decisions"] = []any{}
+	}
+	if r.Answers == nil {
+		o["answers"] = []any{}
+	}
+	if c := r.Result; c != nil {
+		o["exit_code"] = c.ExitCode
+		o["status"] = c.Status
+		o["duration_s"] = c.DurationS
+		o["cost_usd"] = c.CostUSD
+		o["num_turns"] = c.NumTurns
+		o["token_usage"] = toAny(c.TokenUsage)
+		o["answers_by_tier"] = toAny(c.AnswersByTier)
+		o["result"] = c.Result
+	}
+	return o
+}
+
+// Conversation is the agent's visible text, turns joined by a blank line.
+func (r *Record) Conversation() string {
+	var parts []string
+	for _, e := range r.Events {
+		if e.Kind == transcript.KindText && strings.TrimSpace(e.Text) != "" {
+			parts = append(parts, e.Text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// renderInputs renders input.yaml as upstream does: **key**: value blocks,
+// joined by blank lines; maps and lists are written as YAML.
+func renderInputs(in map[string]any) string {
+	keys := make([]string, 0, len(in))
+	for k := range in {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		v := in[k]
+		switch v.(type) {
+		case map[string]any, []any:
+			b, _ := yaml.Marshal(v)
+			parts = append(parts, fmt.Sprintf("**%s**:\n%s", k, strings.TrimRight(string(b), "\n")))
+		default:
+			parts = append(parts, fmt.Sprintf("**%s**: %v", k, v))
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// toAny turns a Go value into plain JSON values (maps, slices, strings,
+// float64s, bools), the shape every judge kind sees.
+func toAny(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}

@@ -1,0 +1,325 @@
+package score
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/expr"
+	"github.com/agent-eval/agent-eval/internal/llm"
+	"github.com/agent-eval/agent-eval/internal/redact"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+)
+
+// Options configure one scoring of a run.
+type Options struct {
+	// Dir is the finished run; Eval its configuration.
+	Dir  rundir.Dir
+	Eval *config.Eval
+	// Baseline, when set, is an earlier scored run to compare with.
+	Baseline *rundir.Dir
+	// NoCache makes every LLM judge call the model again.
+	NoCache bool
+	// Concurrency bounds the cases scored at once and the model calls in
+	// flight (default 4).
+	Concurrency int
+	// Getenv reads $EVAL_JUDGE_MODEL (os.Getenv when nil).
+	Getenv func(string) string
+	// Observer hears about progress (may be nil).
+	Observer Observer
+	// Now stamps scored_at (time.Now when nil).
+	Now func() time.Time
+}
+
+// Observer hears what scoring does; the CLI prints it, tests ignore it.
+type Observer interface {
+	// CaseScored is called once per case, from any goroutine, one call at
+	// a time.
+	CaseScored(id string, done, total int)
+}
+
+// ErrNoCredentials: the eval has LLM judges and the environment no key.
+var ErrNoCredentials = errors.New("the eval's LLM judges need ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (and ANTHROPIC_BASE_URL for a gateway)")
+
+// Pairwise is the reserved name of the A/B judge; it is never scored per
+// case.
+const Pairwise = "pairwise"
+
+// built is a judge ready to score, with its condition.
+type built struct {
+	name  string
+	cfg   config.Judge
+	judge Judge
+	cond  *expr.Program
+}
+
+// Build makes the eval's judges. Every configuration problem is reported
+// at once, as config.Errors naming file:line.
+func Build(ev *config.Eval, env *Env, reg *Registry) ([]built, error) {
+	var out []built
+	var problems config.Errors
+	add := func(err error) {
+		var es config.Errors
+		if errors.As(err, &es) {
+			problems = append(problems, es...)
+		} else {
+			problems = append(problems, config.Error{File: ev.Path(), Msg: err.Error(), Code: config.CodeSemantic})
+		}
+	}
+	for i, j := range ev.Judges {
+		if j.Name == Pairwise {
+			continue
+		}
+		kind := j.Type()
+		f, ok := reg.Lookup(kind)
+		if !ok {
+			add(configError(ev, judgeField(i, ""), "judge %q is an %s judge, which score cannot run yet (it runs %v)", j.Name, kind, reg.Names()))
+			continue
+		}
+		jd, err := f(j, i, env)
+		if err != nil {
+			add(err)
+			continue
+		}
+		b := built{name: j.Name, cfg: j, judge: jd}
+		if j.If != "" {
+			p, err := compileCond(j.If)
+			if err != nil {
+				add(configError(ev, judgeField(i, "if"), "%v", err))
+				continue
+			}
+			b.cond = p
+		}
+		out = append(out, b)
+	}
+	if len(problems) > 0 {
+		problems.Sort()
+		return nil, problems
+	}
+	return out, nil
+}
+
+// needsModel says whether any judge calls a model.
+func needsModel(ev *config.Eval) bool {
+	for _, j := range ev.Judges {
+		switch j.Type() {
+		case "llm":
+			return true
+		case "builtin":
+			if full, ok := resolveBuiltin(j.Builtin); ok && llmBuiltins[full] != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// JudgeModel is the default judge model: models.judge, else
+// $EVAL_JUDGE_MODEL.
+func JudgeModel(ev *config.Eval, getenv func(string) string) string {
+	if ev != nil && ev.Models.Judge != "" {
+		return ev.Models.Judge
+	}
+	return getenv("EVAL_JUDGE_MODEL")
+}
+
+// Score scores the run in opts.Dir with opts.Eval's judges, writes
+// summary.yaml and returns it. A configuration problem is a
+// config.Errors; the verdict (thresholds) is in the summary's Passed.
+func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Concurrency < 1 {
+		opts.Concurrency = 4
+	}
+	ev := opts.Eval
+	env := &Env{Eval: ev, Dir: ev.Dir(), Python: FindPython(), Model: JudgeModel(ev, opts.Getenv)}
+	if needsModel(ev) || judgeByName(ev, Pairwise) != nil && opts.Baseline != nil {
+		if opts.Getenv("ANTHROPIC_API_KEY") == "" && opts.Getenv("ANTHROPIC_AUTH_TOKEN") == "" && opts.Getenv(llm.FakeModelEnv) != "1" {
+			return nil, ErrNoCredentials
+		}
+		env.LLM = NewLLMRunner(opts.Dir, opts.Concurrency, opts.NoCache)
+	}
+	judges, err := Build(ev, env, Kinds())
+	if err != nil {
+		return nil, err
+	}
+	if pj := judgeByName(ev, Pairwise); pj != nil && opts.Baseline != nil && firstNonEmpty(pj.Model, env.Model) == "" {
+		for i := range ev.Judges {
+			if ev.Judges[i].Name == Pairwise {
+				return nil, configError(ev, judgeField(i, "model"), "the pairwise judge compares with --baseline: %v", errNoModel)
+			}
+		}
+	}
+	ids, err := opts.Dir.CaseIDs()
+	if err != nil {
+		return nil, err
+	}
+	cases := make([]rundir.CaseSummary, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	sem := make(chan struct{}, opts.Concurrency)
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			defer func() { <-sem }()
+			cases[i], errs[i] = scoreCase(ctx, opts.Dir, ev, id, judges)
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			if opts.Observer != nil {
+				opts.Observer.CaseScored(id, done, len(ids))
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	s := &rundir.Summary{SchemaVersion: rundir.SummaryVersion, ScoredAt: opts.Now().UTC().Format(time.RFC3339), NumCases: len(ids), Cases: cases}
+	if run, err := opts.Dir.ReadRun(); err == nil {
+		s.RunID, s.EvalName, s.Model, s.CostUSD, s.DurationS = run.RunID, run.EvalName, run.Model, run.CostUSD, run.DurationS
+		if run.WallClockS > 0 {
+			s.DurationS = run.WallClockS
+		}
+	}
+	if s.EvalName == "" {
+		s.EvalName = ev.EvalName()
+	}
+	if s.RunID == "" {
+		s.RunID = baseName(opts.Dir.Path)
+	}
+	s.CostUSD, s.DurationS = math.Round(s.CostUSD*1e6)/1e6, math.Round(s.DurationS*1e3)/1e3
+	for _, c := range cases {
+		s.Denials += c.Denials
+		for tier, n := range c.Answers {
+			if s.AnswersByTier == nil {
+				s.AnswersByTier = map[string]int{}
+			}
+			s.AnswersByTier[tier] += n
+		}
+	}
+	s.Judges = aggregate(judges, cases)
+	applyReward(s, ev, judges)
+	if opts.Baseline != nil {
+		before, err := opts.Baseline.ReadSummary()
+		if err != nil {
+			return nil, fmt.Errorf("read the baseline (score it first): %w", err)
+		}
+		s.Baseline = Compare(s, before, opts.Baseline.Path)
+		if pj := judgeByName(ev, Pairwise); pj != nil {
+			pw, err := RunPairwise(ctx, PairwiseOptions{Run: opts.Dir, Baseline: *opts.Baseline, Eval: ev, Judge: pj, Model: firstNonEmpty(pj.Model, env.Model), LLM: env.LLM})
+			if err != nil {
+				return nil, err
+			}
+			s.Baseline.Pairwise = pw
+		}
+	}
+	s.Thresholds = checkThresholds(ev, s)
+	s.Passed = true
+	for _, t := range s.Thresholds {
+		s.Passed = s.Passed && t.OK
+	}
+	if env.LLM != nil {
+		s.LLM.Made, s.LLM.Cached, s.LLM.Failed = env.LLM.Counts()
+	}
+	if err := opts.Dir.WriteSummary(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// scoreCase runs every judge over one case.
+func scoreCase(ctx context.Context, dir rundir.Dir, ev *config.Eval, id string, judges []built) (rundir.CaseSummary, error) {
+	rec, err := BuildRecord(dir, ev, id)
+	if err != nil {
+		return rundir.CaseSummary{}, err
+	}
+	cs := rundir.CaseSummary{ID: id, Status: "missing", Denials: len(rec.Denials)}
+	if c := rec.Result; c != nil {
+		cs.Status, cs.CostUSD, cs.DurationS, cs.Turns, cs.Answers = c.Status, c.CostUSD, c.DurationS, c.NumTurns, c.AnswersByTier
+	}
+	for _, b := range judges {
+		cs.Verdicts = append(cs.Verdicts, judgeCase(ctx, b, rec))
+	}
+	return cs, nil
+}
+
+// judgeCase is one judge's verdict on one case: skipped when its if: is
+// false, an error sample when the condition fails.
+func judgeCase(ctx context.Context, b built, rec *Record) rundir.Verdict {
+	v := rundir.Verdict{Judge: b.name}
+	if b.cfg.Step != "" {
+		rec = rec.ForStep(b.cfg.Step)
+	}
+	if b.cond != nil {
+		ok, err := b.cond.Run(exprEnv(rec, b.cfg.Arguments))
+		if err != nil {
+			v.Error = "condition error: " + err.Error()
+			return v
+		}
+		if !expr.Truthy(ok) {
+			v.Skipped = true
+			v.Rationale = fmt.Sprintf("Skipped: condition %q is false", b.cfg.If)
+			return v
+		}
+	}
+	o := enforce(b.name, b.cfg, b.judge.Score(ctx, rec))
+	// A rationale may quote what the agent read: it is redacted like every
+	// other value the harness writes.
+	v.Rationale = redact.String(o.Rationale)
+	v.Samples, v.Spread = o.Samples, o.Spread
+	v.Cached = o.Cached > 0 && o.Calls == 0
+	if o.Err != nil {
+		v.Error = redact.String(o.Err.Error())
+		return v
+	}
+	f, _ := asFloat(o.Value)
+	v.Value = &f
+	if p, ok := o.Value.(bool); ok {
+		v.Passed = &p
+	}
+	return v
+}
+
+func firstNonEmpty(xs ...string) string {
+	for _, x := range xs {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func baseName(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' || p[i] == os.PathSeparator {
+			return p[i+1:]
+		}
+	}
+	return p
+}
+
+// compileCond compiles an if: condition (upstream's Python subset).
+func compileCond(src string) (*expr.Program, error) { return expr.Compile(src, true) }

@@ -1,0 +1,127 @@
+package score
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+)
+
+// checkThresholds checks every configured gate (min_pass_rate, min_mean,
+// min_win_rate, max_error_rate), judges sorted by name. A metric the run
+// cannot provide (no scored case, no baseline for a win rate) is a breach:
+// a gate that cannot be checked never passes silently. A metric exactly at
+// its threshold passes.
+func checkThresholds(ev *config.Eval, s *rundir.Summary) []rundir.ThresholdResult {
+	names := make([]string, 0, len(ev.Thresholds))
+	for n := range ev.Thresholds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []rundir.ThresholdResult
+	for _, name := range names {
+		t := ev.Thresholds[name]
+		js := findJudge(s, name)
+		na := func(metric string, want float64, why string) {
+			out = append(out, rundir.ThresholdResult{Judge: name, Metric: metric, Want: want, Detail: "n/a: " + why})
+		}
+		unavailable := func(what string) string {
+			if js != nil && js.Errors > 0 {
+				return fmt.Sprintf("%s unavailable: the judge errored on %d case(s)", what, js.Errors)
+			}
+			if js == nil {
+				return fmt.Sprintf("%s unavailable: the judge did not score", what)
+			}
+			return fmt.Sprintf("%s unavailable: no case was scored, or the judge is not of that type", what)
+		}
+		if t.MinPassRate != nil {
+			if js == nil || js.PassRate == nil {
+				na("min_pass_rate", *t.MinPassRate, unavailable("pass rate"))
+			} else {
+				out = append(out, atLeast(name, "min_pass_rate", *t.MinPassRate, *js.PassRate))
+			}
+		}
+		if t.MinMean != nil {
+			if js == nil || js.Mean == nil {
+				na("min_mean", *t.MinMean, unavailable("mean"))
+			} else {
+				out = append(out, atLeast(name, "min_mean", *t.MinMean, *js.Mean))
+			}
+		}
+		if t.MinWinRate != nil {
+			if wr := winRate(s, name); wr == nil {
+				na("min_win_rate", *t.MinWinRate, "the win rate needs --baseline (and, for pairwise, a judge model)")
+			} else {
+				out = append(out, atLeast(name, "min_win_rate", *t.MinWinRate, *wr))
+			}
+		}
+		if t.MaxErrorRate != nil {
+			if js == nil {
+				na("max_error_rate", *t.MaxErrorRate, unavailable("error rate"))
+				continue
+			}
+			r := rundir.ThresholdResult{Judge: name, Metric: "max_error_rate", Want: *t.MaxErrorRate, Got: js.ErrorRate, OK: js.ErrorRate <= *t.MaxErrorRate}
+			if !r.OK {
+				r.Detail = fmt.Sprintf("%s > %s: %d of %d cases errored", num(js.ErrorRate), num(*t.MaxErrorRate), js.Errors, js.Errors+js.Scored)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func atLeast(judge, metric string, want, got float64) rundir.ThresholdResult {
+	r := rundir.ThresholdResult{Judge: judge, Metric: metric, Want: want, Got: got, OK: got >= want}
+	if !r.OK {
+		r.Detail = fmt.Sprintf("%s < %s", num(got), num(want))
+	}
+	return r
+}
+
+func findJudge(s *rundir.Summary, name string) *rundir.JudgeSummary {
+	for i := range s.Judges {
+		if s.Judges[i].Name == name {
+			return &s.Judges[i]
+		}
+	}
+	return nil
+}
+
+// winRate is a judge's win rate against the baseline: the pairwise
+// judge's A/B result, else the judge's own per-case comparison.
+func winRate(s *rundir.Summary, name string) *float64 {
+	b := s.Baseline
+	if b == nil {
+		return nil
+	}
+	if name == Pairwise {
+		if b.Pairwise == nil {
+			return nil
+		}
+		return b.Pairwise.WinRate
+	}
+	for _, d := range b.Judges {
+		if d.Judge == name {
+			return d.WinRate
+		}
+	}
+	return nil
+}
+
+// Regressions are the breached gates, one line each, as the CLI prints
+// them: "[judge] metric: want -> got (detail)".
+func Regressions(s *rundir.Summary) []string {
+	var out []string
+	for _, t := range s.Thresholds {
+		if t.OK {
+			continue
+		}
+		op := ">="
+		if t.Metric == "max_error_rate" {
+			op = "<="
+		}
+		out = append(out, fmt.Sprintf("[%s] %s: %s %s -> %s", t.Judge, t.Metric, op, num(t.Want), t.Detail))
+	}
+	return out
+}
