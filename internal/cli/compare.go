@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/report"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/score"
 )
@@ -23,12 +24,6 @@ type compareOptions struct {
 	noCache    bool
 	json       bool
 }
-
-// WriteCompareReport, when set, writes the side-by-side HTML page of a
-// comparison (internal/report's WriteCompare: the page at path, the
-// baseline run before, this run now); compare calls it after compare.yaml
-// with RUN_A/compare.html, RUN_B, RUN_A.
-var WriteCompareReport func(path string, before, now rundir.Dir, cmp *rundir.Comparison) error
 
 func newCompareCmd(e env) *cobra.Command {
 	opts := compareOptions{}
@@ -120,10 +115,8 @@ func runCompare(ctx context.Context, e env, opts compareOptions, a, b string) er
 	if err := da.WriteCompare(c); err != nil {
 		return err
 	}
-	if WriteCompareReport != nil {
-		if err := WriteCompareReport(filepath.Join(da.Path, "compare.html"), db, da, &c.Comparison); err != nil {
-			fmt.Fprintf(e.Err, "agent-eval: warning: the comparison page was not written: %v\n", err)
-		}
+	if err := report.WriteCompare(filepath.Join(da.Path, report.CompareFile), db, da, &c.Comparison); err != nil {
+		return fmt.Errorf("write the comparison page: %w", err)
 	}
 	printCompare(e.Err, c)
 	fmt.Fprintf(e.Err, "agent-eval: wrote %s\n", da.Compare())

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -29,10 +28,6 @@ type scoreOptions struct {
 	json        bool
 	concurrency int
 }
-
-// WriteReport, when set, writes report.html and junit.xml after scoring
-// (internal/report's Write); score calls it once summary.yaml is written.
-var WriteReport func(dir rundir.Dir, s *rundir.Summary) error
 
 func newScoreCmd(e env) *cobra.Command {
 	opts := scoreOptions{}
@@ -109,7 +104,7 @@ func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) erro
 }
 
 // scoreRun scores the finished run in dir (before_scoring hooks first),
-// writes summary.yaml (and the report, when WriteReport is set), prints the
+// writes summary.yaml, report.html and junit.xml, prints the
 // table and the verdict on stderr (the summary on stdout with opts.json)
 // and returns errReported{ExitGate} when a threshold is breached. run
 // --score calls it after the run.
@@ -134,10 +129,8 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 		}
 		return fmt.Errorf("score %s: %w", dir.Path, err)
 	}
-	if WriteReport != nil {
-		if err := WriteReport(dir, s); err != nil {
-			fmt.Fprintf(e.Err, "agent-eval: warning: the report was not written: %v\n", err)
-		}
+	if err := writeReports(ctx, e, ev, opts.config, dir, s); err != nil {
+		return fmt.Errorf("write the report: %w", err)
 	}
 	printScoreTable(e.Err, s)
 	if opts.json {
@@ -176,7 +169,7 @@ func resolveRunDir(ev *config.Eval, getenv func(string) string, dirArg, runID st
 		}
 		dirArg = filepath.Join(runs, runID)
 	case dirArg == "":
-		latest, err := latestFinishedRun(runs)
+		latest, err := latestRun(runs)
 		if err != nil {
 			return rundir.Dir{}, err
 		}
@@ -202,28 +195,6 @@ func baselinePath(ev *config.Eval, getenv func(string) string, v string) string 
 		return filepath.Join(ev.RunsDir(getenv), v)
 	}
 	return v
-}
-
-// latestFinishedRun is the newest run directory under runs (run ids sort by start
-// time).
-func latestFinishedRun(runs string) (string, error) {
-	entries, err := os.ReadDir(runs)
-	if err != nil {
-		return "", usageErrorf("no run to score: %v; give RUN_DIR or --run-id", err)
-	}
-	var ids []string
-	for _, en := range entries {
-		if en.IsDir() && safeSegmentRE().MatchString(en.Name()) {
-			if _, err := os.Stat(filepath.Join(runs, en.Name(), rundir.RunResultFile)); err == nil {
-				ids = append(ids, en.Name())
-			}
-		}
-	}
-	if len(ids) == 0 {
-		return "", usageErrorf("no finished run under %s; give RUN_DIR or --run-id", runs)
-	}
-	sort.Strings(ids)
-	return filepath.Join(runs, ids[len(ids)-1]), nil
 }
 
 type scoreProgress struct{ w io.Writer }
