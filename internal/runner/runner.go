@@ -1,0 +1,249 @@
+// Package runner is the seam between the engine and the agents it runs: a
+// Runner declares what it can do (Capabilities), prepares a run once
+// (Start), fills each workspace with its own files (Prepare) and runs one
+// agent process per Invoke. The engine schedules cases, steps and batches
+// and never knows which agent it drives; everything agent-specific
+// (settings files, hook wiring, environment, output formats) lives in one
+// folder per runner under this one.
+//
+// Runners are registered explicitly (Registry, no init()) and do not import
+// the engine.
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/permissions"
+	"github.com/agent-eval/agent-eval/internal/redact"
+	"github.com/agent-eval/agent-eval/internal/transcript"
+)
+
+// Type names a runner: runner.type in eval.yaml.
+type Type string
+
+// The runner types this build knows of.
+const (
+	TypeClaudeCode Type = "claude-code" // Claude Code's CLI, hooked and permissioned
+	TypeCLI        Type = "cli"         // any agent by command line, no interception
+	TypeFake       Type = "fake"        // a scripted in-process agent, for tests
+)
+
+// Capabilities are what a runner can do beyond running a prompt. The engine
+// asks before relying on one: with Interception false it loads no
+// tool_handlers.yaml and the runner writes no hook; validate warns about
+// inputs.tools and permissions an eval sets for such a runner.
+type Capabilities struct {
+	// Interception: a PreToolUse-style hook gates every tool call
+	// (inputs.tools, the denied paths) and writes the hook ledger.
+	Interception bool
+	// NativePermissions: permissions.allow/deny are compiled into the
+	// agent's own permission system.
+	NativePermissions bool
+	// AskUserQuestion: the agent's questions reach the hook, which answers
+	// them (needs Interception).
+	AskUserQuestion bool
+	// Sandbox: the agent's shell runs in an OS sandbox (permissions.sandbox).
+	Sandbox bool
+	// RepoMode: workspace_mode: repo (the agent runs in the project itself).
+	RepoMode bool
+	// Batch: execution.mode: batch (one agent over every case).
+	Batch bool
+	// Steps: multi-step pipelines (execution.steps), one Invoke per step in
+	// one workspace.
+	Steps bool
+}
+
+// RunSetup is what a runner is told once per run, before any case.
+type RunSetup struct {
+	Eval  *config.Eval
+	Model string
+	// AgentBin is the --agent-bin flag ("" to use the eval's or the
+	// runner's default).
+	AgentBin string
+	// HarnessBin is the agent-eval binary (its hook and guard verbs).
+	HarnessBin string
+	// RunDir is the run directory; WorkspaceRoot holds one workspace per
+	// case (WorkspaceRoot/<id>) and the batch workspace; Baselines holds the
+	// workspaces' git baselines. The agent must not read any of them but its
+	// own workspace.
+	RunDir, WorkspaceRoot, Baselines string
+	// Workspaces are every workspace the run will use, known up front (a
+	// runner may need to trust them before any starts).
+	Workspaces []string
+	// Repo is the project the agent runs in (workspace_mode: repo), or "".
+	Repo string
+	// Handlers is the compiled tool_handlers.yaml (inputs.tools), or nil;
+	// set only for a runner with Interception.
+	Handlers *intercept.File
+	// Permissions are the eval's compiled permissions.allow/deny.
+	Permissions permissions.Compiled
+	// Sandbox says whether the OS sandbox is on, and why.
+	Sandbox config.SandboxDecision
+	// FakeModelURL is the built-in fake Messages API (--fake-model), or "".
+	FakeModelURL string
+	// Env are before_all's outputs: they reach every agent.
+	Env map[string]string
+	// Warn reports a warning (the engine's observer shows it).
+	Warn func(msg string)
+}
+
+// Runner is one kind of agent.
+type Runner interface {
+	// Capabilities says what the runner can do.
+	Capabilities() Capabilities
+	// Start prepares the run (checks the agent is installed, preflights
+	// the sandbox, writes run-wide config) and returns what runs the
+	// cases. An error here is the run's, before any case starts.
+	Start(ctx context.Context, s RunSetup) (Run, error)
+}
+
+// Run is a runner started for one run.
+type Run interface {
+	// Agent names the agent and its version, for run_result.json.
+	Agent() (name, version string)
+	// Prepare writes the runner's own files into one workspace (settings,
+	// hook wiring) and returns the session that invokes the agent there.
+	Prepare(ctx context.Context, w Workspace) (Session, error)
+	// Close removes what Start made outside the run directory.
+	Close() error
+}
+
+// Workspace is one workspace a Session runs in: a case's, or the batch's.
+type Workspace struct {
+	// ID is the case id, or "batch".
+	ID string
+	// Dir is the workspace folder; the agent's cwd is Repo when set.
+	Dir string
+	// CaseDir is the case's folder in the dataset ("" for the batch).
+	CaseDir string
+	// Overrides are the case's answers.yaml entries (question → answer).
+	Overrides map[string]string
+}
+
+// Session invokes the agent in one prepared workspace.
+type Session interface {
+	// Invoke runs one agent process and returns how it ended; a pipeline
+	// calls it once per step. ctx cancellation is an interrupt (the
+	// result says Interrupted), in.Timeout a timeout (TimedOut). It never
+	// panics on the agent's failure: Result.Err says what went wrong.
+	Invoke(ctx context.Context, in Invocation) Result
+	// Close removes the session's temporary files.
+	Close() error
+}
+
+// Invocation is one agent process.
+type Invocation struct {
+	// Name identifies the invocation: the case id, "<case>/<step>", or
+	// "batch" (the fake model's script name).
+	Name string
+	// Step is the pipeline step's id, or "".
+	Step   string
+	Prompt string
+	// Env is added to the agent's environment (lifecycle hooks' outputs, a
+	// step's env); it wins over the runner's own.
+	Env          map[string]string
+	Timeout      time.Duration
+	MaxBudgetUSD float64
+	// Runner overrides eval.yaml's runner for this invocation (a step's
+	// runner:), or nil.
+	Runner *config.Runner
+	// Stdout and Stderr receive the agent's raw streams, redacted by the
+	// runner with NewRedactor(the agent's environment).
+	Stdout, Stderr io.Writer
+	NewRedactor    func(env []string) *redact.Redactor
+	// Transcript receives the runner-neutral events as they happen; nil
+	// discards them.
+	Transcript *transcript.Writer
+	// Started, when set, is called with the agent's process group id.
+	Started func(pgid int)
+}
+
+// Result is how an invocation ended and what the agent reported.
+type Result struct {
+	ExitCode    int // -1 when the agent did not exit by itself
+	TimedOut    bool
+	Interrupted bool
+	Duration    time.Duration
+	// Err: the agent could not be started, or its output read.
+	Err error
+	// Model is the model that answered; Text the agent's final answer;
+	// IsError that the agent flagged it as an error.
+	Model    string
+	Text     string
+	IsError  bool
+	CostUSD  float64
+	Usage    transcript.Usage
+	PerModel map[string]transcript.ModelUsage
+	NumTurns int
+	Denials  []transcript.Denial
+	// ToolCalls are the agent's tool calls, in order.
+	ToolCalls []transcript.ToolCall
+	// Redactor is what the logs were redacted with (nil: none), for the
+	// case's result.
+	Redactor *redact.Redactor
+}
+
+// Factory makes a runner.
+type Factory func() Runner
+
+// Registry maps runner types to runners. It is filled explicitly by the
+// program (no init() registration) and is safe for concurrent use.
+type Registry struct {
+	mu sync.RWMutex
+	m  map[Type]Factory
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{m: map[Type]Factory{}} }
+
+// Register adds a runner type. It panics on a duplicate or empty name: two
+// runners under one name is a programming error.
+func (r *Registry) Register(t Type, f Factory) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t == "" || f == nil {
+		panic("runner: Register with an empty type or a nil factory")
+	}
+	if _, dup := r.m[t]; dup {
+		panic(fmt.Sprintf("runner: %s registered twice", t))
+	}
+	r.m[t] = f
+}
+
+// New returns a new runner of type t.
+func (r *Registry) New(t Type) (Runner, error) {
+	r.mu.RLock()
+	f, ok := r.m[t]
+	r.mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("runner.type %s: not a runner this build knows (known: %v)", t, r.Types())
+	}
+	return f(), nil
+}
+
+// Types lists the registered types, sorted.
+func (r *Registry) Types() []Type {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Type, 0, len(r.m))
+	for t := range r.m {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Has reports whether t is registered.
+func (r *Registry) Has(t Type) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, ok := r.m[t]
+	return ok
+}
