@@ -10,10 +10,12 @@ import (
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/expr"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/prompt"
+	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/workspace"
 )
 
@@ -80,7 +82,7 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 		if !en.IsDir() {
 			continue
 		}
-		if !safeSegmentRE().MatchString(name) {
+		if !rundir.SafeSegment(name) {
 			at("dataset.path", false, "case folder %q is not a safe folder name (letters, digits, . _ -, not starting with . _ or -), which run refuses", name)
 			continue
 		}
@@ -146,7 +148,7 @@ type template struct{ field, text string }
 // placeholders.
 func templatesOf(ev *config.Eval) []template {
 	fill := func(s string) string {
-		s = outputDirRE().ReplaceAllString(s, "/output")
+		s = engine.FillOutputDir(s, "/output")
 		return prompt.FillSteps(s, "0")
 	}
 	var out []template

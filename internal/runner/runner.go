@@ -247,3 +247,11 @@ func (r *Registry) Has(t Type) bool {
 	_, ok := r.m[t]
 	return ok
 }
+
+// ConfigError is a runner's complaint about the eval or the machine (the
+// agent is not installed, the sandbox cannot run): the user's to fix, exit
+// status 2, not a harness failure.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }

@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"bufio"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/results"
-	"github.com/agent-eval/agent-eval/internal/stream"
+	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
 // deliveredAnswers reads a decision ledger (hook_decisions.jsonl) and keeps
@@ -20,8 +20,8 @@ import (
 // killed the hook at its timeout), or that never returned, is counted in
 // notDelivered instead: the ledger says what the hook decided, the
 // transcript what happened.
-func deliveredAnswers(ledger io.Reader, calls []stream.ToolCall) (answered []results.Answer, notDelivered int, err error) {
-	byID := map[string]stream.ToolCall{}
+func deliveredAnswers(ledger io.Reader, calls []transcript.ToolCall) (answered []results.Answer, notDelivered int, err error) {
+	byID := map[string]transcript.ToolCall{}
 	for _, c := range calls {
 		byID[c.ID] = c
 	}
