@@ -8,7 +8,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -222,11 +221,4 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
-}
-
-// errorsAs is errors.As for a target type.
-func errorsAs[T error](err error) (T, bool) {
-	var t T
-	ok := errors.As(err, &t)
-	return t, ok
 }

@@ -87,9 +87,8 @@ type RunSetup struct {
 	// Sandbox says whether the OS sandbox is on, and why.
 	Sandbox config.SandboxDecision
 	// FakeModelURL is the built-in fake Messages API (--fake-model), or "".
+	// An invocation's Name selects its script (fakeapi.ScriptURL).
 	FakeModelURL string
-	// Env are before_all's outputs: they reach every agent.
-	Env map[string]string
 	// Warn reports a warning (the engine's observer shows it).
 	Warn func(msg string)
 }

@@ -434,10 +434,8 @@ func (r *started) stagedPlugins(ws string) []string {
 func (r *started) agentEnv(name, ws string, extraEnv map[string]string) []string {
 	ev := r.s.Eval
 	extra := config.ResolveEnv(ev.Runner.Env, os.LookupEnv)
-	for _, env := range []map[string]string{r.s.Env, extraEnv} {
-		for k, v := range env {
-			extra[k] = v // hook outputs reach the agent
-		}
+	for k, v := range extraEnv {
+		extra[k] = v // the lifecycle hooks' outputs reach the agent
 	}
 	extra["CLAUDE_CONFIG_DIR"] = r.configDir
 	if r.s.Repo != "" {
