@@ -10,6 +10,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
@@ -28,18 +29,12 @@ func deliveredAnswers(ledger io.Reader, calls []transcript.ToolCall) (answered [
 	sc := bufio.NewScanner(ledger)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
-		var e struct {
-			ToolUseID string            `json:"tool_use_id"`
-			Decision  intercept.Kind    `json:"decision"`
-			Answers   map[string]string `json:"answers"`
-			Tiers     map[string]string `json:"tiers"`
-			Warnings  []string          `json:"warnings"`
-		}
+		var e rundir.Decision
 		if json.Unmarshal(sc.Bytes(), &e) != nil || len(e.Answers) == 0 {
 			continue
 		}
 		call, ok := byID[e.ToolUseID]
-		if e.Decision != intercept.Allow || e.ToolUseID == "" || !ok || !call.Returned || call.IsError {
+		if e.Decision != string(intercept.Allow) || e.ToolUseID == "" || !ok || !call.Returned || call.IsError {
 			notDelivered += len(e.Answers)
 			continue
 		}
