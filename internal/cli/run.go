@@ -202,12 +202,3 @@ func mustGetwd() string {
 	}
 	return wd
 }
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if strings.TrimSpace(s) != "" {
-			return s
-		}
-	}
-	return ""
-}

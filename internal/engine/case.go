@@ -32,16 +32,14 @@ func FillOutputDir(s, dir string) string { return outputDirRE().ReplaceAllString
 
 // caseRun is one case (or the batch) being run: where it works and writes.
 type caseRun struct {
-	c       *results.Case
-	ws      string // the workspace
-	out     string // the case's folder in the run directory
-	sess    runner.Session
-	tr      *transcript.Writer
-	trFile  *os.File
-	env     map[string]string // before_each's outputs
-	vars    map[string]string // the CASE_* variables of the lifecycle hooks
-	input   map[string]any
-	hooksOn bool
+	c     *results.Case
+	ws    string // the workspace
+	out   string // the case's folder in the run directory
+	sess  runner.Session
+	tr    *transcript.Writer
+	env   map[string]string // before_each's outputs
+	vars  map[string]string // the CASE_* variables of the lifecycle hooks
+	input map[string]any
 }
 
 // runCase prepares the case's workspace, runs the agent and collects what

@@ -297,8 +297,8 @@ func pump(r io.Reader, w io.Writer, p *stream.Parser) error {
 }
 
 // Version returns the first line of `<bin> --version`, or "" when it fails.
-func Version(bin string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+func Version(ctx context.Context, bin string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "--version").Output()
 	if err != nil {

@@ -103,7 +103,7 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Run,
 	if err := r.hookCredentials(); err != nil {
 		return nil, err
 	}
-	r.version = Version(r.bin)
+	r.version = Version(ctx, r.bin)
 	return r, nil
 }
 
