@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,7 +23,7 @@ import (
 
 // project writes an eval project (eval.yaml and cases/<id>/input.yaml for
 // each id) into a temporary folder and returns it.
-func project(t *testing.T, evalYAML string, ids ...string) string {
+func project(t testing.TB, evalYAML string, ids ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{"eval.yaml": evalYAML}
@@ -81,12 +82,12 @@ type run struct {
 	obs   *recorder
 }
 
-func newRun(t *testing.T, dir string, scripts map[string]fake.Script) *run {
+func newRun(t testing.TB, dir string, scripts map[string]fake.Script) *run {
 	t.Helper()
 	return &run{dir: dir, flags: engine.Flags{RunID: "r1", MaxBudgetUSD: -1, Model: "m"}, fake: fake.New(scripts), obs: &recorder{}}
 }
 
-func (r *run) plan(t *testing.T) engine.Plan {
+func (r *run) plan(t testing.TB) engine.Plan {
 	t.Helper()
 	ev, err := config.Load(filepath.Join(r.dir, "eval.yaml"))
 	if err != nil {
@@ -106,7 +107,7 @@ func (r *run) plan(t *testing.T) engine.Plan {
 	return p
 }
 
-func (r *run) exec(ctx context.Context, t *testing.T) (*results.Run, error) {
+func (r *run) exec(ctx context.Context, t testing.TB) (*results.Run, error) {
 	t.Helper()
 	reg := runner.NewRegistry()
 	reg.Register(runner.TypeFake, r.fake.Factory())
@@ -496,5 +497,23 @@ func TestPlan(t *testing.T) {
 		case tc.check != nil && err == nil && !tc.check(p):
 			t.Errorf("%s: plan %+v", tc.name, p)
 		}
+	}
+}
+
+// BenchmarkRun runs b.N cases with the fake runner at --parallel 8: the
+// engine's own cost per case (workspace, baseline, result), which must not
+// grow with the run's size.
+func BenchmarkRun(b *testing.B) {
+	ids := make([]string, b.N)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("c%05d", i)
+	}
+	dir := project(b, caseEval, ids...)
+	r := newRun(b, dir, map[string]fake.Script{"": {Text: "ok", Files: map[string]string{"out/o.txt": "x"}}})
+	r.flags.Parallel = 8
+	b.ResetTimer()
+	res, err := r.exec(context.Background(), b)
+	if err != nil || res.NumCases != b.N {
+		b.Fatalf("%v, %+v", err, res)
 	}
 }

@@ -129,6 +129,11 @@ func (p *progress) finished(id string, cost float64, denials int) (done, total i
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.running, id)
+	for name := range p.running {
+		if strings.HasPrefix(name, id+"/") {
+			delete(p.running, name) // the case's pipeline steps
+		}
+	}
 	p.done++
 	p.cost += cost
 	p.denials += denials

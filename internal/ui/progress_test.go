@@ -124,3 +124,17 @@ func TestClock(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressForgetsAFinishedCasesSteps: a pipeline's steps start as
+// "<case>/<step>"; when the case finishes none of them is still running.
+func TestProgressForgetsAFinishedCasesSteps(t *testing.T) {
+	t.Parallel()
+	p := newProgress(&bytes.Buffer{}, func(string) string { return "" })
+	p.started("c/one")
+	p.started("c/two")
+	p.started("cc/one")
+	p.finished("c", 0, 0)
+	if len(p.running) != 1 || p.running["cc/one"].IsZero() {
+		t.Errorf("running after c finished: %v", p.running)
+	}
+}
