@@ -116,7 +116,9 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	defer os.RemoveAll(st.baselines)
 	var handlers *intercept.File
 	if len(st.ev.Inputs.Tools) > 0 && st.caps.Interception && p.LoadHandlers != nil {
-		if handlers, err = p.LoadHandlers(ctx, func(msg string) { obs.Warn(st.runRedactor().String(msg)) }); err != nil {
+		// Redacted with what is known now: before_all has not run yet.
+		red := st.agentRedactor(append(os.Environ(), environ(config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv))...))
+		if handlers, err = p.LoadHandlers(ctx, func(msg string) { obs.Warn(red.String(msg)) }); err != nil {
 			return nil, err
 		}
 	}
@@ -443,15 +445,19 @@ func (st *state) agentRedactor(env []string) *redact.Redactor {
 // environment, runner.env, execution.env and before_all's outputs.
 func (st *state) runRedactor() *redact.Redactor {
 	st.redOnce.Do(func() {
-		env := os.Environ()
-		for _, m := range []map[string]string{config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv), st.hookEnv} {
-			for k, v := range m {
-				env = append(env, k+"="+v)
-			}
-		}
-		st.red = st.agentRedactor(env)
+		env := append(os.Environ(), environ(config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv))...)
+		st.red = st.agentRedactor(append(env, environ(st.hookEnv)...))
 	})
 	return st.red
+}
+
+// environ is m as KEY=VALUE pairs.
+func environ(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	return out
 }
 
 // redactCase redacts a case's free text and its denials' inputs.

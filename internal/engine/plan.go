@@ -186,10 +186,14 @@ func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan
 	return p, nil
 }
 
-// Workspaces are the folders the plan's agents will work in, under root.
+// Workspaces are the folders the plan's agents will work in, under root:
+// one per case, or the batch's.
 func (p Plan) Workspaces(root string) []string {
-	out := make([]string, 0, len(p.Cases)+1)
-	for _, id := range append(slices.Clone(p.Cases), BatchID) {
+	if p.Mode == ModeBatch {
+		return []string{filepath.Join(root, BatchID)}
+	}
+	out := make([]string, 0, len(p.Cases))
+	for _, id := range p.Cases {
 		out = append(out, filepath.Join(root, id))
 	}
 	return out
