@@ -306,11 +306,53 @@ func (p *Parser) userFast(line []byte) {
 			p.s.ToolCalls[k].IsError = isErr
 			p.s.ToolCalls[k].Returned = true
 		}
-		// The result's text is not decoded here: the event says it was
-		// left out (stdout.log has it).
-		p.emit(transcript.Event{Kind: transcript.KindToolResult, ToolUseID: string(id), IsError: isErr, Truncated: true})
+		// The result's text is decoded only up to the transcript's bound
+		// (stdout.log has all of it); the event says it was cut.
+		if p.OnEvent != nil {
+			text := clippedContent(line[prev : prev+i])
+			p.emit(transcript.Event{Kind: transcript.KindToolResult, ToolUseID: string(id), IsError: isErr, Text: text, Truncated: true})
+		}
 		prev = start + end
 	}
+}
+
+var contentKey = []byte(`"content":"`)
+
+// clippedContent decodes the start of the last string-valued "content" in
+// b (a tool_result's text before its tool_use_id), at most about
+// transcript.MaxText bytes of it, cut between escapes; "" when there is
+// none or it will not decode.
+func clippedContent(b []byte) string {
+	j := bytes.LastIndex(b, contentKey)
+	if j < 0 {
+		return ""
+	}
+	raw := b[j+len(contentKey)-1:] // from the opening quote
+	end := 1                       // past the last whole character
+	for end < len(raw) && end < transcript.MaxText {
+		c := raw[end]
+		if c == '"' {
+			break
+		}
+		n := 1
+		if c == '\\' {
+			n = 2
+			if end+1 < len(raw) && raw[end+1] == 'u' {
+				n = 6
+			}
+		}
+		if end+n > len(raw) {
+			break
+		}
+		end += n
+	}
+	// A copy: raw is the line being parsed.
+	str := append(bytes.Clone(raw[:end]), '"')
+	var out string
+	if json.Unmarshal(str, &out) != nil {
+		return ""
+	}
+	return out
 }
 
 func (p *Parser) emit(e transcript.Event) {

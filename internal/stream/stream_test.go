@@ -171,9 +171,39 @@ func TestEvents(t *testing.T) {
 		`denial Bashtoolu_fake_0_1 false ""`,
 		`thinking  false "hmm"`,
 		`tool_call Readz false ""`,
-		`tool_result z true ""`,
+		`tool_result z true "` + big + `"`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// TestHugeToolResultIsClipped: a tool result past the transcript's bound
+// gets its first MaxText bytes, decoded, whatever escape the cut falls in;
+// the line is left as it was (the next result's id is still read).
+func TestHugeToolResultIsClipped(t *testing.T) {
+	t.Parallel()
+	for _, tail := range []string{`\n`, `\\`, `\u00e9`, `\"`, "x"} {
+		body := strings.Repeat(tail, transcript.MaxText) // an escape at every offset
+		line := `{"type":"user","message":{"content":[{"type":"tool_result","content":"` + body + `","is_error":false,"tool_use_id":"a"},` +
+			`{"type":"tool_result","content":"short","is_error":true,"tool_use_id":"b"}]}}`
+		p := NewParser()
+		p.Line([]byte(`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"a","name":"R","input":{}},{"type":"tool_use","id":"b","name":"R","input":{}}]}}`))
+		var results []transcript.Event
+		p.OnEvent = func(e transcript.Event) {
+			if e.Kind == transcript.KindToolResult {
+				results = append(results, e)
+			}
+		}
+		p.Line([]byte(line))
+		if len(results) != 2 || results[0].Text == "" || len(results[0].Text) > transcript.MaxText || !results[0].Truncated {
+			t.Fatalf("tail %q: results %d, first text %d bytes", tail, len(results), len(results[0].Text))
+		}
+		if results[1].ToolUseID != "b" || !results[1].IsError || results[1].Text != "short" {
+			t.Errorf("tail %q: second result %+v", tail, results[1])
+		}
+		if s := p.Summary(); !s.ToolCalls[1].IsError || !s.ToolCalls[0].Returned {
+			t.Errorf("tail %q: calls %+v", tail, s.ToolCalls)
+		}
 	}
 }
