@@ -80,17 +80,18 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		return nil, usageErrorf("runner.workspace_mode: repo: runner %s cannot run in the project", p.Runner)
 	}
 	started := false // the first case (or the batch) began
-	_, runsDirErr := os.Stat(p.RunsDir)
+	made := missingDirs(p.RunsDir)
 	if err := st.openRunDir(); err != nil {
 		return nil, err
 	}
 	if !p.Resume {
-		// A run that fails before its first case leaves nothing behind.
+		// A run that fails before its first case leaves nothing behind:
+		// not its folder, nor the folders above it that it made.
 		defer func() {
 			if !started {
 				_ = os.RemoveAll(st.dir.Path)
-				if runsDirErr != nil {
-					_ = os.Remove(p.RunsDir) // the eval's folder, if this run made it and it is empty
+				for _, d := range made {
+					_ = os.Remove(d) // only if still empty
 				}
 			}
 		}()
@@ -240,6 +241,18 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	}
 	obs.RunFinished(Summary{Run: r, Dir: st.dir.Path, Rows: rows})
 	return r, errors.Join(st.writeErr...)
+}
+
+// missingDirs are dir and those of its parents that do not exist yet,
+// deepest first.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || d == filepath.Dir(d) {
+			return out
+		}
+		out = append(out, d)
+	}
 }
 
 // openRunDir creates the run directory, or finds the one to resume.

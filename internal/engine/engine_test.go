@@ -445,7 +445,7 @@ func TestAFailingStartLeavesNothing(t *testing.T) {
 	if !errors.As(err, &cfg) {
 		t.Fatalf("err %v, want the runner's ConfigError", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "runs", "demo")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, "runs")); !os.IsNotExist(err) { // the folders it made, too
 		t.Errorf("the failed run left its folder: %v", err)
 	}
 }
