@@ -517,3 +517,23 @@ func BenchmarkRun(b *testing.B) {
 		b.Fatalf("%v, %+v", err, res)
 	}
 }
+
+// TestAResultThatCannotBeWrittenIsTheRunsError: the case still counts in
+// the table, the others are written, and Run says which one failed.
+func TestAResultThatCannotBeWrittenIsTheRunsError(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval, "a", "b")
+	r := newRun(t, dir, map[string]fake.Script{"": {}})
+	// A resumed run whose case a has a folder where its result would go.
+	if err := os.MkdirAll(filepath.Join(r.runDir().CaseResult("a"), "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.flags.Resume = true
+	res, err := r.exec(context.Background(), t)
+	if err == nil || !strings.Contains(err.Error(), "write the result of case a") {
+		t.Fatalf("err %v, want case a's write named", err)
+	}
+	if res == nil || res.PerCase["b"] == nil || len(r.obs.finished) != 2 {
+		t.Errorf("the run's result %+v, %d finished", res, len(r.obs.finished))
+	}
+}
