@@ -79,6 +79,12 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	if p.Repo != "" && !st.caps.RepoMode {
 		return nil, usageErrorf("runner.workspace_mode: repo: runner %s cannot run in the project", p.Runner)
 	}
+	if len(st.ev.Inputs.Tools) > 0 && !st.caps.Interception {
+		obs.Warn(fmt.Sprintf("inputs.tools is not enforced: runner %s cannot intercept tool calls", p.Runner))
+	}
+	if len(st.ev.Permissions.Allow)+len(st.ev.Permissions.Deny) > 0 && !st.caps.NativePermissions {
+		obs.Warn(fmt.Sprintf("permissions are not enforced: runner %s has no permission rules agent-eval can set", p.Runner))
+	}
 	started := false // the first case (or the batch) began
 	made := missingDirs(p.RunsDir)
 	if err := st.openRunDir(); err != nil {

@@ -537,3 +537,21 @@ func TestAResultThatCannotBeWrittenIsTheRunsError(t *testing.T) {
 		t.Errorf("the run's result %+v, %d finished", res, len(r.obs.finished))
 	}
 }
+
+// TestARunnerWithoutInterceptionIsWarnedAbout: inputs.tools and permissions
+// an eval sets for a runner that cannot enforce them are said, not silently
+// dropped.
+func TestARunnerWithoutInterceptionIsWarnedAbout(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval+"permissions: {deny: [\"Bash(rm:*)\"], sandbox: off}\ninputs: {tools: [{match: Any Jira call via Bash.}]}\n", "a")
+	r := newRun(t, dir, map[string]fake.Script{"": {}})
+	if _, err := r.exec(context.Background(), t); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(r.obs.warnings, "\n")
+	for _, want := range []string{"inputs.tools is not enforced", "permissions are not enforced"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
+	}
+}
