@@ -154,6 +154,14 @@ func TestE2E(t *testing.T) {
 			env.Values[fakeKey{}] = &fakeHolder{}
 			return nil
 		},
+		// [opencode]: the OpenCode CLI is there (a script of the cli runner
+		// with it skips without it, except in CI, which fails above).
+		Condition: func(cond string) (bool, error) {
+			if cond == "opencode" {
+				return opencode != "", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fake":   cmdFake,
 			"events": cmdEvents,

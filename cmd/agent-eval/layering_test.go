@@ -4,13 +4,17 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // TestLayering enforces the package layering: only internal/cli knows cobra,
 // main only calls internal/cli, and nothing under internal/ imports
-// internal/cli.
+// internal/cli; the engine knows no cli, ui or runner in particular;
+// runners do not import the engine; intercept does no I/O; the run
+// directory's and transcript's packages and results know no runner; only
+// the claude-code runner reads Claude Code's stream format.
 func TestLayering(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -32,6 +36,9 @@ func TestLayering(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, imp := range p.Imports {
+			if why := forbidden(p.ImportPath, imp); why != "" {
+				t.Errorf("%s imports %s; %s", p.ImportPath, imp, why)
+			}
 			switch {
 			case strings.HasPrefix(imp, "github.com/spf13/") && p.ImportPath != mod+"internal/cli":
 				t.Errorf("%s imports %s; only internal/cli may use cobra", p.ImportPath, imp)
@@ -42,4 +49,29 @@ func TestLayering(t *testing.T) {
 			}
 		}
 	}
+}
+
+// ioImports are the standard packages that reach the outside world.
+var ioImports = []string{"os", "os/exec", "os/signal", "net", "net/http", "io/ioutil", "io/fs", "syscall", "path/filepath"}
+
+// forbidden says why package p may not import imp, or "".
+func forbidden(p, imp string) string {
+	const mod = "github.com/agent-eval/agent-eval/internal/"
+	under := func(pkg, root string) bool { return pkg == mod+root || strings.HasPrefix(pkg, mod+root+"/") }
+	isRunner := under(imp, "runner") && imp != mod+"runner"
+	switch {
+	case under(p, "engine") && (under(imp, "cli") || under(imp, "ui")):
+		return "the engine reports through an Observer and knows no CLI or terminal"
+	case under(p, "engine") && isRunner && !strings.HasSuffix(p, "_test") && !strings.HasSuffix(p, ".test"):
+		return "the engine drives runners through internal/runner only"
+	case under(p, "runner") && under(imp, "engine"):
+		return "runners do not import the engine"
+	case p == mod+"intercept" && slices.Contains(ioImports, imp):
+		return "intercept is pure: it does no I/O"
+	case (under(p, "rundir") || under(p, "transcript") || under(p, "results")) && under(imp, "runner"):
+		return "the run directory's types are runner-neutral"
+	case imp == mod+"stream" && !under(p, "runner/claudecode") && !under(p, "runner/cli"):
+		return "Claude Code's stream-json parser belongs to runner/claudecode (and runner/cli, which recognises it)"
+	}
+	return ""
 }

@@ -16,11 +16,14 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/llm"
 	"github.com/agent-eval/agent-eval/internal/permissions"
+	"github.com/agent-eval/agent-eval/internal/redact"
+	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 )
 
 // BinEnv overrides the executable written into hook settings (default: this
@@ -61,7 +64,7 @@ The file starts with a header recording how each handler was resolved and a
 hash of eval.yaml's inputs; 'agent-eval validate' warns when eval.yaml changed
 since. --wire DIR writes the file into DIR and adds the PreToolUse hook to
 DIR/.claude/settings.json, as a run does for a workspace.`,
-		RunE: func(*cobra.Command, []string) error { return runCompile(e, opts) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCompile(cmd.Context(), e, opts) },
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`, or the folder holding eval.yaml")
@@ -138,7 +141,7 @@ func compileHandlersWith(ctx context.Context, ev *config.Eval, resolve string, g
 	// The hook's path layer: paths the eval denies stay denied in Bash.
 	perms := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
 	c.file.DeniedPaths = permissions.HookDeniedPaths(perms.Deny)
-	c.file.DeniedPathReasons = redactReasons(permissions.HookDeniedPathReasons(perms, c.file.DeniedPaths))
+	c.file.DeniedPathReasons = redact.Map(permissions.HookDeniedPathReasons(perms, c.file.DeniedPaths))
 	c.hash = inputsHash(ev, c.file)
 	return c, nil
 }
@@ -233,12 +236,12 @@ func handlerProblems(ev *config.Eval) (warnings, errs []string) {
 	return warnings, errs
 }
 
-func runCompile(e env, opts compileOptions) error {
+func runCompile(ctx context.Context, e env, opts compileOptions) error {
 	ev, err := config.Load(opts.config)
 	if err != nil {
 		return err
 	}
-	c, err := compileHandlersWith(context.Background(), ev, opts.resolve, e.Getenv, func(msg string) { fmt.Fprintln(e.Err, "agent-eval: warning:", msg) })
+	c, err := compileHandlersWith(ctx, ev, opts.resolve, e.Getenv, func(msg string) { fmt.Fprintln(e.Err, "agent-eval: warning:", msg) })
 	if err != nil {
 		return err
 	}
@@ -273,28 +276,15 @@ func runCompile(e env, opts compileOptions) error {
 	if err := os.WriteFile(target, out, 0o644); err != nil {
 		return fmt.Errorf("compile: %w", err)
 	}
-	fmt.Fprintf(e.Err, "wrote %s (%s", target, plural(len(c.file.Handlers), "handler"))
+	fmt.Fprintf(e.Err, "wrote %s (%s", target, engine.Plural(len(c.file.Handlers), "handler"))
 	if n := len(c.file.DeniedPaths); n > 0 {
-		fmt.Fprintf(e.Err, ", %s for Bash", plural(n, "denied path"))
+		fmt.Fprintf(e.Err, ", %s for Bash", engine.Plural(n, "denied path"))
 	}
 	fmt.Fprintln(e.Err, ")")
 	if opts.wire == "" {
 		return nil
 	}
 	return wireHook(e, opts.wire, target, c.file)
-}
-
-// hookEntries are the PreToolUse entries that run command, as plain JSON
-// values to merge into a settings document.
-func hookEntries(f intercept.File, command string) []any {
-	var entries []any
-	for _, h := range intercept.HookSettings(f, command, HookTimeoutSeconds) {
-		b, _ := json.Marshal(h)
-		var v any
-		_ = json.Unmarshal(b, &v)
-		entries = append(entries, v)
-	}
-	return entries
 }
 
 // wireHook adds the PreToolUse entries that run this binary's hook to
@@ -326,7 +316,7 @@ func wireHook(e env, dir, handlers string, f intercept.File) error {
 		hooks = map[string]any{}
 	}
 	existing, _ := hooks["PreToolUse"].([]any)
-	hooks["PreToolUse"] = append(hookEntries(f, command), existing...) // the harness's hook runs first
+	hooks["PreToolUse"] = append(claudecode.HookEntries(f, command, HookTimeoutSeconds), existing...) // the harness's hook runs first
 	settings["hooks"] = hooks
 	if settings["disableAllHooks"] == true {
 		delete(settings, "disableAllHooks") // it would switch the hook off

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
@@ -150,7 +151,7 @@ func writeJSONError(w io.Writer, code int, err error) {
 	var cfg config.Errors
 	if errors.As(err, &cfg) {
 		body.Problems = toProblems(cfg)
-		body.Message = fmt.Sprintf("%s has %s", firstFile(cfg), plural(len(cfg), "problem"))
+		body.Message = fmt.Sprintf("%s has %s", firstFile(cfg), engine.Plural(len(cfg), "problem"))
 	}
 	if errors.Is(err, context.Canceled) {
 		body.Message = "interrupted"

@@ -75,7 +75,7 @@ func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) er
 	if path == "" {
 		runsDir := ev.RunsDir(e.Getenv)
 		if opts.runID != "" {
-			if !safeSegmentRE().MatchString(opts.runID) {
+			if !rundir.SafeSegment(opts.runID) {
 				return usageErrorf("run id %q is not a safe folder name", opts.runID)
 			}
 			path = filepath.Join(runsDir, opts.runID)

@@ -83,7 +83,7 @@ func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) erro
 	if err != nil {
 		return err
 	}
-	if running(dir.Path) {
+	if dir.Running() {
 		return usageErrorf("%s is still running; score it once it has finished", dir.Path)
 	}
 	var baseline *rundir.Dir
@@ -164,7 +164,7 @@ func resolveRunDir(ev *config.Eval, getenv func(string) string, dirArg, runID st
 	case dirArg != "" && runID != "":
 		return rundir.Dir{}, usageErrorf("give the run as RUN_DIR or with --run-id, not both")
 	case runID != "":
-		if !safeSegmentRE().MatchString(runID) {
+		if !rundir.SafeSegment(runID) {
 			return rundir.Dir{}, usageErrorf("--run-id %q is not a single path segment", runID)
 		}
 		dirArg = filepath.Join(runs, runID)
@@ -191,7 +191,7 @@ func baselinePath(ev *config.Eval, getenv func(string) string, v string) string 
 	if fi, err := os.Stat(v); err == nil && fi.IsDir() {
 		return v
 	}
-	if safeSegmentRE().MatchString(v) {
+	if rundir.SafeSegment(v) {
 		return filepath.Join(ev.RunsDir(getenv), v)
 	}
 	return v

@@ -1,6 +1,9 @@
 package cli
 
-import "sort"
+import (
+	"os"
+	"sort"
+)
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
@@ -11,10 +14,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// clipText cuts s to n bytes, marking the cut.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

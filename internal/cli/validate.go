@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/engine"
 )
 
 type validateOptions struct {
@@ -117,7 +118,7 @@ func runValidate(e env, opts validateOptions) error {
 	}
 	if opts.json {
 		if !rep.OK {
-			rep.Error = &jsonErrorBody{Code: ExitUsage, Message: fmt.Sprintf("%s has %s", opts.config, plural(len(rep.Errors), "problem")), Problems: rep.Errors}
+			rep.Error = &jsonErrorBody{Code: ExitUsage, Message: fmt.Sprintf("%s has %s", opts.config, engine.Plural(len(rep.Errors), "problem")), Problems: rep.Errors}
 		}
 		enc := json.NewEncoder(e.Out)
 		enc.SetIndent("", "  ")
@@ -155,11 +156,11 @@ func summary(ev *config.Eval, rep validateReport, caseErr error) string {
 	what := "prompt"
 	switch {
 	case len(ev.Execution.Steps) > 0:
-		what = plural(len(ev.Execution.Steps), "step")
+		what = engine.Plural(len(ev.Execution.Steps), "step")
 	case strings.TrimSpace(ev.Execution.Skill) != "":
 		what = "skill " + ev.Execution.Skill
 	}
-	cases := plural(rep.Cases, "case")
+	cases := engine.Plural(rep.Cases, "case")
 	switch {
 	case ev.Dataset.Path == "":
 		cases = "no dataset.path"
@@ -168,15 +169,5 @@ func summary(ev *config.Eval, rep validateReport, caseErr error) string {
 	}
 	return fmt.Sprintf("%s: ok: eval %s, mode %s, %s, runner %s, %s, %s, %s",
 		rep.File, rep.EvalName, rep.Mode, what, rep.Runner, cases,
-		plural(rep.Handlers, "tool handler"), plural(rep.Judges, "judge"))
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "s") {
-		return fmt.Sprintf("%d %ses", n, noun) // processes
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+		engine.Plural(rep.Handlers, "tool handler"), engine.Plural(rep.Judges, "judge"))
 }

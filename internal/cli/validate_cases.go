@@ -10,10 +10,13 @@ import (
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/expr"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/prompt"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/workspace"
 )
 
@@ -33,12 +36,13 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 			errs = append(errs, p)
 		}
 	}
-	if t := ev.RunnerType(); t != config.DefaultRunner {
-		at("runner.type", false, "runner type %s is not implemented yet; this version runs claude-code only", t)
+	known := runners(ev)
+	if t := ev.RunnerType(); !known.Has(runner.Type(t)) {
+		at("runner.type", false, "runner type %s is not implemented yet; this version runs %v", t, known.Types())
 	}
 	for i, s := range ev.Execution.Steps {
-		if s.Runner != nil && s.Runner.Type != "" && s.Runner.Type != config.DefaultRunner {
-			at(fmt.Sprintf("execution.steps[%d].runner.type", i), false, "runner type %s is not implemented yet; this version runs claude-code only", s.Runner.Type)
+		if s.Runner != nil && s.Runner.Type != "" && s.Runner.Type != ev.RunnerType() {
+			at(fmt.Sprintf("execution.steps[%d].runner.type", i), false, "a step runs with the eval's runner (%s): a step of another runner type (%s) is not supported", ev.RunnerType(), s.Runner.Type)
 		}
 	}
 	for i, j := range ev.Judges {
@@ -80,7 +84,7 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 		if !en.IsDir() {
 			continue
 		}
-		if !safeSegmentRE().MatchString(name) {
+		if !rundir.SafeSegment(name) {
 			at("dataset.path", false, "case folder %q is not a safe folder name (letters, digits, . _ -, not starting with . _ or -), which run refuses", name)
 			continue
 		}
@@ -155,7 +159,7 @@ type template struct{ field, text string }
 // placeholders.
 func templatesOf(ev *config.Eval) []template {
 	fill := func(s string) string {
-		s = outputDirRE().ReplaceAllString(s, "/output")
+		s = engine.FillOutputDir(s, "/output")
 		return prompt.FillSteps(s, "0")
 	}
 	var out []template

@@ -23,6 +23,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/redact"
+	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
 // Environment variables the hook reads.
@@ -32,7 +33,7 @@ const (
 	// HandlersFile is looked up in the call's cwd as the last resort.
 	HandlersFile = "tool_handlers.yaml"
 	// LedgerFile is written beside the handlers file.
-	LedgerFile = "hook_decisions.jsonl"
+	LedgerFile = rundir.LedgerFile
 )
 
 // Exit codes of the hook (Claude Code's hook protocol, not agent-eval's
@@ -85,23 +86,6 @@ type hookOutput struct {
 	UpdatedInput             map[string]any `json:"updatedInput,omitempty"`
 }
 
-// entry is one ledger line.
-type entry struct {
-	Time      time.Time         `json:"ts"`
-	ToolUseID string            `json:"tool_use_id,omitempty"`
-	Tool      string            `json:"tool,omitempty"`
-	Decision  intercept.Kind    `json:"decision"`
-	Handler   int               `json:"handler"`
-	Tiers     map[string]string `json:"tiers,omitempty"`
-	Answers   map[string]string `json:"answers,omitempty"`
-	Reason    string            `json:"reason,omitempty"`
-	Detail    string            `json:"detail,omitempty"`
-	// Warnings are the decision's warnings (a tier-2 failure, a fallback
-	// answer), redacted: Claude Code drops the hook's stderr.
-	Warnings []string `json:"warnings,omitempty"`
-	Micros   int64    `json:"us"`
-}
-
 // Run handles one call and returns the process exit code.
 func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Options) (code int) {
 	if opts.Now == nil {
@@ -129,7 +113,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 		}
 		code = respond(stdout, stderr, in, decision)
 		if ledger != "" {
-			appendLedger(ledger, entry{Time: start.UTC(), ToolUseID: in.ToolUseID, Tool: in.ToolName, Decision: decision.Kind,
+			appendLedger(ledger, rundir.Decision{Time: start.UTC().Format(time.RFC3339Nano), ToolUseID: in.ToolUseID, Tool: in.ToolName, Decision: string(decision.Kind),
 				Handler: decision.Handler, Tiers: decision.Tiers, Answers: decision.Answers, Reason: decision.Reason,
 				Detail: decision.Detail, Warnings: decision.Warnings, Micros: opts.Now().Sub(start).Microseconds()}, stderr)
 		}
@@ -281,7 +265,10 @@ func respond(stdout, stderr io.Writer, in Input, d intercept.Decision) int {
 	return ExitOK
 }
 
-func appendLedger(path string, e entry, stderr io.Writer) {
+// appendLedger appends one line to the decision ledger (the run
+// directory's rundir.Decision). Its warnings are the decision's, redacted:
+// Claude Code drops the hook's stderr.
+func appendLedger(path string, e rundir.Decision, stderr io.Writer) {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return

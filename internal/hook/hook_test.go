@@ -15,6 +15,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/testutil/decisions"
 )
 
@@ -108,7 +109,7 @@ func TestCorpusThroughHook(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var logged entry
+			var logged rundir.Decision
 			if err := json.Unmarshal(ledger, &logged); err != nil {
 				t.Fatalf("ledger %q: %v", ledger, err)
 			}
@@ -143,7 +144,7 @@ func TestCorpusThroughHook(t *testing.T) {
 			if c.Warning != "" && !strings.Contains(r.stderr, c.Warning) {
 				t.Errorf("stderr %q lacks %q", r.stderr, c.Warning)
 			}
-			if logged.Decision != c.Want {
+			if logged.Decision != string(c.Want) {
 				t.Errorf("ledger = %q, want decision %s", ledger, c.Want)
 			}
 		})

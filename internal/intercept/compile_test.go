@@ -30,32 +30,6 @@ func TestExtractPatterns(t *testing.T) {
 	}
 }
 
-func TestHookSettings(t *testing.T) {
-	t.Parallel()
-	f := File{Handlers: []Handler{
-		{Patterns: []string{"Bash", "mcp__atlassian__*"}},
-		{Patterns: []string{"AskUserQuestion", "Bash"}},
-		{Patterns: []string{"*"}},
-	}}
-	got := HookSettings(f, "/bin/agent-eval hook --handlers '/w s/tool_handlers.yaml'", 60)
-	var matchers []string
-	for _, e := range got {
-		matchers = append(matchers, e.Matcher)
-		if len(e.Hooks) != 1 || e.Hooks[0].Type != "command" || e.Hooks[0].Timeout != 60 || e.Hooks[0].OnFailure != "block" {
-			t.Errorf("entry %+v", e)
-		}
-	}
-	if want := []string{"*", "AskUserQuestion", "Bash", "^mcp__atlassian__.*"}; !cmp.Equal(want, matchers) {
-		t.Errorf("matchers = %q, want %q", matchers, want)
-	}
-	if got := ShellQuote("/w s/it's"); got != `'/w s/it'\''s'` {
-		t.Errorf("ShellQuote = %s", got)
-	}
-	if got := ShellQuote("/usr/bin/agent-eval"); got != "/usr/bin/agent-eval" {
-		t.Errorf("ShellQuote = %s", got)
-	}
-}
-
 func TestResolveCatalog(t *testing.T) {
 	t.Parallel()
 	h := Handler{Match: "Any interaction with Jira — via MCP tools or Bash scripts calling the Jira API.",
@@ -98,31 +72,6 @@ func TestWithCaseOverrides(t *testing.T) {
 	}
 	if got.Handlers[1].CaseOverrides != nil || f.Handlers[0].CaseOverrides["Env?"] != "prod" {
 		t.Error("WithCaseOverrides touched another handler or its input")
-	}
-}
-
-func TestHookSettingsDeniedPaths(t *testing.T) {
-	t.Parallel()
-	// Denied paths alone wire the hook for Bash; with handlers, Bash is not
-	// listed twice.
-	for _, f := range []File{
-		{DeniedPaths: []string{"secret/**"}},
-		{DeniedPaths: []string{"secret/**"}, Handlers: []Handler{{Match: "x", Patterns: []string{"Bash", "Read"}}}},
-	} {
-		var matchers []string
-		for _, e := range HookSettings(f, "hook", 60) {
-			matchers = append(matchers, e.Matcher)
-		}
-		want := []string{"Bash"}
-		if len(f.Handlers) > 0 {
-			want = []string{"Bash", "Read"}
-		}
-		if !slices.Equal(matchers, want) {
-			t.Errorf("matchers = %v, want %v", matchers, want)
-		}
-	}
-	if got := HookSettings(File{}, "hook", 60); len(got) != 0 {
-		t.Errorf("no handlers and no denied paths: %v, want no entries", got)
 	}
 }
 

@@ -241,3 +241,11 @@ func (lw *lineWriter) Close() error {
 	}
 	return lw.err
 }
+
+// Map redacts every value of m in place (String) and returns it.
+func Map(m map[string]string) map[string]string {
+	for k, v := range m {
+		m[k] = String(v)
+	}
+	return m
+}

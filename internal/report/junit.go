@@ -183,7 +183,7 @@ func unscoredJUnit(dir rundir.Dir) junitSuites {
 				if why == "" {
 					why = fmt.Sprintf("the agent's run ended %s (exit code %d)", c.Status, c.ExitCode)
 				}
-				tc.Error = &junitProblem{Message: firstLine(why), Type: c.Status, Text: xmlSafe(why)}
+				tc.Error = &junitProblem{Message: firstLine(why), Type: string(c.Status), Text: xmlSafe(why)}
 				su.Errors++
 			} else {
 				tc.SystemOut = textf("exited 0 (not scored); %d turns, %d permission denials", c.NumTurns, len(c.PermissionDenials))

@@ -245,7 +245,7 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 		c = nil
 	}
 	if c != nil {
-		cv.Status, cv.Error = c.Status, c.Error
+		cv.Status, cv.Error = string(c.Status), c.Error
 		cv.CostUSD, cv.DurationS, cv.Turns = c.CostUSD, c.DurationS, c.NumTurns
 		cv.Denials = len(c.PermissionDenials)
 		cv.Answers = counts(c.AnswersByTier)

@@ -6,30 +6,43 @@ import (
 	"encoding/json"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
-	"github.com/agent-eval/agent-eval/internal/stream"
+	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
 // SchemaVersion is the version of run_result.json.
 const SchemaVersion = 1
 
+// Status is how a case's agent run ended. It says nothing of whether the
+// agent did the task well: judges own "passed".
+type Status string
+
+// The statuses of a case.
+const (
+	StatusCompleted   Status = "completed"   // the agent exited 0
+	StatusFailed      Status = "failed"      // it exited non-zero (or changed the project in repo mode)
+	StatusTimeout     Status = "timeout"     // it was killed at the timeout
+	StatusError       Status = "error"       // the harness could not run it
+	StatusInterrupted Status = "interrupted" // the run was interrupted while it ran
+)
+
 // Case is one case's result (cases/<id>/run_result.json, and per_case.<id> of
 // the run's).
 type Case struct {
-	CaseID            string                       `json:"case_id"`
-	ExitCode          int                          `json:"exit_code"`
-	Status            string                       `json:"status"` // passed, failed, timeout, error, interrupted
-	Error             string                       `json:"error,omitempty"`
-	TimedOut          bool                         `json:"timed_out,omitempty"`
-	Interrupted       bool                         `json:"interrupted,omitempty"`
-	DurationS         float64                      `json:"duration_s"`
-	CostUSD           float64                      `json:"cost_usd"`
-	TokenUsage        stream.Usage                 `json:"token_usage"`
-	NumTurns          int                          `json:"num_turns"`
-	PerModelUsage     map[string]stream.ModelUsage `json:"per_model_usage"`
-	Model             string                       `json:"model,omitempty"`
-	Result            string                       `json:"result,omitempty"`
-	IsError           bool                         `json:"is_error"`
-	PermissionDenials []stream.Denial              `json:"permission_denials"`
+	CaseID            string                           `json:"case_id"`
+	ExitCode          int                              `json:"exit_code"`
+	Status            Status                           `json:"status"`
+	Error             string                           `json:"error,omitempty"`
+	TimedOut          bool                             `json:"timed_out,omitempty"`
+	Interrupted       bool                             `json:"interrupted,omitempty"`
+	DurationS         float64                          `json:"duration_s"`
+	CostUSD           float64                          `json:"cost_usd"`
+	TokenUsage        transcript.Usage                 `json:"token_usage"`
+	NumTurns          int                              `json:"num_turns"`
+	PerModelUsage     map[string]transcript.ModelUsage `json:"per_model_usage"`
+	Model             string                           `json:"model,omitempty"`
+	Result            string                           `json:"result,omitempty"`
+	IsError           bool                             `json:"is_error"`
+	PermissionDenials []transcript.Denial              `json:"permission_denials"`
 	// Answers counts the AskUserQuestion questions the hook answered and
 	// Claude Code delivered (the call's tool_result came back without an
 	// error); AnswerLog says which, and by which tier. AnswersNotDelivered
@@ -44,8 +57,8 @@ type Case struct {
 	AnswersByTier map[string]int `json:"answers_by_tier,omitempty"`
 	// ToolCalls are the agent's tool calls (all steps'), for the run's own
 	// bookkeeping; stdout.log has them.
-	ToolCalls []stream.ToolCall `json:"-"`
-	Prompt    string            `json:"prompt"`
+	ToolCalls []transcript.ToolCall `json:"-"`
+	Prompt    string                `json:"prompt"`
 	// RepoModified: in repo mode, the case changed the project's git status.
 	RepoModified bool `json:"repo_modified,omitempty"`
 	// Steps are the step results of a multi-step pipeline, in order.
@@ -84,31 +97,31 @@ func TierCounts(answers []Answer) map[string]int {
 
 // Run is the run's run_result.json.
 type Run struct {
-	SchemaVersion int                          `json:"schema_version"`
-	RunID         string                       `json:"run_id"`
-	EvalName      string                       `json:"eval_name"`
-	ExitCode      int                          `json:"exit_code"`
-	Interrupted   bool                         `json:"interrupted,omitempty"`
-	DurationS     float64                      `json:"duration_s"`
-	WallClockS    float64                      `json:"wall_clock_s"`
-	CostUSD       float64                      `json:"cost_usd"`
-	TokenUsage    stream.Usage                 `json:"token_usage"`
-	NumTurns      int                          `json:"num_turns"`
-	PerModelUsage map[string]stream.ModelUsage `json:"per_model_usage"`
-	NumCases      int                          `json:"num_cases"`
-	Model         string                       `json:"model"`
-	Agent         string                       `json:"agent"`
-	AgentVersion  string                       `json:"agent_version"`
-	HarnessVer    string                       `json:"agent_eval_version"`
-	ExecutionMode string                       `json:"execution_mode"`
-	EvalParams    map[string]any               `json:"eval_params"`
+	SchemaVersion int                              `json:"schema_version"`
+	RunID         string                           `json:"run_id"`
+	EvalName      string                           `json:"eval_name"`
+	ExitCode      int                              `json:"exit_code"`
+	Interrupted   bool                             `json:"interrupted,omitempty"`
+	DurationS     float64                          `json:"duration_s"`
+	WallClockS    float64                          `json:"wall_clock_s"`
+	CostUSD       float64                          `json:"cost_usd"`
+	TokenUsage    transcript.Usage                 `json:"token_usage"`
+	NumTurns      int                              `json:"num_turns"`
+	PerModelUsage map[string]transcript.ModelUsage `json:"per_model_usage"`
+	NumCases      int                              `json:"num_cases"`
+	Model         string                           `json:"model"`
+	Agent         string                           `json:"agent"`
+	AgentVersion  string                           `json:"agent_version"`
+	HarnessVer    string                           `json:"agent_eval_version"`
+	ExecutionMode string                           `json:"execution_mode"`
+	EvalParams    map[string]any                   `json:"eval_params"`
 	// PerCase holds each case's result in case mode.
 	PerCase map[string]*Case `json:"per_case,omitempty"`
 	// AnswersByTier sums the cases' answers by tier.
 	AnswersByTier map[string]int `json:"answers_by_tier,omitempty"`
 	// PermissionDenials holds the denials of the single agent run in batch
 	// mode ([] when there were none); per case in case mode.
-	PermissionDenials *[]stream.Denial `json:"permission_denials,omitempty"`
+	PermissionDenials *[]transcript.Denial `json:"permission_denials,omitempty"`
 	// Batch is the batch run's own record in batch mode.
 	Batch *Case `json:"batch,omitempty"`
 }
@@ -126,7 +139,7 @@ func (r *Run) Add(c *Case) {
 		}
 		r.AnswersByTier[tier] += n
 	}
-	stream.AddPerModel(r.PerModelUsage, c.PerModelUsage)
+	transcript.AddPerModel(r.PerModelUsage, c.PerModelUsage)
 	r.NumCases = len(r.PerCase)
 	// A failure is never masked: the first non-zero exit code stays.
 	if r.ExitCode == 0 && c.ExitCode != 0 {

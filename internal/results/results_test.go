@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agent-eval/agent-eval/internal/stream"
+	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
 func TestAddNeverMasksAFailure(t *testing.T) {
 	t.Parallel()
-	r := &Run{PerCase: map[string]*Case{}, PerModelUsage: map[string]stream.ModelUsage{}}
+	r := &Run{PerCase: map[string]*Case{}, PerModelUsage: map[string]transcript.ModelUsage{}}
 	r.Add(&Case{CaseID: "a", ExitCode: 0, CostUSD: 1, DurationS: 2, NumTurns: 3})
-	r.Add(&Case{CaseID: "b", ExitCode: -1, CostUSD: 0.5, PerModelUsage: map[string]stream.ModelUsage{"m": {CostUSD: 0.5}}})
+	r.Add(&Case{CaseID: "b", ExitCode: -1, CostUSD: 0.5, PerModelUsage: map[string]transcript.ModelUsage{"m": {CostUSD: 0.5}}})
 	r.Add(&Case{CaseID: "c", ExitCode: 0})
 	if r.ExitCode != -1 || r.NumCases != 3 || r.CostUSD != 1.5 || r.NumTurns != 3 || r.PerModelUsage["m"].CostUSD != 0.5 {
 		t.Errorf("run = %+v", r)
@@ -24,7 +24,7 @@ func TestWriteJSONIsAtomic(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run_result.json")
-	if err := WriteJSON(path, map[string]any{"permission_denials": []stream.Denial{}}); err != nil {
+	if err := WriteJSON(path, map[string]any{"permission_denials": []transcript.Denial{}}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)

@@ -168,7 +168,7 @@ type Decision struct {
 	Time      string            `json:"ts"`
 	ToolUseID string            `json:"tool_use_id,omitempty"`
 	Tool      string            `json:"tool,omitempty"`
-	Decision  string            `json:"decision"` // allow, deny, answer, pass, ...
+	Decision  string            `json:"decision"` // intercept.Kind: allow, deny, pass, ...
 	Handler   int               `json:"handler"`
 	Tiers     map[string]string `json:"tiers,omitempty"`
 	Answers   map[string]string `json:"answers,omitempty"`

@@ -103,7 +103,9 @@ type Runner interface {
 	Start(ctx context.Context, s RunSetup) (Run, error)
 }
 
-// Run is a runner started for one run.
+// Run is a runner started for one run. It may also have a Bin() string
+// method: the agent binary the run's first line names (else the agent's
+// name).
 type Run interface {
 	// Agent names the agent and its version, for run_result.json.
 	Agent() (name, version string)

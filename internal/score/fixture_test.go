@@ -62,9 +62,9 @@ func writeRun(t testing.TB, path string, cases ...fixtureCase) rundir.Dir {
 	run := &results.Run{SchemaVersion: 1, RunID: filepath.Base(path), EvalName: "fixture", Model: "claude-test", PerCase: map[string]*results.Case{}}
 	for _, c := range cases {
 		must(t, os.MkdirAll(d.Case(c.id), 0o755))
-		status := "passed"
+		status := results.StatusCompleted
 		if c.exitCode != 0 {
-			status = "failed"
+			status = results.StatusFailed
 		}
 		rc := &results.Case{CaseID: c.id, ExitCode: c.exitCode, Status: status, CostUSD: c.cost, DurationS: 2, NumTurns: 3,
 			PermissionDenials: c.denials, AnswerLog: c.answers, AnswersByTier: results.TierCounts(c.answers)}

@@ -17,7 +17,6 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
-	"github.com/agent-eval/agent-eval/internal/stream"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
@@ -74,9 +73,6 @@ func (r *Record) ForStep(step string) *Record {
 		if e.Step == step {
 			s.Events = append(s.Events, e)
 		}
-	}
-	if s.Events == nil {
-		s.Events = eventsFromStdout(filepath.Join(r.dir.Step(r.CaseID, step), rundir.StdoutFile))
 	}
 	if r.Result != nil {
 		for _, sc := range r.Result.Steps {
@@ -144,9 +140,6 @@ func BuildRecord(dir rundir.Dir, ev *config.Eval, id string) (*Record, error) {
 	}
 	if r.Events, err = dir.ReadTranscript(id); err != nil {
 		return nil, fmt.Errorf("build the record of %s: %w", id, err)
-	}
-	if r.Events == nil {
-		r.Events = eventsFromStdout(dir.CaseStdout(id))
 	}
 	if r.Decisions, err = dir.ReadLedger(id); err != nil {
 		return nil, fmt.Errorf("build the record of %s: %w", id, err)
@@ -253,35 +246,6 @@ func readFull(f *os.File, buf []byte) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-// eventsFromStdout rebuilds a transcript from a case's raw stream-json when
-// it has no transcript.jsonl (runs written before the transcript existed):
-// its tool calls with their results, its denials and its final answer.
-func eventsFromStdout(p string) []transcript.Event {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	sum, err := stream.Parse(f)
-	if err != nil || sum == nil {
-		return nil
-	}
-	var out []transcript.Event
-	for _, c := range sum.ToolCalls {
-		out = append(out, transcript.Event{Kind: transcript.KindToolCall, ToolUseID: c.ID, Tool: c.Name, Input: c.Input})
-		if c.Returned {
-			out = append(out, transcript.Event{Kind: transcript.KindToolResult, ToolUseID: c.ID, Text: c.Result, IsError: c.IsError})
-		}
-	}
-	for _, d := range sum.Denials {
-		out = append(out, transcript.Event{Kind: transcript.KindDenial, ToolUseID: d.ToolUseID, Tool: d.ToolName, Input: d.ToolInput})
-	}
-	if sum.Result != "" {
-		out = append(out, transcript.Event{Kind: transcript.KindText, Text: sum.Result})
-	}
-	return out
 }
 
 // joinCalls pairs tool calls with their results, in transcript order.

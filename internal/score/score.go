@@ -258,7 +258,7 @@ func scoreCase(ctx context.Context, dir rundir.Dir, ev *config.Eval, id string, 
 	}
 	cs := rundir.CaseSummary{ID: id, Status: "missing", Denials: len(rec.Denials)}
 	if c := rec.Result; c != nil {
-		cs.Status, cs.CostUSD, cs.DurationS, cs.Turns, cs.Answers = c.Status, c.CostUSD, c.DurationS, c.NumTurns, c.AnswersByTier
+		cs.Status, cs.CostUSD, cs.DurationS, cs.Turns, cs.Answers = string(c.Status), c.CostUSD, c.DurationS, c.NumTurns, c.AnswersByTier
 	}
 	for _, b := range judges {
 		cs.Verdicts = append(cs.Verdicts, judgeCase(ctx, b, rec))

@@ -54,6 +54,8 @@ type event struct {
 		Model   string `json:"model"`
 		Content []struct {
 			Type      string          `json:"type"`
+			Text      string          `json:"text"`
+			Thinking  string          `json:"thinking"`
 			ID        string          `json:"id"`
 			Name      string          `json:"name"`
 			Input     json.RawMessage `json:"input"`
@@ -115,6 +117,9 @@ func Parse(r io.Reader) (*Summary, error) {
 
 // Parser accumulates a stream one line at a time.
 type Parser struct {
+	// OnEvent, when set, receives the stream's runner-neutral transcript
+	// events as they are read (Step left for the caller to fill).
+	OnEvent  func(transcript.Event)
 	s        Summary
 	turns    map[string]bool
 	calls    map[string]int // tool_use id → index in ToolCalls
@@ -182,10 +187,20 @@ func (p *Parser) Line(line []byte) {
 			p.s.Model = ev.Message.Model
 		}
 		for _, b := range ev.Message.Content {
-			if b.Type == "tool_use" {
+			switch b.Type {
+			case "tool_use":
 				if _, seen := p.calls[b.ID]; !seen {
 					p.calls[b.ID] = len(p.s.ToolCalls)
 					p.s.ToolCalls = append(p.s.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Input: b.Input})
+					p.emit(transcript.Event{Kind: transcript.KindToolCall, ToolUseID: b.ID, Tool: b.Name, Input: b.Input, Model: p.s.Model})
+				}
+			case "text":
+				if b.Text != "" {
+					p.emit(transcript.Event{Kind: transcript.KindText, Text: b.Text, Model: p.s.Model})
+				}
+			case "thinking":
+				if b.Thinking != "" {
+					p.emit(transcript.Event{Kind: transcript.KindThinking, Text: b.Thinking, Model: p.s.Model})
 				}
 			}
 		}
@@ -197,17 +212,20 @@ func (p *Parser) Line(line []byte) {
 			if b.Type != "tool_result" {
 				continue
 			}
+			t := text(b.Content)
 			if i, ok := p.calls[b.ToolUseID]; ok {
-				p.s.ToolCalls[i].Result = text(b.Content)
+				p.s.ToolCalls[i].Result = t
 				p.s.ToolCalls[i].IsError = b.IsError
 				p.s.ToolCalls[i].Returned = true
 			}
+			p.emit(transcript.Event{Kind: transcript.KindToolResult, ToolUseID: b.ToolUseID, Text: t, IsError: b.IsError})
 		}
 	case "result":
 		p.s.ResultEvents++
 		p.s.Subtype, p.s.IsError = ev.Subtype, ev.IsError
 		if ev.Result != nil {
 			p.s.Result = *ev.Result
+			p.emit(transcript.Event{Kind: transcript.KindResult, Text: *ev.Result, IsError: ev.IsError, Model: p.s.Model})
 		}
 		if ev.TotalCostUSD != nil {
 			p.s.CostUSD += *ev.TotalCostUSD
@@ -232,6 +250,7 @@ func (p *Parser) Line(line []byte) {
 			if !p.denied[key] {
 				p.denied[key] = true
 				p.s.Denials = append(p.s.Denials, d)
+				p.emit(transcript.Event{Kind: transcript.KindDenial, ToolUseID: d.ToolUseID, Tool: d.ToolName, Input: d.ToolInput})
 			}
 		}
 	}
@@ -287,7 +306,58 @@ func (p *Parser) userFast(line []byte) {
 			p.s.ToolCalls[k].IsError = isErr
 			p.s.ToolCalls[k].Returned = true
 		}
+		// The result's text is decoded only up to the transcript's bound
+		// (stdout.log has all of it); the event says it was cut.
+		if p.OnEvent != nil {
+			text := clippedContent(line[prev : prev+i])
+			p.emit(transcript.Event{Kind: transcript.KindToolResult, ToolUseID: string(id), IsError: isErr, Text: text, Truncated: true})
+		}
 		prev = start + end
+	}
+}
+
+var contentKey = []byte(`"content":"`)
+
+// clippedContent decodes the start of the last string-valued "content" in
+// b (a tool_result's text before its tool_use_id), at most about
+// transcript.MaxText bytes of it, cut between escapes; "" when there is
+// none or it will not decode.
+func clippedContent(b []byte) string {
+	j := bytes.LastIndex(b, contentKey)
+	if j < 0 {
+		return ""
+	}
+	raw := b[j+len(contentKey)-1:] // from the opening quote
+	end := 1                       // past the last whole character
+	for end < len(raw) && end < transcript.MaxText {
+		c := raw[end]
+		if c == '"' {
+			break
+		}
+		n := 1
+		if c == '\\' {
+			n = 2
+			if end+1 < len(raw) && raw[end+1] == 'u' {
+				n = 6
+			}
+		}
+		if end+n > len(raw) {
+			break
+		}
+		end += n
+	}
+	// A copy: raw is the line being parsed.
+	str := append(bytes.Clone(raw[:end]), '"')
+	var out string
+	if json.Unmarshal(str, &out) != nil {
+		return ""
+	}
+	return out
+}
+
+func (p *Parser) emit(e transcript.Event) {
+	if p.OnEvent != nil {
+		p.OnEvent(e)
 	}
 }
 

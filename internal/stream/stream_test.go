@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
 // TestRealStream parses a stream recorded from Claude Code 2.1.332 (against
@@ -135,5 +137,73 @@ func TestLargeUserLine(t *testing.T) {
 	}
 	if len(s.ToolCalls) != 2 || !s.ToolCalls[0].IsError || s.ToolCalls[1].IsError {
 		t.Errorf("tool calls = %+v; want a failed, b not", s.ToolCalls)
+	}
+}
+
+// TestEvents: the parser hands on the transcript's events as it reads —
+// text, tool calls and results, the denial and the final result — and a
+// huge tool result still gets its event, its text left out.
+func TestEvents(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("testdata/claude-2.1.332.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("output ", 2000)
+	b = append(b, []byte("\n"+`{"type":"assistant","message":{"id":"m9","content":[{"type":"thinking","thinking":"hmm"},{"type":"tool_use","id":"z","name":"Read","input":{}}]}}`+"\n"+
+		`{"type":"user","message":{"content":[{"type":"tool_result","content":"`+big+`","is_error":false,"tool_use_id":"z"}]}}`+"\n")...)
+	p := NewParser()
+	var got []string
+	p.OnEvent = func(e transcript.Event) {
+		got = append(got, fmt.Sprintf("%s %s%s %v %q", e.Kind, e.Tool, e.ToolUseID, e.Truncated, e.Text))
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		p.Line(line)
+	}
+	want := []string{
+		`text  false "Let me check."`,
+		`tool_call Bashtoolu_fake_0_0 false ""`,
+		`tool_call Bashtoolu_fake_0_1 false ""`,
+		`tool_result toolu_fake_0_0 false "hi"`,
+		`tool_result toolu_fake_0_1 false "Permission to use Bash with command rm -rf junk has been denied."`,
+		`text  false "All done."`,
+		`result  false "All done."`,
+		`denial Bashtoolu_fake_0_1 false ""`,
+		`thinking  false "hmm"`,
+		`tool_call Readz false ""`,
+		`tool_result z true "` + big + `"`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// TestHugeToolResultIsClipped: a tool result past the transcript's bound
+// gets its first MaxText bytes, decoded, whatever escape the cut falls in;
+// the line is left as it was (the next result's id is still read).
+func TestHugeToolResultIsClipped(t *testing.T) {
+	t.Parallel()
+	for _, tail := range []string{`\n`, `\\`, `\u00e9`, `\"`, "x"} {
+		body := strings.Repeat(tail, transcript.MaxText) // an escape at every offset
+		line := `{"type":"user","message":{"content":[{"type":"tool_result","content":"` + body + `","is_error":false,"tool_use_id":"a"},` +
+			`{"type":"tool_result","content":"short","is_error":true,"tool_use_id":"b"}]}}`
+		p := NewParser()
+		p.Line([]byte(`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"a","name":"R","input":{}},{"type":"tool_use","id":"b","name":"R","input":{}}]}}`))
+		var results []transcript.Event
+		p.OnEvent = func(e transcript.Event) {
+			if e.Kind == transcript.KindToolResult {
+				results = append(results, e)
+			}
+		}
+		p.Line([]byte(line))
+		if len(results) != 2 || results[0].Text == "" || len(results[0].Text) > transcript.MaxText || !results[0].Truncated {
+			t.Fatalf("tail %q: results %d, first text %d bytes", tail, len(results), len(results[0].Text))
+		}
+		if results[1].ToolUseID != "b" || !results[1].IsError || results[1].Text != "short" {
+			t.Errorf("tail %q: second result %+v", tail, results[1])
+		}
+		if s := p.Summary(); !s.ToolCalls[1].IsError || !s.ToolCalls[0].Returned {
+			t.Errorf("tail %q: calls %+v", tail, s.ToolCalls)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/guard"
 	"github.com/agent-eval/agent-eval/internal/stream"
+	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
 // HarnessSystemPrompt is appended to every agent's system prompt.
@@ -65,6 +66,9 @@ type Spec struct {
 	// Started, when set, is called with the process group's id (the guard's
 	// pid, else the agent's) once it runs, so the run can record it.
 	Started func(pgid int)
+	// OnEvent, when set, receives the stream's transcript events as the
+	// agent prints them.
+	OnEvent func(transcript.Event)
 }
 
 // Args is the command line after the binary.
@@ -189,6 +193,7 @@ func Run(ctx context.Context, s Spec) Result {
 		s.Started(cmd.Process.Pid)
 	}
 	parser := stream.NewParser()
+	parser.OnEvent = s.OnEvent
 	readDone := make(chan error, 1)
 	go func() { readDone <- pump(pr, s.Stdout, parser) }()
 
@@ -292,8 +297,8 @@ func pump(r io.Reader, w io.Writer, p *stream.Parser) error {
 }
 
 // Version returns the first line of `<bin> --version`, or "" when it fails.
-func Version(bin string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+func Version(ctx context.Context, bin string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "--version").Output()
 	if err != nil {

@@ -304,10 +304,10 @@ func waitFor(t *testing.T, path string) {
 
 func TestVersion(t *testing.T) {
 	t.Parallel()
-	if got := Version(agent(t, `echo "2.1.332 (Claude Code)"; echo more`)); got != "2.1.332 (Claude Code)" {
+	if got := Version(context.Background(), agent(t, `echo "2.1.332 (Claude Code)"; echo more`)); got != "2.1.332 (Claude Code)" {
 		t.Errorf("Version = %q, want the first line", got)
 	}
-	if got := Version(agent(t, "exit 1")); got != "" {
+	if got := Version(context.Background(), agent(t, "exit 1")); got != "" {
 		t.Errorf("Version of a failing binary = %q, want empty", got)
 	}
 }

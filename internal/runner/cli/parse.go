@@ -64,6 +64,7 @@ func (p *Parser) Line(line []byte) {
 		switch p.format {
 		case FormatStreamJSON:
 			p.claude = stream.NewParser()
+			p.claude.OnEvent = p.emit
 		case FormatOpenCode:
 			p.oc = newOpenCode()
 		default:
@@ -73,9 +74,6 @@ func (p *Parser) Line(line []byte) {
 	switch p.format {
 	case FormatStreamJSON:
 		p.claude.Line(line)
-		for _, e := range stream.Events(line) {
-			p.emit(e)
-		}
 	case FormatOpenCode:
 		p.oc.line(line, p.emit)
 	}

@@ -1,4 +1,4 @@
-package cli
+package ui
 
 import (
 	"bytes"
@@ -17,9 +17,9 @@ func TestProgressOffTerminalAddsNothing(t *testing.T) {
 	p.started("a")
 	fmt.Fprintf(p, "  a: started\n")
 	p.finished("a", 0.5, 1)
-	fmt.Fprintf(p, "  a: passed\n")
+	fmt.Fprintf(p, "  a: completed\n")
 	p.stop()
-	if got, want := buf.String(), "  a: started\n  a: passed\n"; got != want {
+	if got, want := buf.String(), "  a: started\n  a: completed\n"; got != want {
 		t.Errorf("stderr = %q, want %q", got, want)
 	}
 }
@@ -48,8 +48,8 @@ func TestProgressLiveLine(t *testing.T) {
 		t.Errorf("finished = %d of %d, want 1 of 3", done, total)
 	}
 	now = now.Add(63 * time.Second)
-	fmt.Fprintf(p, "  alpha: passed\n")
-	if exp := "\r\x1b[K  alpha: passed\n[1/3] 1m15s · 1 running: beta 1m10s · $0.2500 · 2 denials"; buf.String() != exp {
+	fmt.Fprintf(p, "  alpha: completed\n")
+	if exp := "\r\x1b[K  alpha: completed\n[1/3] 1m15s · 1 running: beta 1m10s · $0.2500 · 2 denials"; buf.String() != exp {
 		t.Fatalf("stderr =\n%q\nwant\n%q", buf.String(), exp)
 	}
 	buf.Reset()
@@ -122,5 +122,19 @@ func TestClock(t *testing.T) {
 		if got := clock(d); got != want {
 			t.Errorf("clock(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// TestProgressForgetsAFinishedCasesSteps: a pipeline's steps start as
+// "<case>/<step>"; when the case finishes none of them is still running.
+func TestProgressForgetsAFinishedCasesSteps(t *testing.T) {
+	t.Parallel()
+	p := newProgress(&bytes.Buffer{}, func(string) string { return "" })
+	p.started("c/one")
+	p.started("c/two")
+	p.started("cc/one")
+	p.finished("c", 0, 0)
+	if len(p.running) != 1 || p.running["cc/one"].IsZero() {
+		t.Errorf("running after c finished: %v", p.running)
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package claudecode
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/permissions"
+	"github.com/agent-eval/agent-eval/internal/runner"
 )
 
 // TestHookFileFollowsTheSandbox: the hook's path layer is written where the
@@ -30,7 +31,7 @@ func TestHookFileFollowsTheSandbox(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			st := &runState{handlers: tc.handlers, compiled: compiled, sandbox: config.SandboxDecision{On: tc.sandbox}}
+			st := &started{s: runner.RunSetup{Handlers: tc.handlers, Permissions: compiled, Sandbox: config.SandboxDecision{On: tc.sandbox}}}
 			f := st.hookFile("/ws", map[string]string{"Q?": "A"})
 			switch {
 			case tc.want < 0 && f != nil:

@@ -1,4 +1,4 @@
-package cli
+package ui
 
 import "strings"
 
@@ -20,7 +20,7 @@ func wantColour(live bool, getenv func(string) string) bool {
 // it passed, red when it failed, yellow when interrupted, none otherwise.
 func statusColour(status string) string {
 	switch strings.ToLower(strings.TrimSpace(status)) {
-	case "passed", "ok":
+	case "completed", "ok":
 		return ansiGreen
 	case "failed", "timeout", "error", "budget_exceeded":
 		return ansiRed

@@ -1,4 +1,4 @@
-package cli
+package ui
 
 import (
 	"strings"
@@ -27,7 +27,7 @@ func TestAnswersByTier(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &results.Case{CaseID: "c1", Answers: len(tc.log), AnswerLog: tc.log, AnswersByTier: results.TierCounts(tc.log)}
-			if got := tierCells(c); got != tc.cell {
+			if got := tierCells(c.Answers, c.AnswersByTier); got != tc.cell {
 				t.Errorf("tierCells = %q, want %q", got, tc.cell)
 			}
 			if got := answeredByTier(c); got != tc.line {

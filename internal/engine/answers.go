@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"bufio"
@@ -10,7 +10,8 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/results"
-	"github.com/agent-eval/agent-eval/internal/stream"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
 // deliveredAnswers reads a decision ledger (hook_decisions.jsonl) and keeps
@@ -20,26 +21,20 @@ import (
 // killed the hook at its timeout), or that never returned, is counted in
 // notDelivered instead: the ledger says what the hook decided, the
 // transcript what happened.
-func deliveredAnswers(ledger io.Reader, calls []stream.ToolCall) (answered []results.Answer, notDelivered int, err error) {
-	byID := map[string]stream.ToolCall{}
+func deliveredAnswers(ledger io.Reader, calls []transcript.ToolCall) (answered []results.Answer, notDelivered int, err error) {
+	byID := map[string]transcript.ToolCall{}
 	for _, c := range calls {
 		byID[c.ID] = c
 	}
 	sc := bufio.NewScanner(ledger)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
-		var e struct {
-			ToolUseID string            `json:"tool_use_id"`
-			Decision  intercept.Kind    `json:"decision"`
-			Answers   map[string]string `json:"answers"`
-			Tiers     map[string]string `json:"tiers"`
-			Warnings  []string          `json:"warnings"`
-		}
+		var e rundir.Decision
 		if json.Unmarshal(sc.Bytes(), &e) != nil || len(e.Answers) == 0 {
 			continue
 		}
 		call, ok := byID[e.ToolUseID]
-		if e.Decision != intercept.Allow || e.ToolUseID == "" || !ok || !call.Returned || call.IsError {
+		if e.Decision != string(intercept.Allow) || e.ToolUseID == "" || !ok || !call.Returned || call.IsError {
 			notDelivered += len(e.Answers)
 			continue
 		}

@@ -1,4 +1,4 @@
-package cli
+package ui
 
 import (
 	"fmt"
@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/agent-eval/agent-eval/internal/engine"
 )
 
 // progress is agent-eval run's stderr. Everything written to it passes
@@ -127,6 +129,11 @@ func (p *progress) finished(id string, cost float64, denials int) (done, total i
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.running, id)
+	for name := range p.running {
+		if strings.HasPrefix(name, id+"/") {
+			delete(p.running, name) // the case's pipeline steps
+		}
+	}
 	p.done++
 	p.cost += cost
 	p.denials += denials
@@ -189,7 +196,7 @@ func (p *progress) statusLocked() string {
 	}
 	fmt.Fprintf(&b, " · $%.4f", p.cost)
 	if p.denials > 0 {
-		fmt.Fprintf(&b, " · %s", plural(p.denials, "denial"))
+		fmt.Fprintf(&b, " · %s", engine.Plural(p.denials, "denial"))
 	}
 	s := []rune(b.String())
 	if max := p.width - 1; max > 0 && len(s) > max {

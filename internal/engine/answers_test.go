@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agent-eval/agent-eval/internal/results"
-	"github.com/agent-eval/agent-eval/internal/stream"
+	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
 // TestDeliveredAnswers: only answers whose call came back without an error
@@ -28,7 +28,7 @@ func TestDeliveredAnswers(t *testing.T) {
 		`{"tool_use_id":"bash","tool":"Bash","decision":"deny","reason":"no"}`,
 		`not json`,
 	}, "\n")
-	calls := []stream.ToolCall{
+	calls := []transcript.ToolCall{
 		{ID: "ok", Name: "AskUserQuestion", Returned: true},
 		{ID: "killed", Name: "AskUserQuestion", Returned: true, IsError: true},
 		{ID: "denied", Name: "AskUserQuestion", Returned: true, IsError: true},

@@ -1,0 +1,486 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/hook"
+	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/lifecycle"
+	tmpl "github.com/agent-eval/agent-eval/internal/prompt"
+	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/runner"
+	"github.com/agent-eval/agent-eval/internal/transcript"
+	"github.com/agent-eval/agent-eval/internal/workspace"
+)
+
+// outputDirRE is the case's output folder in a prompt: {{ output_dir }} or
+// {output_dir}.
+var outputDirRE = lazyre.New(`\{\{\s*output_dir\s*\}\}|\{output_dir\}`)
+
+// FillOutputDir puts dir where a prompt names the case's output folder.
+func FillOutputDir(s, dir string) string { return outputDirRE().ReplaceAllString(s, dir) }
+
+// caseRun is one case (or the batch) being run: where it works and writes.
+type caseRun struct {
+	c     *results.Case
+	ws    string // the workspace
+	out   string // the case's folder in the run directory
+	sess  runner.Session
+	tr    *transcript.Writer
+	env   map[string]string // before_each's outputs
+	vars  map[string]string // the CASE_* variables of the lifecycle hooks
+	input map[string]any
+}
+
+// runCase prepares the case's workspace, runs the agent and collects what
+// it left. Every failure is the case's, never the run's.
+func (st *state) runCase(ctx context.Context, id string) *results.Case {
+	c := newCase(id)
+	cr := &caseRun{c: c, out: st.dir.Case(id), ws: filepath.Join(st.wsRoot, id)}
+	fail := func(err error) *results.Case {
+		c.ExitCode, c.Status, c.Error = -1, results.StatusError, err.Error()
+		return c
+	}
+	if err := os.MkdirAll(cr.out, 0o755); err != nil {
+		return fail(fmt.Errorf("make the case's folder: %w", err))
+	}
+	caseDir := filepath.Join(st.ev.DatasetDir(), id)
+	c.Workspace = cr.ws
+	if err := os.MkdirAll(cr.ws, 0o755); err != nil {
+		return fail(fmt.Errorf("make the workspace: %w", err))
+	}
+	input, err := workspace.ReadInput(caseDir)
+	if err != nil {
+		return fail(err)
+	}
+	cr.input = input
+	if in := workspace.InputFile(caseDir); in != "" {
+		if err := workspace.CopyTree(in, filepath.Join(cr.out, filepath.Base(in))); err != nil {
+			return fail(fmt.Errorf("copy the case's input: %w", err))
+		}
+	}
+	if !st.p.Steps {
+		if c.Prompt, err = st.prompt(input, cr.ws); err != nil {
+			return fail(err)
+		}
+	}
+	overrides, err := workspace.CaseOverrides(caseDir)
+	if err != nil {
+		return fail(err)
+	}
+	if err := st.fillWorkspace(cr.ws, caseDir); err != nil {
+		return fail(fmt.Errorf("prepare the workspace: %w", err))
+	}
+	sess, err := st.rr.Prepare(ctx, runner.Workspace{ID: id, Dir: cr.ws, CaseDir: caseDir, Overrides: overrides})
+	if sess != nil {
+		defer func() {
+			if err := sess.Close(); err != nil {
+				st.obs.Warn(fmt.Sprintf("%s: clean up the runner's files: %v", id, err))
+			}
+		}()
+	}
+	if err != nil {
+		return fail(fmt.Errorf("prepare the workspace: %w", err))
+	}
+	cr.sess = sess
+	trFile, err := os.Create(st.dir.Transcript(id))
+	if err != nil {
+		return fail(fmt.Errorf("create the transcript: %w", err))
+	}
+	cr.tr = transcript.NewWriter(trFile)
+	defer func() {
+		if err := errors.Join(cr.tr.Flush(), trFile.Close()); err != nil {
+			st.obs.Warn(fmt.Sprintf("%s: write the transcript: %v", id, err))
+		}
+	}()
+	h := st.ev.Hooks
+	cr.vars = map[string]string{"CASE_ID": id, "CASE_WORKSPACE": cr.ws, "CASE_SOURCE_DIR": caseDir, "CASE_INPUT": filepath.Join(cr.ws, "input.yaml")}
+	var hooksLog *os.File
+	if len(h.BeforeEach) > 0 || len(h.AfterEach) > 0 {
+		if hooksLog, err = os.Create(filepath.Join(cr.out, rundir.HooksLogFile)); err != nil {
+			return fail(fmt.Errorf("create the case's hooks log: %w", err))
+		}
+		defer func() { _ = hooksLog.Close(); st.redactFile(hooksLog.Name()) }()
+	}
+	if len(h.AfterEach) > 0 {
+		defer func() {
+			if _, err := lifecycle.Phase(context.WithoutCancel(ctx), "after_each", h.AfterEach, cr.ws, st.hookEnviron(cr.vars), hooksLog, false); err != nil {
+				st.obs.Warn(fmt.Sprintf("%s: %v", id, err))
+			}
+		}()
+	}
+	cr.env = map[string]string{}
+	if len(h.BeforeEach) > 0 {
+		out, err := lifecycle.Phase(ctx, "before_each", h.BeforeEach, cr.ws, st.hookEnviron(cr.vars), hooksLog, true)
+		if err != nil {
+			return fail(err)
+		}
+		cr.env = out.Env
+		if len(out.Data) > 0 {
+			if err := writeYAML(filepath.Join(cr.out, rundir.HookOutputs), out.Data); err != nil {
+				return fail(fmt.Errorf("before_each: %w", err))
+			}
+		}
+	}
+	// The baseline is taken after before_each, so what the hooks prepared is
+	// not counted as the agent's work.
+	if st.p.Repo == "" {
+		if err := workspace.Baseline(cr.ws, st.baselineDir(id)); err != nil {
+			st.obs.Warn(fmt.Sprintf("%s: no baseline of the workspace, so no _modified/ (%v)", id, err))
+		} else {
+			defer st.collectModified(cr)
+		}
+	}
+	if st.p.Steps {
+		st.runSteps(ctx, cr)
+		return cr.c
+	}
+	if st.p.Repo == "" {
+		st.invoke(ctx, cr, cr.c, cr.out, c.Prompt, invocationSpec{}, true)
+		return cr.c
+	}
+	before, isGit := workspace.GitStatus(st.p.Repo)
+	st.invoke(ctx, cr, cr.c, cr.out, c.Prompt, invocationSpec{}, true)
+	if after, _ := workspace.GitStatus(st.p.Repo); isGit && after != before {
+		c.RepoModified = true
+		c.Status = results.StatusFailed
+		c.Error = strings.TrimSpace(c.Error + " the case modified the project (git status changed; see repo_modifications.txt)")
+		if c.ExitCode == 0 {
+			c.ExitCode = 1
+		}
+		if err := os.WriteFile(filepath.Join(cr.out, rundir.RepoModsFile), []byte("BEFORE:\n"+before+"AFTER:\n"+after), 0o644); err != nil {
+			st.obs.Warn(fmt.Sprintf("%s: write %s: %v", id, rundir.RepoModsFile, err))
+		}
+	}
+	return c
+}
+
+func (st *state) baselineDir(id string) string {
+	return filepath.Join(st.baselines, id+".git")
+}
+
+// fillWorkspace copies dataset.workspace.files and the case's input and
+// answers into ws. caseDir is "" for the batch workspace, which gets no
+// per-case files.
+func (st *state) fillWorkspace(ws, caseDir string) error {
+	if st.ev.Dataset.Workspace != nil {
+		for _, f := range st.ev.Dataset.Workspace.Files {
+			var src, dst string
+			if f.Path != "" && caseDir == "" {
+				continue // a per-case file; batch mode has no case folder
+			}
+			if f.Path != "" {
+				src, dst = filepath.Join(caseDir, f.Path), filepath.Join(ws, f.Path)
+				if _, err := os.Stat(src); err != nil {
+					return fmt.Errorf("dataset.workspace.files: the case has no %s: %w", f.Path, err)
+				}
+			} else {
+				src, dst = f.Source, filepath.Join(ws, f.Dest)
+				if !filepath.IsAbs(src) {
+					src = filepath.Join(st.p.ProjectRoot, src)
+				}
+			}
+			if err := workspace.CopyTree(src, dst); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	if caseDir == "" {
+		return nil
+	}
+	for _, name := range append(slices.Clone(workspace.InputNames), workspace.AnswersFile) {
+		if p := filepath.Join(caseDir, name); fileExists(p) {
+			if err := workspace.CopyTree(p, filepath.Join(ws, name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// collectModified copies what the agent changed in its workspace (besides
+// its outputs) into _modified/.
+func (st *state) collectModified(cr *caseRun) {
+	var skip []string
+	for _, o := range st.ev.Outputs {
+		if o.Path != "" {
+			skip = append(skip, o.Path)
+		}
+	}
+	c := cr.c
+	files, err := workspace.Modified(cr.ws, st.baselineDir(c.CaseID), skip)
+	if err != nil {
+		st.obs.Warn(fmt.Sprintf("%s: list the workspace's changes: %v", c.CaseID, err))
+		return
+	}
+	for _, f := range files {
+		if err := workspace.CopyTree(filepath.Join(cr.ws, f), filepath.Join(cr.out, rundir.ModifiedDir, f)); err != nil {
+			st.obs.Warn(fmt.Sprintf("%s: copy the changed file %s: %v", c.CaseID, f, err))
+			continue
+		}
+		c.ModifiedFiles = append(c.ModifiedFiles, f)
+	}
+}
+
+// collect copies the ledger and the outputs into the case's folder and
+// records the answered questions the agent was delivered
+// (deliveredAnswers).
+func (st *state) collect(ws, caseOut string, c *results.Case, calls []transcript.ToolCall) {
+	ledger := filepath.Join(ws, hook.LedgerFile)
+	if f, err := os.Open(ledger); err == nil {
+		answered, lost, err := deliveredAnswers(f, calls)
+		if err != nil {
+			st.obs.Warn(fmt.Sprintf("%s: %v", c.CaseID, err))
+		}
+		c.Answers, c.AnswerLog, c.AnswersNotDelivered = len(answered), answered, lost
+		c.AnswersByTier = results.TierCounts(answered)
+		_ = f.Close()
+		if err := workspace.CopyTree(ledger, filepath.Join(caseOut, hook.LedgerFile)); err != nil {
+			st.obs.Warn(fmt.Sprintf("%s: copy the hook ledger: %v", c.CaseID, err))
+		}
+	}
+	for _, o := range st.ev.Outputs {
+		if o.Path == "" {
+			continue
+		}
+		src := filepath.Join(ws, o.Path)
+		if fileExists(src) {
+			if err := workspace.CopyTree(src, filepath.Join(caseOut, rundir.OutputsDir, o.Path)); err != nil {
+				st.obs.Warn(fmt.Sprintf("%s: copy the output %s: %v", c.CaseID, o.Path, err))
+				c.Error = strings.TrimSpace(c.Error + " output " + o.Path + " could not be collected: " + err.Error())
+			}
+		}
+	}
+}
+
+// invocationSpec overrides the run's settings for one step of a pipeline.
+type invocationSpec struct {
+	step    string
+	timeout time.Duration
+	budget  *float64
+	runner  *config.Runner
+	env     map[string]string // the step's env, instead of the case's
+}
+
+// invoke runs the agent once, writes its streams into out and fills c;
+// collect copies the ledger and the outputs into out afterwards (a
+// pipeline collects once, after its last step). calls are returned for a
+// pipeline to collect with.
+func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, prompt string, spec invocationSpec, collect bool) []transcript.ToolCall {
+	fail := func(err error) []transcript.ToolCall {
+		c.ExitCode, c.Status, c.Error = -1, results.StatusError, err.Error()
+		return nil
+	}
+	stdout, err := os.Create(filepath.Join(out, rundir.StdoutFile))
+	if err != nil {
+		return fail(fmt.Errorf("create the agent's log: %w", err))
+	}
+	defer stdout.Close()
+	stderr, err := os.Create(filepath.Join(out, rundir.StderrFile))
+	if err != nil {
+		return fail(fmt.Errorf("create the agent's log: %w", err))
+	}
+	defer stderr.Close()
+	st.obs.AgentStarted(c.CaseID)
+	budget, timeout := st.p.MaxBudgetUSD, st.p.Timeout
+	if spec.budget != nil {
+		budget = *spec.budget
+	}
+	if spec.timeout > 0 {
+		timeout = spec.timeout
+	}
+	env := merged(st.hookEnv, cr.env)
+	if spec.env != nil {
+		env = merged(st.hookEnv, spec.env)
+	}
+	if cr.tr != nil {
+		cr.tr.Write(transcript.Event{Kind: transcript.KindPrompt, Step: spec.step, Text: prompt})
+	}
+	res := cr.sess.Invoke(ctx, runner.Invocation{Name: c.CaseID, Step: spec.step, Prompt: prompt, Env: env, Timeout: timeout,
+		MaxBudgetUSD: budget, Runner: spec.runner, Stdout: stdout, Stderr: stderr, NewRedactor: st.agentRedactor,
+		Transcript: cr.tr, Started: func(pgid int) { st.recordAgent(pgid, c.CaseID) }})
+	if res.Err != nil && cr.tr != nil {
+		cr.tr.Write(transcript.Event{Kind: transcript.KindError, Step: spec.step, Text: res.Err.Error()})
+	}
+	c.ExitCode, c.DurationS = res.ExitCode, res.Duration.Seconds()
+	c.CostUSD, c.TokenUsage, c.NumTurns, c.PerModelUsage = res.CostUSD, res.Usage, res.NumTurns, res.PerModel
+	if c.PerModelUsage == nil {
+		c.PerModelUsage = map[string]transcript.ModelUsage{}
+	}
+	c.Model, c.Result, c.IsError, c.PermissionDenials = res.Model, res.Text, res.IsError, res.Denials
+	if c.PermissionDenials == nil {
+		c.PermissionDenials = []transcript.Denial{}
+	}
+	c.TimedOut, c.Interrupted = res.TimedOut, res.Interrupted
+	switch {
+	case res.Interrupted:
+		c.Status, c.Error = results.StatusInterrupted, "interrupted"
+	case res.TimedOut:
+		c.Status, c.Error = results.StatusTimeout, fmt.Sprintf("timed out after %s", timeout)
+	case res.Err != nil:
+		c.Status, c.Error = results.StatusError, res.Err.Error()
+	case c.ExitCode != 0:
+		c.Status = results.StatusFailed
+		if res.IsError {
+			c.Error = "the agent ended with an error: " + clipText(res.Text, 200)
+		}
+	default:
+		c.Status = results.StatusCompleted
+	}
+	if collect {
+		st.collect(cr.ws, out, c, res.ToolCalls)
+	}
+	redactCase(c, res.Redactor)
+	return res.ToolCalls
+}
+
+// prompt renders execution.prompt (or the skill's invocation) for a case.
+func (st *state) prompt(input map[string]any, outputDir string) (string, error) {
+	x := st.ev.Execution
+	x.Prompt = outputDirRE().ReplaceAllString(x.Prompt, outputDir)
+	x.Arguments = outputDirRE().ReplaceAllString(x.Arguments, outputDir)
+	if skill := strings.TrimSpace(x.Skill); skill != "" {
+		args, err := tmpl.Render(x.Arguments, input)
+		if err != nil {
+			return "", err
+		}
+		return strings.TrimSpace("/" + skill + " " + args), nil
+	}
+	return tmpl.Render(x.Prompt, input)
+}
+
+// runSteps runs a multi-step pipeline in the case's workspace: each step's
+// prompt may use the earlier steps' results ({{ steps.<id>.output }},
+// {{ steps.<id>.exit_code }}); a failing step stops the pipeline unless its
+// on_failure is continue. The case adds up its steps.
+func (st *state) runSteps(ctx context.Context, cr *caseRun) {
+	c, ws := cr.c, cr.ws
+	stepsCtx := map[string]any{}
+	c.Status, c.PerModelUsage = results.StatusCompleted, map[string]transcript.ModelUsage{}
+	seen := map[string]bool{}
+	var calls []transcript.ToolCall
+	for i, s := range st.ev.Execution.Steps {
+		out := st.dir.Step(c.CaseID, s.ID)
+		sc := newCase(c.CaseID + "/" + s.ID)
+		c.Steps = append(c.Steps, sc)
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			sc.ExitCode, sc.Status, sc.Error = -1, results.StatusError, err.Error()
+		} else {
+			calls = append(calls, st.runStep(ctx, cr, sc, s, i, out, stepsCtx)...)
+		}
+		stepsCtx[s.ID] = map[string]any{"output": sc.Result, "exit_code": sc.ExitCode}
+		c.DurationS += sc.DurationS
+		c.CostUSD += sc.CostUSD
+		c.NumTurns += sc.NumTurns
+		c.TokenUsage.Add(sc.TokenUsage)
+		transcript.AddPerModel(c.PerModelUsage, sc.PerModelUsage)
+		for _, d := range sc.PermissionDenials {
+			if !seen[d.ToolUseID+"\x00"+sc.CaseID] {
+				seen[d.ToolUseID+"\x00"+sc.CaseID] = true
+				c.PermissionDenials = append(c.PermissionDenials, d)
+			}
+		}
+		c.Model, c.Result, c.IsError = firstNonEmpty(sc.Model, c.Model), sc.Result, sc.IsError
+		c.TimedOut, c.Interrupted = c.TimedOut || sc.TimedOut, c.Interrupted || sc.Interrupted
+		if sc.ExitCode != 0 && c.ExitCode == 0 {
+			c.ExitCode, c.Status, c.Error = sc.ExitCode, sc.Status, "step "+s.ID+": "+firstNonEmpty(sc.Error, string(sc.Status))
+		}
+		if sc.ExitCode != 0 && (s.OnFailure != "continue" || sc.Interrupted) {
+			c.AbortedAtStep = s.ID
+			break
+		}
+	}
+	if c.Interrupted {
+		c.Status = results.StatusInterrupted
+	}
+	st.collect(ws, cr.out, c, calls)
+}
+
+// runStep runs one step of a pipeline with its hooks.
+func (st *state) runStep(ctx context.Context, cr *caseRun, sc *results.Case, s config.Step, i int, out string, stepsCtx map[string]any) []transcript.ToolCall {
+	tpl := s.Prompt
+	if strings.TrimSpace(s.Skill) != "" {
+		tpl = "/" + strings.TrimSpace(s.Skill) + " " + s.Arguments
+	}
+	tpl = outputDirRE().ReplaceAllString(tpl, cr.ws)
+	prompt, err := tmpl.RenderStep(tpl, cr.input, stepsCtx)
+	if err != nil {
+		sc.ExitCode, sc.Status, sc.Error = -1, results.StatusError, err.Error()
+		return nil
+	}
+	sc.Prompt = prompt
+	vars := map[string]string{"STEP_ID": s.ID, "STEP_INDEX": fmt.Sprint(i + 1)}
+	for k, v := range cr.vars {
+		vars[k] = v
+	}
+	stepEnv := merged(cr.env, config.ResolveEnv(s.Env, os.LookupEnv))
+	var hooksLog io.Writer = io.Discard
+	if len(st.ev.Hooks.BeforeStep)+len(st.ev.Hooks.AfterStep) > 0 {
+		f, err := os.Create(filepath.Join(out, rundir.HooksLogFile))
+		if err != nil {
+			st.obs.Warn(fmt.Sprintf("%s: create the step's hooks log: %v", sc.CaseID, err))
+		} else {
+			defer func() { _ = f.Close(); st.redactFile(f.Name()) }()
+			hooksLog = f
+		}
+	}
+	var calls []transcript.ToolCall
+	failed := false
+	if len(st.ev.Hooks.BeforeStep) > 0 {
+		o, err := lifecycle.Phase(ctx, "before_step", st.ev.Hooks.BeforeStep, cr.ws, st.hookEnviron(merged(vars, stepEnv)), hooksLog, true)
+		if err != nil {
+			sc.ExitCode, sc.Status, sc.Error, failed = -1, results.StatusError, err.Error(), true
+		}
+		for k, v := range o.Env {
+			stepEnv[k] = v
+		}
+	}
+	if !failed {
+		spec := invocationSpec{step: s.ID, runner: s.Runner, budget: s.MaxBudgetUSD, env: stepEnv}
+		if s.Timeout != nil {
+			spec.timeout = time.Duration(*s.Timeout) * time.Second
+		}
+		calls = st.invoke(ctx, cr, sc, out, prompt, spec, false)
+	}
+	if len(st.ev.Hooks.AfterStep) > 0 {
+		vars["STEP_EXIT_CODE"] = fmt.Sprint(sc.ExitCode)
+		if _, err := lifecycle.Phase(context.WithoutCancel(ctx), "after_step", st.ev.Hooks.AfterStep, cr.ws, st.hookEnviron(vars), hooksLog, false); err != nil {
+			st.obs.Warn(fmt.Sprintf("%s: %v", sc.CaseID, err))
+		}
+	}
+	return calls
+}
+
+// merged returns the maps' entries, later maps winning.
+func merged(maps ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range maps {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// clipText cuts s to n bytes, marking the cut.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,545 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/atomicfile"
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/guard"
+	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/lifecycle"
+	"github.com/agent-eval/agent-eval/internal/permissions"
+	"github.com/agent-eval/agent-eval/internal/redact"
+	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/runner"
+	"github.com/agent-eval/agent-eval/internal/transcript"
+	"github.com/agent-eval/agent-eval/internal/version"
+)
+
+// state is one run being executed.
+type state struct {
+	p         Plan
+	ev        *config.Eval
+	obs       Observer
+	dir       rundir.Dir
+	runID     string
+	wsRoot    string // where the workspaces are
+	baselines string // the workspaces' git baselines, outside them
+	rr        runner.Run
+	caps      runner.Capabilities
+	fakeURL   string
+	hookEnv   map[string]string // before_all's outputs
+	redOnce   sync.Once
+	red       *redact.Redactor // runRedactor
+
+	mu       sync.Mutex
+	rows     map[string]Row  // this attempt's finished cases, for the table
+	writeErr []error         // case results that could not be written
+	ran      map[string]bool // cases this attempt wrote a result for
+}
+
+// Run runs the plan: it opens (or resumes) the run directory, starts the
+// runner, runs the lifecycle phases and the cases, and writes the run's
+// aggregate run_result.json once at the end — also after an interrupt,
+// which is ctx's cancellation: the finished cases are kept and the run is
+// marked interrupted. The error is the run's own failure (a *UsageError or
+// a *runner.ConfigError for the user's to fix, else the harness's); the
+// cases' failures are in the returned run.
+func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *results.Run, err error) {
+	if obs == nil {
+		obs = Discard{}
+	}
+	if !rs.Has(p.Runner) {
+		return nil, usageErrorf("runner.type %s: this version of agent-eval does not implement it (it knows %v)", p.Runner, rs.Types())
+	}
+	rn, err := rs.New(p.Runner)
+	if err != nil {
+		return nil, err
+	}
+	st := &state{p: p, ev: p.Eval, obs: obs, caps: rn.Capabilities(), rows: map[string]Row{}, ran: map[string]bool{}}
+	if p.Mode == ModeBatch && !st.caps.Batch {
+		return nil, usageErrorf("execution.mode: batch: runner %s cannot run a batch", p.Runner)
+	}
+	if p.Steps && !st.caps.Steps {
+		return nil, usageErrorf("execution.steps: runner %s cannot run a pipeline", p.Runner)
+	}
+	if p.Repo != "" && !st.caps.RepoMode {
+		return nil, usageErrorf("runner.workspace_mode: repo: runner %s cannot run in the project", p.Runner)
+	}
+	if len(st.ev.Inputs.Tools) > 0 && !st.caps.Interception {
+		obs.Warn(fmt.Sprintf("inputs.tools is not enforced: runner %s cannot intercept tool calls", p.Runner))
+	}
+	if len(st.ev.Permissions.Allow)+len(st.ev.Permissions.Deny) > 0 && !st.caps.NativePermissions {
+		obs.Warn(fmt.Sprintf("permissions are not enforced: runner %s has no permission rules agent-eval can set", p.Runner))
+	}
+	started := false // the first case (or the batch) began
+	made := missingDirs(p.RunsDir)
+	if err := st.openRunDir(); err != nil {
+		return nil, err
+	}
+	if !p.Resume {
+		// A run that fails before its first case leaves nothing behind:
+		// not its folder, nor the folders above it that it made.
+		defer func() {
+			if !started {
+				_ = os.RemoveAll(st.dir.Path)
+				for _, d := range made {
+					_ = os.Remove(d) // only if still empty
+				}
+			}
+		}()
+	}
+	unlock, err := st.dir.Lock()
+	if errors.Is(err, rundir.ErrRunning) {
+		return nil, usageErrorf("--resume: %s: %v", st.dir.Path, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := os.MkdirAll(filepath.Join(st.dir.Path, rundir.CasesDir), 0o755); err != nil {
+		return nil, fmt.Errorf("make the cases folder: %w", err)
+	}
+	if st.wsRoot, err = os.MkdirTemp("", "agent-eval-ws-"); err != nil {
+		return nil, fmt.Errorf("make the workspaces folder: %w", err)
+	}
+	defer os.RemoveAll(st.wsRoot)
+	if st.baselines, err = os.MkdirTemp("", "agent-eval-baselines-"); err != nil {
+		return nil, fmt.Errorf("make the baselines folder: %w", err)
+	}
+	defer os.RemoveAll(st.baselines)
+	var handlers *intercept.File
+	if len(st.ev.Inputs.Tools) > 0 && st.caps.Interception && p.LoadHandlers != nil {
+		// Redacted with what is known now: before_all has not run yet.
+		red := st.agentRedactor(append(os.Environ(), environ(config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv))...))
+		if handlers, err = p.LoadHandlers(ctx, func(msg string) { obs.Warn(red.String(msg)) }); err != nil {
+			return nil, err
+		}
+	}
+	if p.FakeModel {
+		stop, err := st.startFakeModel()
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+	}
+	sandbox := st.ev.Sandbox()
+	if !st.caps.Sandbox {
+		sandbox = config.SandboxDecision{}
+	}
+	st.rr, err = rn.Start(ctx, runner.RunSetup{Eval: st.ev, Model: p.Model, AgentBin: p.AgentBin, HarnessBin: p.HarnessBin,
+		RunDir: st.dir.Path, WorkspaceRoot: st.wsRoot, Baselines: st.baselines, Workspaces: p.Workspaces(st.wsRoot),
+		Repo: p.Repo, Handlers: handlers, Permissions: permissions.Compile(st.ev.Permissions.Allow, st.ev.Permissions.Deny),
+		Sandbox: sandbox, FakeModelURL: st.fakeURL, Warn: obs.Warn})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := st.rr.Close(); cerr != nil {
+			obs.Warn(fmt.Sprintf("clean up the runner: %v", cerr))
+		}
+	}()
+
+	var todo []string
+	for _, id := range p.Cases {
+		if p.Resume && st.dir.FinishedCase(id) != nil {
+			continue
+		}
+		todo = append(todo, id)
+	}
+	if p.Resume {
+		obs.Note(fmt.Sprintf("resuming %s: %d of %s already finished", st.runID, len(p.Cases)-len(todo), Plural(len(p.Cases), "case")))
+		st.sweepLeftovers()
+	}
+	agent, agentVersion := st.rr.Agent()
+	if b, ok := st.rr.(interface{ Bin() string }); ok {
+		agent = b.Bin()
+	}
+	toRun := len(todo)
+	if p.Mode == ModeBatch {
+		toRun = len(p.Cases)
+	}
+	obs.RunStarted(RunInfo{RunID: st.runID, Dir: st.dir.Path, Mode: p.Mode, Model: p.Model, Agent: agent, AgentVersion: agentVersion,
+		ToRun: toRun, Total: len(p.Cases), Resume: p.Resume})
+
+	start := time.Now()
+	hooksLog, err := os.Create(st.dir.HooksLog())
+	if err != nil {
+		return nil, fmt.Errorf("create the hooks log: %w", err)
+	}
+	defer func() { _ = hooksLog.Close(); st.redactFile(hooksLog.Name()) }()
+	if len(st.ev.Hooks.BeforeAll) > 0 {
+		out, err := lifecycle.Phase(ctx, "before_all", st.ev.Hooks.BeforeAll, p.ProjectRoot, st.hookEnviron(nil), hooksLog, true)
+		if err != nil {
+			// The run directory goes (no case began): its log is shown here.
+			_ = hooksLog.Close()
+			st.redactFile(hooksLog.Name())
+			if b, rerr := os.ReadFile(hooksLog.Name()); rerr == nil && len(b) > 0 {
+				obs.Note("hooks.log:\n" + strings.TrimSuffix(indent(string(b)), "\n"))
+			}
+			return nil, err
+		}
+		st.hookEnv = out.Env
+		if len(out.Data) > 0 {
+			if err := writeYAML(filepath.Join(st.dir.Path, rundir.HookOutputs), out.Data); err != nil {
+				return nil, fmt.Errorf("before_all: %w", err)
+			}
+		}
+	}
+	if len(st.ev.Hooks.AfterAll) > 0 {
+		defer func() {
+			if _, err := lifecycle.Phase(context.WithoutCancel(ctx), "after_all", st.ev.Hooks.AfterAll, p.ProjectRoot, st.hookEnviron(nil), hooksLog, false); err != nil {
+				obs.Warn(err.Error())
+			}
+		}()
+	}
+	started = true
+	if p.Mode == ModeBatch {
+		return st.runBatch(ctx, start)
+	}
+	sem := make(chan struct{}, max(p.Parallel, 1))
+	var wg sync.WaitGroup
+	for _, id := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		if ctx.Err() != nil {
+			<-sem
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			st.finish(st.safeRunCase(ctx, id))
+		}()
+	}
+	wg.Wait()
+	r, err := st.aggregate(time.Since(start), ctx.Err() != nil)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]Row, 0, len(p.Cases))
+	for _, id := range p.Cases {
+		row, ok := st.rows[id]
+		if !ok {
+			if c := r.PerCase[id]; c != nil {
+				row = RowOf(c)
+			} else {
+				row = Row{ID: id}
+			}
+		}
+		rows = append(rows, row)
+	}
+	obs.RunFinished(Summary{Run: r, Dir: st.dir.Path, Rows: rows})
+	return r, errors.Join(st.writeErr...)
+}
+
+// missingDirs are dir and those of its parents that do not exist yet,
+// deepest first.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || d == filepath.Dir(d) {
+			return out
+		}
+		out = append(out, d)
+	}
+}
+
+// openRunDir creates the run directory, or finds the one to resume.
+func (st *state) openRunDir() error {
+	p := st.p
+	st.runID = p.RunID
+	if p.Resume {
+		if st.runID == "" {
+			id, err := rundir.LatestUnfinished(p.RunsDir, p.Cases)
+			if err != nil {
+				return err
+			}
+			if id == "" {
+				return usageErrorf("--resume: no unfinished run of %s under %s; start one without --resume, or name a run with --run-id", st.ev.EvalName(), p.RunsDir)
+			}
+			st.runID = id
+		}
+		st.dir = rundir.Dir{Path: filepath.Join(p.RunsDir, st.runID)}
+		if fi, err := os.Stat(st.dir.Path); err != nil || !fi.IsDir() {
+			return usageErrorf("--resume: no run %s", st.dir.Path)
+		}
+		return nil
+	}
+	id, d, err := rundir.Create(p.RunsDir, st.runID, p.ExplicitID)
+	if errors.Is(err, rundir.ErrExists) {
+		return usageErrorf("%s already exists; choose another --run-id, or continue it with --resume", filepath.Join(p.RunsDir, st.runID))
+	}
+	if err != nil {
+		return err
+	}
+	st.runID, st.dir = id, d
+	return nil
+}
+
+// startFakeModel serves the cases' fake_model.yaml scripts; what the model
+// was sent is kept beside the results, for debugging an eval's wiring.
+func (st *state) startFakeModel() (stop func(), err error) {
+	logFile, err := os.Create(filepath.Join(st.dir.Path, rundir.FakeModelLog))
+	if err != nil {
+		return nil, fmt.Errorf("--fake-model: %w", err)
+	}
+	srv := fakeapi.New(fakeapi.Options{Log: logFile})
+	ds := st.ev.DatasetDir()
+	scripts := map[string]string{BatchID: filepath.Join(ds, FakeModelScript)}
+	if st.p.Mode == ModeCase {
+		scripts = map[string]string{}
+		for _, id := range st.p.Cases {
+			scripts[id] = filepath.Join(ds, id, FakeModelScript)
+			// A pipeline's steps are separate conversations: each may have
+			// its own fake_model.<step>.yaml.
+			for _, step := range st.ev.StepIDs() {
+				p := filepath.Join(ds, id, "fake_model."+step+".yaml")
+				if _, err := os.Stat(p); err != nil {
+					p = scripts[id]
+				}
+				scripts[id+"/"+step] = p
+			}
+		}
+	}
+	for name, p := range scripts {
+		script, err := fakeapi.LoadScript(p)
+		if err != nil {
+			_ = logFile.Close()
+			return nil, usageErrorf("--fake-model: %v", err)
+		}
+		srv.SetScript(name, script)
+	}
+	if st.fakeURL, err = srv.Start(""); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("--fake-model: %w", err)
+	}
+	return func() {
+		srv.Close()
+		if err := logFile.Close(); err != nil {
+			st.obs.Warn(fmt.Sprintf("--fake-model: write %s: %v", rundir.FakeModelLog, err))
+		}
+	}, nil
+}
+
+// safeRunCase runs a case; a panic in it is the case's error, not the
+// run's end.
+func (st *state) safeRunCase(ctx context.Context, id string) (c *results.Case) {
+	defer func() {
+		if v := recover(); v != nil {
+			c = newCase(id)
+			c.ExitCode, c.Status, c.Error = -1, results.StatusError, fmt.Sprintf("the harness crashed running the case: %v\n%s", v, debug.Stack())
+		}
+	}()
+	return st.runCase(ctx, id)
+}
+
+// finish writes a finished case's result and tells the observer. The run
+// keeps only its table row: the aggregate is built from the files at the
+// end, so a case costs O(1) here whatever the run's size.
+func (st *state) finish(c *results.Case) {
+	redactCase(c, st.runRedactor())
+	c.ToolCalls = nil // the run's bookkeeping only; transcript.jsonl has them
+	err := results.WriteJSON(st.dir.CaseResult(c.CaseID), c)
+	st.mu.Lock()
+	if err != nil {
+		st.writeErr = append(st.writeErr, fmt.Errorf("write the result of case %s: %w", c.CaseID, err))
+	} else {
+		st.ran[c.CaseID] = true
+	}
+	st.rows[c.CaseID] = RowOf(c)
+	st.mu.Unlock()
+	if err != nil {
+		st.obs.Warn(fmt.Sprintf("%s: its result could not be written: %v", c.CaseID, err))
+	}
+	st.obs.CaseFinished(c)
+}
+
+// aggregate builds the run's run_result.json from the cases' own files
+// (this attempt's and, on resume, the earlier attempts' finished ones) and
+// writes it.
+func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.Run, error) {
+	r := st.newRun()
+	for _, id := range st.p.Cases {
+		st.mu.Lock()
+		ran := st.ran[id]
+		st.mu.Unlock()
+		var c *results.Case
+		if ran {
+			var err error
+			if c, err = st.dir.ReadCase(id); err != nil {
+				return nil, fmt.Errorf("build the run's result: %w", err)
+			}
+		} else if st.p.Resume {
+			c = st.dir.FinishedCase(id)
+		}
+		if c != nil {
+			r.Add(c)
+		}
+	}
+	r.WallClockS = wall.Seconds()
+	r.Interrupted = interrupted
+	if err := results.WriteJSON(st.dir.RunResult(), r); err != nil {
+		return nil, fmt.Errorf("write the run's result: %w", err)
+	}
+	return r, nil
+}
+
+// newRun is the run's aggregate without cases.
+func (st *state) newRun() *results.Run {
+	agent, v := st.rr.Agent()
+	return &results.Run{SchemaVersion: results.SchemaVersion, RunID: st.runID, EvalName: st.ev.EvalName(), Model: st.p.Model,
+		Agent: agent, AgentVersion: v, HarnessVer: version.Get().Version,
+		ExecutionMode: string(st.p.Mode), PerCase: map[string]*results.Case{}, PerModelUsage: map[string]transcript.ModelUsage{},
+		EvalParams: map[string]any{"timeout_s": st.p.Timeout.Seconds(), "max_budget_usd": st.p.MaxBudgetUSD, "parallelism": st.p.Parallel, "fake_model": st.p.FakeModel}}
+}
+
+// recordAgent notes an agent's process group, so that a resumed run can
+// kill what a dead attempt left behind.
+func (st *state) recordAgent(pgid int, name string) {
+	if err := guard.Record(filepath.Join(st.dir.Path, rundir.AgentProcsFile), pgid, name); err != nil {
+		st.obs.Warn(fmt.Sprintf("%s: record the agent's process: %v", name, err))
+	}
+}
+
+// sweepLeftovers kills the agents an earlier attempt of the run left
+// behind (recorded by recordAgent), unless their agent-eval still runs.
+func (st *state) sweepLeftovers() {
+	killed, err := guard.Sweep(filepath.Join(st.dir.Path, rundir.AgentProcsFile))
+	for _, k := range killed {
+		if k.Live != 0 {
+			st.obs.Warn(fmt.Sprintf("case %s of this run is still running under agent-eval process %d (process group %d): left alone", k.Label, k.Live, k.PID))
+			continue
+		}
+		st.obs.Note(fmt.Sprintf("resume: killed a leftover agent of the earlier attempt (case %s, process group %d, %s)", k.Label, k.PID, Plural(k.Procs, "process")))
+	}
+	if err != nil {
+		st.obs.Warn(fmt.Sprintf("sweep the earlier attempt's agents: %v", err))
+	}
+}
+
+// hookEnviron is a lifecycle hook's environment: the caller's, the run's
+// AGENT_EVAL_* variables, before_all's outputs and the case's variables.
+func (st *state) hookEnviron(caseVars map[string]string) []string {
+	abs, _ := filepath.Abs(st.p.ConfigPath)
+	runDir, _ := filepath.Abs(st.dir.Path)
+	vars := map[string]string{"AGENT_EVAL_WORKSPACE": st.wsRoot, "AGENT_EVAL_RUN_ID": st.runID, "AGENT_EVAL_CONFIG": abs,
+		"AGENT_EVAL_PROJECT_ROOT": st.p.ProjectRoot, "AGENT_EVAL_MODEL": st.p.Model, "AGENT_EVAL_RUN_DIR": runDir}
+	for k, v := range st.hookEnv {
+		vars[k] = v
+	}
+	for k, v := range caseVars {
+		vars[k] = v
+	}
+	return lifecycle.Environ(os.Environ(), vars)
+}
+
+// agentRedactor redacts the secrets of an agent's environment and of
+// execution.env.
+func (st *state) agentRedactor(env []string) *redact.Redactor {
+	all := slices.Clone(env)
+	for k, v := range config.ResolveEnv(st.ev.Execution.Env, os.LookupEnv) {
+		all = append(all, k+"="+v)
+	}
+	return redact.FromEnviron(all)
+}
+
+// runRedactor redacts every secret the run knows of: the caller's
+// environment, runner.env, execution.env and before_all's outputs.
+func (st *state) runRedactor() *redact.Redactor {
+	st.redOnce.Do(func() {
+		env := append(os.Environ(), environ(config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv))...)
+		st.red = st.agentRedactor(append(env, environ(st.hookEnv)...))
+	})
+	return st.red
+}
+
+// environ is m as KEY=VALUE pairs.
+func environ(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// redactCase redacts a case's free text and its denials' inputs.
+func redactCase(c *results.Case, red *redact.Redactor) {
+	if red == nil {
+		return
+	}
+	c.Error, c.Result = red.String(c.Error), red.String(c.Result)
+	for i := range c.PermissionDenials {
+		if in := c.PermissionDenials[i].ToolInput; len(in) > 0 {
+			c.PermissionDenials[i].ToolInput = red.JSON(in)
+		}
+	}
+	for i := range c.AnswerLog {
+		a := &c.AnswerLog[i]
+		a.Question, a.Answer, a.Why = red.String(a.Question), red.String(a.Answer), red.String(a.Why)
+	}
+	for _, s := range c.Steps {
+		redactCase(s, red)
+	}
+}
+
+// redactFile redacts a log the harness wrote in place.
+func (st *state) redactFile(path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	if red := st.runRedactor().String(string(b)); red != string(b) {
+		if err := atomicfile.Write(path, []byte(red), 0o644); err != nil {
+			st.obs.Warn(fmt.Sprintf("redact %s: %v", path, err))
+		}
+	}
+}
+
+func writeYAML(path string, v any) error {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// indent prefixes every line of s with two spaces and ends it with a newline.
+func indent(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ") + "\n"
+}
+
+// Plural is "1 case", "2 cases", "3 processes".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func newCase(id string) *results.Case {
+	return &results.Case{CaseID: id, PermissionDenials: []transcript.Denial{}, PerModelUsage: map[string]transcript.ModelUsage{}}
+}

@@ -1,0 +1,557 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/engine"
+	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/runner"
+	"github.com/agent-eval/agent-eval/internal/runner/fake"
+	"github.com/agent-eval/agent-eval/internal/transcript"
+)
+
+// project writes an eval project (eval.yaml and cases/<id>/input.yaml for
+// each id) into a temporary folder and returns it.
+func project(t testing.TB, evalYAML string, ids ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{"eval.yaml": evalYAML}
+	for _, id := range ids {
+		files["cases/"+id+"/input.yaml"] = "name: " + id + "\n"
+	}
+	for p, body := range files {
+		p = filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// recorder is an Observer that keeps what it heard.
+type recorder struct {
+	mu       sync.Mutex
+	started  []string
+	finished []*results.Case
+	warnings []string
+	notes    []string
+	summary  *engine.Summary
+	info     *engine.RunInfo
+	onStart  func(name string)
+}
+
+func (r *recorder) RunStarted(i engine.RunInfo) { r.mu.Lock(); r.info = &i; r.mu.Unlock() }
+func (r *recorder) AgentStarted(name string) {
+	r.mu.Lock()
+	r.started = append(r.started, name)
+	f := r.onStart
+	r.mu.Unlock()
+	if f != nil {
+		f(name)
+	}
+}
+func (r *recorder) CaseFinished(c *results.Case) {
+	r.mu.Lock()
+	cp := *c
+	r.finished = append(r.finished, &cp)
+	r.mu.Unlock()
+}
+func (r *recorder) Warn(msg string)              { r.mu.Lock(); r.warnings = append(r.warnings, msg); r.mu.Unlock() }
+func (r *recorder) Note(msg string)              { r.mu.Lock(); r.notes = append(r.notes, msg); r.mu.Unlock() }
+func (r *recorder) RunFinished(s engine.Summary) { r.mu.Lock(); r.summary = &s; r.mu.Unlock() }
+
+// run plans and runs the eval in dir with the fake runner.
+type run struct {
+	dir   string
+	flags engine.Flags
+	fake  *fake.Runner
+	obs   *recorder
+}
+
+func newRun(t testing.TB, dir string, scripts map[string]fake.Script) *run {
+	t.Helper()
+	return &run{dir: dir, flags: engine.Flags{RunID: "r1", MaxBudgetUSD: -1, Model: "m"}, fake: fake.New(scripts), obs: &recorder{}}
+}
+
+func (r *run) plan(t testing.TB) engine.Plan {
+	t.Helper()
+	ev, err := config.Load(filepath.Join(r.dir, "eval.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.NewPlan(ev, filepath.Join(r.dir, "eval.yaml"), r.flags, engine.Environment{Dir: r.dir, Now: time.Now(),
+		Getenv: func(k string) string {
+			if k == "AGENT_EVAL_RUNS_DIR" {
+				return filepath.Join(r.dir, "runs")
+			}
+			return ""
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Runner = runner.TypeFake
+	return p
+}
+
+func (r *run) exec(ctx context.Context, t testing.TB) (*results.Run, error) {
+	t.Helper()
+	reg := runner.NewRegistry()
+	reg.Register(runner.TypeFake, r.fake.Factory())
+	res, err := engine.Run(ctx, r.plan(t), reg, r.obs)
+	if n := r.fake.OpenSessions(); n != 0 {
+		t.Errorf("%d sessions left open", n)
+	}
+	return res, err
+}
+
+func (r *run) runDir() rundir.Dir {
+	return rundir.Dir{Path: filepath.Join(r.dir, "runs", "demo", "r1")}
+}
+
+const caseEval = `name: demo
+execution: {prompt: "Hello {name}."}
+models: {skill: m}
+dataset: {path: cases}
+outputs: [{path: out}]
+`
+
+func TestCaseMode(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval, "a", "b", "c")
+	r := newRun(t, dir, map[string]fake.Script{
+		"a": {Text: "did a", CostUSD: 0.5, Turns: 2, Files: map[string]string{"out/x.txt": "from a", "notes.md": "scratch"},
+			ToolCalls: []transcript.ToolCall{{ID: "t1", Name: "Bash", Input: []byte(`{"command":"ls"}`), Result: "x", Returned: true}}},
+		"b": {ExitCode: 2, Text: "broke"},
+		"c": {Denials: []transcript.Denial{{ToolName: "Bash", ToolUseID: "t9", ToolInput: []byte(`{"command":"rm -rf /"}`)}}},
+	})
+	res, err := r.exec(context.Background(), t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 2 || res.NumCases != 3 || res.Interrupted || res.CostUSD != 0.5 {
+		t.Errorf("run: exit %d, %d cases, interrupted %v, $%v", res.ExitCode, res.NumCases, res.Interrupted, res.CostUSD)
+	}
+	d := r.runDir()
+	want := map[string]results.Status{"a": results.StatusCompleted, "b": results.StatusFailed, "c": results.StatusCompleted}
+	for id, status := range want {
+		c, err := d.ReadCase(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Status != status || res.PerCase[id].Status != status {
+			t.Errorf("%s: status %s (aggregate %s), want %s", id, c.Status, res.PerCase[id].Status, status)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(d.Outputs("a"), "out", "x.txt")); err != nil || string(b) != "from a" {
+		t.Errorf("a's output: %q, %v", b, err)
+	}
+	if c, _ := d.ReadCase("a"); !slices.Equal(c.ModifiedFiles, []string{"notes.md"}) {
+		t.Errorf("a's modified files %v, want [notes.md] (outputs and input left out)", c.ModifiedFiles)
+	}
+	if c, _ := d.ReadCase("c"); len(c.PermissionDenials) != 1 {
+		t.Errorf("c's denials %v", c.PermissionDenials)
+	}
+	events, err := d.ReadTranscript("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []transcript.Kind
+	for _, e := range events {
+		kinds = append(kinds, e.Kind)
+	}
+	if want := []transcript.Kind{transcript.KindPrompt, transcript.KindToolCall, transcript.KindToolResult, transcript.KindResult}; !slices.Equal(kinds, want) {
+		t.Errorf("a's transcript kinds %v, want %v", kinds, want)
+	}
+	if events[0].Text != "Hello a." {
+		t.Errorf("prompt event %q", events[0].Text)
+	}
+	if s := r.obs.summary; s == nil || len(s.Rows) != 3 || s.Rows[1].ID != "b" || s.Rows[1].ExitCode != 2 {
+		t.Errorf("summary rows %+v", r.obs.summary)
+	}
+	if len(r.obs.finished) != 3 || r.obs.info == nil || r.obs.info.ToRun != 3 {
+		t.Errorf("observer: %d finished, info %+v", len(r.obs.finished), r.obs.info)
+	}
+}
+
+func TestBatchMode(t *testing.T) {
+	t.Parallel()
+	dir := project(t, `name: demo
+execution: {mode: batch, prompt: "Do them all."}
+models: {skill: m}
+dataset: {path: cases}
+`, "a", "b")
+	r := newRun(t, dir, map[string]fake.Script{"batch": {Text: "done", CostUSD: 1}})
+	res, err := r.exec(context.Background(), t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Batch == nil || res.Batch.Status != results.StatusCompleted || res.NumCases != 2 || res.PerCase != nil || res.CostUSD != 1 {
+		t.Fatalf("batch run %+v", res)
+	}
+	calls := r.fake.Calls()
+	if len(calls) != 1 || calls[0].Name != engine.BatchID || calls[0].Prompt != "Do them all." {
+		t.Errorf("calls %v", calls)
+	}
+	b, err := os.ReadFile(filepath.Join(r.runDir().Path, rundir.BatchFile))
+	if err != nil || !strings.Contains(string(b), "name: a") || !strings.Contains(string(b), "name: b") {
+		t.Errorf("batch.yaml %q, %v", b, err)
+	}
+	if rr, err := r.runDir().ReadRun(); err != nil || rr.Batch == nil {
+		t.Errorf("run_result.json: %v", err)
+	}
+}
+
+const stepsEval = `name: demo
+execution:
+  steps:
+    - {id: one, prompt: "Plan for {name}.", on_failure: continue}
+    - {id: two, prompt: "Build: {{ steps.one.output }} ({{ steps.one.exit_code }})."}
+    - {id: three, prompt: "Report."}
+models: {skill: m}
+dataset: {path: cases}
+`
+
+func TestSteps(t *testing.T) {
+	t.Parallel()
+	dir := project(t, stepsEval, "ok", "bad")
+	r := newRun(t, dir, map[string]fake.Script{
+		"ok/one":  {Text: "alpha", CostUSD: 0.25},
+		"ok":      {Text: "fine", CostUSD: 0.25},
+		"bad/one": {ExitCode: 1, Text: "no plan"},
+		"bad/two": {ExitCode: 3, Text: "no build"},
+		"bad":     {Text: "never"},
+	})
+	res, err := r.exec(context.Background(), t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, bad := res.PerCase["ok"], res.PerCase["bad"]
+	if ok.Status != results.StatusCompleted || len(ok.Steps) != 3 || ok.CostUSD != 0.75 || ok.Result != "fine" {
+		t.Errorf("ok: %s, %d steps, $%v, result %q", ok.Status, len(ok.Steps), ok.CostUSD, ok.Result)
+	}
+	// one failed but continues; two failed and stops the pipeline.
+	if bad.ExitCode != 1 || len(bad.Steps) != 2 || bad.AbortedAtStep != "two" || !strings.HasPrefix(bad.Error, "step one:") {
+		t.Errorf("bad: exit %d, %d steps, aborted at %q, error %q", bad.ExitCode, len(bad.Steps), bad.AbortedAtStep, bad.Error)
+	}
+	var prompts []string
+	for _, c := range r.fake.Calls() {
+		if strings.HasPrefix(c.Name, "ok/") {
+			prompts = append(prompts, c.Prompt)
+		}
+	}
+	if want := []string{"Plan for ok.", "Build: alpha (0).", "Report."}; !slices.Equal(prompts, want) {
+		t.Errorf("ok's step prompts %q, want %q", prompts, want)
+	}
+	for _, step := range []string{"one", "two", "three"} {
+		if _, err := os.Stat(filepath.Join(r.runDir().Step("ok", step), rundir.StdoutFile)); err != nil {
+			t.Errorf("step %s has no log: %v", step, err)
+		}
+	}
+	events, _ := r.runDir().ReadTranscript("ok")
+	steps := map[string]bool{}
+	for _, e := range events {
+		steps[e.Step] = true
+	}
+	if !steps["one"] || !steps["two"] || !steps["three"] {
+		t.Errorf("the transcript's events name steps %v", steps)
+	}
+}
+
+func TestRepoModeRunsOneAtATime(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval+"runner: {workspace_mode: repo}\n", "a", "b", "c")
+	r := newRun(t, dir, map[string]fake.Script{"": {Delay: 20 * time.Millisecond}})
+	r.flags.Parallel = 3
+	p := r.plan(t)
+	if p.Parallel != 1 || p.Repo != dir || len(p.Warnings) != 1 {
+		t.Errorf("plan: parallel %d, repo %q, warnings %q", p.Parallel, p.Repo, p.Warnings)
+	}
+	res, err := r.exec(context.Background(), t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NumCases != 3 || r.fake.MaxConcurrent() != 1 {
+		t.Errorf("%d cases, %d at once", res.NumCases, r.fake.MaxConcurrent())
+	}
+}
+
+func TestParallelismIsABound(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval, "a", "b", "c", "d")
+	// Long enough that two cases overlap even when setting a workspace up
+	// is slow (-race on a busy machine).
+	r := newRun(t, dir, map[string]fake.Script{"": {Delay: 400 * time.Millisecond}})
+	r.flags.Parallel = 2
+	if _, err := r.exec(context.Background(), t); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.fake.MaxConcurrent(); n != 2 {
+		t.Errorf("%d cases ran at once, want 2", n)
+	}
+}
+
+func TestInterruptKeepsFinishedCasesAndResumeRunsTheRest(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval, "a", "b", "c")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := newRun(t, dir, map[string]fake.Script{"a": {}, "b": {Hang: true}, "c": {}})
+	r.flags.Parallel = 1
+	r.obs.onStart = func(name string) {
+		if name == "b" {
+			go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+		}
+	}
+	res, err := r.exec(ctx, t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.PerCase["a"].Status != results.StatusCompleted || res.PerCase["b"].Status != results.StatusInterrupted {
+		t.Fatalf("interrupted run: %+v", res)
+	}
+	if _, ok := res.PerCase["c"]; ok {
+		t.Errorf("c ran after the interrupt")
+	}
+	d := r.runDir()
+	if c, err := d.ReadCase("b"); err != nil || !c.Interrupted {
+		t.Errorf("the interrupted case's result: %+v, %v", c, err)
+	}
+	if agg, err := d.ReadRun(); err != nil || !agg.Interrupted || agg.NumCases != 2 {
+		t.Errorf("aggregate after the interrupt: %+v, %v", agg, err)
+	}
+	if s := r.obs.summary; s == nil || s.Rows[2].Ran {
+		t.Errorf("summary should list c as not run: %+v", s)
+	}
+
+	// Resume: a is kept, b and c run.
+	r2 := newRun(t, dir, map[string]fake.Script{"": {Text: "now quick"}})
+	r2.flags.Resume = true
+	r2.flags.RunID = ""
+	res, err = r2.exec(context.Background(), t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range r2.fake.Calls() {
+		names = append(names, c.Name)
+	}
+	if slices.Sort(names); !slices.Equal(names, []string{"b", "c"}) {
+		t.Errorf("resume ran %q, want b and c", names)
+	}
+	if res.Interrupted || res.NumCases != 3 || res.RunID != "r1" || res.PerCase["b"].Status != results.StatusCompleted {
+		t.Errorf("resumed run: %+v", res)
+	}
+	if len(r2.obs.notes) == 0 || !strings.Contains(r2.obs.notes[0], "resuming r1: 1 of 3 cases already finished") {
+		t.Errorf("notes %q", r2.obs.notes)
+	}
+	if !d.Finished([]string{"a", "b", "c"}) {
+		t.Errorf("the resumed run is not finished")
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval, "slow", "quick")
+	r := newRun(t, dir, map[string]fake.Script{"slow": {Hang: true}, "quick": {}})
+	r.flags.Timeout = 50 * time.Millisecond
+	res, err := r.exec(context.Background(), t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := res.PerCase["slow"]
+	if slow.Status != results.StatusTimeout || slow.ExitCode != -1 || !slow.TimedOut || slow.Error != "timed out after 50ms" {
+		t.Errorf("slow: %s, exit %d, %q", slow.Status, slow.ExitCode, slow.Error)
+	}
+	if res.PerCase["quick"].Status != results.StatusCompleted || res.ExitCode != -1 {
+		t.Errorf("quick %s, run exit %d", res.PerCase["quick"].Status, res.ExitCode)
+	}
+}
+
+func TestLifecycleHooksRunInOrderWithTheirEnvironment(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval+`hooks:
+  before_all:
+    - command: |
+        echo "before_all $AGENT_EVAL_RUN_ID" >> "$AGENT_EVAL_PROJECT_ROOT/order.log"
+        printf 'env:\n  MARKER: from-before-all\n' > .hook-outputs.yaml
+  before_each:
+    - command: echo "before_each $CASE_ID $MARKER" >> "$AGENT_EVAL_PROJECT_ROOT/order.log"
+    - command: test "$CASE_ID" != bad
+  after_each:
+    - command: echo "after_each $CASE_ID" >> "$AGENT_EVAL_PROJECT_ROOT/order.log"
+  after_all:
+    - command: echo "after_all" >> order.log
+`, "bad", "good")
+	r := newRun(t, dir, map[string]fake.Script{"": {Files: map[string]string{"out/seen.txt": "$ENV{MARKER}"}}})
+	r.flags.Parallel = 1
+	res, err := r.exec(context.Background(), t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "order.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "before_all r1\nbefore_each bad from-before-all\nafter_each bad\nbefore_each good from-before-all\nafter_each good\nafter_all\n"
+	if string(b) != want {
+		t.Errorf("hooks ran:\n%s\nwant:\n%s", b, want)
+	}
+	if bad := res.PerCase["bad"]; bad.Status != results.StatusError || !strings.Contains(bad.Error, "before_each") {
+		t.Errorf("bad: %s %q", bad.Status, bad.Error)
+	}
+	if seen, err := os.ReadFile(filepath.Join(r.runDir().Outputs("good"), "out", "seen.txt")); err != nil || string(seen) != "from-before-all" {
+		t.Errorf("the agent saw MARKER=%q (%v)", seen, err)
+	}
+}
+
+func TestACrashingCaseStillGetsItsResult(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval, "boom", "fine")
+	r := newRun(t, dir, map[string]fake.Script{"boom": {Panic: true}, "fine": {}})
+	res, err := r.exec(context.Background(), t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.runDir().ReadCase("boom")
+	if err != nil || c.Status != results.StatusError || !strings.Contains(c.Error, "scripted panic") {
+		t.Errorf("boom: %+v, %v", c, err)
+	}
+	if res.PerCase["fine"].Status != results.StatusCompleted {
+		t.Errorf("fine: %s", res.PerCase["fine"].Status)
+	}
+}
+
+func TestAFailingStartLeavesNothing(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval, "a")
+	r := newRun(t, dir, nil)
+	r.fake.FailStart(&runner.ConfigError{Err: errors.New("no agent here")})
+	_, err := r.exec(context.Background(), t)
+	var cfg *runner.ConfigError
+	if !errors.As(err, &cfg) {
+		t.Fatalf("err %v, want the runner's ConfigError", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs")); !os.IsNotExist(err) { // the folders it made, too
+		t.Errorf("the failed run left its folder: %v", err)
+	}
+}
+
+func TestUnknownRunnerIsAUsageError(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval, "a")
+	r := newRun(t, dir, nil)
+	p := r.plan(t)
+	p.Runner = "codex"
+	_, err := engine.Run(context.Background(), p, runner.NewRegistry(), nil)
+	var usage *engine.UsageError
+	if !errors.As(err, &usage) {
+		t.Errorf("err %v, want a UsageError", err)
+	}
+}
+
+func TestPlan(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval+"execution: {prompt: hi, timeout: 30, parallelism: 3, max_budget_usd: 2}\n", "a", "b")
+	ev, err := config.Load(filepath.Join(dir, "eval.yaml"))
+	if err != nil {
+		t.Skipf("the eval does not load (%v)", err)
+	}
+	env := engine.Environment{Dir: dir, Now: time.Date(2026, 12, 1, 2, 3, 4, 0, time.UTC), Getenv: func(string) string { return "" }}
+	for _, tc := range []struct {
+		name  string
+		flags engine.Flags
+		check func(engine.Plan) bool
+		err   string
+	}{
+		{"defaults", engine.Flags{MaxBudgetUSD: -1}, func(p engine.Plan) bool {
+			return p.Model == "m" && p.Parallel == 3 && p.Timeout == 30*time.Second && p.MaxBudgetUSD == 2 &&
+				slices.Equal(p.Cases, []string{"a", "b"}) && p.RunID == "20261201-020304.000-m" && p.Mode == engine.ModeCase
+		}, ""},
+		{"flags win", engine.Flags{Model: "x", Parallel: 1, Timeout: time.Second, MaxBudgetUSD: 0, Cases: []string{"b"}, RunID: "mine"}, func(p engine.Plan) bool {
+			return p.Model == "x" && p.Parallel == 1 && p.Timeout == time.Second && p.MaxBudgetUSD == 0 && slices.Equal(p.Cases, []string{"b"}) && p.RunID == "mine" && p.ExplicitID
+		}, ""},
+		{"unknown case", engine.Flags{Cases: []string{"zz"}}, nil, `--cases: no case "zz"`},
+		{"unsafe run id", engine.Flags{RunID: "../x"}, nil, "not a safe folder name"},
+		{"resume without id", engine.Flags{Resume: true, MaxBudgetUSD: -1}, func(p engine.Plan) bool { return p.RunID == "" && p.Resume }, ""},
+	} {
+		p, err := engine.NewPlan(ev, "eval.yaml", tc.flags, env)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err %v, want %q", tc.name, err, tc.err)
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.check != nil && err == nil && !tc.check(p):
+			t.Errorf("%s: plan %+v", tc.name, p)
+		}
+	}
+}
+
+// BenchmarkRun runs b.N cases with the fake runner at --parallel 8: the
+// engine's own cost per case (workspace, baseline, result), which must not
+// grow with the run's size.
+func BenchmarkRun(b *testing.B) {
+	ids := make([]string, b.N)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("c%05d", i)
+	}
+	dir := project(b, caseEval, ids...)
+	r := newRun(b, dir, map[string]fake.Script{"": {Text: "ok", Files: map[string]string{"out/o.txt": "x"}}})
+	r.flags.Parallel = 8
+	b.ResetTimer()
+	res, err := r.exec(context.Background(), b)
+	if err != nil || res.NumCases != b.N {
+		b.Fatalf("%v, %+v", err, res)
+	}
+}
+
+// TestAResultThatCannotBeWrittenIsTheRunsError: the case still counts in
+// the table, the others are written, and Run says which one failed.
+func TestAResultThatCannotBeWrittenIsTheRunsError(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval, "a", "b")
+	r := newRun(t, dir, map[string]fake.Script{"": {}})
+	// A resumed run whose case a has a folder where its result would go.
+	if err := os.MkdirAll(filepath.Join(r.runDir().CaseResult("a"), "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.flags.Resume = true
+	res, err := r.exec(context.Background(), t)
+	if err == nil || !strings.Contains(err.Error(), "write the result of case a") {
+		t.Fatalf("err %v, want case a's write named", err)
+	}
+	if res == nil || res.PerCase["b"] == nil || len(r.obs.finished) != 2 {
+		t.Errorf("the run's result %+v, %d finished", res, len(r.obs.finished))
+	}
+}
+
+// TestARunnerWithoutInterceptionIsWarnedAbout: inputs.tools and permissions
+// an eval sets for a runner that cannot enforce them are said, not silently
+// dropped.
+func TestARunnerWithoutInterceptionIsWarnedAbout(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval+"permissions: {deny: [\"Bash(rm:*)\"], sandbox: off}\ninputs: {tools: [{match: Any Jira call via Bash.}]}\n", "a")
+	r := newRun(t, dir, map[string]fake.Script{"": {}})
+	if _, err := r.exec(context.Background(), t); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(r.obs.warnings, "\n")
+	for _, want := range []string{"inputs.tools is not enforced", "permissions are not enforced"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
+	}
+}

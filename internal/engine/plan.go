@@ -1,0 +1,228 @@
+// Package engine runs an eval: a Plan (config + flags + environment → what
+// will run) and Run, which schedules the cases in case, batch, steps and
+// repo modes, runs the lifecycle phases, resumes and survives interrupts,
+// writes the run directory (internal/rundir) and reports through an
+// Observer. It drives agents only through internal/runner and never writes
+// to a terminal.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/runner"
+)
+
+// Mode is how the cases are run.
+type Mode string
+
+// The execution modes.
+const (
+	ModeCase  Mode = "case"  // one agent per case, each in its own workspace
+	ModeBatch Mode = "batch" // one agent over every case in one workspace
+)
+
+// BatchID names the batch workspace and its fake-model script.
+const BatchID = "batch"
+
+// FakeModelScript is the model script --fake-model serves: per case in case
+// mode, at the dataset's root in batch mode.
+const FakeModelScript = "fake_model.yaml"
+
+// Flags are the run's command-line choices; zero values defer to eval.yaml.
+type Flags struct {
+	Model    string
+	Cases    []string
+	Parallel int
+	RunID    string
+	RunsDir  string
+	Timeout  time.Duration
+	// MaxBudgetUSD < 0: not set.
+	MaxBudgetUSD float64
+	AgentBin     string
+	FakeModel    bool
+	Resume       bool
+}
+
+// Environment is what a plan reads from the process: its working
+// directory, its variables and the harness binary.
+type Environment struct {
+	Getenv func(string) string
+	// Dir is the working directory (the project root).
+	Dir string
+	// HarnessBin is the agent-eval binary the hook and guard run as.
+	HarnessBin string
+	// Now is the run's start (it names a new run).
+	Now time.Time
+}
+
+// Plan is what a run will do. NewPlan computes it without side effects.
+type Plan struct {
+	Eval *config.Eval
+	// ConfigPath is eval.yaml's path, as the user named it.
+	ConfigPath string
+	Runner     runner.Type
+	Mode       Mode
+	// Steps: a multi-step pipeline per case (execution.steps).
+	Steps bool
+	Model string
+	// Cases are the cases to run, in order.
+	Cases        []string
+	Timeout      time.Duration
+	MaxBudgetUSD float64
+	Parallel     int
+	// ProjectRoot is the working directory; Repo is the same in
+	// workspace_mode: repo, else "".
+	ProjectRoot, Repo string
+	// RunsDir is where this eval's runs go; RunID the run's id ("" with
+	// Resume: the latest unfinished run); ExplicitID that the user named
+	// it.
+	RunsDir    string
+	RunID      string
+	ExplicitID bool
+	Resume     bool
+	FakeModel  bool
+	AgentBin   string
+	HarnessBin string
+	// Warnings are the plan's own remarks, as lines to show (a parallelism
+	// repo mode overrides); eval.yaml's warnings are the loader's.
+	Warnings []string
+	// LoadHandlers loads the compiled inputs.tools for a runner that
+	// intercepts (nil: none). It may call the hook model, so it runs
+	// inside Run with the run's context, not in NewPlan.
+	LoadHandlers func(ctx context.Context, warn func(string)) (*intercept.File, error)
+	// Getenv is the environment the run reads (runs dir, colours).
+	Getenv func(string) string
+}
+
+// UsageError is a problem with the flags or the eval that the user must
+// fix: exit status 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// NewPlan decides what a run of ev with flags f will do. It reads the
+// dataset's case list and nothing else.
+func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan, error) {
+	p := Plan{Eval: ev, ConfigPath: configPath, Runner: runner.Type(ev.RunnerType()), Mode: Mode(ev.Mode()),
+		Steps: len(ev.Execution.Steps) > 0, Resume: f.Resume, FakeModel: f.FakeModel, AgentBin: f.AgentBin,
+		HarnessBin: env.HarnessBin, ProjectRoot: env.Dir, Getenv: env.Getenv}
+	if p.Getenv == nil {
+		p.Getenv = func(string) string { return "" }
+	}
+	p.Model = firstNonEmpty(f.Model, ev.Models.Skill)
+	if p.Model == "" {
+		if !f.FakeModel {
+			return Plan{}, usageErrorf("no model: set --model or models.skill in %s", configPath)
+		}
+		p.Model = "claude-fake-1"
+	}
+	ids, err := ev.CaseIDs()
+	if err != nil {
+		return Plan{}, fmt.Errorf("list the cases: %w", err)
+	}
+	if links := symlinkedCases(ev.DatasetDir()); len(links) > 0 {
+		// A case is read from the dataset, never through a link out of it.
+		return Plan{}, usageErrorf("%s: case folder %s is a symlink; copy the case in instead (validate reports it too)", ev.DatasetDir(), strings.Join(links, ", "))
+	}
+	if len(f.Cases) > 0 {
+		for _, c := range f.Cases {
+			if !slices.Contains(ids, c) {
+				return Plan{}, usageErrorf("--cases: no case %q under %s", c, ev.DatasetDir())
+			}
+		}
+		ids = f.Cases
+	}
+	if len(ids) == 0 {
+		return Plan{}, usageErrorf("no cases: %s has no case folders", firstNonEmpty(ev.DatasetDir(), "dataset.path"))
+	}
+	for _, id := range ids {
+		if !rundir.SafeSegment(id) {
+			return Plan{}, usageErrorf("case id %q is not a safe folder name", id)
+		}
+	}
+	p.Cases = ids
+	p.Timeout, p.MaxBudgetUSD, p.Parallel = ev.Timeout(), ev.MaxBudgetUSD(), ev.Parallelism()
+	if f.Timeout > 0 {
+		p.Timeout = f.Timeout
+	}
+	if f.MaxBudgetUSD >= 0 {
+		p.MaxBudgetUSD = f.MaxBudgetUSD
+	}
+	if f.Parallel > 0 {
+		p.Parallel = f.Parallel
+	}
+	if ev.Runner.WorkspaceMode == "repo" {
+		p.Repo = env.Dir
+		if p.Parallel > 1 {
+			p.Warnings = append(p.Warnings, "agent-eval: warning: workspace_mode: repo runs one case at a time (they share the project)")
+		}
+		p.Parallel = 1
+	}
+	p.RunsDir = ev.RunsDir(p.Getenv)
+	if f.RunsDir != "" {
+		p.RunsDir = filepath.Join(f.RunsDir, ev.EvalName())
+	}
+	p.RunID, p.ExplicitID = f.RunID, f.RunID != ""
+	if p.RunID != "" && !rundir.SafeSegment(p.RunID) {
+		return Plan{}, usageErrorf("run id %q is not a safe folder name", p.RunID)
+	}
+	if p.RunID == "" && !f.Resume {
+		p.RunID = rundir.NewID(env.Now, p.Model)
+	}
+	return p, nil
+}
+
+// Workspaces are the folders the plan's agents will work in, under root:
+// one per case, or the batch's.
+func (p Plan) Workspaces(root string) []string {
+	if p.Mode == ModeBatch {
+		return []string{filepath.Join(root, BatchID)}
+	}
+	out := make([]string, 0, len(p.Cases))
+	for _, id := range p.Cases {
+		out = append(out, filepath.Join(root, id))
+	}
+	return out
+}
+
+// symlinkedCases lists the entries of the dataset folder that are symbolic
+// links to folders: cases run would otherwise skip without a word.
+func symlinkedCases(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if dir == "" || err != nil {
+		return nil
+	}
+	var out []string
+	for _, en := range entries {
+		if en.Type()&os.ModeSymlink == 0 || strings.HasPrefix(en.Name(), ".") {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, en.Name())); err == nil && fi.IsDir() {
+			out = append(out, en.Name())
+		}
+	}
+	return out
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}

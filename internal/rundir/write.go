@@ -1,0 +1,184 @@
+package rundir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/results"
+)
+
+// The writer's side of the run directory: naming, creating, locking and
+// finding runs, and the files the engine writes besides the results.
+const (
+	LockFile       = "run.lock"            // held by the process running the run
+	HooksLogFile   = "hooks.log"           // the lifecycle hooks' output
+	HookOutputs    = "hook_outputs.yaml"   // the data a lifecycle phase returned
+	AgentProcsFile = "agent_processes.txt" // the agents' process groups, for resume's sweep
+	FakeModelLog   = "fake_model_requests.jsonl"
+	BatchFile      = "batch.yaml"
+	CaseOrderFile  = "case_order.yaml"
+	RepoModsFile   = "repo_modifications.txt"
+)
+
+// HooksLog is the run's lifecycle hooks log.
+func (d Dir) HooksLog() string { return filepath.Join(d.Path, HooksLogFile) }
+
+// ErrExists is returned by Create for an explicit id that is taken.
+var ErrExists = errors.New("the run directory already exists")
+
+// ErrRunning is returned by Lock for a run another process holds.
+var ErrRunning = errors.New("the run is running in another agent-eval process")
+
+const idTime = "20060102-150405.000"
+
+var (
+	modelSegmentRE = lazyre.New(`[^A-Za-z0-9._-]+`)
+	safeSegmentRE  = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+)
+
+// SafeSegment reports whether s can name a run or a case folder.
+func SafeSegment(s string) bool { return safeSegmentRE().MatchString(s) }
+
+// NewID is a run id: the start time to the millisecond and the model.
+func NewID(t time.Time, model string) string {
+	return t.Format(idTime) + "-" + modelSegmentRE().ReplaceAllString(model, "-")
+}
+
+// Create makes runsDir/id. A generated id that is taken gets a -2, -3, …
+// suffix; an explicit one is ErrExists. It returns the id used.
+func Create(runsDir, id string, explicit bool) (string, Dir, error) {
+	if err := os.MkdirAll(runsDir, 0o755); err != nil {
+		return "", Dir{}, fmt.Errorf("create the runs directory: %w", err)
+	}
+	for n := 1; n < 1000; n++ {
+		try := id
+		if n > 1 {
+			try = fmt.Sprintf("%s-%d", id, n)
+		}
+		dir := filepath.Join(runsDir, try)
+		err := os.Mkdir(dir, 0o755)
+		switch {
+		case err == nil:
+			return try, Dir{Path: dir}, nil
+		case !errors.Is(err, fs.ErrExist):
+			return "", Dir{}, fmt.Errorf("create the run directory: %w", err)
+		case explicit:
+			return "", Dir{}, fmt.Errorf("%s: %w", dir, ErrExists)
+		}
+	}
+	return "", Dir{}, fmt.Errorf("create the run directory: %s and 998 suffixes are all taken", filepath.Join(runsDir, id))
+}
+
+// Lock takes the run's lock (run.lock, flock) for this process; unlock
+// releases it. ErrRunning: another process holds it.
+func (d Dir) Lock() (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(d.Path, LockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock the run: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrRunning
+		}
+		return nil, fmt.Errorf("lock the run: %w", err)
+	}
+	return func() { _ = f.Close() }, nil
+}
+
+// Running reports whether another process holds the run's lock.
+func (d Dir) Running() bool {
+	unlock, err := d.Lock()
+	if err != nil {
+		return errors.Is(err, ErrRunning)
+	}
+	unlock()
+	return false
+}
+
+// FinishedCase is a case's result from an earlier attempt of the run, or
+// nil when it has none or was interrupted.
+func (d Dir) FinishedCase(id string) *results.Case {
+	b, err := os.ReadFile(d.CaseResult(id))
+	if err != nil {
+		return nil
+	}
+	var c results.Case
+	if json.Unmarshal(b, &c) != nil || c.CaseID != id || c.Interrupted {
+		return nil
+	}
+	return &c
+}
+
+// Finished reports whether the run ended: its aggregate says it was not
+// interrupted and every case of ids has a finished result.
+func (d Dir) Finished(ids []string) bool {
+	b, err := os.ReadFile(d.RunResult())
+	if err != nil {
+		return false
+	}
+	var r results.Run
+	if json.Unmarshal(b, &r) != nil || r.Interrupted {
+		return false
+	}
+	if r.Batch != nil {
+		return true
+	}
+	for _, id := range ids {
+		if d.FinishedCase(id) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// LatestUnfinished is the id of the most recently started run under
+// runsDir that did not finish ids and is not running, or "".
+func LatestUnfinished(runsDir string, ids []string) (string, error) {
+	entries, err := os.ReadDir(runsDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("list the runs: %w", err)
+	}
+	type run struct {
+		id      string
+		started time.Time
+	}
+	var runs []run
+	for _, e := range entries {
+		if !e.IsDir() || !SafeSegment(e.Name()) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		// hooks.log is created when the run starts and not touched after
+		// (the folder's own time changes with every file added).
+		started := fi.ModTime()
+		if hi, err := os.Stat(filepath.Join(runsDir, e.Name(), HooksLogFile)); err == nil {
+			started = hi.ModTime()
+		}
+		runs = append(runs, run{e.Name(), started})
+	}
+	sort.Slice(runs, func(i, j int) bool {
+		if !runs[i].started.Equal(runs[j].started) {
+			return runs[i].started.After(runs[j].started)
+		}
+		return runs[i].id > runs[j].id
+	})
+	for _, r := range runs {
+		d := Dir{Path: filepath.Join(runsDir, r.id)}
+		if !d.Finished(ids) && !d.Running() {
+			return r.id, nil
+		}
+	}
+	return "", nil
+}

@@ -1,0 +1,43 @@
+package rundir
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRunIDsDoNotCollide(t *testing.T) {
+	t.Parallel()
+	runs := t.TempDir()
+	at := time.Date(2026, 12, 1, 2, 3, 4, 5e6, time.UTC)
+	same := NewID(at, "claude/sonnet 4")
+	if same != "20261201-020304.005-claude-sonnet-4" {
+		t.Errorf("newRunID = %q", same)
+	}
+	// Two runs started in the same second (and millisecond) get two folders.
+	var got []string
+	for range 3 {
+		id, dir, err := Create(runs, same, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(dir.Path) != id {
+			t.Errorf("dir %s for id %s", dir, id)
+		}
+		got = append(got, id)
+	}
+	if got[0] == got[1] || got[1] == got[2] || got[0] != same {
+		t.Errorf("ids %q: want three distinct, the first unsuffixed", got)
+	}
+	// A later second sorts after, a later millisecond too.
+	ids := []string{NewID(at.Add(time.Second), "m"), NewID(at, "m"), NewID(at.Add(time.Millisecond), "m")}
+	if !sort.StringsAreSorted([]string{ids[1], ids[2], ids[0]}) {
+		t.Errorf("ids do not sort by time: %q", ids)
+	}
+	// An explicit id that is taken is an error, not a suffix.
+	if _, _, err := Create(runs, same, true); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("explicit taken id: err %v", err)
+	}
+}

@@ -1,0 +1,544 @@
+package claudecode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/atomicfile"
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/hook"
+	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/lifecycle"
+	"github.com/agent-eval/agent-eval/internal/llm"
+	"github.com/agent-eval/agent-eval/internal/permissions"
+	"github.com/agent-eval/agent-eval/internal/redact"
+	"github.com/agent-eval/agent-eval/internal/runner"
+	"github.com/agent-eval/agent-eval/internal/transcript"
+	"github.com/agent-eval/agent-eval/internal/workspace"
+)
+
+// ScrubEnv makes Claude Code strip credentials from the environment of the
+// processes it starts (Bash, hooks).
+const ScrubEnv = "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB"
+
+// HookTimeoutSeconds is the timeout of the generated PreToolUse entries.
+const HookTimeoutSeconds = hook.TimeoutSeconds
+
+// New returns the claude-code runner.
+func New() runner.Runner { return claudeRunner{} }
+
+type claudeRunner struct{}
+
+// Capabilities: Claude Code can do everything the engine asks of a runner.
+func (claudeRunner) Capabilities() runner.Capabilities {
+	return runner.Capabilities{Interception: true, NativePermissions: true, AskUserQuestion: true, Sandbox: true,
+		RepoMode: true, Batch: true, Steps: true}
+}
+
+// started is the runner started for one run.
+type started struct {
+	s         runner.RunSetup
+	bin       string
+	version   string
+	plugins   []string
+	configDir string // the agent's own config dir for this run (trust)
+	credDir   string // the hook's credentials folder, or ""
+	credFile  string
+}
+
+// Start finds the agent, checks the sandbox and writes the run's own
+// Claude Code config: every workspace trusted, so the allow rules of its
+// .claude/settings.json take effect. The user's ~/.claude.json is never
+// touched.
+func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Run, err error) {
+	r := &started{s: s}
+	if s.Warn == nil {
+		r.s.Warn = func(string) {}
+	}
+	defer func() {
+		if err != nil {
+			_ = r.Close()
+		}
+	}()
+	if r.bin, err = agentBinary(s.Eval, s.AgentBin); err != nil {
+		return nil, err
+	}
+	for _, d := range s.Eval.Runner.PluginDirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("runner.plugin_dirs: %w", err)
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, &runner.ConfigError{Err: fmt.Errorf("runner.plugin_dirs: %s is not a directory", d)}
+		}
+		r.plugins = append(r.plugins, abs)
+	}
+	if r.configDir, err = os.MkdirTemp("", "agent-eval-config-"); err != nil {
+		return nil, fmt.Errorf("make the agent's config folder: %w", err)
+	}
+	projects := map[string]any{}
+	for _, ws := range s.Workspaces {
+		projects[ws] = map[string]any{"hasTrustDialogAccepted": true}
+	}
+	if s.Repo != "" {
+		projects[s.Repo] = map[string]any{"hasTrustDialogAccepted": true}
+	}
+	if err := writeJSON(filepath.Join(r.configDir, ".claude.json"), map[string]any{"projects": projects}); err != nil {
+		return nil, fmt.Errorf("seed the agent's trust: %w", err)
+	}
+	if s.Sandbox.On {
+		if err := CheckSandbox(ctx, os.Getenv("PATH")); err != nil {
+			return nil, &runner.ConfigError{Err: fmt.Errorf("%w (the sandbox is on because %s; permissions.sandbox: off runs without it)", err, s.Sandbox.Why)}
+		}
+	}
+	if err := r.hookCredentials(); err != nil {
+		return nil, err
+	}
+	r.version = Version(ctx, r.bin)
+	return r, nil
+}
+
+func (r *started) Agent() (string, string) { return string(runner.TypeClaudeCode), r.version }
+
+// Bin is the agent binary the run uses.
+func (r *started) Bin() string { return r.bin }
+
+func (r *started) Close() error {
+	var errs []error
+	for _, d := range []string{r.configDir, r.credDir} {
+		if d != "" {
+			errs = append(errs, os.RemoveAll(d))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// agentBinary is --agent-bin, runner.settings.binary or claude, on PATH.
+func agentBinary(ev *config.Eval, flag string) (string, error) {
+	bin := flag
+	if bin == "" {
+		if b, ok := ev.Runner.Settings["binary"].(string); ok {
+			bin = b
+		}
+	}
+	if bin == "" {
+		bin = "claude"
+	}
+	p, err := exec.LookPath(bin)
+	if err != nil {
+		return "", &runner.ConfigError{Err: fmt.Errorf("the agent CLI %q is not installed or not executable (install @anthropic-ai/claude-code, or pass --agent-bin)", bin)}
+	}
+	return filepath.Abs(p)
+}
+
+// hookCredentials hands the hook model its API key through a file outside
+// every workspace when Claude Code scrubs the hook's environment (the
+// sandbox): only then, and only when a handler answers questions.
+func (r *started) hookCredentials() error {
+	h := r.s.Handlers
+	if h == nil || !slices.ContainsFunc(h.Handlers, intercept.AnswersQuestions) {
+		return nil
+	}
+	extra := config.ResolveEnv(r.s.Eval.Runner.Env, os.LookupEnv)
+	r.scrubDefault(extra)
+	if extra[ScrubEnv] != "1" && extra[ScrubEnv] != "true" {
+		return nil
+	}
+	fake := r.s.FakeModelURL != ""
+	if !r.s.Sandbox.On {
+		if !fake {
+			r.s.Warn("runner.env sets " + ScrubEnv + " without the eval's sandbox, so Claude Code removes ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN from the hook and the hook model cannot answer AskUserQuestion: questions without a case_overrides entry get the fallback (set permissions.sandbox: on instead; README, Tool interception)")
+		}
+		return nil
+	}
+	lookup := os.LookupEnv
+	if fake {
+		lookup = func(name string) (string, bool) { return "fake-model", name == "ANTHROPIC_API_KEY" }
+	}
+	content := hook.FormatCredentials(lookup)
+	if content == "" {
+		return nil // nothing to hand over: the hook model will say so per question
+	}
+	dir, err := os.MkdirTemp("", "agent-eval-cred-")
+	if err != nil {
+		return fmt.Errorf("make the hook's credentials folder: %w", err)
+	}
+	r.credDir, r.credFile = dir, filepath.Join(dir, "hook.env")
+	if err := os.WriteFile(r.credFile, []byte(content), 0o600); err != nil {
+		return fmt.Errorf("write the hook's credentials: %w", err)
+	}
+	return nil
+}
+
+// scrubDefault turns Claude Code's subprocess scrub on under the sandbox,
+// unless runner.env says otherwise.
+func (r *started) scrubDefault(extra map[string]string) {
+	if _, set := extra[ScrubEnv]; set || !r.s.Sandbox.On {
+		return
+	}
+	extra[ScrubEnv] = "1"
+}
+
+// session is one prepared workspace.
+type session struct {
+	r        *started
+	w        runner.Workspace
+	permArgs []string
+	plugins  []string
+	cleanup  func()
+}
+
+// Prepare writes the workspace's .claude/settings.json (hooks, permissions,
+// sandbox, runner.settings) and the hook's tool_handlers.yaml, and stages
+// the plugins.
+func (r *started) Prepare(_ context.Context, w runner.Workspace) (runner.Session, error) {
+	s := &session{r: r, w: w}
+	var err error
+	s.permArgs, s.cleanup, err = r.settings(w.Dir, w.Overrides)
+	if err != nil {
+		return s, err
+	}
+	s.plugins = r.stagedPlugins(w.Dir)
+	return s, nil
+}
+
+func (s *session) Close() error {
+	if s.cleanup != nil {
+		s.cleanup()
+	}
+	return nil
+}
+
+// settings writes the workspace's settings and returns the permission
+// flags for the agent and a cleanup for the generated settings file.
+func (r *started) settings(ws string, overrides map[string]string) ([]string, func(), error) {
+	ev := r.s.Eval
+	settings := map[string]any{}
+	if hf := r.hookFile(ws, overrides); hf != nil {
+		path, digest, err := workspace.WriteHandlers(ws, *hf)
+		if err != nil {
+			return nil, nil, err
+		}
+		// The digest pins the file: an agent that rewrites it mid-run (a
+		// script can, where the deny rules only stop Claude Code's own
+		// tools and the shell commands it recognises) makes every call deny.
+		command := intercept.ShellQuote(r.s.HarnessBin) + " hook --handlers " + intercept.ShellQuote(path) + " --sha256 " + digest
+		if r.credFile != "" {
+			command += " --credentials " + intercept.ShellQuote(r.credFile)
+		}
+		settings["hooks"] = map[string]any{"PreToolUse": HookEntries(*hf, command, HookTimeoutSeconds)}
+	}
+	c := r.s.Permissions
+	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies...)
+	if r.credDir != "" {
+		pat := permissions.PathPattern(r.credDir + "/")
+		c.Deny = append(c.Deny, "Read("+pat+")", "Edit("+pat+")")
+	}
+	base := ws
+	if r.s.Repo != "" {
+		deny, allow := r.answerKeyDenies(ws)
+		c.Deny, c.Allow = append(c.Deny, deny...), append(slices.Clone(c.Allow), allow...)
+		base = r.s.Repo // twins are rooted where the agent runs
+	}
+	exists := func(rel string) bool { return fileExists(filepath.Join(base, rel)) }
+	settings, _, warn := permissions.WorkspaceSettings(settings, c, []string{base}, exists)
+	if warn != "" {
+		r.s.Warn(warn)
+	}
+	if env := config.ResolveEnv(ev.Execution.Env, os.LookupEnv); len(env) > 0 {
+		m := map[string]any{}
+		for k, v := range env {
+			m[k] = v
+		}
+		settings["env"] = m
+	}
+	if len(ev.Runner.Settings) > 0 {
+		extra := map[string]any{}
+		for k, v := range ev.Runner.Settings {
+			if k != "binary" {
+				extra[k] = v
+			}
+		}
+		settings = workspace.DeepMerge(settings, extra)
+		if _, wired := settings["hooks"]; wired && settings["disableAllHooks"] == true {
+			r.s.Warn("runner.settings.disableAllHooks is ignored: the harness's PreToolUse hook enforces inputs.tools and the denied paths")
+		}
+	}
+	_, wired := settings["hooks"]
+	if wired {
+		// Claude Code would run no hook at all, so neither inputs.tools nor
+		// the hook's path layer would gate a call, with disableAllHooks set
+		// by runner.settings or by the workspace's own
+		// .claude/settings.local.json (which outranks settings.json; the
+		// --settings file below outranks it).
+		settings["disableAllHooks"] = false
+	}
+	if r.s.Sandbox.On {
+		settings = permissions.WithSandbox(settings, permissions.Sandbox(r.sandboxSpec(ws)))
+	}
+	if _, err := workspace.WriteSettings(ws, settings); err != nil {
+		return nil, nil, err
+	}
+	plan := permissions.PlanClaude(c, settings, filepath.Join(ws, ".claude"), nil)
+	if (r.s.Repo != "" || wired) && plan.SettingsFile == "" {
+		// The agent runs in the project, which does not load this folder's
+		// settings by itself; and a wired hook must outrank the workspace's
+		// settings.local.json.
+		plan.Args = append(plan.Args, "--settings", filepath.Join(ws, ".claude", "settings.json"))
+	}
+	var cleanup func()
+	if plan.SettingsFile != "" {
+		_, remove, err := permissions.WriteSettingsFile(filepath.Join(ws, ".claude"), plan.SettingsFile, plan.Settings)
+		if err != nil {
+			return nil, nil, err
+		}
+		cleanup = func() { _ = remove() }
+	}
+	return plan.Args, cleanup, nil
+}
+
+// hookFile is the workspace's tool_handlers.yaml: the compiled handlers
+// with the case's answers, and the denied paths when the sandbox is off
+// (the hook's path layer then stands in for it); nil when the hook has
+// nothing to do.
+func (r *started) hookFile(ws string, overrides map[string]string) *intercept.File {
+	var f intercept.File
+	if r.s.Handlers != nil {
+		f = intercept.WithCaseOverrides(*r.s.Handlers, overrides)
+	}
+	deny, root := r.s.Permissions.Deny, ws
+	if r.s.Repo != "" {
+		keys, _ := r.answerKeyDenies(ws)
+		deny, root = append(slices.Clone(deny), keys...), r.s.Repo
+	}
+	f.Root = root
+	f.DeniedPaths, f.DeniedPathReasons = nil, nil
+	if !r.s.Sandbox.On {
+		f.DeniedPaths = permissions.HookDeniedPaths(deny)
+		f.DeniedPathReasons = redact.Map(permissions.HookDeniedPathReasons(r.s.Permissions, f.DeniedPaths))
+	}
+	if r.s.Handlers == nil && len(f.DeniedPaths) == 0 {
+		return nil
+	}
+	if f.Handlers == nil {
+		f.Handlers = []intercept.Handler{}
+	}
+	return &f
+}
+
+// answerKeyDenies keep an agent running in the project itself (repo mode)
+// away from the eval's own files and from changing the project: it may read
+// and write its output folder only.
+func (r *started) answerKeyDenies(out string) (deny, allow []string) {
+	ev, repo := r.s.Eval, r.s.Repo
+	spell := func(p string, dir bool) string {
+		abs, _ := filepath.Abs(p)
+		rel, err := filepath.Rel(repo, abs)
+		pat := "/" + abs // //abs: an absolute path
+		if err == nil && !strings.HasPrefix(rel, "..") {
+			pat = rel
+		}
+		if dir {
+			pat += "/**"
+		}
+		return pat
+	}
+	protected := []string{spell(ev.Path(), false), spell(filepath.Join(ev.Dir(), hook.HandlersFile), false), spell(ev.DatasetDir(), true),
+		spell(filepath.Dir(r.s.RunDir), true)}
+	for _, p := range protected {
+		deny = append(deny, "Read("+p+")", "Edit("+p+")")
+	}
+	deny = append(deny, "Edit(/"+repo+"/**)")
+	for _, v := range []string{"add", "commit", "push", "checkout", "reset", "restore", "stash", "clean", "apply", "rm", "mv"} {
+		deny = append(deny, "Bash(git "+v+":*)")
+	}
+	return deny, []string{"Read(/" + out + "/**)", "Edit(/" + out + "/**)"}
+}
+
+// sandboxSpec is what the OS sandbox lets the agent in ws write, read and
+// reach.
+func (r *started) sandboxSpec(ws string) permissions.SandboxSpec {
+	ev := r.s.Eval
+	var spec permissions.SandboxSpec
+	if n := ev.Permissions.Network; n != nil {
+		spec.Network = append([]string{}, n.Allow...)
+	}
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return p
+		}
+		return a
+	}
+	if r.s.Repo != "" {
+		spec.AllowWrite = append(spec.AllowWrite, abs(ws))
+	}
+	if d := ev.DatasetDir(); d != "" {
+		spec.DenyRead = append(spec.DenyRead, abs(d))
+	}
+	spec.DenyRead = append(spec.DenyRead, abs(filepath.Dir(r.s.RunDir)), abs(r.s.Baselines))
+	if r.credDir != "" {
+		spec.DenyRead = append(spec.DenyRead, r.credDir) // the hook model's credentials
+	}
+	if r.configDir != "" {
+		spec.DenyRead = append(spec.DenyRead, filepath.Join(abs(r.configDir), "projects"))
+	}
+	if w := ev.Dataset.Workspace; w != nil && r.s.Repo == "" {
+		for _, f := range w.Files {
+			if f.Source != "" {
+				spec.DenyRead = append(spec.DenyRead, abs(f.Source))
+			}
+		}
+	}
+	for _, other := range r.s.Workspaces {
+		if other != ws && r.s.Repo == "" {
+			spec.DenyRead = append(spec.DenyRead, abs(other))
+		}
+	}
+	return spec
+}
+
+// stagedPlugins copies runner.plugin_dirs into the workspace (once), so the
+// agent works on a copy it cannot change at the source; in repo mode the
+// plugins are used where they are.
+func (r *started) stagedPlugins(ws string) []string {
+	if r.s.Repo != "" || len(r.plugins) == 0 {
+		return r.plugins
+	}
+	var out []string
+	for _, p := range r.plugins {
+		dst := filepath.Join(ws, ".staged-plugins", filepath.Base(p))
+		if !fileExists(dst) {
+			if err := workspace.CopyTree(p, dst); err != nil {
+				r.s.Warn(fmt.Sprintf("staging plugin %s: %v; using it in place", p, err))
+				out = append(out, p)
+				continue
+			}
+		}
+		out = append(out, dst)
+	}
+	return out
+}
+
+// agentEnv is the agent's environment: the allowlist, runner.env, the
+// hooks' outputs and the harness's own variables.
+func (r *started) agentEnv(name, ws string, extraEnv map[string]string) []string {
+	ev := r.s.Eval
+	extra := config.ResolveEnv(ev.Runner.Env, os.LookupEnv)
+	for k, v := range extraEnv {
+		extra[k] = v // the lifecycle hooks' outputs reach the agent
+	}
+	extra["CLAUDE_CONFIG_DIR"] = r.configDir
+	if r.s.Repo != "" {
+		extra["AGENT_EVAL_OUTPUT_DIR"] = ws
+	}
+	extra["CLAUDE_CODE_SUBAGENT_MODEL"] = ev.Models.Subagent
+	if strings.TrimSpace(ev.Models.Subagent) == "" {
+		extra["CLAUDE_CODE_SUBAGENT_MODEL"] = r.s.Model
+	}
+	extra["DISABLE_AUTOUPDATER"] = "1"
+	extra["DISABLE_TELEMETRY"] = "1"
+	extra["DISABLE_ERROR_REPORTING"] = "1"
+	r.scrubDefault(extra) // the agent's commands do not see the harness's credentials
+	if ev.Runner.PermissionMode == "bypassPermissions" && IsRoot() {
+		extra["IS_SANDBOX"] = "1"
+	}
+	if r.s.FakeModelURL != "" {
+		// The script is named by the base URL as well as the header: the
+		// sandbox's scrub takes ANTHROPIC_CUSTOM_HEADERS and the key from
+		// the hook, whose tier-2 answers come from the script's side:.
+		extra["ANTHROPIC_BASE_URL"] = fakeapi.ScriptURL(r.s.FakeModelURL, name)
+		extra["ANTHROPIC_API_KEY"] = "fake-model"
+		extra["ANTHROPIC_AUTH_TOKEN"] = ""
+		extra["ANTHROPIC_CUSTOM_HEADERS"] = fakeapi.ScriptHeader + ": " + name
+		extra[llm.FakeModelEnv] = "1"
+		extra["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+	}
+	return Env(os.LookupEnv, extra)
+}
+
+// Invoke runs Claude Code once in the session's workspace.
+func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Result {
+	r := s.r
+	rc := r.s.Eval.Runner
+	if in.Runner != nil {
+		rc = *in.Runner
+	}
+	env := r.agentEnv(in.Name, s.w.Dir, in.Env)
+	if in.Runner != nil {
+		env = lifecycle.Environ(env, config.ResolveEnv(in.Runner.Env, os.LookupEnv))
+	}
+	// The logs are redacted as they are written; the stream is parsed as the
+	// agent printed it.
+	red := redact.FromEnviron(env)
+	if in.NewRedactor != nil {
+		red = in.NewRedactor(env)
+	}
+	stdout, stderr := red.JSONWriter(orDiscard(in.Stdout)), red.Writer(orDiscard(in.Stderr))
+	var onEvent func(transcript.Event)
+	if in.Transcript != nil {
+		onEvent = func(e transcript.Event) {
+			e.Step = in.Step
+			in.Transcript.Write(e)
+		}
+	}
+	before := workspace.TopLevel(s.w.Dir)
+	budget := in.MaxBudgetUSD
+	dir := s.w.Dir
+	if r.s.Repo != "" {
+		dir = r.s.Repo
+	}
+	res := Run(ctx, Spec{
+		Bin: r.bin, Dir: dir, Prompt: in.Prompt, Model: r.s.Model, Effort: rc.Effort,
+		PermissionMode: rc.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: rc.SystemPrompt,
+		PluginDirs: s.plugins, PermissionArgs: s.permArgs, AskUserQuestion: r.s.Handlers != nil,
+		Env: env, Timeout: in.Timeout, Stdout: stdout, Stderr: stderr,
+		Guard: r.s.HarnessBin, Started: in.Started, OnEvent: onEvent,
+	})
+	var errs []error
+	errs = append(errs, stdout.Close(), stderr.Close())
+	// What the sandbox mounted over the agent's workspace is not its work.
+	workspace.RemoveSandboxPlaceholders(s.w.Dir, before)
+	sum := res.Summary
+	out := runner.Result{ExitCode: res.ExitCode, TimedOut: res.TimedOut, Interrupted: res.Interrupted, Duration: res.Duration,
+		Err: res.Err, Model: sum.Model, Text: sum.Result, IsError: sum.IsError, CostUSD: sum.CostUSD, Usage: sum.Usage,
+		PerModel: sum.PerModel, NumTurns: sum.NumTurns, Denials: sum.Denials, ToolCalls: sum.ToolCalls, Redactor: red}
+	if err := errors.Join(errs...); err != nil && out.Err == nil {
+		out.Err = fmt.Errorf("write the agent's logs: %w", err)
+	}
+	return out
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := jsonIndent(v)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, b, 0o644)
+}
+
+func jsonIndent(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	return append(b, '\n'), err
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}

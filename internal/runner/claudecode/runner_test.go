@@ -1,0 +1,59 @@
+package claudecode
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/runner"
+	"github.com/agent-eval/agent-eval/internal/runner/runnertest"
+)
+
+// TestRunnerSuite runs the shared runner suite against the real Claude
+// Code CLI ($CLAUDE_BIN) answered by the fake Messages API.
+func TestRunnerSuite(t *testing.T) {
+	bin := os.Getenv("CLAUDE_BIN")
+	if bin == "" || testing.Short() {
+		t.Skip("CLAUDE_BIN is not set (the real claude CLI)")
+	}
+	srv := fakeapi.New(fakeapi.Options{})
+	for name, script := range map[string]string{
+		"quick": "turns: [{text: done}]\n",
+		"hang":  "turns: [{tool_use: {name: Bash, input: {command: sleep 300, description: Wait}}}, {text: waited}]\n",
+	} {
+		sc, err := fakeapi.ParseScript([]byte(script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.SetScript(name, sc)
+	}
+	url, err := srv.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	runnertest.Run(t, runnertest.Harness{
+		New: New,
+		Setup: func(t *testing.T, root string) runner.RunSetup {
+			cfg := filepath.Join(root, "eval.yaml")
+			body := "name: suite\nexecution: {prompt: hi}\nmodels: {skill: claude-sonnet-4-5}\n" +
+				"permissions: {allow: [\"Bash(sleep 300)\"], sandbox: off}\ndataset: {path: cases}\n"
+			if err := os.MkdirAll(filepath.Join(root, "cases"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ev, err := config.Load(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return runner.RunSetup{Eval: ev, Model: "claude-sonnet-4-5", AgentBin: bin, RunDir: filepath.Join(root, "runs", "r"),
+				Baselines: filepath.Join(root, "baselines"), FakeModelURL: url, Warn: func(msg string) { t.Log(msg) }}
+		},
+		Stop: Grace + 5*time.Second,
+	})
+}

@@ -1,0 +1,81 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/engine"
+	"github.com/agent-eval/agent-eval/internal/results"
+)
+
+func TestColourOnlyOnATerminalWithoutNoColor(t *testing.T) {
+	t.Parallel()
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, tc := range []struct {
+		live bool
+		env  func(string) string
+		want bool
+	}{
+		{true, env(), true},
+		{true, env("NO_COLOR", "1"), false},
+		{false, env(), false},
+	} {
+		if got := wantColour(tc.live, tc.env); got != tc.want {
+			t.Errorf("wantColour(live %v) = %v, want %v", tc.live, got, tc.want)
+		}
+	}
+	p := &progress{colour: true}
+	for s, want := range map[string]string{
+		"completed": ansiGreen + "completed" + ansiReset, "FAILED": ansiRed + "FAILED" + ansiReset, "timeout ": ansiRed + "timeout " + ansiReset,
+		"error": ansiRed + "error" + ansiReset, "not run": "not run",
+	} {
+		if got := p.paint(s); got != want {
+			t.Errorf("paint(%q) = %q, want %q", s, got, want)
+		}
+	}
+	if got := (&progress{}).paint("completed"); got != "completed" {
+		t.Errorf("paint off a terminal = %q", got)
+	}
+}
+
+// TestSummaryColoursStatusesAndKeepsColumns: on a colour terminal the
+// statuses are coloured and the table's columns stay aligned.
+func TestSummaryColoursStatusesAndKeepsColumns(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	term := &Terminal{p: &progress{w: &buf, colour: true, running: map[string]time.Time{}}}
+	term.RunFinished(engine.Summary{Dir: "runs/x", Run: &results.Run{RunID: "x"}, Rows: []engine.Row{
+		engine.RowOf(&results.Case{CaseID: "a", Status: results.StatusCompleted}),
+		engine.RowOf(&results.Case{CaseID: "bb", Status: results.StatusTimeout, ExitCode: -1}),
+		{ID: "c"},
+	}})
+	out := buf.String()
+	for _, want := range []string{ansiGreen + "completed", ansiRed + "timeout", ansiRed + "FAILED" + ansiReset + " — 1/3 cases exited 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	// Every row's "seconds" column starts where the header's does, once the
+	// colour codes are removed, and no row is wider than the plain table.
+	plain := strings.NewReplacer(ansiGreen, "", ansiRed, "", ansiReset, "").Replace(out)
+	lines := strings.Split(plain, "\n")
+	if want := "case  status     seconds  cost $  turns  denials  answered"; lines[0] != want {
+		t.Errorf("header %q, want %q:\n%s", lines[0], want, plain)
+	}
+	col := strings.Index(lines[0], "seconds")
+	for _, l := range lines[1:3] {
+		if len(l) <= col || l[col-1] != ' ' || l[col] == ' ' {
+			t.Errorf("row %q is not aligned with the header at %d:\n%s", l, col, plain)
+		}
+	}
+}
