@@ -91,15 +91,15 @@ type Server struct {
 
 // Request is one recorded request: a line of the log.
 type Request struct {
-	Time        time.Time         `json:"ts"`
-	Method      string            `json:"method"`
-	Path        string            `json:"path"`
-	Headers     map[string]string `json:"headers"`
-	Kind        string            `json:"kind"` // main, side, count_tokens, models, other
-	Script      string            `json:"script,omitempty"`
-	Turn        int               `json:"turn"`
-	Model       string            `json:"model,omitempty"`
-	Stream      bool              `json:"stream,omitempty"`
+	Time    time.Time         `json:"ts"`
+	Method  string            `json:"method"`
+	Path    string            `json:"path"`
+	Headers map[string]string `json:"headers"`
+	Kind    string            `json:"kind"` // main, side, count_tokens, models, other
+	Script  string            `json:"script,omitempty"`
+	Turn    int               `json:"turn"`
+	Model   string            `json:"model,omitempty"`
+	Stream  bool              `json:"stream,omitempty"`
 	// Bytes is the size of the request body.
 	Bytes int `json:"bytes,omitempty"`
 	// Messages is the number of messages the request holds; Tools names
