@@ -136,3 +136,34 @@ type discard struct{}
 func (discard) Header() http.Header         { return http.Header{} }
 func (discard) Write(p []byte) (int, error) { return io.Discard.Write(p) }
 func (discard) WriteHeader(int)             {}
+
+// Large blocks are redacted through a cache: the second time a block comes
+// it is still redacted, and the lines stay valid JSON.
+func TestLogRedactsRepeatedLargeBlocks(t *testing.T) {
+	t.Parallel()
+	s, c, path := logServer(t, Options{Script: mustScript(t, script)})
+	big := strings.Repeat("<system-reminder>context</system-reminder> ", 30) + "export GITHUB_TOKEN=abc123secret"
+	prompt := anthropic.NewUserMessage(anthropic.NewTextBlock(big), anthropic.NewTextBlock("go"))
+	for range 2 {
+		if _, err := c.Messages.New(context.Background(), params(prompt)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte("abc123secret")) {
+		t.Errorf("the log holds the secret:\n%s", raw)
+	}
+	reqs := s.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("read back %d requests, want 2", len(reqs))
+	}
+	for _, r := range reqs {
+		var blocks []struct{ Text string }
+		if err := json.Unmarshal(r.Last, &blocks); err != nil || len(blocks) != 2 || !strings.Contains(blocks[0].Text, "GITHUB_TOKEN=[redacted]") || blocks[1].Text != "go" {
+			t.Errorf("last = %s (%v)", r.Last, err)
+		}
+	}
+}

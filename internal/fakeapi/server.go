@@ -82,6 +82,10 @@ type Server struct {
 	scripts  map[string]*Script
 	requests []Request // kept only without a Log
 	logMu    sync.Mutex
+	// redacted caches the log's redaction of large message blocks (see
+	// redactCached), redactedSize their total size.
+	redacted     map[[32]byte][]byte
+	redactedSize int
 	// errorsServed counts the errors served per counted error turn (see
 	// Turn.Count), keyed by script name, kind and turn.
 	errorsServed map[string]int
@@ -590,21 +594,90 @@ func (s *Server) record(r *http.Request, rec Request) {
 	if !s.opts.LogBodies {
 		rec.Body = nil
 	}
+	// The last message is redacted on its own, block by block, through a
+	// cache: on the first turn it is mostly the system reminders Claude
+	// Code sends every case alike (~17 KB), and redaction is regexp work.
+	last := s.redactBlocks(rec.Last)
+	rec.Last = nil
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(rec); err != nil {
 		// Only a body that decoded but does not re-encode gets here.
-		rec.Body, rec.Last = nil, nil
+		rec.Body = nil
 		buf.Reset()
 		if enc.Encode(rec) != nil {
 			return
 		}
 	}
 	line := s.opts.Redactor.JSON(buf.Bytes())
+	if obj := bytes.TrimSuffix(line, []byte("\n")); len(last) > 0 && bytes.HasSuffix(obj, []byte("}")) {
+		// {…}\n becomes {…,"last":…}\n.
+		line = append(append(append(obj[:len(obj)-1:len(obj)-1], `,"last":`...), last...), "}\n"...)
+	}
 	s.logMu.Lock()
 	_, _ = s.opts.Log.Write(line)
 	s.logMu.Unlock()
+}
+
+// redactBlocks redacts a message's content (a string or an array of
+// blocks) for the log, each block once per server: a block seen before
+// gets its cached redaction. It returns compact JSON, or nil.
+func (s *Server) redactBlocks(raw json.RawMessage) []byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil
+	}
+	var elems []json.RawMessage
+	if raw[0] != '[' || json.Unmarshal(raw, &elems) != nil {
+		elems = []json.RawMessage{raw}
+	}
+	var out bytes.Buffer
+	if raw[0] == '[' {
+		out.WriteByte('[')
+	}
+	for i, e := range elems {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		if err := json.Compact(&out, s.redactCached(e)); err != nil {
+			return nil
+		}
+	}
+	if raw[0] == '[' {
+		out.WriteByte(']')
+	}
+	return out.Bytes()
+}
+
+// redactCacheMax bounds the redaction cache; past it, the cache restarts.
+const redactCacheMax = 8 << 20
+
+// redactCached is Redactor.JSON(doc), remembered by doc's hash for docs of
+// 512 bytes or more.
+func (s *Server) redactCached(doc []byte) []byte {
+	if len(doc) < 512 {
+		return s.opts.Redactor.JSON(doc)
+	}
+	key := sha256.Sum256(doc)
+	s.mu.Lock()
+	red, ok := s.redacted[key]
+	s.mu.Unlock()
+	if ok {
+		return red
+	}
+	red = s.opts.Redactor.JSON(doc)
+	s.mu.Lock()
+	if s.redactedSize+len(red) > redactCacheMax {
+		s.redacted, s.redactedSize = nil, 0
+	}
+	if s.redacted == nil {
+		s.redacted = map[[32]byte][]byte{}
+	}
+	s.redacted[key] = red
+	s.redactedSize += len(red)
+	s.mu.Unlock()
+	return red
 }
 
 // maxBody caps what the fake reads of a request.
