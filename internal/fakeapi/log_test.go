@@ -167,3 +167,24 @@ func TestLogRedactsRepeatedLargeBlocks(t *testing.T) {
 		}
 	}
 }
+
+// A log that already held lines (fake-model --log appends) is read back
+// from where this server started.
+func TestLogReadsBackItsOwnLines(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "requests.jsonl")
+	if err := os.WriteFile(path, []byte(`{"kind":"main","turn":7}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := New(Options{Log: f})
+	req, _ := http.NewRequest(http.MethodGet, "/v1/models", nil)
+	s.Handler().ServeHTTP(discard{}, req)
+	if got := s.Requests(); len(got) != 1 || got[0].Kind != "models" {
+		t.Errorf("Requests = %+v, want the one models request", got)
+	}
+}

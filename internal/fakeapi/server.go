@@ -82,6 +82,7 @@ type Server struct {
 	scripts  map[string]*Script
 	requests []Request // kept only without a Log
 	logMu    sync.Mutex
+	logStart int64 // the log's size when the server was made: its lines are after it
 	// redacted caches the log's redaction of large message blocks (see
 	// redactCached), redactedSize their total size.
 	redacted     map[[32]byte][]byte
@@ -138,7 +139,13 @@ func New(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Server{opts: opts, scripts: map[string]*Script{}, errorsServed: map[string]int{}}
+	s := &Server{opts: opts, scripts: map[string]*Script{}, errorsServed: map[string]int{}}
+	if rl, ok := opts.Log.(readableLog); ok {
+		if st, err := rl.Stat(); err == nil {
+			s.logStart = st.Size()
+		}
+	}
+	return s
 }
 
 // SetScript registers a named script, selected by the ScriptHeader.
@@ -198,8 +205,9 @@ type readableLog interface {
 	Stat() (os.FileInfo, error)
 }
 
-// logReader reads the log as it stood when called: every line written so
-// far, whole (a line is written under logMu in one call).
+// logReader reads the log as it stood when called: every line this server
+// wrote so far, whole (a line is written under logMu in one call), and not
+// what the file held before (fake-model --log appends).
 func (s *Server) logReader() (io.Reader, error) {
 	rl, ok := s.opts.Log.(readableLog)
 	if !ok {
@@ -211,7 +219,7 @@ func (s *Server) logReader() (io.Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fake api: reading the request log: %w", err)
 	}
-	return io.NewSectionReader(rl, 0, st.Size()), nil
+	return io.NewSectionReader(rl, s.logStart, st.Size()-s.logStart), nil
 }
 
 // ReadLog reads a request log (fake_model_requests.jsonl): one Request per
