@@ -51,11 +51,14 @@ fuzz:
 	$(GO) test ./internal/config -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
 
 ## bench: Go benchmarks, the hook timed as a whole process against a minimal
-## Go binary (bench/hook.sh), and run's overhead over bare claude (bench/overhead.sh)
+## Go binary (bench/hook.sh), run's overhead over bare claude at saturation
+## (bench/overhead.sh) and at scale (bench/scale.sh; its cli-runner parts
+## exit 2 on a build without runner.type: cli)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	bench/hook.sh
 	bench/overhead.sh
+	bench/scale.sh
 
 tidy:
 	$(GO) mod tidy -diff

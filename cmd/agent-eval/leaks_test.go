@@ -106,6 +106,11 @@ func leakCount() {
 		for _, tr := range r.ToolResults {
 			results[tr.ToolUseID] = results[tr.ToolUseID] || holdsToken(tr.Content, token)
 		}
+		for _, u := range r.ToolUses {
+			if c, ok := u.Input["command"].(string); ok {
+				commands[u.ID] = c
+			}
+		}
 		var body struct {
 			Messages []struct {
 				Content json.RawMessage `json:"content"`

@@ -180,13 +180,18 @@ func TestWriteErrors(t *testing.T) {
 // version of the file, never a mix or a truncated one.
 func TestWriteIsAtomic(t *testing.T) {
 	t.Parallel()
+	t.Run("Write", func(t *testing.T) { t.Parallel(); testAtomic(t, Write) })
+	t.Run("WriteNoSync", func(t *testing.T) { t.Parallel(); testAtomic(t, WriteNoSync) })
+}
+
+func testAtomic(t *testing.T, write func(string, []byte, fs.FileMode) error) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.json")
 	versions := make([][]byte, 4)
 	for i := range versions {
 		versions[i] = bytes.Repeat([]byte{byte('a' + i)}, 256<<10)
 	}
-	if err := Write(path, versions[0], 0o644); err != nil {
+	if err := write(path, versions[0], 0o644); err != nil {
 		t.Fatal(err)
 	}
 	const rounds = 25
@@ -195,7 +200,7 @@ func TestWriteIsAtomic(t *testing.T) {
 	for _, v := range versions {
 		wg.Go(func() {
 			for range rounds {
-				if err := Write(path, v, 0o644); err != nil {
+				if err := write(path, v, 0o644); err != nil {
 					errs <- err
 					return
 				}
@@ -235,5 +240,23 @@ func TestWriteIsAtomic(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"state.json"}, names(t, dir)); diff != "" {
 		t.Errorf("directory entries after concurrent writes (-want +got):\n%s", diff)
+	}
+}
+
+// BenchmarkWrite writes a 4 KB case result, synced and not.
+func BenchmarkWrite(b *testing.B) {
+	data := bytes.Repeat([]byte("x"), 4<<10)
+	for _, w := range []struct {
+		name  string
+		write func(string, []byte, fs.FileMode) error
+	}{{"sync", Write}, {"nosync", WriteNoSync}} {
+		b.Run(w.name, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "run_result.json")
+			for i := 0; i < b.N; i++ {
+				if err := w.write(path, data, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

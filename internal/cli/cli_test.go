@@ -277,6 +277,15 @@ func TestFakeModel(t *testing.T) {
 	if !strings.Contains(string(b), `"text":"from the fake"`) {
 		t.Errorf("answer = %s", b)
 	}
+	// What it received is read back from the log.
+	if resp, err = http.Get(url + "/_fake/requests"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.HasPrefix(string(b), "[") || !strings.Contains(string(b), `"kind":"main"`) || !strings.Contains(string(b), `"last":"hi"`) {
+		t.Errorf("/_fake/requests = %s", b)
+	}
 	cancel()
 	if code := <-done; code != ExitOK {
 		t.Errorf("fake-model exited %d after an interrupt, want 0", code)

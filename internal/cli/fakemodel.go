@@ -11,10 +11,11 @@ import (
 )
 
 type fakeModelOptions struct {
-	script  string
-	scripts string
-	port    int
-	log     string
+	script    string
+	scripts   string
+	port      int
+	log       string
+	logBodies bool
 }
 
 func newFakeModelCmd(e env) *cobra.Command {
@@ -54,7 +55,9 @@ directory. The script file is read again on every request. With --scripts
 DIR, the request header "X-Fake-Script: NAME" (Claude Code sends it when
 ANTHROPIC_CUSTOM_HEADERS="X-Fake-Script: NAME") or a base URL ending in
 /s/NAME selects DIR/NAME.yaml, so one server serves many parallel runs.
-GET /_fake/requests lists what was received.`,
+GET /_fake/requests lists what was received, read back from the request log
+(--log FILE, else a temporary file): one compact JSON line per request, the
+whole body only with --log-bodies, credentials redacted.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFakeModel(cmd, e, opts) },
 	}
 	f := cmd.Flags()
@@ -62,6 +65,7 @@ GET /_fake/requests lists what was received.`,
 	f.StringVar(&opts.scripts, "scripts", "", "a `DIR` of named scripts selected by the X-Fake-Script header")
 	f.IntVar(&opts.port, "port", 0, "the loopback port (default: a free one)")
 	f.StringVar(&opts.log, "log", "", "append one JSON line per request to `FILE`")
+	f.BoolVar(&opts.logBodies, "log-bodies", false, "log each request's whole body (about 100 KB per Claude Code request)")
 	return cmd
 }
 
@@ -79,15 +83,24 @@ func runFakeModel(cmd *cobra.Command, e env, opts fakeModelOptions) error {
 			return usageErrorf("--scripts %s: not a directory", opts.scripts)
 		}
 	}
-	fo := fakeapi.Options{ScriptFile: opts.script, ScriptDir: opts.scripts}
+	fo := fakeapi.Options{ScriptFile: opts.script, ScriptDir: opts.scripts, LogBodies: opts.logBodies}
+	// The server keeps no request in memory: it reads them back from the
+	// log, so there is always one (read-write, for reading back).
+	var f *os.File
+	var err error
 	if opts.log != "" {
-		f, err := os.OpenFile(opts.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			return fmt.Errorf("fake-model: %w", err)
+		f, err = os.OpenFile(opts.log, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o644)
+	} else {
+		f, err = os.CreateTemp("", "agent-eval-fake-requests-*.jsonl")
+		if err == nil {
+			defer os.Remove(f.Name())
 		}
-		defer f.Close()
-		fo.Log = f
 	}
+	if err != nil {
+		return fmt.Errorf("fake-model: opening the request log: %w", err)
+	}
+	defer f.Close()
+	fo.Log = f
 	srv := fakeapi.New(fo)
 	url, err := srv.Start("127.0.0.1:" + strconv.Itoa(opts.port))
 	if err != nil {

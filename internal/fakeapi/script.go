@@ -166,13 +166,14 @@ func (t Turn) tools() []ToolUse {
 	return append([]ToolUse{*t.ToolUse}, t.ToolUses...)
 }
 
-// withCWD returns the turn with every ${CWD} replaced by cwd.
-func (t Turn) withCWD(cwd string) Turn {
+// withCWD returns the turn with every ${CWD} replaced by cwd(), called
+// only when the turn holds one.
+func (t Turn) withCWD(cwd func() string) Turn {
 	b, err := json.Marshal(t)
 	if err != nil || !bytes.Contains(b, []byte("${CWD}")) {
 		return t
 	}
-	esc, _ := json.Marshal(cwd)
+	esc, _ := json.Marshal(cwd())
 	b = bytes.ReplaceAll(b, []byte("${CWD}"), esc[1:len(esc)-1])
 	var out Turn
 	if json.Unmarshal(b, &out) != nil {

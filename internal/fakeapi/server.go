@@ -1,7 +1,10 @@
 package fakeapi
 
 import (
+	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // ScriptHeader selects a named script per request. Claude Code sends it when
@@ -49,8 +53,24 @@ type Options struct {
 	// ScriptDir holds named scripts: the header value "x" loads
 	// ScriptDir/x.yaml (or .yml, .json), read again on every request.
 	ScriptDir string
-	// Log, if set, gets one JSON line per request.
+	// Log, if set, gets one JSON line per request, written as the request
+	// arrives, and the server keeps no copy: Requests and GET
+	// /_fake/requests read the log back when it is an *os.File opened for
+	// reading too (os.Create's), and list nothing otherwise. Without Log,
+	// the server keeps every request in memory (for a test to inspect).
+	// A logged line is redacted (internal/redact: credential patterns, and
+	// the values Redactor knows) and compact: it holds the request's shape
+	// (model, message count, tool names, size, the system prompt's
+	// SHA-256), its tool results and its last message, what the model was
+	// told that was new, but not the whole body unless LogBodies is set.
 	Log io.Writer
+	// LogBodies puts each request's whole body in the log (about 100 KB
+	// per Claude Code request, most of it the same system prompt and tool
+	// schemas every time).
+	LogBodies bool
+	// Redactor hides known secret values in the log; nil hides what
+	// redact's patterns find.
+	Redactor *redact.Redactor
 	// Now stamps requests; time.Now when nil.
 	Now func() time.Time
 }
@@ -60,7 +80,13 @@ type Server struct {
 	opts     Options
 	mu       sync.Mutex
 	scripts  map[string]*Script
-	requests []Request
+	requests []Request // kept only without a Log
+	logMu    sync.Mutex
+	logStart int64 // the log's size when the server was made: its lines are after it
+	// redacted caches the log's redaction of large message blocks (see
+	// redactCached), redactedSize their total size.
+	redacted     map[[32]byte][]byte
+	redactedSize int
 	// errorsServed counts the errors served per counted error turn (see
 	// Turn.Count), keyed by script name, kind and turn.
 	errorsServed map[string]int
@@ -68,20 +94,37 @@ type Server struct {
 	srv          *http.Server
 }
 
-// Request is one recorded request.
+// Request is one recorded request: a line of the log.
 type Request struct {
-	Time        time.Time         `json:"ts"`
-	Method      string            `json:"method"`
-	Path        string            `json:"path"`
-	Headers     map[string]string `json:"headers"`
-	Kind        string            `json:"kind"` // main, side, count_tokens, models, other
-	Script      string            `json:"script,omitempty"`
-	Turn        int               `json:"turn"`
-	Model       string            `json:"model,omitempty"`
-	Stream      bool              `json:"stream,omitempty"`
-	ToolResults []ToolResult      `json:"tool_results,omitempty"`
-	Status      int               `json:"status"`
-	Body        json.RawMessage   `json:"body,omitempty"`
+	Time    time.Time         `json:"ts"`
+	Method  string            `json:"method"`
+	Path    string            `json:"path"`
+	Headers map[string]string `json:"headers"`
+	Kind    string            `json:"kind"` // main, side, count_tokens, models, other
+	Script  string            `json:"script,omitempty"`
+	Turn    int               `json:"turn"`
+	Model   string            `json:"model,omitempty"`
+	Stream  bool              `json:"stream,omitempty"`
+	// Bytes is the size of the request body.
+	Bytes int `json:"bytes,omitempty"`
+	// Messages is the number of messages the request holds; Tools names
+	// the tools it offers; SystemSHA256 is the hex SHA-256 of its system
+	// field as sent (equal hashes: the same system prompt).
+	Messages     int      `json:"messages,omitempty"`
+	Tools        []string `json:"tools,omitempty"`
+	SystemSHA256 string   `json:"system_sha256,omitempty"`
+	// ToolResults are the tool_result blocks of every user message.
+	ToolResults []ToolResult `json:"tool_results,omitempty"`
+	// Last is the content of the request's last message as sent: the
+	// prompt on the first turn, the tool results of the turn before after
+	// that, with any system reminders the client attached.
+	Last json.RawMessage `json:"last,omitempty"`
+	// ToolUses are the tool calls the fake answered with.
+	ToolUses []ToolUse `json:"tool_uses,omitempty"`
+	Status   int       `json:"status"`
+	// Body is the whole request body: always kept in memory, logged only
+	// with Options.LogBodies.
+	Body json.RawMessage `json:"body,omitempty"`
 }
 
 // ToolResult is a tool_result block the client sent back to the model.
@@ -96,7 +139,13 @@ func New(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Server{opts: opts, scripts: map[string]*Script{}, errorsServed: map[string]int{}}
+	s := &Server{opts: opts, scripts: map[string]*Script{}, errorsServed: map[string]int{}}
+	if rl, ok := opts.Log.(readableLog); ok {
+		if st, err := rl.Stat(); err == nil {
+			s.logStart = st.Size()
+		}
+	}
+	return s
 }
 
 // SetScript registers a named script, selected by the ScriptHeader.
@@ -130,11 +179,100 @@ func (s *Server) Close() error {
 	return s.srv.Close()
 }
 
-// Requests returns a copy of every request recorded so far.
+// Requests returns every request recorded so far: a copy of those kept
+// in memory, or, with a Log, the log read back (nil when it cannot be).
 func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
+	if s.opts.Log == nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return append([]Request(nil), s.requests...)
+	}
+	r, err := s.logReader()
+	if err != nil {
+		return nil
+	}
+	reqs, err := ReadLog(r)
+	if err != nil {
+		return nil
+	}
+	return reqs
+}
+
+// readableLog is a log the server can read back: an *os.File opened for
+// reading and writing.
+type readableLog interface {
+	io.ReaderAt
+	Stat() (os.FileInfo, error)
+}
+
+// logReader reads the log as it stood when called: every line this server
+// wrote so far, whole (a line is written under logMu in one call), and not
+// what the file held before (fake-model --log appends).
+func (s *Server) logReader() (io.Reader, error) {
+	rl, ok := s.opts.Log.(readableLog)
+	if !ok {
+		return nil, fmt.Errorf("fake api: the request log cannot be read back")
+	}
+	s.logMu.Lock()
+	st, err := rl.Stat()
+	s.logMu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("fake api: reading the request log: %w", err)
+	}
+	return io.NewSectionReader(rl, s.logStart, st.Size()-s.logStart), nil
+}
+
+// ReadLog reads a request log (fake_model_requests.jsonl): one Request per
+// line.
+func ReadLog(r io.Reader) ([]Request, error) {
+	var out []Request
+	br := bufio.NewReader(r)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var req Request
+			if jerr := json.Unmarshal(line, &req); jerr != nil {
+				return out, fmt.Errorf("fake api: request log line %d: %w", n, jerr)
+			}
+			out = append(out, req)
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, fmt.Errorf("fake api: reading the request log: %w", err)
+		}
+	}
+}
+
+// serveRequests answers GET /_fake/requests with a JSON array of the
+// requests, streamed from the log when there is one.
+func (s *Server) serveRequests(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	if s.opts.Log == nil {
+		_ = json.NewEncoder(w).Encode(s.Requests())
+		return
+	}
+	r, err := s.logReader()
+	if err != nil {
+		writeError(w, APIError{Status: http.StatusNotImplemented, Type: "api_error", Message: err.Error()})
+		return
+	}
+	br := bufio.NewReader(r)
+	_, _ = io.WriteString(w, "[")
+	sep := ""
+	for {
+		line, err := br.ReadBytes('\n')
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			_, _ = io.WriteString(w, sep)
+			_, _ = w.Write(line)
+			sep = ",\n"
+		}
+		if err != nil {
+			break
+		}
+	}
+	_, _ = io.WriteString(w, "]\n")
 }
 
 // Handler is the HTTP handler of the fake.
@@ -176,10 +314,7 @@ func (s *Server) routes() *http.ServeMux {
 		mux.HandleFunc("POST "+v+"/messages/count_tokens", s.countTokens)
 		mux.HandleFunc("GET "+v+"/models", s.models)
 	}
-	mux.HandleFunc("GET /_fake/requests", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(s.Requests())
-	})
+	mux.HandleFunc("GET /_fake/requests", s.serveRequests)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" && (r.Method == http.MethodHead || r.Method == http.MethodGet) {
 			s.record(r, Request{Kind: "other", Status: http.StatusOK})
@@ -193,16 +328,35 @@ func (s *Server) routes() *http.ServeMux {
 }
 
 // messagesRequest is the part of a Messages API request the fake reads. It
-// decodes loosely: unknown fields and role "system" messages are fine.
+// decodes loosely: unknown fields and role "system" messages are fine. The
+// body is decoded once; each user message's content once more, lazily
+// (parsed), and only the tools' names are kept.
 type messagesRequest struct {
-	Model    string            `json:"model"`
-	Stream   bool              `json:"stream"`
-	System   json.RawMessage   `json:"system"`
-	Tools    []json.RawMessage `json:"tools"`
+	Model  string          `json:"model"`
+	Stream bool            `json:"stream"`
+	System json.RawMessage `json:"system"`
+	Tools  []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
 	Messages []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
+	parsed [][]contentBlock // parsed[i]: the blocks of Messages[i], once read
+}
+
+// content returns the blocks of message i, parsing them the first time.
+func (m *messagesRequest) content(i int) []contentBlock {
+	if m.parsed == nil {
+		m.parsed = make([][]contentBlock, len(m.Messages))
+	}
+	if m.parsed[i] == nil {
+		m.parsed[i] = blocks(m.Messages[i].Content)
+		if m.parsed[i] == nil {
+			m.parsed[i] = []contentBlock{}
+		}
+	}
+	return m.parsed[i]
 }
 
 type contentBlock struct {
@@ -213,25 +367,37 @@ type contentBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
+// blocks parses content, a string or an array of blocks, with one decode.
 func blocks(raw json.RawMessage) []contentBlock {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return []contentBlock{{Type: "text", Text: s}}
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return nil
 	}
-	var bs []contentBlock
-	_ = json.Unmarshal(raw, &bs)
-	return bs
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return []contentBlock{{Type: "text", Text: s}}
+		}
+	case '[':
+		var bs []contentBlock
+		_ = json.Unmarshal(raw, &bs)
+		return bs
+	}
+	return nil
 }
 
-func blockText(raw json.RawMessage) string {
+func textOf(bs []contentBlock) string {
 	var parts []string
-	for _, b := range blocks(raw) {
+	for _, b := range bs {
 		if b.Type == "text" {
 			parts = append(parts, b.Text)
 		}
 	}
 	return strings.Join(parts, "\n")
 }
+
+func blockText(raw json.RawMessage) string { return textOf(blocks(raw)) }
 
 // cwdRE finds the working directory in Claude Code's environment section
 // ("Primary working directory: …") or OpenCode's ("<env>\n  Working
@@ -242,15 +408,20 @@ var cwdRE = lazyre.New(`(?m)(?:Primary working directory|^[ \t]*Working director
 // Claude Code (or OpenCode) sends: in the system prompt, a role "system" message, or a
 // <system-reminder> inside the first user message, depending on the setup.
 func (m *messagesRequest) cwd() string {
-	texts := []string{blockText(m.System)}
-	for _, msg := range m.Messages {
-		if msg.Role == "system" || msg.Role == "user" {
-			texts = append(texts, blockText(msg.Content))
-		}
-	}
-	for _, t := range texts {
+	find := func(t string) string {
 		if sub := cwdRE().FindStringSubmatch(t); sub != nil {
 			return strings.TrimSpace(sub[1])
+		}
+		return ""
+	}
+	if cwd := find(blockText(m.System)); cwd != "" {
+		return cwd
+	}
+	for i, msg := range m.Messages {
+		if msg.Role == "system" || msg.Role == "user" {
+			if cwd := find(textOf(m.content(i))); cwd != "" {
+				return cwd
+			}
 		}
 	}
 	return ""
@@ -258,11 +429,12 @@ func (m *messagesRequest) cwd() string {
 
 func (m *messagesRequest) toolResults() []ToolResult {
 	var out []ToolResult
-	for _, msg := range m.Messages {
-		if msg.Role != "user" {
+	for i, msg := range m.Messages {
+		// Most user messages hold no tool result: skip parsing them.
+		if msg.Role != "user" || !bytes.Contains(msg.Content, []byte(`"tool_result"`)) {
 			continue
 		}
-		for _, b := range blocks(msg.Content) {
+		for _, b := range m.content(i) {
 			if b.Type == "tool_result" {
 				content := blockText(b.Content)
 				if content == "" {
@@ -276,7 +448,7 @@ func (m *messagesRequest) toolResults() []ToolResult {
 }
 
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	body, err := readBody(r)
 	if err != nil {
 		writeError(w, APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: err.Error()})
 		return
@@ -287,7 +459,22 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, APIError{Status: http.StatusBadRequest, Type: "invalid_request_error", Message: "fake api: body is not JSON: " + err.Error()})
 		return
 	}
-	rec := Request{Model: req.Model, Stream: req.Stream, ToolResults: req.toolResults(), Body: safeJSON(body), Script: r.Header.Get(ScriptHeader)}
+	rec := Request{Model: req.Model, Stream: req.Stream, ToolResults: req.toolResults(), Script: r.Header.Get(ScriptHeader),
+		Bytes: len(body), Messages: len(req.Messages)}
+	// The body decoded, so it is valid JSON: kept as it came.
+	if s.opts.Log == nil || s.opts.LogBodies {
+		rec.Body = body
+	}
+	for _, t := range req.Tools {
+		rec.Tools = append(rec.Tools, t.Name)
+	}
+	if len(req.System) > 0 {
+		sum := sha256.Sum256(req.System)
+		rec.SystemSHA256 = hex.EncodeToString(sum[:])
+	}
+	if n := len(req.Messages); n > 0 {
+		rec.Last = req.Messages[n-1].Content
+	}
 	script, err := s.script(rec.Script)
 	if err != nil {
 		rec.Kind, rec.Status = "other", http.StatusInternalServerError
@@ -323,7 +510,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		turn, key = m.Turn, fmt.Sprintf("%q match %d", rec.Script, i)
 	}
 	turn = s.spendError(turn, key)
-	turn = turn.withCWD(req.cwd())
+	turn = turn.withCWD(req.cwd)
 	if turn.Error != nil {
 		rec.Status = turn.Error.Status
 		s.record(r, rec)
@@ -331,8 +518,13 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Status = http.StatusOK
-	s.record(r, rec)
 	msg := buildMessage(turn, rec.Turn, req.Model, len(body))
+	for _, b := range msg.Content {
+		if b.Type == "tool_use" {
+			rec.ToolUses = append(rec.ToolUses, ToolUse{ID: b.ID, Name: b.Name, Input: b.Input})
+		}
+	}
+	s.record(r, rec)
 	if req.Stream {
 		writeSSE(w, msg)
 		return
@@ -359,8 +551,12 @@ func (s *Server) spendError(turn Turn, key string) Turn {
 }
 
 func (s *Server) countTokens(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	s.record(r, Request{Kind: "count_tokens", Status: http.StatusOK, Body: safeJSON(body)})
+	body, _ := readBody(r)
+	rec := Request{Kind: "count_tokens", Status: http.StatusOK, Bytes: len(body)}
+	if s.opts.Log == nil || s.opts.LogBodies {
+		rec.Body = safeJSON(body)
+	}
+	s.record(r, rec)
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]int{"input_tokens": estimateTokens(len(body))})
 }
@@ -416,17 +612,115 @@ func (s *Server) record(r *http.Request, rec Request) {
 		}
 		rec.Headers[k] = strings.Join(v, ", ")
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, rec)
-	s.mu.Unlock()
-	if s.opts.Log != nil {
-		line, err := json.Marshal(rec)
-		if err == nil {
-			s.mu.Lock()
-			_, _ = s.opts.Log.Write(append(line, '\n'))
-			s.mu.Unlock()
+	if s.opts.Log == nil {
+		s.mu.Lock()
+		s.requests = append(s.requests, rec)
+		s.mu.Unlock()
+		return
+	}
+	if !s.opts.LogBodies {
+		rec.Body = nil
+	}
+	// The last message is redacted on its own, block by block, through a
+	// cache: on the first turn it is mostly the system reminders Claude
+	// Code sends every case alike (~17 KB), and redaction is regexp work.
+	last := s.redactBlocks(rec.Last)
+	rec.Last = nil
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(rec); err != nil {
+		// Only a body that decoded but does not re-encode gets here.
+		rec.Body = nil
+		buf.Reset()
+		if enc.Encode(rec) != nil {
+			return
 		}
 	}
+	line := s.opts.Redactor.JSON(buf.Bytes())
+	if obj := bytes.TrimSuffix(line, []byte("\n")); len(last) > 0 && bytes.HasSuffix(obj, []byte("}")) {
+		// {…}\n becomes {…,"last":…}\n.
+		line = append(append(append(obj[:len(obj)-1:len(obj)-1], `,"last":`...), last...), "}\n"...)
+	}
+	s.logMu.Lock()
+	_, _ = s.opts.Log.Write(line)
+	s.logMu.Unlock()
+}
+
+// redactBlocks redacts a message's content (a string or an array of
+// blocks) for the log, each block once per server: a block seen before
+// gets its cached redaction. It returns compact JSON, or nil.
+func (s *Server) redactBlocks(raw json.RawMessage) []byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil
+	}
+	var elems []json.RawMessage
+	if raw[0] != '[' || json.Unmarshal(raw, &elems) != nil {
+		elems = []json.RawMessage{raw}
+	}
+	var out bytes.Buffer
+	if raw[0] == '[' {
+		out.WriteByte('[')
+	}
+	for i, e := range elems {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		if err := json.Compact(&out, s.redactCached(e)); err != nil {
+			return nil
+		}
+	}
+	if raw[0] == '[' {
+		out.WriteByte(']')
+	}
+	return out.Bytes()
+}
+
+// redactCacheMax bounds the redaction cache; past it, the cache restarts.
+const redactCacheMax = 8 << 20
+
+// redactCached is Redactor.JSON(doc), remembered by doc's hash for docs of
+// 512 bytes or more.
+func (s *Server) redactCached(doc []byte) []byte {
+	if len(doc) < 512 {
+		return s.opts.Redactor.JSON(doc)
+	}
+	key := sha256.Sum256(doc)
+	s.mu.Lock()
+	red, ok := s.redacted[key]
+	s.mu.Unlock()
+	if ok {
+		return red
+	}
+	red = s.opts.Redactor.JSON(doc)
+	s.mu.Lock()
+	if s.redactedSize+len(red) > redactCacheMax {
+		s.redacted, s.redactedSize = nil, 0
+	}
+	if s.redacted == nil {
+		s.redacted = map[[32]byte][]byte{}
+	}
+	s.redacted[key] = red
+	s.redactedSize += len(red)
+	s.mu.Unlock()
+	return red
+}
+
+// maxBody caps what the fake reads of a request.
+const maxBody = 64 << 20
+
+// readBody reads a request body in one allocation when its length is
+// known.
+func readBody(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n <= maxBody {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	return io.ReadAll(io.LimitReader(r.Body, maxBody))
 }
 
 func safeJSON(b []byte) json.RawMessage {

@@ -147,11 +147,23 @@ func (r *Run) Add(c *Case) {
 	}
 }
 
-// WriteJSON writes v to path atomically (internal/atomicfile).
+// WriteJSON writes v to path atomically and synced (atomicfile.Write):
+// for a case's result, which a crash must not lose.
 func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
 	return atomicfile.Write(path, append(b, '\n'), 0o644)
+}
+
+// WriteJSONNoSync writes v to path atomically but unsynced
+// (atomicfile.WriteNoSync): for files rebuilt from others, such as the
+// run's aggregate run_result.json or a temporary config.
+func WriteJSONNoSync(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteNoSync(path, append(b, '\n'), 0o644)
 }

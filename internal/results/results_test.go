@@ -22,17 +22,19 @@ func TestAddNeverMasksAFailure(t *testing.T) {
 
 func TestWriteJSONIsAtomic(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "run_result.json")
-	if err := WriteJSON(path, map[string]any{"permission_denials": []transcript.Denial{}}); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(path)
-	var v map[string]any
-	if json.Unmarshal(b, &v) != nil || v["permission_denials"] == nil {
-		t.Errorf("wrote %s", b)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("left temporary files: %v", entries)
+	for name, write := range map[string]func(string, any) error{"WriteJSON": WriteJSON, "WriteJSONNoSync": WriteJSONNoSync} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "run_result.json")
+		if err := write(path, map[string]any{"permission_denials": []transcript.Denial{}}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, _ := os.ReadFile(path)
+		var v map[string]any
+		if json.Unmarshal(b, &v) != nil || v["permission_denials"] == nil {
+			t.Errorf("%s wrote %s", name, b)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("%s left temporary files: %v", name, entries)
+		}
 	}
 }

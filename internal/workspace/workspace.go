@@ -16,8 +16,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -274,38 +276,53 @@ func GitStatus(dir string) (string, bool) {
 // Harness files are never reported as the agent's modifications.
 var harnessFiles = []string{".claude", ".git", ".staged-plugins", "tool_handlers.yaml", "hook_decisions.jsonl", ".hook-outputs.yaml", ".hook-outputs.json"}
 
-// Baseline commits the workspace as it is before the agent runs, so
-// Modified can tell what the agent changed. It needs git. The repository
-// lives in gitDir, outside the workspace: a commit inside it (.git/) would
-// hold a copy of every file, denied ones included, where no rule on their
-// paths reaches (`git show HEAD:secret/key.txt`). A .git the workspace
-// itself holds (a dataset may ship one) is left alone. Calling it again with
-// the same gitDir adds a commit.
+// Baseline records the workspace as it is before the agent runs, so
+// Modified can tell what the agent changed. It needs git. The record is a
+// git index (every file staged, blobs written) in gitDir, a repository
+// kept outside the workspace: one inside it (.git/) would hold a copy of
+// every file, denied ones included, where no rule on their paths reaches
+// (`git show :secret/key.txt`). A .git the workspace itself holds (a dataset
+// may ship one) is left alone. Calling it again with the same gitDir
+// records the workspace anew.
+//
+// It runs one git process (`git add -A`): the repository is laid out here
+// rather than by `git init`, and nothing is committed (a commit needs an
+// identity, may be signed, runs hooks and `gc --auto`; Modified compares
+// the work tree with the index, which is all a baseline needs).
 func Baseline(dir, gitDir string) error {
 	if _, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("git init: %w", err)
 	}
-	// Our own identity, no signing and none of the user's git hooks
-	// (post-commit ones run despite --no-verify): a baseline must commit on
-	// any machine and do nothing else.
-	config := []string{"-c", "core.hooksPath=/dev/null", "-c", "user.name=agent-eval", "-c", "user.email=agent-eval@localhost",
-		"-c", "commit.gpgsign=false"}
-	for _, args := range [][]string{
-		{"init", "-q", "--bare", gitDir},
-		{"add", "-A"},
-		{"commit", "-q", "--no-verify", "--allow-empty", "-m", "baseline"},
-	} {
-		full := slices.Clone(config)
-		if args[0] != "init" {
-			full = append(full, gitArgs(dir, gitDir)...)
-		}
-		cmd := exec.Command("git", append(full, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
-		}
+	if err := initGitDir(gitDir); err != nil {
+		return fmt.Errorf("git init: %w", err)
+	}
+	// None of the user's git hooks or file-system monitor: a baseline must
+	// work on any machine and do nothing else.
+	args := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, gitArgs(dir, gitDir)...)
+	cmd := exec.Command("git", append(args, "add", "-A")...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git add: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	return nil
+}
+
+// initGitDir lays out an empty repository at gitDir, as `git init --bare`
+// would but without a process: HEAD, objects/ and refs/ are what git needs
+// to recognise one. An existing one is kept.
+func initGitDir(gitDir string) error {
+	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err == nil {
+		return nil
+	}
+	for _, d := range []string{"objects", filepath.Join("refs", "heads"), filepath.Join("refs", "tags")} {
+		if err := os.MkdirAll(filepath.Join(gitDir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "config"), []byte("[core]\n\trepositoryformatversion = 0\n\tbare = true\n"), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 }
 
 // gitArgs point git at a baseline repository kept outside the workspace.
@@ -326,23 +343,28 @@ func Modified(dir, gitDir string, skip []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return modifiedFiles(out, skip), nil
+}
+
+// modifiedFiles reads `git status --porcelain -z` against Baseline's index:
+// "??" is a new file; otherwise the second column compares the work tree
+// with the index (M changed, T changed type, D deleted, blank unchanged).
+// The first column compares the index with HEAD, which a baseline leaves
+// unborn: every file is "A", and no entry is a rename.
+func modifiedFiles(out []byte, skip []string) []string {
 	var files []string
-	entries := strings.Split(string(out), "\x00")
-	for i := 0; i < len(entries); i++ {
-		e := entries[i]
+	for _, e := range strings.Split(string(out), "\x00") {
 		if len(e) < 4 {
 			continue
 		}
 		status, path := e[:2], e[3:]
-		if status[0] == 'R' || status[0] == 'C' {
-			i++ // the next entry is the old name
-		}
-		if strings.Contains(status, "D") || excluded(path, skip) {
+		changed := status == "??" || status[1] == 'M' || status[1] == 'T'
+		if !changed || excluded(path, skip) {
 			continue
 		}
 		files = append(files, path)
 	}
-	return files, nil
+	return files
 }
 
 func excluded(path string, skip []string) bool {
@@ -410,4 +432,65 @@ func RemoveSandboxPlaceholders(dir string, before map[string]bool) []string {
 		}
 	}
 	return removed
+}
+
+// RemoveAll removes every path in paths (workspaces, their baselines), a
+// few at a time in parallel: removing a thousand workspaces one by one at
+// the end of a run is mostly waiting on the file system, one unlink at a
+// time. A missing path is no error; the errors of the others are joined.
+func RemoveAll(paths []string) error {
+	workers := min(max(2*runtime.GOMAXPROCS(0), 4), 16, len(paths))
+	next := make(chan string)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range next {
+				if err := removeAll(p); err != nil {
+					errs[w] = errors.Join(errs[w], err)
+				}
+			}
+		}()
+	}
+	for _, p := range paths {
+		next <- p
+	}
+	close(next)
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// removeAll is os.RemoveAll that also removes what the agent made
+// read-only (a folder without write permission keeps its entries).
+func removeAll(p string) error {
+	err := os.RemoveAll(p)
+	if err == nil || !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(q, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(p)
+}
+
+// RemoveChildren removes everything in dir, then dir itself, with
+// RemoveAll's parallelism: the root of a run's workspaces.
+func RemoveChildren(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", dir, err)
+	}
+	paths := make([]string, len(entries))
+	for i, e := range entries {
+		paths[i] = filepath.Join(dir, e.Name())
+	}
+	if err := RemoveAll(paths); err != nil {
+		return err
+	}
+	return removeAll(dir)
 }
