@@ -500,6 +500,34 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+// A cli runner whose command names no model needs none; one that does, or
+// claude-code, does.
+func TestPlanModel(t *testing.T) {
+	t.Parallel()
+	env := engine.Environment{Now: time.Date(2026, 12, 1, 2, 3, 4, 0, time.UTC), Getenv: func(string) string { return "" }}
+	for _, tc := range []struct{ name, yaml, err, id string }{
+		{"cli without {model}", "runner: {type: cli, command: [sh, -c, 'true', '{args}']}\n", "", "20261201-020304.000-cli"},
+		{"cli with {model}", "runner: {type: cli, command: [my-agent, --model, '{model}']}\n", "no model", ""},
+		{"claude-code", "runner: {type: claude-code}\n", "no model", ""},
+	} {
+		dir := project(t, "name: demo\nexecution: {prompt: hi}\ndataset: {path: cases}\n"+tc.yaml, "a")
+		ev, err := config.Load(filepath.Join(dir, "eval.yaml"))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		env.Dir = dir
+		p, err := engine.NewPlan(ev, "eval.yaml", engine.Flags{MaxBudgetUSD: -1}, env)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err %v, want %q", tc.name, err, tc.err)
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.err == "" && (p.Model != "" || p.RunID != tc.id):
+			t.Errorf("%s: model %q, run id %q; want none, %q", tc.name, p.Model, p.RunID, tc.id)
+		}
+	}
+}
+
 // BenchmarkRun runs b.N cases with the fake runner at --parallel 8: the
 // engine's own cost per case (workspace, baseline, result), which must not
 // grow with the run's size.

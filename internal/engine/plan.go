@@ -125,10 +125,14 @@ func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan
 	}
 	p.Model = firstNonEmpty(f.Model, ev.Models.Skill)
 	if p.Model == "" {
-		if !f.FakeModel {
+		switch {
+		case f.FakeModel:
+			p.Model = "claude-fake-1"
+		case p.Runner == runner.TypeCLI && !commandsNameModel(ev):
+			// The command names no model: the agent picks its own.
+		default:
 			return Plan{}, usageErrorf("no model: set --model or models.skill in %s", configPath)
 		}
-		p.Model = "claude-fake-1"
 	}
 	ids, err := ev.CaseIDs()
 	if err != nil {
@@ -181,7 +185,7 @@ func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan
 		return Plan{}, usageErrorf("run id %q is not a safe folder name", p.RunID)
 	}
 	if p.RunID == "" && !f.Resume {
-		p.RunID = rundir.NewID(env.Now, p.Model)
+		p.RunID = rundir.NewID(env.Now, firstNonEmpty(p.Model, string(p.Runner)))
 	}
 	return p, nil
 }
@@ -225,4 +229,17 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// commandsNameModel reports whether a cli runner's command (the run's or a
+// step's) uses {model} or {subagent_model}.
+func commandsNameModel(ev *config.Eval) bool {
+	for _, fc := range ev.CLICommands() {
+		for _, n := range config.Placeholders(fc.Command) {
+			if n == "model" || n == "subagent_model" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -36,7 +36,11 @@ func (t *Terminal) Stop() { t.p.stop() }
 // RunStarted prints the run's header line and starts the status line.
 func (t *Terminal) RunStarted(i engine.RunInfo) {
 	t.mode = i.Mode
-	fmt.Fprintf(t.p, "run %s: %s with %s (%s) → %s\n", i.RunID, engine.Plural(i.ToRun, "case"), i.Model, strings.TrimSpace(i.Agent+" "+i.AgentVersion), i.Dir)
+	model := i.Model
+	if model == "" {
+		model = "the agent's own model" // a cli runner whose command names none
+	}
+	fmt.Fprintf(t.p, "run %s: %s with %s (%s) → %s\n", i.RunID, engine.Plural(i.ToRun, "case"), model, strings.TrimSpace(i.Agent+" "+i.AgentVersion), i.Dir)
 	if i.Mode == engine.ModeBatch {
 		t.p.begin(1)
 		return
