@@ -81,7 +81,7 @@ if [ "$what" = a ] || [ "$what" = c ] || [ "$what" = all ]; then
 					n, w, (w < 60 ? "within" : "OVER"), n / w, r, 1000 * s / n, load }'
 		fi
 		if [ "$what" != a ]; then
-			[ -n "$(field "$out" "cli-$scale_n" self_rss_mb)" ] || cli_run "$scale_n" "$out"
+			{ [ -f "$out" ] && [ -n "$(field "$out" "cli-$scale_n" self_rss_mb)" ]; } || cli_run "$scale_n" "$out"
 			cli_run 100 "$out"
 			awk -v n="$scale_n" -v big="$(field "$out" "cli-$scale_n" self_rss_mb)" -v small="$(field "$out" cli-100 self_rss_mb)" -v load="$(load)" \
 				'BEGIN { printf "c) agent-eval peak RSS %.1f MB at %d cases vs %.1f MB at 100 (x%.2f, %s the 20 %% goal); %s\n",
