@@ -15,7 +15,7 @@ build:
 ## examples/quickstart with the real CLI and the built-in fake model (no API key)
 demo: build
 	scripts/install-sandbox.sh
-	./bin/agent-eval run -c examples/quickstart/eval.yaml --fake-model --agent-bin "$$(scripts/install-claude.sh)"
+	./bin/agent-eval run -c examples/quickstart/eval.yaml --fake-model --score --agent-bin "$$(scripts/install-claude.sh)"
 
 ## test: what CI runs (README "Run the tests"). Installs the pinned Claude
 ## Code and OpenCode CLIs (Node.js 20+ and npm needed) for the end-to-end

@@ -103,7 +103,7 @@ func TestValidateJSON(t *testing.T) {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
 	}
 	want := validateReport{File: "../../examples/quickstart/eval.yaml", OK: true, EvalName: "quickstart", RunsDir: "eval/runs/quickstart", Mode: "case",
-		Runner: "claude-code", Cases: 2, Handlers: 2, Judges: 1, Errors: []problem{}, Warnings: []problem{{Line: 21, Col: 18, Field: "execution.env.JIRA_SERVER",
+		Runner: "claude-code", Cases: 2, Handlers: 2, Judges: 3, Errors: []problem{}, Warnings: []problem{{Line: 23, Col: 18, Field: "execution.env.JIRA_SERVER",
 			Message: "JIRA_SERVER refers to $JIRA_SERVER, which is not set (or empty) here, so run leaves JIRA_SERVER out"}}}
 	if diff := cmp.Diff(want, rep); diff != "" {
 		t.Errorf("validate --json (-want +got):\n%s", diff)

@@ -16,6 +16,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	clirunner "github.com/agent-eval/agent-eval/internal/runner/cli"
@@ -39,6 +40,7 @@ type runOptions struct {
 	fakeModel bool
 	resume    bool
 	json      bool
+	score     bool
 }
 
 func newRunCmd(e env) *cobra.Command {
@@ -56,9 +58,13 @@ outputs).
 --fake-model serves each case's fake_model.yaml through the built-in fake of the
 Messages API, so the wiring runs with the real CLI and no API key.
 
-Exit status: 0 when every case exited 0, 1 when one did not, 2 for a usage or
-configuration error, 3 for a harness failure, 130 when interrupted (the
-finished cases are kept).`,
+--score scores the run right after it (agent-eval score: summary.yaml,
+report.html, junit.xml, the thresholds); with --fake-model the LLM judges
+answer from the dataset's fake_judge.yaml.
+
+Exit status: 0 when every case exited 0 (and, with --score, every threshold
+holds), 1 when one did not, 2 for a usage or configuration error, 3 for a
+harness failure, 130 when interrupted (the finished cases are kept).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.maxBudget = -1
 			if cmd.Flags().Changed("max-budget") {
@@ -80,6 +86,7 @@ finished cases are kept).`,
 	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer with each case's fake_model.yaml through the built-in fake Messages API")
 	f.BoolVar(&opts.resume, "resume", false, "continue the latest unfinished run (or the one --run-id names): run only the cases without a finished result")
 	f.BoolVar(&opts.json, "json", false, "print the run's run_result.json on stdout")
+	f.BoolVar(&opts.score, "score", false, "score the run when it ends (see agent-eval score)")
 	return cmd
 }
 
@@ -156,7 +163,16 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		return interrupted(e, opts)
 	case r.Interrupted:
 		return interrupted(e, opts)
-	case r.ExitCode != 0:
+	}
+	if opts.score {
+		// Cases that failed are scored too: the judges say how badly. A
+		// scoring error or a breached threshold decides the exit status.
+		dir := rundir.Dir{Path: filepath.Join(plan.RunsDir, r.RunID)}
+		if err := scoreRun(ctx, e, ev, scoreOptions{config: opts.config, concurrency: 4, fakeModel: opts.fakeModel}, dir, nil); err != nil {
+			return err
+		}
+	}
+	if r.ExitCode != 0 {
 		return errReported{ExitGate}
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/score"
@@ -27,7 +28,12 @@ type scoreOptions struct {
 	noCache     bool
 	json        bool
 	concurrency int
+	fakeModel   bool
 }
+
+// FakeJudgeScript is the script `score --fake-model` serves at the
+// dataset's root: the LLM judges' scripted verdicts.
+const FakeJudgeScript = "fake_judge.yaml"
 
 func newScoreCmd(e env) *cobra.Command {
 	opts := scoreOptions{}
@@ -42,6 +48,11 @@ RUN_DIR is the run's directory; --run-id names a run under the runs directory
 instead; with neither, the latest run is scored. LLM judge verdicts are cached
 in RUN_DIR/judge_cache/, so scoring again calls the model only for prompts
 that changed (--no-cache calls it for all).
+
+--fake-model answers the LLM judges from the dataset's fake_judge.yaml through
+the built-in fake of the Messages API (no API key; the judge model defaults
+to claude-fake-judge), to check an eval's scoring offline. Its verdicts are
+cached apart from real ones.
 
 stderr gets a table per judge and the verdict; stdout gets the summary as JSON
 with --json.
@@ -65,6 +76,7 @@ itself failed.`,
 	f.BoolVar(&opts.noCache, "no-cache", false, "call the model for every LLM verdict, ignoring judge_cache/")
 	f.BoolVar(&opts.json, "json", false, "print the summary as JSON on stdout")
 	f.IntVar(&opts.concurrency, "concurrency", 4, "cases scored, and model calls made, at once")
+	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer the LLM judges from the dataset's "+FakeJudgeScript+" through the built-in fake Messages API")
 	return cmd
 }
 
@@ -116,9 +128,18 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 			return fmt.Errorf("before_scoring: %w", err)
 		}
 	}
+	fakeURL := ""
+	if opts.fakeModel {
+		url, stop, err := startFakeJudge(ev, dir)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		fakeURL = url
+	}
 	fmt.Fprintf(e.Err, "agent-eval: scoring %s with %d judge(s)\n", dir.Path, len(ev.Judges))
 	s, err := score.Score(ctx, score.Options{Dir: dir, Eval: ev, Baseline: baseline, NoCache: opts.noCache,
-		Concurrency: opts.concurrency, Getenv: e.Getenv, Observer: scoreProgress{e.Err}})
+		Concurrency: opts.concurrency, Getenv: e.Getenv, Observer: scoreProgress{e.Err}, FakeModelURL: fakeURL})
 	if err != nil {
 		var cfg config.Errors
 		if errors.As(err, &cfg) || errors.Is(err, context.Canceled) {
@@ -146,13 +167,13 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 func verdict(w io.Writer, s *rundir.Summary, dir rundir.Dir) error {
 	regs := score.Regressions(s)
 	if len(regs) == 0 {
-		fmt.Fprintf(w, "agent-eval: PASS: %d case(s), %d threshold(s) met; summary: %s\n", s.NumCases, len(s.Thresholds), dir.Summary())
+		fmt.Fprintf(w, "agent-eval: PASS: %d case(s), %d threshold(s) met; summary: %s, report: %s\n", s.NumCases, len(s.Thresholds), dir.Summary(), dir.Report())
 		return nil
 	}
 	for _, r := range regs {
 		fmt.Fprintf(w, "agent-eval: regression: %s\n", r)
 	}
-	fmt.Fprintf(w, "agent-eval: FAIL: %d of %d threshold(s) breached; summary: %s\n", len(regs), len(s.Thresholds), dir.Summary())
+	fmt.Fprintf(w, "agent-eval: FAIL: %d of %d threshold(s) breached; summary: %s, report: %s\n", len(regs), len(s.Thresholds), dir.Summary(), dir.Report())
 	return errReported{ExitGate}
 }
 
@@ -278,4 +299,24 @@ func writeSummaryJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(generic)
+}
+
+// startFakeJudge serves the dataset's fake_judge.yaml on 127.0.0.1 for the
+// LLM judges; what they sent is kept in the run directory.
+func startFakeJudge(ev *config.Eval, dir rundir.Dir) (url string, stop func(), err error) {
+	path := filepath.Join(ev.DatasetDir(), FakeJudgeScript)
+	script, err := fakeapi.LoadScript(path)
+	if err != nil {
+		return "", nil, usageErrorf("--fake-model: the LLM judges' scripted verdicts: %v", err)
+	}
+	log, err := os.Create(dir.FakeJudgeLog())
+	if err != nil {
+		return "", nil, fmt.Errorf("--fake-model: %w", err)
+	}
+	srv := fakeapi.New(fakeapi.Options{Script: script, Log: log})
+	if url, err = srv.Start(""); err != nil {
+		_ = log.Close()
+		return "", nil, fmt.Errorf("--fake-model: start the fake model: %w", err)
+	}
+	return url, func() { srv.Close(); _ = log.Close() }, nil
 }

@@ -41,7 +41,11 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 		at("runner.type", false, "runner type %s is not implemented yet; this version runs %v", t, known.Types())
 	}
 	for i, s := range ev.Execution.Steps {
-		if s.Runner != nil && s.Runner.Type != "" && s.Runner.Type != ev.RunnerType() {
+		switch {
+		case s.Runner == nil || s.Runner.Type == "" || s.Runner.Type == ev.RunnerType():
+		case !known.Has(runner.Type(s.Runner.Type)):
+			at(fmt.Sprintf("execution.steps[%d].runner.type", i), false, "runner type %s is not implemented yet; this version runs %v", s.Runner.Type, known.Types())
+		default:
 			at(fmt.Sprintf("execution.steps[%d].runner.type", i), false, "a step runs with the eval's runner (%s): a step of another runner type (%s) is not supported", ev.RunnerType(), s.Runner.Type)
 		}
 	}
@@ -94,6 +98,7 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 	if ev.Mode() == "batch" {
 		scriptProblems(filepath.Join(dir, FakeModelScript), at)
 	}
+	scriptProblems(filepath.Join(dir, FakeJudgeScript), at) // score --fake-model's
 	// One line per template problem, naming the cases it holds for.
 	tplErrs := map[[2]string][]string{}
 	var tplOrder [][2]string

@@ -39,6 +39,13 @@ func New(maxRetries int) *Client {
 	return &Client{c: anthropic.NewClient(opts...)}
 }
 
+// NewAt returns a client of the API at baseURL with apiKey, whatever the
+// environment says: `score --fake-model` points the judges at the built-in
+// fake this way, never at a real endpoint with a real key.
+func NewAt(maxRetries int, baseURL, apiKey string) *Client {
+	return &Client{c: anthropic.NewClient(option.WithMaxRetries(maxRetries), option.WithBaseURL(baseURL), option.WithAPIKey(apiKey))}
+}
+
 // FakeModelEnv is set to "1" by `agent-eval run --fake-model` in the
 // agent's environment. The hook then reaches the fake without a key when
 // Claude Code's scrub (sandbox on) removed ANTHROPIC_API_KEY from its

@@ -23,10 +23,14 @@ const (
 	HookOutputs    = "hook_outputs.yaml"   // the data a lifecycle phase returned
 	AgentProcsFile = "agent_processes.txt" // the agents' process groups, for resume's sweep
 	FakeModelLog   = "fake_model_requests.jsonl"
+	FakeJudgeLog   = "fake_judge_requests.jsonl" // what the LLM judges sent the fake (score --fake-model)
 	BatchFile      = "batch.yaml"
 	CaseOrderFile  = "case_order.yaml"
 	RepoModsFile   = "repo_modifications.txt"
 )
+
+// FakeJudgeLog is what score --fake-model's judges sent the fake model.
+func (d Dir) FakeJudgeLog() string { return filepath.Join(d.Path, FakeJudgeLog) }
 
 // HooksLog is the run's lifecycle hooks log.
 func (d Dir) HooksLog() string { return filepath.Join(d.Path, HooksLogFile) }

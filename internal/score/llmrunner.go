@@ -25,6 +25,7 @@ type LLMRunner struct {
 	cache   rundir.Dir
 	noCache bool
 	timeout time.Duration
+	salt    string // sets this runner's cache entries apart (the fake's)
 	made    atomic.Int64
 	cached  atomic.Int64
 	failed  atomic.Int64
@@ -43,6 +44,15 @@ func NewLLMRunner(dir rundir.Dir, concurrency int, noCache bool) *LLMRunner {
 	return &LLMRunner{client: llm.New(Retries), sem: make(chan struct{}, concurrency), cache: dir, noCache: noCache, timeout: 5 * time.Minute}
 }
 
+// NewFakeLLMRunner is NewLLMRunner against the fake Messages API at
+// baseURL (score --fake-model). Its verdicts are cached apart from real
+// ones: a scripted verdict never answers a later real scoring.
+func NewFakeLLMRunner(dir rundir.Dir, concurrency int, noCache bool, baseURL string) *LLMRunner {
+	r := NewLLMRunner(dir, concurrency, noCache)
+	r.client, r.salt = llm.NewAt(Retries, baseURL, "fake-model"), "fake-model"
+	return r
+}
+
 // Counts are the calls made, answered from the cache, and failed.
 func (r *LLMRunner) Counts() (made, cached, failed int) {
 	return int(r.made.Load()), int(r.cached.Load()), int(r.failed.Load())
@@ -50,9 +60,13 @@ func (r *LLMRunner) Counts() (made, cached, failed int) {
 
 // cacheKey identifies one verdict: the model, the system prompt, the
 // rendered prompt, the tool's schema and the sample index.
-func cacheKey(req llm.ToolRequest, sample int) string {
+func (r *LLMRunner) cacheKey(req llm.ToolRequest, sample int) string {
 	schema, _ := json.Marshal(req.Schema)
 	h := sha256.New()
+	if r.salt != "" {
+		h.Write([]byte(r.salt))
+		h.Write([]byte{0})
+	}
 	for _, part := range []string{req.Model, req.System, req.User, req.Tool, string(schema), fmt.Sprint(sample)} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
@@ -69,7 +83,7 @@ type reply struct {
 // call asks the model, or the cache. fromCache says which answered. Only
 // answers the caller accepted (keep) are cached: use store afterwards.
 func (r *LLMRunner) call(ctx context.Context, req llm.ToolRequest, sample int) (reply, bool, error) {
-	key := cacheKey(req, sample)
+	key := r.cacheKey(req, sample)
 	if !r.noCache {
 		if b, err := os.ReadFile(r.cache.JudgeCacheEntry(key)); err == nil {
 			var rep reply
@@ -110,7 +124,7 @@ func (r *LLMRunner) store(req llm.ToolRequest, sample int, rep reply) {
 	if err := os.MkdirAll(r.cache.JudgeCache(), 0o755); err != nil {
 		return
 	}
-	_ = atomicfile.Write(r.cache.JudgeCacheEntry(cacheKey(req, sample)), b, 0o644)
+	_ = atomicfile.Write(r.cache.JudgeCacheEntry(r.cacheKey(req, sample)), b, 0o644)
 }
 
 // errNoModel is returned when an LLM judge has no model to call.

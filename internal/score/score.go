@@ -34,7 +34,16 @@ type Options struct {
 	Observer Observer
 	// Now stamps scored_at (time.Now when nil).
 	Now func() time.Time
+	// FakeModelURL, when set, is the built-in fake Messages API the LLM
+	// judges ask instead of the real one (score --fake-model): no key is
+	// needed, the judge model defaults to FakeJudgeModel, and the verdicts
+	// are cached apart from real ones.
+	FakeModelURL string
 }
+
+// FakeJudgeModel is the judge model under --fake-model when the eval names
+// none.
+const FakeJudgeModel = "claude-fake-judge"
 
 // Observer hears what scoring does; the CLI prints it, tests ignore it.
 type Observer interface {
@@ -143,11 +152,18 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	}
 	ev := opts.Eval
 	env := &Env{Eval: ev, Dir: ev.Dir(), Python: FindPython(), Model: JudgeModel(ev, opts.Getenv)}
+	if opts.FakeModelURL != "" && env.Model == "" {
+		env.Model = FakeJudgeModel
+	}
 	if needsModel(ev) || judgeByName(ev, Pairwise) != nil && opts.Baseline != nil {
-		if opts.Getenv("ANTHROPIC_API_KEY") == "" && opts.Getenv("ANTHROPIC_AUTH_TOKEN") == "" && opts.Getenv(llm.FakeModelEnv) != "1" {
+		switch {
+		case opts.FakeModelURL != "":
+			env.LLM = NewFakeLLMRunner(opts.Dir, opts.Concurrency, opts.NoCache, opts.FakeModelURL)
+		case opts.Getenv("ANTHROPIC_API_KEY") == "" && opts.Getenv("ANTHROPIC_AUTH_TOKEN") == "" && opts.Getenv(llm.FakeModelEnv) != "1":
 			return nil, ErrNoCredentials
+		default:
+			env.LLM = NewLLMRunner(opts.Dir, opts.Concurrency, opts.NoCache)
 		}
-		env.LLM = NewLLMRunner(opts.Dir, opts.Concurrency, opts.NoCache)
 	}
 	judges, err := Build(ev, env, Kinds())
 	if err != nil {
