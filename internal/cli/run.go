@@ -21,6 +21,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	clirunner "github.com/agent-eval/agent-eval/internal/runner/cli"
 	"github.com/agent-eval/agent-eval/internal/ui"
+	"github.com/agent-eval/agent-eval/internal/workspace"
 )
 
 // FakeModelScript is the model script --fake-model serves: per case in case
@@ -141,6 +142,11 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	for _, w := range plan.Warnings {
 		fmt.Fprintln(e.Err, w)
 	}
+	if plan.Mode == engine.ModeCase {
+		if err := commandProblems(ev, plan.Cases); err != nil {
+			return err
+		}
+	}
 	plan.LoadHandlers = func(ctx context.Context, warn func(string)) (*intercept.File, error) {
 		return loadHandlers(ctx, ev, e.Getenv, warn)
 	}
@@ -226,4 +232,41 @@ func mustGetwd() string {
 		return "."
 	}
 	return wd
+}
+
+// commandProblems checks, before any case starts, that each placeholder of
+// a cli runner's command is a built-in or a field of every case's input: a
+// case that lacks one is a config error now, not a failure mid-run. A case
+// whose input cannot be read is left to fail on its own.
+func commandProblems(ev *config.Eval, ids []string) error {
+	var errs config.Errors
+	for _, c := range ev.CLICommands() {
+		byMsg := map[string][]string{}
+		var order []string
+		for _, id := range ids {
+			input, err := workspace.ReadInput(filepath.Join(ev.DatasetDir(), id))
+			if err != nil {
+				continue
+			}
+			if err := config.CheckPlaceholders(c.Command, input); err != nil {
+				if byMsg[err.Error()] == nil {
+					order = append(order, err.Error())
+				}
+				byMsg[err.Error()] = append(byMsg[err.Error()], id)
+			}
+		}
+		line, col := ev.Position(c.Field)
+		for _, msg := range order {
+			noun := "case"
+			if len(byMsg[msg]) > 1 {
+				noun = "cases"
+			}
+			errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: c.Field, Code: config.CodeSemantic,
+				Msg: fmt.Sprintf("%s %s: %s", noun, strings.Join(byMsg[msg], ", "), msg)})
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
 }
