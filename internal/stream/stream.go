@@ -225,7 +225,6 @@ func (p *Parser) Line(line []byte) {
 		p.s.Subtype, p.s.IsError = ev.Subtype, ev.IsError
 		if ev.Result != nil {
 			p.s.Result = *ev.Result
-			p.emit(transcript.Event{Kind: transcript.KindResult, Text: *ev.Result, IsError: ev.IsError, Model: p.s.Model})
 		}
 		if ev.TotalCostUSD != nil {
 			p.s.CostUSD += *ev.TotalCostUSD
@@ -252,6 +251,11 @@ func (p *Parser) Line(line []byte) {
 				p.s.Denials = append(p.s.Denials, d)
 				p.emit(transcript.Event{Kind: transcript.KindDenial, ToolUseID: d.ToolUseID, Tool: d.ToolName, Input: d.ToolInput})
 			}
+		}
+		// The denials (which the result event lists) come before the final
+		// answer: a transcript ends on the result.
+		if ev.Result != nil {
+			p.emit(transcript.Event{Kind: transcript.KindResult, Text: *ev.Result, IsError: ev.IsError, Model: p.s.Model})
 		}
 	}
 }
