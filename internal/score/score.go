@@ -286,13 +286,16 @@ func judgeCase(ctx context.Context, b built, rec *Record) rundir.Verdict {
 		}
 	}
 	o := enforce(b.name, b.cfg, b.judge.Score(ctx, rec))
-	// A rationale may quote what the agent read: it is redacted like every
-	// other value the harness writes.
-	v.Rationale = redact.String(o.Rationale)
+	// A rationale may quote what the agent read or wrote, or what an exec
+	// or check judge found in its environment (this process's): it is
+	// redacted like every other value the harness writes, the known values
+	// of the environment's secret-named variables included.
+	red := redact.FromEnviron(os.Environ())
+	v.Rationale = red.String(o.Rationale)
 	v.Samples, v.Spread = o.Samples, o.Spread
 	v.Cached = o.Cached > 0 && o.Calls == 0
 	if o.Err != nil {
-		v.Error = redact.String(o.Err.Error())
+		v.Error = red.String(o.Err.Error())
 		return v
 	}
 	f, _ := asFloat(o.Value)
