@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"sync"
@@ -198,11 +199,16 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 		return nil, err
 	}
 	s := &rundir.Summary{SchemaVersion: rundir.SummaryVersion, ScoredAt: opts.Now().UTC().Format(time.RFC3339), NumCases: len(ids), Cases: cases}
-	if run, err := opts.Dir.ReadRun(); err == nil {
+	// A run killed before its end has no run_result.json; one that is
+	// there but unreadable is an error, not a run of no cost and no model.
+	switch run, err := opts.Dir.ReadRun(); {
+	case err == nil:
 		s.RunID, s.EvalName, s.Model, s.CostUSD, s.DurationS = run.RunID, run.EvalName, run.Model, run.CostUSD, run.DurationS
 		if run.WallClockS > 0 {
 			s.DurationS = run.WallClockS
 		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("read the run's result: %w", err)
 	}
 	if s.EvalName == "" {
 		s.EvalName = ev.EvalName()

@@ -282,3 +282,20 @@ func TestRationalesRedactKnownSecrets(t *testing.T) {
 		t.Errorf("summary.yaml holds the secret or no mark:\n%s", b)
 	}
 }
+
+// A run_result.json cut short is an error, not a run of no cost, no model
+// and a made-up run id.
+func TestCorruptRunResultFails(t *testing.T) {
+	ev, dir := writeProject(t, "name: cut\nexecution:\n  prompt: hi\ndataset:\n  path: cases\njudges:\n  - name: ok\n    expr: 'true'\n",
+		fixtureCase{id: "c"})
+	if err := os.WriteFile(dir.RunResult(), []byte("{\n  \"schema_version\": 1,\n  \"ru"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Score(context.Background(), Options{Dir: dir, Eval: ev, Getenv: os.Getenv})
+	if err == nil || !strings.Contains(err.Error(), "run_result.json") {
+		t.Errorf("err = %v, want one naming run_result.json", err)
+	}
+	if _, err := os.Stat(dir.Summary()); err == nil {
+		t.Error("summary.yaml written for a run whose run_result.json is corrupt")
+	}
+}
