@@ -141,3 +141,23 @@ Diff: {{ outputs.output_content }}
 		}
 	}
 }
+
+// A context: file is material, not template code: a style guide quoting
+// Jinja or Helm syntax reaches the model as written, and cannot pull the
+// agent's outputs or break the judge.
+func TestLLMContextIsData(t *testing.T) {
+	ev, dir := writeProject(t, "name: l\nexecution:\n  prompt: hi\ndataset:\n  path: cases\noutputs:\n  - path: output\n",
+		fixtureCase{id: "c", files: map[string]string{"output/a.txt": "SECRET-OUTPUT"}})
+	guide := "Use {{ .Values.image }} and {% if x %} as written; {{ outputs }}"
+	must(t, writeFile(ev.Dir()+"/guide.md", guide))
+	rec, err := BuildRecord(dir, ev, "c")
+	must(t, err)
+	env := &Env{Eval: ev, Dir: ev.Dir(), Model: "m", LLM: NewLLMRunner(dir, 1, true)}
+	jd, err := newLLMJudge(config.Judge{Name: "q", Prompt: "Judge {{ outputs.files }}.", Context: []string{"guide.md"}}, 0, env)
+	must(t, err)
+	req, err := jd.(*llmJudge).request(rec)
+	must(t, err)
+	if !strings.Contains(req.User, "## Context: guide.md\n\n"+guide) {
+		t.Errorf("the prompt does not hold the guide as written:\n%s", req.User)
+	}
+}
