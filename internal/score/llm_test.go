@@ -2,11 +2,15 @@ package score
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/llm"
+	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/testutil/fakemodel"
 )
 
@@ -159,5 +163,20 @@ func TestLLMContextIsData(t *testing.T) {
 	must(t, err)
 	if !strings.Contains(req.User, "## Context: guide.md\n\n"+guide) {
 		t.Errorf("the prompt does not hold the guide as written:\n%s", req.User)
+	}
+}
+
+// A verdict the model wrote quoting a secret (from an output file the
+// agent wrote it into) is cached redacted, as summary.yaml shows it.
+func TestJudgeCacheRedacted(t *testing.T) {
+	t.Setenv("CACHE_TEST_TOKEN", "plain-looking-value-4711")
+	dir := rundir.Dir{Path: t.TempDir()}
+	r := NewLLMRunner(dir, 1, false)
+	req := llm.ToolRequest{Model: "m", User: "u"}
+	r.store(req, 0, reply{Input: json.RawMessage(`{"passed":false,"rationale":"it printed plain-looking-value-4711"}`), Text: "see plain-looking-value-4711"})
+	b, err := os.ReadFile(dir.JudgeCacheEntry(cacheKey(req, 0)))
+	must(t, err)
+	if strings.Contains(string(b), "plain-looking-value-4711") || !json.Valid(b) {
+		t.Errorf("cache entry = %s, want it redacted and valid JSON", b)
 	}
 }
