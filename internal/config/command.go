@@ -286,35 +286,46 @@ var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true
 // (a case input holding "; rm -rf ~" would run it). Pass them as arguments
 // after the script instead ("$1", like upstream's opencode-smoke).
 func ScriptPlaceholders(cmd StringList) []string {
-	if len(cmd) < 3 {
+	i := ScriptIndex(cmd)
+	if i < 0 {
 		return nil
+	}
+	var out []string
+	for _, n := range Placeholders(StringList{cmd[i]}) {
+		switch n {
+		case "workspace", "output_dir", "config_dir", "timeout", "max_budget_usd":
+		default:
+			out = append(out, "{"+n+"}")
+		}
+	}
+	return out
+}
+
+// ScriptIndex is the index of the script of a shell's -c in cmd (bash -c
+// SCRIPT ...), or -1. The arguments after the script are the script's $0,
+// $1, …: never options.
+func ScriptIndex(cmd StringList) int {
+	if len(cmd) < 3 {
+		return -1
 	}
 	prog := cmd[0]
 	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
 		prog = prog[i+1:]
 	}
 	if !shells[prog] {
-		return nil
+		return -1
 	}
 	for i := 1; i+1 < len(cmd); i++ {
 		a := cmd[i]
 		if !strings.HasPrefix(a, "-") || a == "--" {
-			return nil // the options end before a -c
+			return -1 // the options end before a -c
 		}
 		if strings.HasPrefix(a, "--") || !strings.ContainsRune(a, 'c') {
 			continue // --norc, -e, …
 		}
-		var out []string
-		for _, n := range Placeholders(StringList{cmd[i+1]}) {
-			switch n {
-			case "workspace", "output_dir", "config_dir", "timeout", "max_budget_usd":
-			default:
-				out = append(out, "{"+n+"}")
-			}
-		}
-		return out
+		return i + 1
 	}
-	return nil
+	return -1
 }
 
 // FieldCommand is a cli runner's command and the field it is set at.

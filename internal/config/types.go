@@ -243,7 +243,7 @@ type Judge struct {
 	If              string         `yaml:"if" doc:"Condition over annotations and outputs; when false the judge is skipped for the case."`
 	Check           string         `yaml:"check" doc:"Deterministic check: the body of a Python function of (outputs, arguments) returning a value or (value, rationale), run with python3."`
 	Expr            string         `yaml:"expr" doc:"Deterministic check as an expr-lang expression over the case record (outputs, annotations, arguments and the record's fields): a bool, a number, [value, \"message\"] or {value: v, rationale: \"...\"}. No Python needed."`
-	Exec            StringList     `yaml:"exec" doc:"External judge: a program (a list of arguments, or one string run with sh -c) reading {case_id, outputs, arguments, judge} as JSON on stdin and printing {\"value\": ..., \"rationale\": \"...\"} on stdout. A non-zero exit or bad JSON is an error."`
+	Exec            StringList     `yaml:"exec" doc:"External judge: a program (a list of arguments, or a string split into them as runner.command is, without a shell) reading {case_id, outputs, arguments, judge} as JSON on stdin and printing {\"value\": ..., \"rationale\": \"...\"} on stdout. A non-zero exit or bad JSON is an error."`
 	Timeout         *int           `yaml:"timeout" doc:"Seconds a check or exec judge may run per case, or a duration (\"30s\")." default:"60" check:"positive,seconds"`
 	Prompt          string         `yaml:"prompt" doc:"LLM judge prompt template."`
 	PromptFile      string         `yaml:"prompt_file" doc:"File holding the LLM judge prompt, relative to the project root." check:"noparent"`

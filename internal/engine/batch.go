@@ -85,9 +85,10 @@ func (st *state) runBatch(ctx context.Context, start time.Time) (*results.Run, e
 		if err != nil {
 			return nil, fmt.Errorf("create the transcript: %w", err)
 		}
-		cr.tr = transcript.NewWriter(trFile)
+		trRed := st.runRedactor().JSONWriter(trFile)
+		cr.tr = transcript.NewWriter(trRed)
 		st.invoke(ctx, cr, c, st.dir.Path, prompt, invocationSpec{}, true)
-		if err := errors.Join(cr.tr.Flush(), trFile.Close()); err != nil {
+		if err := errors.Join(cr.tr.Flush(), trRed.Close(), trFile.Close()); err != nil {
 			st.obs.Warn(fmt.Sprintf("batch: write the transcript: %v", err))
 		}
 	}

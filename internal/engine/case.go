@@ -97,9 +97,12 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	if err != nil {
 		return fail(fmt.Errorf("create the transcript: %w", err))
 	}
-	cr.tr = transcript.NewWriter(trFile)
+	// The transcript holds what the agent read and said (a tool result
+	// printing a token): redacted line by line like stdout.log.
+	trRed := st.runRedactor().JSONWriter(trFile)
+	cr.tr = transcript.NewWriter(trRed)
 	defer func() {
-		if err := errors.Join(cr.tr.Flush(), trFile.Close()); err != nil {
+		if err := errors.Join(cr.tr.Flush(), trRed.Close(), trFile.Close()); err != nil {
 			st.obs.Warn(fmt.Sprintf("%s: write the transcript: %v", id, err))
 		}
 	}()

@@ -277,3 +277,24 @@ func TestJUnitCarriesAnyText(t *testing.T) {
 		t.Errorf("failure = %+v", f)
 	}
 }
+
+// An output file the agent wrote with a credential in it (the value of a
+// secret-named variable, a URL's password) is shown redacted.
+func TestReportRedactsOutputs(t *testing.T) {
+	t.Setenv("REPORT_TEST_TOKEN", "plain-looking-value-4711")
+	d, s := fixture(t, true)
+	leak := "token plain-looking-value-4711 db https://bot:pw-hunter2@db.example/x\n"
+	if err := os.WriteFile(filepath.Join(d.Outputs("deploy-001"), "leak.txt"), []byte(leak), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Render(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "leak.txt") || !strings.Contains(string(b), "token [redacted] db https://[redacted]@db.example/x") {
+		t.Error("leak.txt is not shown redacted")
+	}
+	if strings.Contains(string(b), "plain-looking-value-4711") || strings.Contains(string(b), "pw-hunter2") {
+		t.Error("the report shows a credential an output file holds")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/transcript"
@@ -578,7 +579,9 @@ func readOutput(dir rundir.Dir, id, rel string, inline bool) output {
 		o.Why = "binary"
 		return o
 	}
-	o.Text, o.Inlined = string(b), true
+	// The agent's files are kept as written, but the page redacts them as
+	// the run redacts its logs: it is what gets shared.
+	o.Text, o.Inlined = redact.FromEnviron(os.Environ()).String(string(b)), true
 	return o
 }
 

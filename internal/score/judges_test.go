@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -166,5 +167,21 @@ func TestJudgeSuite(t *testing.T) {
 		if !covered[k] {
 			t.Errorf("judge kind %s is not in the shared suite", k)
 		}
+	}
+}
+
+// An exec judge that floods stdout (a runaway log) is an error sample with
+// its output bounded in memory, not a score process growing without end.
+func TestExecJudgeStdoutBounded(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	o := runProtocol(context.Background(), []string{"sh", "-c", `head -c 300000000 /dev/zero; echo '{"value": true}'`}, t.TempDir(), nil, time.Minute)
+	runtime.ReadMemStats(&after)
+	if o.Err == nil || !strings.Contains(o.Err.Error(), "stdout") {
+		t.Errorf("outcome = %+v, want an error about its stdout", o)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20 { // unbounded: about 1 GiB
+		t.Errorf("reading the judge's stdout allocated %d MiB", grew>>20)
 	}
 }

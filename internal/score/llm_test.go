@@ -2,11 +2,15 @@ package score
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/llm"
+	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/testutil/fakemodel"
 )
 
@@ -139,5 +143,40 @@ Diff: {{ outputs.output_content }}
 		if !strings.Contains(out, want) {
 			t.Errorf("rendered template lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A context: file is material, not template code: a style guide quoting
+// Jinja or Helm syntax reaches the model as written, and cannot pull the
+// agent's outputs or break the judge.
+func TestLLMContextIsData(t *testing.T) {
+	ev, dir := writeProject(t, "name: l\nexecution:\n  prompt: hi\ndataset:\n  path: cases\noutputs:\n  - path: output\n",
+		fixtureCase{id: "c", files: map[string]string{"output/a.txt": "SECRET-OUTPUT"}})
+	guide := "Use {{ .Values.image }} and {% if x %} as written; {{ outputs }}"
+	must(t, writeFile(ev.Dir()+"/guide.md", guide))
+	rec, err := BuildRecord(dir, ev, "c")
+	must(t, err)
+	env := &Env{Eval: ev, Dir: ev.Dir(), Model: "m", LLM: NewLLMRunner(dir, 1, true)}
+	jd, err := newLLMJudge(config.Judge{Name: "q", Prompt: "Judge {{ outputs.files }}.", Context: []string{"guide.md"}}, 0, env)
+	must(t, err)
+	req, err := jd.(*llmJudge).request(rec)
+	must(t, err)
+	if !strings.Contains(req.User, "## Context: guide.md\n\n"+guide) {
+		t.Errorf("the prompt does not hold the guide as written:\n%s", req.User)
+	}
+}
+
+// A verdict the model wrote quoting a secret (from an output file the
+// agent wrote it into) is cached redacted, as summary.yaml shows it.
+func TestJudgeCacheRedacted(t *testing.T) {
+	t.Setenv("CACHE_TEST_TOKEN", "plain-looking-value-4711")
+	dir := rundir.Dir{Path: t.TempDir()}
+	r := NewLLMRunner(dir, 1, false)
+	req := llm.ToolRequest{Model: "m", User: "u"}
+	r.store(req, 0, reply{Input: json.RawMessage(`{"passed":false,"rationale":"it printed plain-looking-value-4711"}`), Text: "see plain-looking-value-4711"})
+	b, err := os.ReadFile(dir.JudgeCacheEntry(cacheKey(req, 0)))
+	must(t, err)
+	if strings.Contains(string(b), "plain-looking-value-4711") || !json.Valid(b) {
+		t.Errorf("cache entry = %s, want it redacted and valid JSON", b)
 	}
 }

@@ -28,6 +28,8 @@ type llmJudge struct {
 	args    map[string]any
 	runner  *LLMRunner
 	cfg     config.Judge
+	// contexts are the context: files' texts, {{ __context_<i> }}.
+	contexts []string
 }
 
 var conversationRE = lazyre.New(`\{\{-?\s*conversation\s*-?\}\}`)
@@ -49,14 +51,23 @@ func newLLMJudge(j config.Judge, i int, env *Env) (Judge, error) {
 	default:
 		tpl = j.Prompt
 	}
+	// Each context: file goes in as a variable, so its text is material,
+	// never template code (a guide quoting {{ .Values.x }} or {% if %}).
+	var contexts []string
 	for k, c := range j.Context {
 		b, err := readProjectFile(env.Dir, c)
 		if err != nil {
 			return nil, configError(env.Eval, fmt.Sprintf("%s[%d]", judgeField(i, "context"), k), "judge %q: %v", j.Name, err)
 		}
-		tpl += "\n\n## Context: " + filepath.Base(c) + "\n\n" + b
+		tpl += fmt.Sprintf("\n\n## Context: %s\n\n{{ __context_%d }}", filepath.Base(c), k)
+		contexts = append(contexts, b)
 	}
-	return newModelJudge(j, i, env, tpl, scaleOf(j))
+	l, err := newModelJudge(j, i, env, tpl, scaleOf(j))
+	if err != nil {
+		return nil, err
+	}
+	l.contexts = contexts
+	return l, nil
 }
 
 // newModelJudge is an LLM judge of template tpl on scale s (the builtin
@@ -101,7 +112,11 @@ func (l *llmJudge) Kind() string { return "llm" }
 
 // request is the model request of one case.
 func (l *llmJudge) request(rec *Record) (llm.ToolRequest, error) {
-	user, err := prompt.RenderWith(l.tpl, templateVars(rec, l.args))
+	vars := templateVars(rec, l.args)
+	for k, c := range l.contexts {
+		vars[fmt.Sprintf("__context_%d", k)] = c
+	}
+	user, err := prompt.RenderWith(l.tpl, vars)
 	if err != nil {
 		return llm.ToolRequest{}, err
 	}

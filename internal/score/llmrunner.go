@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
 	"github.com/agent-eval/agent-eval/internal/llm"
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
@@ -117,6 +118,13 @@ func (r *LLMRunner) call(ctx context.Context, req llm.ToolRequest, sample int) (
 // store caches an accepted answer. A failure to cache only costs a call
 // next time, so it is not an error.
 func (r *LLMRunner) store(req llm.ToolRequest, sample int, rep reply) {
+	// The model may quote a secret it read (an output file holding one):
+	// the cache, in the run directory, keeps it redacted, as summary.yaml.
+	red := redact.FromEnviron(os.Environ())
+	if rep.Input != nil {
+		rep.Input = red.JSON(rep.Input)
+	}
+	rep.Text = red.String(rep.Text)
 	b, err := json.Marshal(rep)
 	if err != nil {
 		return

@@ -70,6 +70,9 @@ func codeProgram(module, function string) string {
 	return fmt.Sprintf(pythonShim, def)
 }
 
+// maxJudgeStdout bounds what a judge may write to stdout.
+const maxJudgeStdout = 16 << 20
+
 // runProtocol runs argv (in dir, with stdin) under a timeout and reads its
 // {value, rationale, error} answer. A non-zero exit, a timeout or output
 // that is not that JSON object is an error sample.
@@ -80,7 +83,10 @@ func runProtocol(ctx context.Context, argv []string, dir string, stdin []byte, l
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &limitedBuffer{b: &stderr, n: 4 << 10}
+	// Its answer is small: a judge flooding stdout is bounded, then an
+	// error sample.
+	limited := &limitedBuffer{b: &stdout, n: maxJudgeStdout}
+	cmd.Stdout, cmd.Stderr = limited, &limitedBuffer{b: &stderr, n: 4 << 10}
 	// The judge and whatever it started die together: at the timeout or
 	// cancellation the whole process group is killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -98,6 +104,9 @@ func runProtocol(ctx context.Context, argv []string, dir string, stdin []byte, l
 			msg = ": " + clip(lastLine(msg), 300)
 		}
 		return errOutcome("the judge failed (%v)%s", err, msg)
+	}
+	if limited.over {
+		return errOutcome("the judge wrote more than %d MiB to stdout; its answer is one JSON object (log to stderr)", maxJudgeStdout>>20)
 	}
 	var reply struct {
 		Value     any    `json:"value"`
@@ -148,11 +157,13 @@ func lastLine(s string) string {
 
 // limitedBuffer keeps the first n bytes written to it.
 type limitedBuffer struct {
-	b *bytes.Buffer
-	n int
+	b    *bytes.Buffer
+	n    int
+	over bool // more than n bytes were written
 }
 
 func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.over = l.over || len(p) > l.n-l.b.Len()
 	if room := l.n - l.b.Len(); room > 0 {
 		if len(p) > room {
 			l.b.Write(p[:room])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"sync"
@@ -214,11 +215,16 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 		return nil, err
 	}
 	s := &rundir.Summary{SchemaVersion: rundir.SummaryVersion, ScoredAt: opts.Now().UTC().Format(time.RFC3339), NumCases: len(ids), Cases: cases}
-	if run, err := opts.Dir.ReadRun(); err == nil {
+	// A run killed before its end has no run_result.json; one that is
+	// there but unreadable is an error, not a run of no cost and no model.
+	switch run, err := opts.Dir.ReadRun(); {
+	case err == nil:
 		s.RunID, s.EvalName, s.Model, s.CostUSD, s.DurationS = run.RunID, run.EvalName, run.Model, run.CostUSD, run.DurationS
 		if run.WallClockS > 0 {
 			s.DurationS = run.WallClockS
 		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("read the run's result: %w", err)
 	}
 	if s.EvalName == "" {
 		s.EvalName = ev.EvalName()
@@ -302,13 +308,16 @@ func judgeCase(ctx context.Context, b built, rec *Record) rundir.Verdict {
 		}
 	}
 	o := enforce(b.name, b.cfg, b.judge.Score(ctx, rec))
-	// A rationale may quote what the agent read: it is redacted like every
-	// other value the harness writes.
-	v.Rationale = redact.String(o.Rationale)
+	// A rationale may quote what the agent read or wrote, or what an exec
+	// or check judge found in its environment (this process's): it is
+	// redacted like every other value the harness writes, the known values
+	// of the environment's secret-named variables included.
+	red := redact.FromEnviron(os.Environ())
+	v.Rationale = red.String(o.Rationale)
 	v.Samples, v.Spread = o.Samples, o.Spread
 	v.Cached = o.Cached > 0 && o.Calls == 0
 	if o.Err != nil {
-		v.Error = redact.String(o.Err.Error())
+		v.Error = red.String(o.Err.Error())
 		return v
 	}
 	f, _ := asFloat(o.Value)

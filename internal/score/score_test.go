@@ -266,3 +266,36 @@ judges:
 		}
 	}
 }
+
+// A judge that quotes the value of a secret-named variable of the scoring
+// environment without its name (an exec or check judge sees that
+// environment) must not put it in summary.yaml.
+func TestRationalesRedactKnownSecrets(t *testing.T) {
+	t.Setenv("SCORE_TEST_TOKEN", "plain-looking-value-4711")
+	ev, dir := writeProject(t, "name: red\nexecution:\n  prompt: hi\ndataset:\n  path: cases\njudges:\n  - name: leaky\n    expr: '[false, \"the agent wrote \" + output_content]'\noutputs:\n  - path: output\n",
+		fixtureCase{id: "c", files: map[string]string{"output/env.txt": "plain-looking-value-4711"}})
+	_, err := Score(context.Background(), Options{Dir: dir, Eval: ev, Getenv: os.Getenv})
+	must(t, err)
+	b, err := os.ReadFile(dir.Summary())
+	must(t, err)
+	if strings.Contains(string(b), "plain-looking-value-4711") || !strings.Contains(string(b), "the agent wrote [redacted]") {
+		t.Errorf("summary.yaml holds the secret or no mark:\n%s", b)
+	}
+}
+
+// A run_result.json cut short is an error, not a run of no cost, no model
+// and a made-up run id.
+func TestCorruptRunResultFails(t *testing.T) {
+	ev, dir := writeProject(t, "name: cut\nexecution:\n  prompt: hi\ndataset:\n  path: cases\njudges:\n  - name: ok\n    expr: 'true'\n",
+		fixtureCase{id: "c"})
+	if err := os.WriteFile(dir.RunResult(), []byte("{\n  \"schema_version\": 1,\n  \"ru"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Score(context.Background(), Options{Dir: dir, Eval: ev, Getenv: os.Getenv})
+	if err == nil || !strings.Contains(err.Error(), "run_result.json") {
+		t.Errorf("err = %v, want one naming run_result.json", err)
+	}
+	if _, err := os.Stat(dir.Summary()); err == nil {
+		t.Error("summary.yaml written for a run whose run_result.json is corrupt")
+	}
+}

@@ -60,11 +60,16 @@ func Expand(cmd config.StringList, vars Vars, input map[string]any) ([]string, e
 	}
 	builtins := vars.Map()
 	out := make([]string, 0, len(cmd))
+	optionsEnded, script := false, config.ScriptIndex(cmd)
 	for i, arg := range cmd {
 		pieces, err := config.ParseArg(arg)
 		if err != nil {
 			return nil, fmt.Errorf("runner.command[%d]: %w", i, err)
 		}
+		if err := optionInjection(pieces, builtins, input, optionsEnded); err != nil {
+			return nil, fmt.Errorf("runner.command[%d]: %w", i, err)
+		}
+		optionsEnded = optionsEnded || arg == "--" || (script >= 0 && i >= script)
 		var b strings.Builder
 		for _, p := range pieces {
 			switch v, ok := builtins[p.Placeholder]; {
@@ -79,6 +84,38 @@ func Expand(cmd config.StringList, vars Vars, input map[string]any) ([]string, e
 		out = append(out, b.String())
 	}
 	return out, nil
+}
+
+// optionInjection refuses a case's text (the prompt {args} or an input
+// field) that fills a whole argument and begins with "-" before any "--":
+// the program would read it as an option (`claude -p {args}` given the
+// prompt "--permission-mode=bypassPermissions"). A number is a value.
+func optionInjection(pieces []config.Piece, builtins map[string]string, input map[string]any, optionsEnded bool) error {
+	if optionsEnded || len(pieces) != 1 || pieces[0].Placeholder == "" {
+		return nil
+	}
+	name := pieces[0].Placeholder
+	v, builtin := builtins[name]
+	if builtin && name != "args" {
+		return nil
+	}
+	if !builtin {
+		v = inputText(input[name])
+	}
+	if !strings.HasPrefix(v, "-") {
+		return nil
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return nil
+	}
+	return fmt.Errorf("{%s} begins with %q, which the program would read as an option: put \"--\" before it in runner.command (`[claude, -p, --, \"{args}\"]`), or give it as --flag={%s}", name, clip(v, 40), name)
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 // inputText is an input field as a command argument: a string as is, a

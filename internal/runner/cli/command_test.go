@@ -81,3 +81,32 @@ func TestExpandNoInjection(t *testing.T) {
 		t.Errorf("the agent got %q, want %q (one argument, verbatim)", out.String(), want)
 	}
 }
+
+// A case's text that fills a whole argument and begins with "-" would be
+// read by the program as an option (`claude -p {args}` with the prompt
+// "--permission-mode=bypassPermissions"): it is an error unless a "--"
+// ends the options before it. A number (`--offset {n}`, -5) is a value.
+func TestExpandOptionInjection(t *testing.T) {
+	t.Parallel()
+	input := map[string]any{"q": "--permission-mode=bypassPermissions", "n": -5, "neg": "-2.5"}
+	vars := Vars{Args: "--dangerously-skip-permissions", SystemPrompt: "-be brief"}
+	bad := []config.StringList{{"claude", "-p", "{args}"}, {"agent", "{q}"}, {"opencode", "run", "{q}"}, {"sh", "-c", "{q}"}, {"sh", "{q}"}}
+	for _, cmd := range bad {
+		if got, err := Expand(cmd, vars, input); err == nil || !strings.Contains(err.Error(), `"--"`) {
+			t.Errorf("Expand(%q) = %q, %v; want an error saying to put \"--\" before it", cmd, got, err)
+		}
+	}
+	good := []config.StringList{
+		{"claude", "-p", "--", "{args}"},
+		{"bash", "-c", `agent "$1"`, "--", "{q}"},
+		{"sh", "-c", `agent "$1"`, "agent", "{q}"},
+		{"agent", "--offset", "{n}", "--scale", "{neg}"},
+		{"agent", "--prompt={args}"},
+		{"agent", "--system-prompt", "{system_prompt}"},
+	}
+	for _, cmd := range good {
+		if _, err := Expand(cmd, vars, input); err != nil {
+			t.Errorf("Expand(%q): %v", cmd, err)
+		}
+	}
+}
