@@ -173,7 +173,11 @@ func verdict(w io.Writer, s *rundir.Summary, dir rundir.Dir) error {
 	for _, r := range regs {
 		fmt.Fprintf(w, "agent-eval: regression: %s\n", r)
 	}
-	fmt.Fprintf(w, "agent-eval: FAIL: %d of %d threshold(s) breached; summary: %s, report: %s\n", len(regs), len(s.Thresholds), dir.Summary(), dir.Report())
+	broken := ""
+	if n := len(s.BrokenJudges); n > 0 {
+		broken = fmt.Sprintf(", %d judge(s) judged no case", n)
+	}
+	fmt.Fprintf(w, "agent-eval: FAIL: %d of %d threshold(s) breached%s; summary: %s, report: %s\n", len(regs)-len(s.BrokenJudges), len(s.Thresholds), broken, dir.Summary(), dir.Report())
 	return errReported{ExitGate}
 }
 

@@ -37,6 +37,9 @@ type Summary struct {
 	Thresholds []ThresholdResult `yaml:"thresholds,omitempty"`
 	// Baseline compares this run with an earlier one (score --baseline).
 	Baseline *Comparison `yaml:"baseline,omitempty"`
+	// BrokenJudges are the judges that judged no case: every case they
+	// did not skip was an error sample. Each fails the verdict.
+	BrokenJudges []string `yaml:"broken_judges,omitempty"`
 	// Passed: every threshold held (and no regression against the
 	// baseline); false makes score exit 1.
 	Passed bool `yaml:"passed"`

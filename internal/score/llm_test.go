@@ -174,9 +174,20 @@ func TestJudgeCacheRedacted(t *testing.T) {
 	r := NewLLMRunner(dir, 1, false)
 	req := llm.ToolRequest{Model: "m", User: "u"}
 	r.store(req, 0, reply{Input: json.RawMessage(`{"passed":false,"rationale":"it printed plain-looking-value-4711"}`), Text: "see plain-looking-value-4711"})
-	b, err := os.ReadFile(dir.JudgeCacheEntry(cacheKey(req, 0)))
+	b, err := os.ReadFile(dir.JudgeCacheEntry(r.cacheKey(req, 0)))
 	must(t, err)
 	if strings.Contains(string(b), "plain-looking-value-4711") || !json.Valid(b) {
 		t.Errorf("cache entry = %s, want it redacted and valid JSON", b)
+	}
+}
+
+// score --fake-model's verdicts are cached apart: a scripted verdict never
+// answers a later real scoring of the same prompt.
+func TestFakeVerdictsCachedApart(t *testing.T) {
+	dir := rundir.Dir{Path: t.TempDir()}
+	req := llm.ToolRequest{Model: "m", User: "u"}
+	real, fake := NewLLMRunner(dir, 1, false), NewFakeLLMRunner(dir, 1, false, "http://127.0.0.1:1")
+	if real.cacheKey(req, 0) == fake.cacheKey(req, 0) {
+		t.Error("a fake verdict and a real one share a cache key")
 	}
 }

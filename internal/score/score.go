@@ -263,6 +263,15 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	for _, t := range s.Thresholds {
 		s.Passed = s.Passed && t.OK
 	}
+	// A judge that could judge no case (every one it did not skip was an
+	// error sample) fails the verdict even without a threshold: a broken
+	// judge is never a silent pass.
+	for _, j := range s.Judges {
+		if j.Scored == 0 && j.Errors > 0 {
+			s.BrokenJudges = append(s.BrokenJudges, j.Name)
+			s.Passed = false
+		}
+	}
 	if env.LLM != nil {
 		s.LLM.Made, s.LLM.Cached, s.LLM.Failed = env.LLM.Counts()
 	}

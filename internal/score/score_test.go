@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -297,5 +298,26 @@ func TestCorruptRunResultFails(t *testing.T) {
 	}
 	if _, err := os.Stat(dir.Summary()); err == nil {
 		t.Error("summary.yaml written for a run whose run_result.json is corrupt")
+	}
+}
+
+// A judge that errored on every case it judged fails the verdict, even
+// with no threshold on it; one that judged a case does not.
+func TestBrokenJudgeFails(t *testing.T) {
+	evalYAML := `name: broken
+execution: {prompt: "{prompt}"}
+dataset: {path: cases}
+judges:
+  - name: always_errors
+    expr: 'outputs_missing.x > 1'
+  - name: fine
+    expr: 'true'
+`
+	ev, dir := writeProject(t, evalYAML, fixtureCase{id: "a"}, fixtureCase{id: "b"})
+	s, err := Score(context.Background(), Options{Dir: dir, Eval: ev, Getenv: os.Getenv})
+	must(t, err)
+	regs := Regressions(s)
+	if s.Passed || len(regs) != 1 || !strings.Contains(regs[0], "[always_errors] judged no case") || !slices.Equal(s.BrokenJudges, []string{"always_errors"}) {
+		t.Errorf("passed=%v, broken=%v, regressions=%v; want a failed verdict naming always_errors only", s.Passed, s.BrokenJudges, regs)
 	}
 }

@@ -123,5 +123,8 @@ func Regressions(s *rundir.Summary) []string {
 		}
 		out = append(out, fmt.Sprintf("[%s] %s: %s %s -> %s", t.Judge, t.Metric, op, num(t.Want), t.Detail))
 	}
+	for _, name := range s.BrokenJudges {
+		out = append(out, fmt.Sprintf("[%s] judged no case: every case it did not skip was an error (see summary.yaml)", name))
+	}
 	return out
 }
