@@ -40,7 +40,7 @@ judges:
     if: annotations.get('kind') == 'nav'
     expr: exit_code == 0
   - name: tool_errors
-    exec: ['sh', '-c', 'cat >/dev/null; exit 4']
+    exec: ['sh', '-c', 'grep case-a >/dev/null && echo {\"value\":true} || exit 4']
 thresholds:
   has_output:
     min_pass_rate: 1.0
