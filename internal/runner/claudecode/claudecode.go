@@ -4,19 +4,15 @@
 package claudecode
 
 import (
-	"bufio"
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/agent-eval/agent-eval/internal/guard"
+	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/stream"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
@@ -38,7 +34,7 @@ var EnvAllowlist = []string{"PATH", "HOME", "USER", "SHELL", "LANG", "LC_ALL", "
 
 // Grace is how long a stopped agent gets between SIGTERM and SIGKILL,
 // unless Spec.Grace says otherwise.
-const Grace = 5 * time.Second
+const Grace = agentproc.Grace
 
 // Spec is one invocation.
 type Spec struct {
@@ -131,169 +127,19 @@ type Result struct {
 
 // Run runs the agent and parses its stream as it goes. ctx cancellation is
 // an interrupt; spec.Timeout a timeout. Either stops the process group; what
-// it printed until then is kept and parsed. When the agent ends, whatever it
-// left running in its process group is killed, and a process that escaped
-// the group holding the agent's output open delays the result by at most
-// the grace period, never more.
+// it printed until then is kept and parsed. The process handling (group,
+// guard, grace, what escapes the group) is package agentproc's.
 func Run(ctx context.Context, s Spec) Result {
-	start := time.Now()
-	grace := s.Grace
-	if grace <= 0 {
-		grace = Grace
-	}
-	if s.Guard != "" {
-		// The guard reports a missing agent only through an exit code;
-		// check here, so the error says what it is.
-		if _, err := exec.LookPath(s.Bin); err != nil {
-			return Result{ExitCode: -1, Err: fmt.Errorf("start %s: %w", s.Bin, err), Summary: stream.NewParser().Summary()}
-		}
-	}
-	newCmd := func() *exec.Cmd {
-		cmd := exec.Command(s.Bin, Args(s)...)
-		// When the run dies, so does the agent: SIGKILL, or the guard's
-		// signal to kill the agent's whole tree.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		if s.Guard != "" {
-			cmd = exec.Command(s.Guard, append([]string{"guard", "--", s.Bin}, Args(s)...)...)
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: guard.DeathSignal}
-		}
-		cmd.Dir, cmd.Env = s.Dir, s.Env
-		cmd.WaitDelay = grace // bounds the copy of stderr to a non-file writer
-		if s.Stderr != nil {
-			cmd.Stderr = s.Stderr
-		}
-		return cmd
-	}
-	// Our own pipe rather than StdoutPipe, so the process can be waited for
-	// while its output is still being read.
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return Result{ExitCode: -1, Err: err, Summary: stream.NewParser().Summary()}
-	}
-	defer pr.Close()
-	// A binary that was just written (an install, a test's script) can be
-	// "text file busy" for a moment while another fork of this process
-	// still holds it open for writing: try again briefly.
-	var cmd *exec.Cmd
-	var exited <-chan error
-	for attempt := 0; ; attempt++ {
-		cmd = newCmd()
-		cmd.Stdout = pw
-		exited, err = guard.Start(cmd)
-		if !errors.Is(err, syscall.ETXTBSY) || attempt == 20 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	pw.Close()
-	if err != nil {
-		return Result{ExitCode: -1, Err: fmt.Errorf("start %s: %w", s.Bin, err), Summary: stream.NewParser().Summary()}
-	}
-	if s.Started != nil {
-		s.Started(cmd.Process.Pid)
-	}
 	parser := stream.NewParser()
 	parser.OnEvent = s.OnEvent
-	readDone := make(chan error, 1)
-	go func() { readDone <- pump(pr, s.Stdout, parser) }()
-
-	var timeout <-chan time.Time
-	if s.Timeout > 0 {
-		t := time.NewTimer(s.Timeout)
-		defer t.Stop()
-		timeout = t.C
-	}
-	res := Result{}
-	var werr error
-	select {
-	case werr = <-exited:
-	case <-timeout:
-		res.TimedOut = true
-		werr = stop(cmd, exited, grace, s.Guard != "")
-	case <-ctx.Done():
-		res.Interrupted = true
-		werr = stop(cmd, exited, grace, s.Guard != "")
-	}
-	// The agent is gone; so is anything it left in its group.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	var rerr error
-	select {
-	case rerr = <-readDone:
-	case <-time.After(grace):
-		pr.Close() // held open by a process outside the group: stop reading
-		<-readDone
-	}
-	res.Duration = time.Since(start)
-	res.Summary = parser.Summary()
-	var exit *exec.ExitError
-	switch {
-	case res.TimedOut || res.Interrupted:
-		res.ExitCode = -1
-	case errors.As(werr, &exit):
-		res.ExitCode = exit.ExitCode()
-	case werr != nil && !errors.Is(werr, exec.ErrWaitDelay):
-		res.ExitCode, res.Err = -1, werr
-	case rerr != nil && !errors.Is(rerr, os.ErrClosed):
-		res.ExitCode, res.Err = -1, fmt.Errorf("read the agent's output: %w", rerr)
-	default:
-		res.ExitCode = cmd.ProcessState.ExitCode()
-	}
+	pr := agentproc.Run(ctx, agentproc.Spec{Path: s.Bin, Args: Args(s), Dir: s.Dir, Env: s.Env, Timeout: s.Timeout,
+		Grace: s.Grace, Stdout: s.Stdout, Stderr: s.Stderr, Line: parser.Line, Guard: s.Guard, Started: s.Started})
+	res := Result{ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration,
+		Err: pr.Err, Summary: parser.Summary()}
 	if res.ExitCode == 0 && res.Summary.IsError {
 		res.ExitCode = 1 // an API error ends --print with a result flagged is_error
 	}
 	return res
-}
-
-// stop sends SIGTERM to the process group, then SIGKILL to the group and
-// the process after grace, and returns how the process ended. A guard is
-// first told to kill the agent's whole tree (what left the group too).
-func stop(cmd *exec.Cmd, exited <-chan error, grace time.Duration, guarded bool) error {
-	pgid := cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		return err
-	case <-time.After(grace):
-		if guarded {
-			_ = syscall.Kill(pgid, guard.DeathSignal)
-			select {
-			case err := <-exited:
-				return err
-			case <-time.After(3 * time.Second):
-			}
-		}
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		_ = cmd.Process.Kill()
-		return <-exited
-	}
-}
-
-// pump copies the agent's stdout to w and feeds the parser line by line.
-func pump(r io.Reader, w io.Writer, p *stream.Parser) error {
-	br := bufio.NewReaderSize(r, 256<<10)
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if w != nil && len(chunk) > 0 {
-			if _, werr := w.Write(chunk); werr != nil {
-				return werr
-			}
-		}
-		line = append(line, chunk...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if len(line) > 0 {
-			p.Line(line)
-		}
-		line = line[:0]
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
 }
 
 // Version returns the first line of `<bin> --version`, or "" when it fails.
