@@ -11,9 +11,11 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 )
 
-// checkJudge runs upstream's check: a Python function body over the
-// outputs dict, unchanged, through python3 in a subprocess.
-type checkJudge struct {
+// pythonJudge runs a Python program through python3 in a subprocess, with
+// the case's input on stdin: upstream's check (a function body over the
+// outputs dict, unchanged) or its module/function judge (code.go).
+type pythonJudge struct {
+	kind    string // check or code
 	name    string
 	j       config.Judge
 	program string
@@ -29,7 +31,7 @@ func newCheckJudge(j config.Judge, i int, env *Env) (Judge, error) {
 	if err := pythonSyntax(env.Python, checkFunc(j.Check)); err != nil {
 		return nil, configError(env.Eval, judgeField(i, "check"), "judge %q: the check is not valid Python: %v", j.Name, err)
 	}
-	return &checkJudge{name: j.Name, j: j, program: checkProgram(j.Check), python: env.Python, dir: env.Dir, limit: timeout(j)}, nil
+	return &pythonJudge{kind: "check", name: j.Name, j: j, program: checkProgram(j.Check), python: env.Python, dir: env.Dir, limit: timeout(j)}, nil
 }
 
 // pythonSyntax compiles program without running it, so a check with a
@@ -47,9 +49,9 @@ func pythonSyntax(python, program string) error {
 	return nil
 }
 
-func (c *checkJudge) Kind() string { return "check" }
+func (c *pythonJudge) Kind() string { return c.kind }
 
-func (c *checkJudge) Score(ctx context.Context, rec *Record) Outcome {
+func (c *pythonJudge) Score(ctx context.Context, rec *Record) Outcome {
 	in, err := caseInput(rec, c.name, c.j)
 	if err != nil {
 		return Outcome{Err: err}
