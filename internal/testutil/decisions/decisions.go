@@ -7,8 +7,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -85,8 +88,54 @@ type Case struct {
 	CWD       string `yaml:"cwd"`
 }
 
-// Load reads the corpus strictly: a typo in it fails the tests.
+// Load reads the corpus strictly: a typo in it fails the tests. Beside the
+// main file, every YAML file in the folder named like it without ".yaml"
+// (testdata/decisions/*.yaml) is read too and merged: its handler sets and
+// workspaces join the main file's (a name defined twice is an error) and its
+// cases follow, so a corpus of one class of attack can live in a file of its
+// own.
 func Load(path string) (*Corpus, error) {
+	c, err := loadOne(path)
+	if err != nil {
+		return nil, err
+	}
+	extra, err := filepath.Glob(filepath.Join(strings.TrimSuffix(path, filepath.Ext(path)), "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(extra)
+	for _, p := range extra {
+		more, err := loadOne(p)
+		if err != nil {
+			return nil, err
+		}
+		for name, hs := range more.HandlerSets {
+			if _, dup := c.HandlerSets[name]; dup {
+				return nil, fmt.Errorf("%s: handler set %s is defined already", p, name)
+			}
+			c.HandlerSets[name] = hs
+		}
+		for name, ws := range more.Workspaces {
+			if _, dup := c.Workspaces[name]; dup {
+				return nil, fmt.Errorf("%s: workspace %s is defined already", p, name)
+			}
+			c.Workspaces[name] = ws
+		}
+		c.Cases = append(c.Cases, more.Cases...)
+	}
+	for _, cs := range c.Cases {
+		if _, ok := c.HandlerSets[cs.Handlers]; !ok {
+			return nil, errors.New("case " + cs.Name + ": no handler set " + cs.Handlers)
+		}
+		if _, ok := c.Workspaces[cs.Workspace]; cs.Workspace != "" && !ok {
+			return nil, errors.New("case " + cs.Name + ": no workspace " + cs.Workspace)
+		}
+	}
+	return c, nil
+}
+
+// loadOne reads one corpus file strictly and expands its cases.
+func loadOne(path string) (*Corpus, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -95,7 +144,13 @@ func Load(path string) (*Corpus, error) {
 	dec.KnownFields(true)
 	var c Corpus
 	if err := dec.Decode(&c); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if c.HandlerSets == nil {
+		c.HandlerSets = map[string]intercept.File{}
+	}
+	if c.Workspaces == nil {
+		c.Workspaces = map[string]Workspace{}
 	}
 	var cases []Case
 	for _, cs := range c.Cases {
@@ -106,14 +161,6 @@ func Load(path string) (*Corpus, error) {
 		cases = append(cases, expanded...)
 	}
 	c.Cases = cases
-	for _, cs := range c.Cases {
-		if _, ok := c.HandlerSets[cs.Handlers]; !ok {
-			return nil, errors.New("case " + cs.Name + ": no handler set " + cs.Handlers)
-		}
-		if _, ok := c.Workspaces[cs.Workspace]; cs.Workspace != "" && !ok {
-			return nil, errors.New("case " + cs.Name + ": no workspace " + cs.Workspace)
-		}
-	}
 	return &c, nil
 }
 
