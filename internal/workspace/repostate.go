@@ -1,0 +1,701 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// RepoState is what a repository was before an agent worked in it (repo
+// mode): every file of its git folders (HEAD, refs, packed-refs, the index,
+// config, config.worktree, info/, hooks/, worktrees/, logs/ …) with a copy
+// to put back, the names of its object files, the files its effective
+// configuration comes from, the hooks folder core.hooksPath names, and
+// its work tree (every file git does not ignore, kept as blobs in a
+// repository of its own). Diff says what changed since; Restore puts the
+// repository back.
+//
+// Everything it keeps lives in the folder given to SnapshotRepo, outside
+// the repository; the copies are checked against their hashes, taken in
+// memory, before they are put back.
+type RepoState struct {
+	// Top is the work tree's top level; GitDir the repository's git
+	// folder (a worktree's own), CommonDir the one its refs and objects
+	// live in (the same for a plain repository).
+	Top, GitDir, CommonDir string
+	saved                  string
+	exclude                []string // work-tree paths (relative, slash) that are not the agent's
+	files                  map[string]fileRecord
+	dirs                   map[string]bool
+	hooksDir               string          // core.hooksPath outside the repository, "" for none
+	absent                 map[string]bool // configuration files that did not exist
+	objects                map[string]bool
+	index                  string
+	config                 string
+	tree                   string // the work tree's baseline tree
+}
+
+type fileRecord struct {
+	sum  [32]byte
+	mode fs.FileMode
+	// copy is where the content is kept ("" for an object file, whose
+	// name is its content); link is a symlink's target.
+	copy, link string
+}
+
+// RepoChange is one difference between a repository and its RepoState.
+type RepoChange struct {
+	// What is a path (relative to the git folder as .git/…, to the work
+	// tree, or absolute for a configuration file elsewhere) or a name
+	// (index, objects).
+	What string `json:"what"`
+	// How: added, changed, removed; for the index, "staged files changed".
+	How string `json:"how"`
+	// Worktree: a change of the project's files rather than of its git
+	// state.
+	Worktree bool `json:"worktree,omitempty"`
+}
+
+func (c RepoChange) String() string { return c.What + ": " + c.How }
+
+// ErrNotRepo is SnapshotRepo's answer for a folder outside any git work
+// tree.
+var ErrNotRepo = errors.New("not in a git work tree")
+
+// maxHooksFiles bounds the hooks folder outside the repository that a
+// snapshot copies (core.hooksPath may name any folder).
+const maxHooksFiles = 2000
+
+// SnapshotRepo records the repository dir is in; saved is a folder of its
+// own outside it (made if missing) for the copies. exclude are absolute
+// paths inside the work tree that are the harness's (the runs folder): not
+// recorded, never restored.
+func SnapshotRepo(ctx context.Context, dir, saved string, exclude []string) (*RepoState, error) {
+	out, err := inspectGit(ctx, dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir")
+	if err != nil {
+		return nil, ErrNotRepo
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		return nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
+	}
+	s := &RepoState{Top: lines[0], GitDir: lines[1], CommonDir: lines[2], saved: saved,
+		files: map[string]fileRecord{}, dirs: map[string]bool{}, objects: map[string]bool{}, absent: map[string]bool{}}
+	for _, e := range exclude {
+		if rel, err := filepath.Rel(s.Top, e); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			s.exclude = append(s.exclude, filepath.ToSlash(rel))
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(saved, "files"), 0o700); err != nil {
+		return nil, fmt.Errorf("snapshot the repository: %w", err)
+	}
+	if hp, _ := inspectGit(ctx, s.Top, "config", "--get", "core.hooksPath"); strings.TrimSpace(hp) != "" {
+		hp = expandHome(strings.TrimSpace(hp))
+		if !filepath.IsAbs(hp) {
+			hp = filepath.Join(s.Top, hp)
+		}
+		if !s.inGit(hp) && !within(s.Top, hp) {
+			s.hooksDir = filepath.Clean(hp)
+		}
+	}
+	paths, err := s.watched(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, p := range paths {
+		rec, isDir, err := s.record(p, true, &n)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot the repository: %w", err)
+		}
+		switch {
+		case rec == nil && !isDir:
+			s.absent[p] = true
+		case isDir:
+			s.dirs[p] = true
+		case rec != nil && rec.copy == "" && rec.link == "" && objectFile(s, p):
+			s.objects[p] = true
+		case rec != nil:
+			s.files[p] = *rec
+		}
+	}
+	if s.index, err = indexState(ctx, s.Top); err != nil {
+		return nil, err
+	}
+	if s.config, err = inspectGit(ctx, s.Top, "config", "--list", "--show-origin", "--includes"); err != nil && !isExit(err) {
+		return nil, fmt.Errorf("read the repository's configuration: %w", err)
+	}
+	if s.tree, err = s.worktreeTree(ctx, true); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// watched lists every path a snapshot records: the git folders walked,
+// the hooks folder outside them, the configuration files (existing or
+// not; at Diff, also those a changed configuration now includes).
+func (s *RepoState) watched(ctx context.Context) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	walk := func(root string, limit int) error {
+		n := 0
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			if n++; limit > 0 && n > limit {
+				return fmt.Errorf("%s holds more than %d files", root, limit)
+			}
+			add(p)
+			return nil
+		})
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	for _, d := range []string{s.GitDir, s.CommonDir} {
+		if err := walk(d, 0); err != nil {
+			return nil, fmt.Errorf("snapshot the repository: %w", err)
+		}
+	}
+	if s.hooksDir != "" {
+		add(s.hooksDir)
+		if err := walk(s.hooksDir, maxHooksFiles); err != nil {
+			return nil, fmt.Errorf("snapshot core.hooksPath: %w", err)
+		}
+	}
+	for _, p := range configFiles(ctx, s.Top) {
+		add(p)
+	}
+	return out, nil
+}
+
+// configFiles are the files git's configuration for top is read from, and
+// those it would be read from if they existed (a global file the agent
+// creates counts as much as one it changes).
+func configFiles(ctx context.Context, top string) []string {
+	var out []string
+	home, _ := os.UserHomeDir()
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	for _, p := range []string{os.Getenv("GIT_CONFIG_GLOBAL"), os.Getenv("GIT_CONFIG_SYSTEM"), "/etc/gitconfig"} {
+		if p != "" && p != os.DevNull {
+			out = append(out, p)
+		}
+	}
+	if home != "" {
+		out = append(out, filepath.Join(home, ".gitconfig"))
+	}
+	if xdg != "" {
+		out = append(out, filepath.Join(xdg, "git", "config"), filepath.Join(xdg, "git", "attributes"), filepath.Join(xdg, "git", "ignore"))
+	}
+	origins, _ := inspectGit(ctx, top, "config", "--list", "--show-origin", "--includes", "--name-only")
+	for _, l := range strings.Split(origins, "\n") {
+		f, _, _ := strings.Cut(l, "\t")
+		if p, ok := strings.CutPrefix(f, "file:"); ok {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(top, p)
+			}
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	return out
+}
+
+func (s *RepoState) inGit(p string) bool { return within(s.GitDir, p) || within(s.CommonDir, p) }
+
+// within: p is root or below it.
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// objectFile: p is one of the repository's object files (loose objects,
+// packs, their indexes), recorded by name: they are named by their content,
+// never rewritten, and far too many to copy.
+func objectFile(s *RepoState, p string) bool {
+	for _, d := range []string{s.GitDir, s.CommonDir} {
+		if rel, err := filepath.Rel(d, p); err == nil && !strings.HasPrefix(rel, "..") {
+			rel = filepath.ToSlash(rel)
+			if strings.HasPrefix(rel, "objects/") && !strings.HasPrefix(rel, "objects/info/") || strings.HasPrefix(rel, "lfs/objects/") ||
+				strings.HasPrefix(rel, "modules/") && strings.Contains(rel, "/objects/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// record reads p: nil for a missing path. keep copies a file's content
+// into the saved folder (n numbers the copies).
+func (s *RepoState) record(p string, keep bool, n *int) (*fileRecord, bool, error) {
+	st, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) && !keep {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	rec := &fileRecord{mode: st.Mode()}
+	switch {
+	case st.IsDir():
+		return nil, true, nil
+	case st.Mode()&fs.ModeSymlink != 0:
+		t, err := os.Readlink(p)
+		if err != nil {
+			return nil, false, err
+		}
+		rec.link, rec.sum = t, sha256.Sum256([]byte(t))
+		return rec, false, nil
+	case !st.Mode().IsRegular():
+		return rec, false, nil // a socket or fifo: its presence only
+	case objectFile(s, p):
+		rec.sum = sha256.Sum256([]byte(fmt.Sprint(st.Size())))
+		return rec, false, nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, false, err
+	}
+	rec.sum = sha256.Sum256(b)
+	if keep {
+		*n++
+		rec.copy = filepath.Join(s.saved, "files", fmt.Sprint(*n))
+		if err := os.WriteFile(rec.copy, b, 0o600); err != nil {
+			return nil, false, err
+		}
+	}
+	return rec, false, nil
+}
+
+// indexState is the index as git reads it (the entries with their modes,
+// blobs, stages and flags), not its bytes: a `git status` refreshes the
+// file's stat data without changing what is staged.
+func indexState(ctx context.Context, top string) (string, error) {
+	staged, err := inspectGit(ctx, top, "ls-files", "--stage", "-z")
+	if err != nil {
+		return "", fmt.Errorf("read the repository's index: %w", err)
+	}
+	flags, err := inspectGit(ctx, top, "ls-files", "-v", "-z")
+	if err != nil {
+		return "", fmt.Errorf("read the repository's index: %w", err)
+	}
+	return staged + "\x00\x00" + flags, nil
+}
+
+// worktreeTree records the work tree in the saved repository's index
+// (init: a new one, else a second index beside it) and returns its tree.
+func (s *RepoState) worktreeTree(ctx context.Context, init bool) (string, error) {
+	gitDir := filepath.Join(s.saved, "worktree.git")
+	index := filepath.Join(gitDir, "index")
+	if init {
+		if err := initGitDir(gitDir); err != nil {
+			return "", fmt.Errorf("snapshot the work tree: %w", err)
+		}
+		// The user's own excludes keep what they ignore out of the record.
+		if b, err := os.ReadFile(filepath.Join(s.CommonDir, "info", "exclude")); err == nil {
+			if err := os.MkdirAll(filepath.Join(gitDir, "info"), 0o700); err != nil {
+				return "", err
+			}
+			if err := os.WriteFile(filepath.Join(gitDir, "info", "exclude"), b, 0o600); err != nil {
+				return "", err
+			}
+		}
+	} else {
+		after := filepath.Join(gitDir, "index.after")
+		if err := copyFile(index, after, 0o600); err != nil {
+			return "", fmt.Errorf("snapshot the work tree: %w", err)
+		}
+		index = after
+	}
+	args := []string{"add", "-A", "--", "."}
+	for _, e := range s.exclude {
+		args = append(args, ":(exclude,top,literal)"+e)
+	}
+	if _, err := s.baselineGit(ctx, index, nil, args...); err != nil {
+		return "", fmt.Errorf("snapshot the work tree: %w", err)
+	}
+	tree, err := s.baselineGit(ctx, index, nil, "write-tree")
+	if err != nil {
+		return "", fmt.Errorf("snapshot the work tree: %w", err)
+	}
+	return strings.TrimSpace(tree), nil
+}
+
+// Diff lists what changed in the repository since the snapshot: its git
+// files (the index by what it stages), its objects (removed ones only: new
+// objects change nothing), its effective configuration and its work tree.
+func (s *RepoState) Diff(ctx context.Context) ([]RepoChange, error) {
+	var out []RepoChange
+	paths, err := s.watched(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := map[string]bool{}
+	index := filepath.Join(s.GitDir, "index")
+	for _, p := range paths {
+		now[p] = true
+		rec, isDir, err := s.record(p, false, nil)
+		if err != nil {
+			return nil, fmt.Errorf("compare the repository: %w", err)
+		}
+		if isDir || p == index {
+			continue
+		}
+		if s.objects[p] {
+			continue
+		}
+		before, had := s.files[p]
+		switch {
+		case rec == nil:
+			continue // removed: found below
+		case !had && objectFile(s, p):
+			continue // a new object
+		case !had:
+			out = append(out, RepoChange{What: s.show(p), How: "added"})
+		case before.sum != rec.sum || before.mode != rec.mode:
+			out = append(out, RepoChange{What: s.show(p), How: "changed"})
+		}
+	}
+	gone := 0
+	for p := range s.objects {
+		if _, err := os.Lstat(p); err != nil {
+			gone++
+		}
+	}
+	if gone > 0 {
+		out = append(out, RepoChange{What: "objects", How: fmt.Sprintf("%d object files removed (repacked or pruned)", gone)})
+	}
+	for p := range s.files {
+		if p == index {
+			continue
+		}
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, RepoChange{What: s.show(p), How: "removed"})
+		}
+	}
+	if _, had := s.files[index]; had || fileExists(index) {
+		idx, err := indexState(ctx, s.Top)
+		switch {
+		case err != nil:
+			out = append(out, RepoChange{What: s.show(index), How: "unreadable: " + err.Error()})
+		case idx != s.index:
+			out = append(out, RepoChange{What: s.show(index), How: "staged files changed"})
+		}
+	}
+	cfg, err := inspectGit(ctx, s.Top, "config", "--list", "--show-origin", "--includes")
+	if err != nil && !isExit(err) {
+		return nil, fmt.Errorf("read the repository's configuration: %w", err)
+	}
+	if cfg != s.config && !slices.ContainsFunc(out, func(c RepoChange) bool { return strings.Contains(c.What, "config") }) {
+		out = append(out, RepoChange{What: "git config", How: "changed"})
+	}
+	wt, err := s.worktreeChanges(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, wt...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Worktree != out[j].Worktree {
+			return !out[i].Worktree
+		}
+		return out[i].What < out[j].What
+	})
+	return out, nil
+}
+
+// worktreeChanges compares the work tree with its baseline tree.
+func (s *RepoState) worktreeChanges(ctx context.Context) ([]RepoChange, error) {
+	after, err := s.worktreeTree(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	if after == s.tree {
+		return nil, nil
+	}
+	out, err := s.baselineGit(ctx, "", nil, "diff-tree", "-r", "-z", "--no-renames", "--name-status", s.tree, after)
+	if err != nil {
+		return nil, fmt.Errorf("compare the work tree: %w", err)
+	}
+	var changes []RepoChange
+	f := strings.Split(out, "\x00")
+	for i := 0; i+1 < len(f); i += 2 {
+		how := map[string]string{"A": "added", "D": "removed", "M": "changed", "T": "changed type"}[f[i]]
+		if how == "" {
+			how = "changed (" + f[i] + ")"
+		}
+		changes = append(changes, RepoChange{What: f[i+1], How: how, Worktree: true})
+	}
+	return changes, nil
+}
+
+// show names a path for a report: .git/… inside the git folder.
+func (s *RepoState) show(p string) string {
+	for _, d := range []string{s.GitDir, s.CommonDir} {
+		if rel, err := filepath.Rel(d, p); err == nil && !strings.HasPrefix(rel, "..") {
+			if d == s.CommonDir && s.CommonDir != s.GitDir {
+				return filepath.ToSlash(filepath.Join(s.CommonDir, rel))
+			}
+			return ".git/" + filepath.ToSlash(rel)
+		}
+	}
+	return p
+}
+
+// SaveWorktree writes what the agent changed in the work tree into dir:
+// worktree.patch (a binary git diff from the snapshot to now) and a copy
+// of every file it added or changed under files/. It writes nothing when
+// the work tree is as it was.
+func (s *RepoState) SaveWorktree(ctx context.Context, dir string) error {
+	after, err := s.worktreeTree(ctx, false)
+	if err != nil || after == s.tree {
+		return err
+	}
+	patch, err := s.baselineGit(ctx, "", nil, "diff-tree", "-p", "--binary", "--no-renames", "--full-index", s.tree, after)
+	if err != nil {
+		return fmt.Errorf("save the work tree's changes: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "worktree.patch"), []byte(patch), 0o644); err != nil {
+		return err
+	}
+	changes, err := s.worktreeChanges(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, c := range changes {
+		if c.How == "removed" {
+			continue
+		}
+		if err := CopyTree(filepath.Join(s.Top, filepath.FromSlash(c.What)), filepath.Join(dir, "files", filepath.FromSlash(c.What))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Restore puts the repository back as the snapshot found it: its git files
+// (a file the agent added is removed, one it changed or removed is written
+// back from the copy), its configuration files, its hooks, and its work
+// tree (what the agent added is removed, what it changed or removed is
+// checked out from the baseline; the user's own uncommitted work is in the
+// baseline, so it comes back as it was). Save the work tree's changes
+// first (SaveWorktree). It returns what it could not put back.
+func (s *RepoState) Restore(ctx context.Context) error {
+	var errs []error
+	wt, err := s.worktreeChanges(ctx)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	var checkout []string
+	for _, c := range wt {
+		p := filepath.Join(s.Top, filepath.FromSlash(c.What))
+		if c.How == "added" {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("remove %s: %w", c.What, err))
+			}
+			s.pruneDirs(filepath.Dir(p), s.Top)
+			continue
+		}
+		if st, err := os.Lstat(p); err == nil && st.IsDir() {
+			// A file the agent replaced with a folder.
+			if err := removeAll(p); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		checkout = append(checkout, c.What)
+	}
+	if len(checkout) > 0 {
+		in := strings.Join(checkout, "\x00") + "\x00"
+		if _, err := s.baselineGit(ctx, "", strings.NewReader(in), "checkout-index", "-f", "-z", "--stdin"); err != nil {
+			errs = append(errs, fmt.Errorf("restore the work tree: %w", err))
+		}
+	}
+	paths, err := s.watched(ctx)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, p := range paths {
+		if s.objects[p] || s.dirs[p] {
+			continue
+		}
+		rec, isDir, err := s.record(p, false, nil)
+		if err != nil || isDir {
+			continue
+		}
+		if _, had := s.files[p]; had || rec == nil || objectFile(s, p) {
+			continue
+		}
+		// Only what the agent added where the snapshot looked: a file a
+		// changed include.path names may be anybody's.
+		root := ""
+		for _, r := range []string{s.GitDir, s.CommonDir, s.hooksDir} {
+			if r != "" && within(r, p) {
+				root = r
+				break
+			}
+		}
+		if root == "" && !s.absent[p] {
+			continue
+		}
+		if err := os.Remove(p); err != nil {
+			errs = append(errs, fmt.Errorf("remove %s: %w", s.show(p), err))
+		}
+		if root != "" {
+			s.pruneDirs(filepath.Dir(p), root)
+		}
+	}
+	for p, before := range s.files {
+		rec, _, err := s.record(p, false, nil)
+		if err == nil && rec != nil && rec.sum == before.sum && rec.mode == before.mode {
+			continue
+		}
+		if err := s.put(p, before); err != nil {
+			errs = append(errs, fmt.Errorf("restore %s: %w", s.show(p), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// put writes a recorded file back, from a copy whose hash still matches.
+func (s *RepoState) put(p string, r fileRecord) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	if st, err := os.Lstat(p); err == nil && (st.IsDir() || st.Mode()&fs.ModeSymlink != 0 || r.link != "") {
+		if err := removeAll(p); err != nil {
+			return err
+		}
+	}
+	if r.link != "" {
+		return os.Symlink(r.link, p)
+	}
+	if r.copy == "" {
+		return fmt.Errorf("no copy was kept")
+	}
+	b, err := os.ReadFile(r.copy)
+	if err != nil {
+		return err
+	}
+	if sha256.Sum256(b) != r.sum {
+		return fmt.Errorf("the copy kept in %s was changed since the snapshot; not put back", r.copy)
+	}
+	tmp := p + ".agent-eval-restore"
+	if err := os.WriteFile(tmp, b, r.mode.Perm()|0o200); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, r.mode.Perm()); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}
+
+// pruneDirs removes the empty folders from dir up to root (not root
+// itself) that the snapshot did not see.
+func (s *RepoState) pruneDirs(dir, root string) {
+	for d := dir; d != root && within(root, d) && !s.dirs[d]; d = filepath.Dir(d) {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
+}
+
+// inspectGit runs a git command that only reads the repository dir is in,
+// with the user's configuration (a change to it is what Diff looks for):
+// no optional locks (status would refresh the index), no fsmonitor, no
+// hooks.
+func inspectGit(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=" + os.DevNull}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(gitEnv(), "GIT_OPTIONAL_LOCKS=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+// baselineGit runs git on the saved work-tree repository (index: another
+// index file than its own), with no configuration but its own: neither the
+// user's nor one the agent may have changed runs anything here (filters,
+// fsmonitor, hooks).
+func (s *RepoState) baselineGit(ctx context.Context, index string, stdin *strings.Reader, args ...string) (string, error) {
+	gitDir := filepath.Join(s.saved, "worktree.git")
+	full := append([]string{"-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false", "-c", "core.autocrlf=false",
+		"-c", "core.symlinks=true", "-c", "core.quotepath=false"}, gitArgs(s.Top, gitDir)...)
+	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
+	cmd.Dir = s.Top
+	cmd.Env = append(gitEnv(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1", "GIT_ATTR_NOSYSTEM=1", "HOME="+s.saved)
+	if index != "" {
+		cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+index)
+	}
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+// gitEnv is the harness's environment without the variables that would
+// point git at another repository, index or configuration.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GIT_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+func isExit(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee)
+}
+
+func expandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
+}
+
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
