@@ -176,6 +176,9 @@ func (v *validator) runners() {
 	if v.e.Runner.WorkspaceMode == "repo" && (blank(x.Prompt) || x.Mode == "batch" || len(x.Steps) > 0) {
 		v.errf("runner.workspace_mode", CodeSemantic, "workspace_mode: repo runs the agent in the project itself and needs execution.prompt in case mode")
 	}
+	if v.e.Runner.RepoChanges != "" && v.e.Runner.WorkspaceMode != "repo" {
+		v.errf("runner.repo_changes", CodeSemantic, "repo_changes is about the project a case runs in, and needs workspace_mode: repo")
+	}
 }
 
 func (v *validator) runner(path string, r *Runner) {
@@ -196,6 +199,9 @@ func (v *validator) runner(path string, r *Runner) {
 	}
 	if typ != "cli" && len(r.Command) > 0 {
 		v.errf(path+".command", CodeSemantic, "command is only used by runner type cli (this runner is %s)", typ)
+	}
+	if path != "runner" && r.RepoChanges != "" {
+		v.errf(path+".repo_changes", CodeSemantic, "repo_changes is set on the top-level runner only (with workspace_mode: repo)")
 	}
 	if typ == "codex" && r.WorkspaceMode == "repo" {
 		v.errf(path+".workspace_mode", CodeSemantic, "runner type codex cannot protect the answer key in workspace_mode: repo")

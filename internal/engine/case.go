@@ -152,20 +152,91 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 		st.invoke(ctx, cr, cr.c, cr.out, c.Prompt, invocationSpec{}, true)
 		return cr.c
 	}
-	before, isGit := workspace.GitStatus(st.p.Repo)
+	snap, err := workspace.SnapshotRepo(ctx, st.p.Repo, filepath.Join(st.baselines, id+".repo"), st.harnessPaths())
+	switch {
+	case errors.Is(err, workspace.ErrNotRepo):
+		st.obs.Warn(fmt.Sprintf("%s: %s is not in a git work tree, so what the agent changes in it is neither detected nor undone", id, st.p.Repo))
+		snap = nil
+	case err != nil:
+		// No record to compare with or to restore from: the agent does not
+		// run in the user's repository.
+		return fail(fmt.Errorf("record the repository before the case: %w", err))
+	}
 	st.invoke(ctx, cr, cr.c, cr.out, c.Prompt, invocationSpec{}, true)
-	if after, _ := workspace.GitStatus(st.p.Repo); isGit && after != before {
-		c.RepoModified = true
-		c.Status = results.StatusFailed
-		c.Error = strings.TrimSpace(c.Error + " the case modified the project (git status changed; see repo_modifications.txt)")
-		if c.ExitCode == 0 {
-			c.ExitCode = 1
-		}
-		if err := os.WriteFile(filepath.Join(cr.out, rundir.RepoModsFile), []byte("BEFORE:\n"+before+"AFTER:\n"+after), 0o644); err != nil {
-			st.obs.Warn(fmt.Sprintf("%s: write %s: %v", id, rundir.RepoModsFile, err))
-		}
+	if snap != nil {
+		st.undoRepoChanges(ctx, cr, snap)
 	}
 	return c
+}
+
+// harnessPaths are what the harness itself writes while a case runs in
+// the project: not the agent's changes.
+func (st *state) harnessPaths() []string {
+	var out []string
+	for _, p := range []string{st.p.RunsDir, st.dir.Path, st.wsRoot, st.baselines} {
+		if abs, err := filepath.Abs(p); err == nil && p != "" {
+			out = append(out, abs)
+		}
+	}
+	return out
+}
+
+// undoRepoChanges compares the repository with its record from before the
+// case (repo mode): a difference is the case's repo_modified with what
+// changed; the agent's work-tree changes are kept in the case's
+// repo_changes/ (a patch and the files), and everything is put back as it
+// was. A change of the git state fails the case; a change of the work tree
+// does unless runner.repo_changes is report.
+func (st *state) undoRepoChanges(ctx context.Context, cr *caseRun, snap *workspace.RepoState) {
+	ctx = context.WithoutCancel(ctx) // an interrupted case is undone too
+	c, id := cr.c, cr.c.CaseID
+	changes, err := snap.Diff(ctx)
+	if err != nil {
+		c.Status, c.ExitCode = results.StatusError, -1
+		c.Error = strings.TrimSpace(c.Error + " could not compare the repository with its state before the case: " + err.Error())
+		return
+	}
+	if len(changes) == 0 {
+		return
+	}
+	c.RepoModified = true
+	gitState := false
+	for _, ch := range changes {
+		c.RepoChanges = append(c.RepoChanges, ch.String())
+		gitState = gitState || !ch.Worktree
+	}
+	if err := snap.SaveWorktree(ctx, filepath.Join(cr.out, rundir.RepoChangesDir)); err != nil {
+		st.obs.Warn(fmt.Sprintf("%s: keep the agent's changes of the project: %v", id, err))
+	}
+	report := strings.Join(c.RepoChanges, "\n") + "\n"
+	undone := "undone"
+	if err := snap.Restore(ctx); err != nil {
+		undone = "NOT all undone: " + err.Error()
+		st.obs.Warn(fmt.Sprintf("%s: put the repository back: %v", id, err))
+	} else if left, err := snap.Diff(ctx); err != nil || len(left) > 0 {
+		undone = fmt.Sprintf("NOT all undone: %v %v", left, err)
+		st.obs.Warn(fmt.Sprintf("%s: the repository still differs after putting it back: %v %v", id, left, err))
+	}
+	report += undone + "\n"
+	if err := os.WriteFile(filepath.Join(cr.out, rundir.RepoModsFile), []byte(report), 0o644); err != nil {
+		st.obs.Warn(fmt.Sprintf("%s: write %s: %v", id, rundir.RepoModsFile, err))
+	}
+	shown := c.RepoChanges
+	if len(shown) > 4 {
+		shown = append(slices.Clone(shown[:4]), fmt.Sprintf("and %d more", len(shown)-4))
+	}
+	msg := "the case modified the project (" + strings.Join(shown, "; ") + "); " + undone + ", see " + rundir.RepoModsFile
+	if !gitState && st.ev.Runner.RepoChanges == "report" {
+		st.obs.Warn(id + ": " + msg)
+		return
+	}
+	c.Error = strings.TrimSpace(c.Error + " " + msg)
+	if c.Status == results.StatusCompleted {
+		c.Status = results.StatusFailed
+	}
+	if c.ExitCode == 0 {
+		c.ExitCode = 1
+	}
 }
 
 func (st *state) baselineDir(id string) string {

@@ -59,8 +59,11 @@ type Case struct {
 	// bookkeeping; stdout.log has them.
 	ToolCalls []transcript.ToolCall `json:"-"`
 	Prompt    string                `json:"prompt"`
-	// RepoModified: in repo mode, the case changed the project's git status.
-	RepoModified bool `json:"repo_modified,omitempty"`
+	// RepoModified: in repo mode, the case changed the repository (its
+	// refs, index, configuration, hooks or work tree); RepoChanges says
+	// what, one "what: how" line each. The harness undid them.
+	RepoModified bool     `json:"repo_modified,omitempty"`
+	RepoChanges  []string `json:"repo_changes,omitempty"`
 	// Steps are the step results of a multi-step pipeline, in order.
 	Steps []*Case `json:"steps,omitempty"`
 	// AbortedAtStep names the failed step that stopped the pipeline.

@@ -27,6 +27,7 @@ const (
 	BatchFile      = "batch.yaml"
 	CaseOrderFile  = "case_order.yaml"
 	RepoModsFile   = "repo_modifications.txt"
+	RepoChangesDir = "repo_changes"
 )
 
 // FakeJudgeLog is what score --fake-model's judges sent the fake model.

@@ -305,9 +305,3 @@ func TestRepoStateTamperedCopy(t *testing.T) {
 		t.Fatalf("Restore = %v, want the tampered copy refused", err)
 	}
 }
-
-func TestSnapshotRepoNotARepo(t *testing.T) {
-	if _, err := SnapshotRepo(context.Background(), t.TempDir(), t.TempDir(), nil); err != ErrNotRepo {
-		t.Fatalf("SnapshotRepo = %v, want ErrNotRepo", err)
-	}
-}

@@ -261,18 +261,6 @@ func containsJSON(list []any, x any) bool {
 	return false
 }
 
-// GitStatus returns `git status --porcelain` of dir, and false when dir is
-// not in a git work tree (or git is missing).
-func GitStatus(dir string) (string, bool) {
-	cmd := exec.Command("git", "status", "--porcelain", "--untracked-files=all")
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil {
-		return "", false
-	}
-	return string(out), true
-}
-
 // Harness files are never reported as the agent's modifications.
 var harnessFiles = []string{".claude", ".git", ".staged-plugins", "tool_handlers.yaml", "hook_decisions.jsonl", ".hook-outputs.yaml", ".hook-outputs.json"}
 

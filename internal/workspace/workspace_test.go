@@ -923,17 +923,16 @@ func TestBaselineWithoutGitIdentity(t *testing.T) {
 	}
 }
 
-// TestGitOutsideRepo: GitStatus and Modified outside any work tree. Not
+// TestGitOutsideRepo: SnapshotRepo and Modified outside any work tree. Not
 // parallel: it uses t.Setenv.
 func TestGitOutsideRepo(t *testing.T) {
 	dir := t.TempDir()
 	isolateGit(t, dir)
 	writeFile(t, filepath.Join(dir, "a.txt"), "a", 0o644)
-	if out, ok := GitStatus(dir); ok || out != "" {
-		t.Errorf("GitStatus(non-repo) = %q, %v; want \"\", false", out, ok)
-	}
-	if out, ok := GitStatus(filepath.Join(dir, "missing")); ok || out != "" {
-		t.Errorf("GitStatus(missing dir) = %q, %v; want \"\", false", out, ok)
+	for _, d := range []string{dir, filepath.Join(dir, "missing")} {
+		if _, err := SnapshotRepo(t.Context(), d, t.TempDir(), nil); !errors.Is(err, ErrNotRepo) {
+			t.Errorf("SnapshotRepo(%s) = %v, want ErrNotRepo", d, err)
+		}
 	}
 	if files, err := Modified(dir, bgd(dir), nil); err == nil {
 		t.Errorf("Modified(non-repo) = %q, nil; want an error", files)
@@ -1029,52 +1028,6 @@ func TestBaselineTwice(t *testing.T) {
 	writeFile(t, filepath.Join(ws, "a.txt"), "a2", 0o644)
 	if files, err := Modified(ws, bgd(ws), nil); err != nil || !slices.Equal(files, []string{"a.txt"}) {
 		t.Errorf("Modified after a change = %q, %v; want [a.txt]", files, err)
-	}
-}
-
-func TestGitStatus(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		change func(t *testing.T, ws string)
-		want   string
-	}{
-		{"clean", func(*testing.T, string) {}, ""},
-		{"untracked files in new directories are listed one by one", func(t *testing.T, ws string) {
-			writeFile(t, filepath.Join(ws, "d", "e", "f.txt"), "f", 0o644)
-		}, "?? d/e/f.txt\n"},
-		{"a modified and a deleted file", func(t *testing.T, ws string) {
-			writeFile(t, filepath.Join(ws, "a.txt"), "changed", 0o644)
-			if err := os.Remove(filepath.Join(ws, "b.txt")); err != nil {
-				t.Fatal(err)
-			}
-		}, " M a.txt\n D b.txt\n"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			ws := t.TempDir()
-			writeFile(t, filepath.Join(ws, "a.txt"), "a", 0o644)
-			writeFile(t, filepath.Join(ws, "b.txt"), "b", 0o644)
-			git(t, ws, "init", "-q")
-			git(t, ws, "add", "-A")
-			git(t, ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x")
-			tt.change(t, ws)
-			got, ok := GitStatus(ws)
-			if !ok {
-				t.Fatalf("GitStatus(repo) ok = false")
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("GitStatus (-want +got):\n%s", diff)
-			}
-			// A subdirectory of the work tree is in it too.
-			if err := os.MkdirAll(filepath.Join(ws, "sub"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if _, ok := GitStatus(filepath.Join(ws, "sub")); !ok {
-				t.Errorf("GitStatus(repo subdirectory) ok = false")
-			}
-		})
 	}
 }
 
