@@ -82,6 +82,12 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 		if pd := decidePaths(p, req, command); pd.Kind == Deny {
 			return pd
 		}
+		if p.git != nil {
+			an = analyseBash(command, req.Env)
+			if why := gitVerdict(p.git, an); why != "" {
+				return Decision{Kind: Deny, Handler: -1, Reason: redact.String("Blocked by eval harness: " + why + "."), Detail: "git: " + clip(why, 200)}
+			}
+		}
 	}
 	for i, h := range p.handlers {
 		if !slices.ContainsFunc(h.Patterns, func(pat string) bool { return matchesTool(pat, req.ToolName) }) {

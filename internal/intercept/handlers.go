@@ -41,7 +41,10 @@ type File struct {
 	// case_overrides (WithCaseOverrides), then the handler's own
 	// case_overrides, then this map.
 	CaseOverrides map[string]string `yaml:"case_overrides,omitempty" json:"case_overrides,omitempty"`
-	Handlers      []Handler         `yaml:"handlers" json:"handlers"`
+	// Git gates git commands by their sub-command (git.go): the eval's git
+	// deny rules, and read-only git in workspace_mode: repo.
+	Git      *GitPolicy `yaml:"git,omitempty" json:"git,omitempty"`
+	Handlers []Handler  `yaml:"handlers" json:"handlers"`
 }
 
 // Handler is one compiled inputs.tools entry.
@@ -92,6 +95,7 @@ type Policy struct {
 	root        string
 	deniedPaths []string
 	reasons     map[string]string
+	git         *GitPolicy
 }
 
 type prepared struct {
@@ -109,7 +113,7 @@ func Prepare(f File) (*Policy, error) {
 		p.HookModel = DefaultHookModel
 	}
 	var problems []string
-	p.deniedPaths, p.reasons = f.DeniedPaths, f.DeniedPathReasons
+	p.deniedPaths, p.reasons, p.git = f.DeniedPaths, f.DeniedPathReasons, f.Git
 	if f.Root != "" {
 		p.root = path.Clean(f.Root)
 		if !path.IsAbs(f.Root) {
