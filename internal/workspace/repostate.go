@@ -699,3 +699,30 @@ func fileExists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
 }
+
+// GitDirs are the folders outside dir's work tree that hold its repository's
+// state: its git folder and common folder (a linked worktree's or a .git
+// file's, which may live anywhere) and a hooks folder core.hooksPath names;
+// each absolute and cleaned, nil when dir is in no work tree. Repo mode
+// keeps the agent from writing them.
+func GitDirs(ctx context.Context, dir string) []string {
+	out, err := inspectGit(ctx, dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err != nil || len(lines) != 3 {
+		return nil
+	}
+	dirs := []string{filepath.Clean(lines[1])}
+	if c := filepath.Clean(lines[2]); !slices.Contains(dirs, c) {
+		dirs = append(dirs, c)
+	}
+	if hp, _ := inspectGit(ctx, dir, "config", "--get", "core.hooksPath"); strings.TrimSpace(hp) != "" {
+		hp = expandHome(strings.TrimSpace(hp))
+		if !filepath.IsAbs(hp) {
+			hp = filepath.Join(lines[0], hp)
+		}
+		if hp = filepath.Clean(hp); !slices.Contains(dirs, hp) {
+			dirs = append(dirs, hp)
+		}
+	}
+	return dirs
+}

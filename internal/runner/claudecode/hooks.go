@@ -40,13 +40,14 @@ func Matcher(pattern string) string {
 }
 
 // HookSettings returns the PreToolUse entries that run command for every
-// tool a handler pattern covers, and for Bash when there are denied paths:
+// tool a handler pattern covers, and for Bash when there are denied paths
+// or git rules:
 // one entry per distinct matcher, sorted.
 func HookSettings(f intercept.File, command string, timeoutSeconds int) []HookEntry {
 	seen := map[string]bool{}
 	var matchers []string
-	if len(f.DeniedPaths) > 0 {
-		seen["Bash"] = true // the path layer checks every Bash command
+	if len(f.DeniedPaths) > 0 || f.Git != nil {
+		seen["Bash"] = true // the path and git layers check every Bash command
 		matchers = append(matchers, "Bash")
 	}
 	for _, h := range f.Handlers {

@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/agent-eval/agent-eval/internal/config"
@@ -46,6 +47,49 @@ func TestHookFileFollowsTheSandbox(t *testing.T) {
 			}
 			if f.Root != "/ws" {
 				t.Errorf("root %q, want /ws", f.Root)
+			}
+		})
+	}
+}
+
+// TestHookFileGit: the hook's git layer is written in repo mode (read-only
+// git) and wherever the eval denies a git command, sandbox or not; its
+// Bash entry is wired.
+func TestHookFileGit(t *testing.T) {
+	t.Parallel()
+	gitDeny := permissions.Compile(nil, []config.PermissionRule{{Pattern: "Bash(git push:*)"}, {Pattern: "Bash(rm:*)"}})
+	for _, tc := range []struct {
+		name    string
+		perms   permissions.Compiled
+		repo    string
+		sandbox bool
+		want    *intercept.GitPolicy
+	}{
+		{"nothing about git", permissions.Compiled{}, "", true, nil},
+		{"a git deny rule", gitDeny, "", true, &intercept.GitPolicy{Deny: []string{"push"}}},
+		{"repo mode", permissions.Compiled{}, "/repo", true, &intercept.GitPolicy{ReadOnly: true}},
+		{"repo mode and a git deny rule", gitDeny, "/repo", false, &intercept.GitPolicy{ReadOnly: true, Deny: []string{"push"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := &started{s: runner.RunSetup{Permissions: tc.perms, Repo: tc.repo, Sandbox: config.SandboxDecision{On: tc.sandbox},
+				Eval: &config.Eval{}}}
+			f := st.hookFile("/ws", nil)
+			if tc.want == nil {
+				if f != nil {
+					t.Fatalf("a hook file with nothing to do: %+v", f)
+				}
+				return
+			}
+			if f == nil || f.Git == nil {
+				t.Fatalf("hook file %+v, want git %+v", f, tc.want)
+			}
+			if f.Git.ReadOnly != tc.want.ReadOnly || strings.Join(f.Git.Deny, ",") != strings.Join(tc.want.Deny, ",") {
+				t.Errorf("git = %+v, want %+v", *f.Git, *tc.want)
+			}
+			entries := HookSettings(*f, "hook", 10)
+			if len(entries) != 1 || entries[0].Matcher != "Bash" {
+				t.Errorf("hook entries %+v, want one for Bash", entries)
 			}
 		})
 	}

@@ -321,12 +321,13 @@ func (r *started) hookFile(ws string, overrides map[string]string) *intercept.Fi
 		deny, root = append(slices.Clone(deny), keys...), r.s.Repo
 	}
 	f.Root = root
+	f.Git = gitPolicy(r.s.Permissions.Deny, r.s.Repo != "")
 	f.DeniedPaths, f.DeniedPathReasons = nil, nil
 	if !r.s.Sandbox.On {
 		f.DeniedPaths = permissions.HookDeniedPaths(deny)
 		f.DeniedPathReasons = redact.Map(permissions.HookDeniedPathReasons(r.s.Permissions, f.DeniedPaths))
 	}
-	if r.s.Handlers == nil && len(f.DeniedPaths) == 0 {
+	if r.s.Handlers == nil && len(f.DeniedPaths) == 0 && f.Git == nil {
 		return nil
 	}
 	if f.Handlers == nil {
@@ -358,10 +359,32 @@ func (r *started) answerKeyDenies(out string) (deny, allow []string) {
 		deny = append(deny, "Read("+p+")", "Edit("+p+")")
 	}
 	deny = append(deny, "Edit(/"+repo+"/**)")
+	// The repository's own state, also where a .git file or a linked
+	// worktree keeps it outside the project: Claude Code's sandbox takes
+	// Edit denies as its denyWrite, so not even a Bash command writes it.
+	for _, d := range workspace.GitDirs(context.Background(), repo) {
+		deny = append(deny, "Edit(/"+d+"/**)")
+	}
 	for _, v := range []string{"add", "commit", "push", "checkout", "reset", "restore", "stash", "clean", "apply", "rm", "mv"} {
 		deny = append(deny, "Bash(git "+v+":*)")
 	}
 	return deny, []string{"Read(/" + out + "/**)", "Edit(/" + out + "/**)"}
+}
+
+// gitPolicy is what the hook's git layer judges: the eval's git deny rules
+// (Bash(git add:*) misses `git -C . add`), and in repo mode read-only git;
+// nil when there is nothing to judge.
+func gitPolicy(deny []string, repo bool) *intercept.GitPolicy {
+	g := &intercept.GitPolicy{ReadOnly: repo}
+	for _, rule := range deny {
+		if words, ok := intercept.GitDenyRule(rule); ok {
+			g.Deny = append(g.Deny, words)
+		}
+	}
+	if !g.ReadOnly && len(g.Deny) == 0 {
+		return nil
+	}
+	return g
 }
 
 // sandboxSpec is what the OS sandbox lets the agent in ws write, read and
