@@ -196,19 +196,34 @@ func (st *state) undoRepoChanges(ctx context.Context, cr *caseRun, snap *workspa
 		c.Error = strings.TrimSpace(c.Error + " could not compare the repository with its state before the case: " + err.Error())
 		return
 	}
-	if len(changes) == 0 {
-		return
-	}
-	c.RepoModified = true
 	gitState := false
+	var stubs []string
 	for _, ch := range changes {
+		if ch.Stub {
+			stubs = append(stubs, ch.String())
+			continue
+		}
 		c.RepoChanges = append(c.RepoChanges, ch.String())
 		gitState = gitState || !ch.Worktree
 	}
+	if len(c.RepoChanges) == 0 {
+		// Only what Claude Code's sandbox leaves for its mounts: not the
+		// agent's; put back all the same.
+		if len(stubs) > 0 {
+			if err := snap.Restore(ctx); err != nil {
+				st.obs.Warn(fmt.Sprintf("%s: remove the sandbox's placeholders from the project (%s): %v", id, strings.Join(stubs, "; "), err))
+			}
+		}
+		return
+	}
+	c.RepoModified = true
 	if err := snap.SaveWorktree(ctx, filepath.Join(cr.out, rundir.RepoChangesDir)); err != nil {
 		st.obs.Warn(fmt.Sprintf("%s: keep the agent's changes of the project: %v", id, err))
 	}
 	report := strings.Join(c.RepoChanges, "\n") + "\n"
+	if len(stubs) > 0 {
+		report += "(and what Claude Code's sandbox left for its mounts: " + strings.Join(stubs, "; ") + ")\n"
+	}
 	undone := "undone"
 	if err := snap.Restore(ctx); err != nil {
 		undone = "NOT all undone: " + err.Error()

@@ -63,6 +63,10 @@ type RepoChange struct {
 	// Worktree: a change of the project's files rather than of its git
 	// state.
 	Worktree bool `json:"worktree,omitempty"`
+	// Stub: what Claude Code's sandbox itself leaves in the project for
+	// its mounts (an empty .env, .git/config.worktree, the lines it adds to
+	// .git/info/exclude), not the agent's doing. Restore undoes it too.
+	Stub bool `json:"stub,omitempty"`
 }
 
 func (c RepoChange) String() string { return c.What + ": " + c.How }
@@ -313,14 +317,20 @@ func (s *RepoState) worktreeTree(ctx context.Context, init bool) (string, error)
 		if err := initGitDir(gitDir); err != nil {
 			return "", fmt.Errorf("snapshot the work tree: %w", err)
 		}
-		// The user's own excludes keep what they ignore out of the record.
-		if b, err := os.ReadFile(filepath.Join(s.CommonDir, "info", "exclude")); err == nil {
-			if err := os.MkdirAll(filepath.Join(gitDir, "info"), 0o700); err != nil {
-				return "", err
-			}
-			if err := os.WriteFile(filepath.Join(gitDir, "info", "exclude"), b, 0o600); err != nil {
-				return "", err
-			}
+		// The user's own excludes keep what they ignore out of the record,
+		// and the harness's own folders are left out.
+		b, err := os.ReadFile(filepath.Join(s.CommonDir, "info", "exclude"))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("snapshot the work tree: %w", err)
+		}
+		for _, e := range s.exclude {
+			b = append(b, "\n/"+ignoreEscape(e)+"\n"...)
+		}
+		if err := os.MkdirAll(filepath.Join(gitDir, "info"), 0o700); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(gitDir, "info", "exclude"), b, 0o600); err != nil {
+			return "", err
 		}
 	} else {
 		after := filepath.Join(gitDir, "index.after")
@@ -329,11 +339,7 @@ func (s *RepoState) worktreeTree(ctx context.Context, init bool) (string, error)
 		}
 		index = after
 	}
-	args := []string{"add", "-A", "--", "."}
-	for _, e := range s.exclude {
-		args = append(args, ":(exclude,top,literal)"+e)
-	}
-	if _, err := s.baselineGit(ctx, index, nil, args...); err != nil {
+	if _, err := s.baselineGit(ctx, index, nil, "add", "-A", "--", "."); err != nil {
 		return "", fmt.Errorf("snapshot the work tree: %w", err)
 	}
 	tree, err := s.baselineGit(ctx, index, nil, "write-tree")
@@ -373,9 +379,9 @@ func (s *RepoState) Diff(ctx context.Context) ([]RepoChange, error) {
 		case !had && objectFile(s, p):
 			continue // a new object
 		case !had:
-			out = append(out, RepoChange{What: s.show(p), How: "added"})
+			out = append(out, RepoChange{What: s.show(p), How: "added", Stub: s.stubFile(p, nil)})
 		case before.sum != rec.sum || before.mode != rec.mode:
-			out = append(out, RepoChange{What: s.show(p), How: "changed"})
+			out = append(out, RepoChange{What: s.show(p), How: "changed", Stub: before.mode == rec.mode && s.stubFile(p, &before)})
 		}
 	}
 	gone := 0
@@ -445,9 +451,69 @@ func (s *RepoState) worktreeChanges(ctx context.Context) ([]RepoChange, error) {
 		if how == "" {
 			how = "changed (" + f[i] + ")"
 		}
-		changes = append(changes, RepoChange{What: f[i+1], How: how, Worktree: true})
+		stub := false
+		if how == "added" && slices.Contains(sandboxPlaceholders, f[i+1]) {
+			st, err := os.Lstat(filepath.Join(s.Top, f[i+1]))
+			stub = err == nil && st.Mode().IsRegular() && st.Size() == 0
+		}
+		changes = append(changes, RepoChange{What: f[i+1], How: how, Worktree: true, Stub: stub})
 	}
 	return changes, nil
+}
+
+// stubMarker heads the lines Claude Code's sandbox adds to
+// .git/info/exclude (2.1.332) for the files it mounts over.
+const stubMarker = "# claude-code scrub-mode stubs"
+
+// stubFile: p is what Claude Code makes in a repository and the git
+// configuration around it for its sandbox's mounts (measured with
+// 2.1.332): an empty .git/config.worktree or .git/objects/info/alternates,
+// a .git/commondir of ".", an empty global git configuration file,
+// .git/info/exclude with only its block of placeholder names appended, a
+// global ignore file with only its **/.claude/.cc-writes/ line appended
+// (before is the recorded file, nil when there was none).
+func (s *RepoState) stubFile(p string, before *fileRecord) bool {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	rel := ""
+	if r, err := filepath.Rel(s.GitDir, p); err == nil && !strings.HasPrefix(r, "..") {
+		rel = filepath.ToSlash(r)
+	}
+	// Lines it appends: to .git/info/exclude the names it mounts over, to
+	// the global ignore file its own scratch folder.
+	allowed := func(l string) bool {
+		if rel == "info/exclude" {
+			return l == stubMarker || slices.Contains(sandboxPlaceholders, strings.TrimPrefix(l, "/"))
+		}
+		return rel == "" && filepath.Base(p) == "ignore" && l == "**/.claude/.cc-writes/"
+	}
+	var old []byte
+	switch {
+	case before == nil && rel == "commondir":
+		return string(b) == "."
+	case before == nil && (rel == "config.worktree" || rel == "objects/info/alternates" || s.absent[p] && rel == "") && len(b) == 0:
+		return true
+	case before == nil && !s.absent[p]:
+		return false
+	case before != nil:
+		if before.copy == "" {
+			return false
+		}
+		if old, err = os.ReadFile(before.copy); err != nil {
+			return false
+		}
+	}
+	if !bytes.HasPrefix(b, old) || len(b) == len(old) {
+		return false
+	}
+	for _, l := range strings.Split(string(b[len(old):]), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !allowed(l) {
+			return false
+		}
+	}
+	return true
 }
 
 // show names a path for a report: .git/… inside the git folder.
@@ -684,6 +750,18 @@ func gitEnv() []string {
 func isExit(err error) bool {
 	var ee *exec.ExitError
 	return errors.As(err, &ee)
+}
+
+// ignoreEscape spells a path literally in a gitignore file.
+func ignoreEscape(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\\!# `, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func expandHome(p string) string {
