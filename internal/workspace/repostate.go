@@ -478,8 +478,11 @@ func (s *RepoState) stubFile(p string, before *fileRecord) bool {
 		return false
 	}
 	rel := ""
-	if r, err := filepath.Rel(s.GitDir, p); err == nil && !strings.HasPrefix(r, "..") {
-		rel = filepath.ToSlash(r)
+	for _, d := range []string{s.GitDir, s.CommonDir} {
+		if r, err := filepath.Rel(d, p); err == nil && !strings.HasPrefix(r, "..") {
+			rel = filepath.ToSlash(r)
+			break
+		}
 	}
 	// Lines it appends: to .git/info/exclude the names it mounts over, to
 	// the global ignore file its own scratch folder.
