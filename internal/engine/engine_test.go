@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -581,5 +582,100 @@ func TestARunnerWithoutInterceptionIsWarnedAbout(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("warnings lack %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestRepoModeUndoesChanges: in repo mode a case that changes the
+// repository (a tag, core.hooksPath, the work tree) fails with
+// repo_modified and what changed, its work-tree change is kept in
+// repo_changes/, and the repository is put back, the user's uncommitted
+// work included; runner.repo_changes: report spares a work-tree-only
+// change, never a change of the git state.
+func TestRepoModeUndoesChanges(t *testing.T) {
+	t.Parallel()
+	gitIn := func(dir string, args ...string) error {
+		cmd := exec.Command("git", append([]string{"-c", "user.email=t@t", "-c", "user.name=t"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %v: %v: %s", args, err, out)
+		}
+		return nil
+	}
+	for _, tc := range []struct {
+		name, knob string
+		gitState   bool
+		wantStatus results.Status
+	}{
+		{"git state", "", true, results.StatusFailed},
+		{"work tree", "", false, results.StatusFailed},
+		{"work tree, report", "  repo_changes: report\n", false, results.StatusCompleted},
+		{"git state, report", "  repo_changes: report\n", true, results.StatusFailed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := project(t, caseEval+"runner:\n  workspace_mode: repo\n"+tc.knob, "a")
+			if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("runs/\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "init"}} {
+				if err := gitIn(dir, args...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			user := filepath.Join(dir, "cases", "a", "input.yaml")
+			if err := os.WriteFile(user, []byte("name: a\n# the user's edit\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := newRun(t, dir, map[string]fake.Script{"a": {During: func() error {
+				if err := os.WriteFile(filepath.Join(dir, "agent.txt"), []byte("agent-line\n"), 0o644); err != nil {
+					return err
+				}
+				if !tc.gitState {
+					return nil
+				}
+				if err := gitIn(dir, "-C", ".", "tag", "evil"); err != nil {
+					return err
+				}
+				return gitIn(dir, "config", "core.hooksPath", ".evil")
+			}}})
+			res, err := r.exec(context.Background(), t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := res.PerCase["a"]
+			if c.Status != tc.wantStatus || !c.RepoModified {
+				t.Fatalf("status %s, repo_modified %v (%s); want %s, true", c.Status, c.RepoModified, c.Error, tc.wantStatus)
+			}
+			all := strings.Join(c.RepoChanges, "\n")
+			want := []string{"agent.txt: added"}
+			if tc.gitState {
+				want = append(want, ".git/refs/tags/evil: added", ".git/config: changed")
+			}
+			for _, w := range want {
+				if !strings.Contains(all, w) {
+					t.Errorf("repo_changes %q lack %q", c.RepoChanges, w)
+				}
+			}
+			caseDir := filepath.Join(dir, "runs", "demo", "r1", "cases", "a")
+			if b, err := os.ReadFile(filepath.Join(caseDir, "repo_changes", "files", "agent.txt")); err != nil || string(b) != "agent-line\n" {
+				t.Errorf("the agent's file in repo_changes/: %q, %v", b, err)
+			}
+			if _, err := os.Stat(filepath.Join(caseDir, "repo_modifications.txt")); err != nil {
+				t.Error(err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "agent.txt")); err == nil {
+				t.Error("the agent's file is still in the project")
+			}
+			if b, _ := os.ReadFile(user); string(b) != "name: a\n# the user's edit\n" {
+				t.Errorf("the user's uncommitted edit = %q", b)
+			}
+			if err := gitIn(dir, "rev-parse", "-q", "--verify", "refs/tags/evil"); err == nil {
+				t.Error("the tag is still there")
+			}
+			if err := gitIn(dir, "config", "--get", "core.hooksPath"); err == nil {
+				t.Error("core.hooksPath is still set")
+			}
+		})
 	}
 }

@@ -48,6 +48,10 @@ type Script struct {
 	Err string
 	// Panic panics inside Invoke (a crashing runner).
 	Panic bool
+	// During, when set, runs once the agent has "worked": a test's stand-in
+	// for what an agent does outside its workspace (in repo mode, to the
+	// project). Its error fails the invocation.
+	During func() error
 }
 
 // Call records one invocation.
@@ -248,6 +252,12 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 		}
 		if err != nil {
 			res.ExitCode, res.Err, res.Duration = -1, fmt.Errorf("write %s: %w", p, err), time.Since(start)
+			return res
+		}
+	}
+	if sc.During != nil {
+		if err := sc.During(); err != nil {
+			res.ExitCode, res.Err, res.Duration = -1, err, time.Since(start)
 			return res
 		}
 	}
