@@ -107,7 +107,9 @@ func SnapshotRepo(ctx context.Context, dir, saved string, exclude []string) (*Re
 		if !filepath.IsAbs(hp) {
 			hp = filepath.Join(s.Top, hp)
 		}
-		if !s.inGit(hp) && !within(s.Top, hp) {
+		// Also inside the work tree: a hooks folder there is often one git
+		// ignores (husky's .husky/_), which the work tree's record leaves out.
+		if !s.inGit(hp) {
 			s.hooksDir = filepath.Clean(hp)
 		}
 	}
@@ -695,10 +697,11 @@ func (s *RepoState) pruneDirs(dir, root string) {
 
 // inspectGit runs a git command that only reads the repository dir is in,
 // with the user's configuration (a change to it is what Diff looks for):
-// no optional locks (status would refresh the index), no fsmonitor, no
-// hooks.
+// no optional locks (status would refresh the index), no fsmonitor.
 func inspectGit(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=" + os.DevNull}, args...)...)
+	// (No core.hooksPath override: these commands run no hooks, and it
+	// would hide the repository's own setting from `config --get`.)
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(gitEnv(), "GIT_OPTIONAL_LOCKS=0")
 	var stderr bytes.Buffer

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,6 +190,39 @@ func TestRepoStateDetectsAndRestores(t *testing.T) {
 	}
 }
 
+// TestRepoStateIgnoredHooksPath: core.hooksPath naming a folder git
+// ignores (husky's .husky/_) is recorded all the same.
+func TestRepoStateIgnoredHooksPath(t *testing.T) {
+	ctx := context.Background()
+	dir := gitRepo(t)
+	write(t, filepath.Join(dir, ".husky", "_", ".gitignore"), "*\n")
+	write(t, filepath.Join(dir, ".husky", "_", "pre-commit"), "#!/bin/sh\n")
+	rgit(t, dir, "config", "core.hooksPath", ".husky/_")
+	s, err := SnapshotRepo(ctx, dir, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, ".husky", "_", "pre-commit"), "#!/bin/sh\necho owned\n")
+	write(t, filepath.Join(dir, ".husky", "_", "pre-push"), "#!/bin/sh\necho owned\n")
+	changes, err := s.Diff(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := fmt.Sprint(changes)
+	if !strings.Contains(all, "pre-commit: changed") || !strings.Contains(all, "pre-push: added") {
+		t.Fatalf("Diff = %s; want the ignored hooks folder's changes", all)
+	}
+	if err := s.Restore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".husky", "_", "pre-commit")); string(b) != "#!/bin/sh\n" {
+		t.Errorf("pre-commit after Restore = %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".husky", "_", "pre-push")); err == nil {
+		t.Error("the added hook is still there")
+	}
+}
+
 func TestRepoStateReadsChangeNothing(t *testing.T) {
 	ctx := context.Background()
 	dir := gitRepo(t)
@@ -303,5 +337,22 @@ func TestRepoStateTamperedCopy(t *testing.T) {
 	write(t, copy, "[core]\n\thooksPath = /tmp/evil2\n")
 	if err := s.Restore(ctx); err == nil || !strings.Contains(err.Error(), "changed since the snapshot") {
 		t.Fatalf("Restore = %v, want the tampered copy refused", err)
+	}
+}
+
+// TestGitDirs: a linked worktree's git folders are its own and the main
+// repository's, both outside it; core.hooksPath's folder is one of them.
+func TestGitDirs(t *testing.T) {
+	main := gitRepo(t)
+	wt := filepath.Join(filepath.Dir(main), "linked")
+	rgit(t, main, "worktree", "add", "-q", wt, "-b", "feature")
+	rgit(t, main, "config", "core.hooksPath", "/srv/hooks")
+	got := GitDirs(context.Background(), wt)
+	want := []string{filepath.Join(main, ".git", "worktrees", "linked"), filepath.Join(main, ".git"), "/srv/hooks"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("GitDirs = %q, want %q", got, want)
+	}
+	if got := GitDirs(context.Background(), t.TempDir()); got != nil {
+		t.Errorf("GitDirs(not a repo) = %q", got)
 	}
 }
