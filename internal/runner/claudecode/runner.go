@@ -365,6 +365,9 @@ func (r *started) answerKeyDenies(out string) (deny, allow []string) {
 	for _, d := range workspace.GitDirs(context.Background(), repo) {
 		deny = append(deny, "Edit(/"+d+"/**)")
 	}
+	// Claude Code's own worktree tools run git outside Bash (and outside
+	// the sandbox): a new worktree and branch in the user's repository.
+	deny = append(deny, "EnterWorktree", "ExitWorktree")
 	for _, v := range []string{"add", "commit", "push", "checkout", "reset", "restore", "stash", "clean", "apply", "rm", "mv"} {
 		deny = append(deny, "Bash(git "+v+":*)")
 	}
