@@ -192,8 +192,15 @@ func (st *state) undoRepoChanges(ctx context.Context, cr *caseRun, snap *workspa
 	c, id := cr.c, cr.c.CaseID
 	changes, err := snap.Diff(ctx)
 	if err != nil {
-		c.Status, c.ExitCode = results.StatusError, -1
-		c.Error = strings.TrimSpace(c.Error + " could not compare the repository with its state before the case: " + err.Error())
+		// Put back what can be: the git files' copies are checked one by
+		// one against the hashes held in memory.
+		msg := " could not compare the repository with its state before the case: " + err.Error()
+		if rerr := snap.Restore(ctx); rerr != nil {
+			msg += "; putting it back: " + rerr.Error()
+		}
+		c.Status, c.ExitCode, c.RepoModified = results.StatusError, -1, true
+		c.Error = strings.TrimSpace(c.Error + msg)
+		st.obs.Warn(id + ":" + msg)
 		return
 	}
 	gitState := false

@@ -41,7 +41,9 @@ type RepoState struct {
 	objects                map[string]bool
 	index                  string
 	config                 string
-	tree                   string // the work tree's baseline tree
+	tree                   string          // the work tree's baseline tree
+	indexSum               [32]byte        // of the baseline's index, which Restore checks out from
+	nested                 map[string]bool // repositories inside the work tree (git status shows "?? dir/")
 }
 
 type fileRecord struct {
@@ -143,6 +145,14 @@ func SnapshotRepo(ctx context.Context, dir, saved string, exclude []string) (*Re
 	if s.tree, err = s.worktreeTree(ctx, true); err != nil {
 		return nil, err
 	}
+	b, err := os.ReadFile(filepath.Join(saved, "worktree.git", "index"))
+	if err != nil {
+		return nil, fmt.Errorf("snapshot the work tree: %w", err)
+	}
+	s.indexSum = sha256.Sum256(b)
+	if s.nested, err = nestedRepos(ctx, s.Top); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -178,6 +188,9 @@ func (s *RepoState) watched(ctx context.Context) ([]string, error) {
 		}
 		return err
 	}
+	// The work tree's .git itself: a .git file names where the repository
+	// is, and git leaves it out of the work tree's record.
+	add(filepath.Join(s.Top, ".git"))
 	for _, d := range []string{s.GitDir, s.CommonDir} {
 		if err := walk(d, 0); err != nil {
 			return nil, fmt.Errorf("snapshot the repository: %w", err)
@@ -360,6 +373,15 @@ func (s *RepoState) Diff(ctx context.Context) ([]RepoChange, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, d := range []string{s.GitDir, s.CommonDir} {
+		// A git folder swapped for a link elsewhere would be read through.
+		if st, err := os.Lstat(d); err != nil || !st.IsDir() {
+			out = append(out, RepoChange{What: s.show(d), How: "replaced: no longer a folder"})
+		}
+	}
+	if err := s.checkRecord(ctx); err != nil {
+		return nil, err
+	}
 	now := map[string]bool{}
 	index := filepath.Join(s.GitDir, "index")
 	for _, p := range paths {
@@ -424,6 +446,13 @@ func (s *RepoState) Diff(ctx context.Context) ([]RepoChange, error) {
 		return nil, err
 	}
 	out = append(out, wt...)
+	nested, err := s.newNested(ctx)
+	if err != nil {
+		out = append(out, RepoChange{What: "git status", How: "unreadable: " + err.Error()})
+	}
+	for _, p := range nested {
+		out = append(out, RepoChange{What: p + "/.git", How: "added (a repository inside the project)", Worktree: true})
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Worktree != out[j].Worktree {
 			return !out[i].Worktree
@@ -431,6 +460,53 @@ func (s *RepoState) Diff(ctx context.Context) ([]RepoChange, error) {
 		return out[i].What < out[j].What
 	})
 	return out, nil
+}
+
+// nestedRepos are the untracked repositories inside top's work tree: git
+// status lists each as one "?? dir/" even with --untracked-files=all, and
+// the work tree's record does not look into them.
+func nestedRepos(ctx context.Context, top string) (map[string]bool, error) {
+	out, err := inspectGit(ctx, top, "status", "--porcelain", "-z", "--untracked-files=all", "--ignore-submodules=all", "--no-renames")
+	if err != nil {
+		return nil, fmt.Errorf("read the repository's status: %w", err)
+	}
+	m := map[string]bool{}
+	for _, e := range strings.Split(out, "\x00") {
+		if p, ok := strings.CutPrefix(e, "?? "); ok && strings.HasSuffix(p, "/") {
+			m[strings.TrimSuffix(p, "/")] = true
+		}
+	}
+	return m, nil
+}
+
+// newNested are the repositories the agent made inside the work tree.
+func (s *RepoState) newNested(ctx context.Context) ([]string, error) {
+	now, err := nestedRepos(ctx, s.Top)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for p := range now {
+		if !s.nested[p] && !slices.ContainsFunc(s.exclude, func(e string) bool { return p == e || strings.HasPrefix(p, e+"/") }) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// checkRecord verifies the work tree's record against what is held in
+// memory (an agent with the sandbox off can reach the folder it is in):
+// the baseline index by its hash, the objects by git's own check.
+func (s *RepoState) checkRecord(ctx context.Context) error {
+	b, err := os.ReadFile(filepath.Join(s.saved, "worktree.git", "index"))
+	if err != nil || sha256.Sum256(b) != s.indexSum {
+		return fmt.Errorf("the record of the work tree in %s was changed since the snapshot (%v); nothing is compared or put back from it", s.saved, err)
+	}
+	if _, err := s.baselineGit(ctx, "", nil, "fsck", "--no-dangling", "--no-progress", "--no-reflogs"); err != nil {
+		return fmt.Errorf("the record of the work tree in %s was changed since the snapshot: %w", s.saved, err)
+	}
+	return nil
 }
 
 // worktreeChanges compares the work tree with its baseline tree.
@@ -578,34 +654,6 @@ func (s *RepoState) SaveWorktree(ctx context.Context, dir string) error {
 // first (SaveWorktree). It returns what it could not put back.
 func (s *RepoState) Restore(ctx context.Context) error {
 	var errs []error
-	wt, err := s.worktreeChanges(ctx)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	var checkout []string
-	for _, c := range wt {
-		p := filepath.Join(s.Top, filepath.FromSlash(c.What))
-		if c.How == "added" {
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, fmt.Errorf("remove %s: %w", c.What, err))
-			}
-			s.pruneDirs(filepath.Dir(p), s.Top)
-			continue
-		}
-		if st, err := os.Lstat(p); err == nil && st.IsDir() {
-			// A file the agent replaced with a folder.
-			if err := removeAll(p); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		checkout = append(checkout, c.What)
-	}
-	if len(checkout) > 0 {
-		in := strings.Join(checkout, "\x00") + "\x00"
-		if _, err := s.baselineGit(ctx, "", strings.NewReader(in), "checkout-index", "-f", "-z", "--stdin"); err != nil {
-			errs = append(errs, fmt.Errorf("restore the work tree: %w", err))
-		}
-	}
 	paths, err := s.watched(ctx)
 	if err != nil {
 		errs = append(errs, err)
@@ -647,6 +695,73 @@ func (s *RepoState) Restore(ctx context.Context) error {
 		}
 		if err := s.put(p, before); err != nil {
 			errs = append(errs, fmt.Errorf("restore %s: %w", s.show(p), err))
+		}
+	}
+	// The work tree last, the repository's own files being back (a .git
+	// file the agent repointed).
+	if err := s.checkRecord(ctx); err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	nested, err := s.newNested(ctx)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, p := range nested {
+		if err := removeAll(filepath.Join(s.Top, filepath.FromSlash(p), ".git")); err != nil {
+			errs = append(errs, fmt.Errorf("remove %s/.git: %w", p, err))
+		}
+	}
+	// Twice: a folder the agent made a repository of (a gitlink) hides the
+	// files in it until its .git is gone.
+	for range 2 {
+		if err := s.restoreWorktree(ctx); err != nil {
+			errs = append(errs, err)
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// restoreWorktree removes what the agent added to the work tree and checks
+// out what it changed or removed from the baseline.
+func (s *RepoState) restoreWorktree(ctx context.Context) error {
+	var errs []error
+	wt, err := s.worktreeChanges(ctx)
+	if err != nil {
+		return err
+	}
+	var checkout []string
+	for _, c := range wt {
+		p := filepath.Join(s.Top, filepath.FromSlash(c.What))
+		st, lerr := os.Lstat(p)
+		if c.How == "added" {
+			switch {
+			case lerr == nil && st.IsDir():
+				// A repository the agent made (git records a gitlink): its
+				// .git goes; what is in the folder is judged next round.
+				if err := removeAll(filepath.Join(p, ".git")); err != nil {
+					errs = append(errs, fmt.Errorf("remove %s/.git: %w", c.What, err))
+				}
+			case lerr == nil:
+				if err := os.Remove(p); err != nil {
+					errs = append(errs, fmt.Errorf("remove %s: %w", c.What, err))
+				}
+				s.pruneDirs(filepath.Dir(p), s.Top)
+			}
+			continue
+		}
+		if lerr == nil && st.IsDir() {
+			// A file the agent replaced with a folder.
+			if err := removeAll(p); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		checkout = append(checkout, c.What)
+	}
+	if len(checkout) > 0 {
+		in := strings.Join(checkout, "\x00") + "\x00"
+		if _, err := s.baselineGit(ctx, "", strings.NewReader(in), "checkout-index", "-f", "-z", "--stdin"); err != nil {
+			errs = append(errs, fmt.Errorf("restore the work tree: %w", err))
 		}
 	}
 	return errors.Join(errs...)

@@ -30,6 +30,7 @@ func gitRepo(t *testing.T) string {
 	write(t, filepath.Join(dir, "staged.txt"), "v2 staged\n")
 	rgit(t, dir, "add", "staged.txt")
 	write(t, filepath.Join(dir, "draft.txt"), "user's draft\n")
+	write(t, filepath.Join(dir, "sub", "user.txt"), "user's untracked file\n")
 	return dir
 }
 
@@ -69,7 +70,7 @@ func repoView(t *testing.T, dir string) string {
 	for _, h := range hooks {
 		b.WriteString("hook " + h.Name() + "\n")
 	}
-	for _, f := range []string{"notes.txt", "draft.txt", "staged.txt"} {
+	for _, f := range []string{"notes.txt", "draft.txt", "staged.txt", "sub/user.txt"} {
 		c, _ := os.ReadFile(filepath.Join(dir, f))
 		b.WriteString(f + ": " + string(c))
 	}
@@ -145,6 +146,12 @@ func TestRepoStateDetectsAndRestores(t *testing.T) {
 		{"gitattributes", func(t *testing.T, dir string) {
 			write(t, filepath.Join(dir, ".gitattributes"), "* filter=evil\n")
 		}, []string{".gitattributes: added"}},
+		{"nested repository", func(t *testing.T, dir string) {
+			// The user's untracked file sits in the folder the agent makes
+			// a repository of.
+			rgit(t, dir, "init", "-q", filepath.Join(dir, "sub"))
+			write(t, filepath.Join(dir, "sub", "agent.txt"), "x\n")
+		}, []string{"sub/.git: added"}},
 		{"worktree add", func(t *testing.T, dir string) {
 			rgit(t, dir, "worktree", "add", "-q", filepath.Join(filepath.Dir(dir), "wt"), "-b", "wt")
 		}, []string{".git/worktrees/wt/HEAD: added", ".git/refs/heads/wt: added"}},
@@ -258,7 +265,7 @@ func TestRepoStateSavesTheAgentsWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(dir, "notes.txt"), "original\nuser's edit\nagent-line\n")
-	write(t, filepath.Join(dir, "sub", "new.txt"), "agent's new file\n")
+	write(t, filepath.Join(dir, "newdir", "new.txt"), "agent's new file\n")
 	out := t.TempDir()
 	if err := s.SaveWorktree(ctx, out); err != nil {
 		t.Fatal(err)
@@ -267,18 +274,18 @@ func TestRepoStateSavesTheAgentsWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"+agent-line", "sub/new.txt", "+agent's new file"} {
+	for _, w := range []string{"+agent-line", "newdir/new.txt", "+agent's new file"} {
 		if !strings.Contains(string(patch), w) {
 			t.Errorf("worktree.patch lacks %q:\n%s", w, patch)
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(out, "files", "sub", "new.txt")); err != nil || string(b) != "agent's new file\n" {
-		t.Errorf("files/sub/new.txt = %q, %v", b, err)
+	if b, err := os.ReadFile(filepath.Join(out, "files", "newdir", "new.txt")); err != nil || string(b) != "agent's new file\n" {
+		t.Errorf("files/newdir/new.txt = %q, %v", b, err)
 	}
 	if err := s.Restore(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "sub")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "newdir")); err == nil {
 		t.Error("Restore left the folder the agent made")
 	}
 	// The patch brings the agent's work back onto the user's.
@@ -354,5 +361,58 @@ func TestGitDirs(t *testing.T) {
 	}
 	if got := GitDirs(context.Background(), t.TempDir()); got != nil {
 		t.Errorf("GitDirs(not a repo) = %q", got)
+	}
+}
+
+// TestRepoStateGitfile: a worktree's .git file repointed elsewhere is a
+// change, and put back.
+func TestRepoStateGitfile(t *testing.T) {
+	ctx := context.Background()
+	main := gitRepo(t)
+	wt := filepath.Join(filepath.Dir(main), "linked")
+	rgit(t, main, "worktree", "add", "-q", wt, "-b", "feature")
+	gitfile := filepath.Join(wt, ".git")
+	before, err := os.ReadFile(gitfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := SnapshotRepo(ctx, wt, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, gitfile, "gitdir: /tmp/elsewhere\n")
+	changes, err := s.Diff(ctx)
+	if err != nil || !strings.Contains(fmt.Sprint(changes), gitfile+": changed") {
+		t.Fatalf("Diff = %v, %v; want the .git file changed", changes, err)
+	}
+	if err := s.Restore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(gitfile); string(b) != string(before) {
+		t.Errorf(".git after Restore = %q, want %q", b, before)
+	}
+}
+
+// TestRepoStateTamperedRecord: an agent (sandbox off) that rewrites the
+// work tree's record to hide its change is found out, not believed.
+func TestRepoStateTamperedRecord(t *testing.T) {
+	ctx := context.Background()
+	dir := gitRepo(t)
+	saved := t.TempDir()
+	s, err := SnapshotRepo(ctx, dir, saved, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "notes.txt"), "agent's\n")
+	cmd := exec.Command("git", "--git-dir="+filepath.Join(saved, "worktree.git"), "--work-tree="+dir, "add", "notes.txt")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if _, err := s.Diff(ctx); err == nil || !strings.Contains(err.Error(), "was changed since the snapshot") {
+		t.Fatalf("Diff = %v, want the changed record found", err)
+	}
+	if err := s.Restore(ctx); err == nil {
+		t.Fatal("Restore trusted a changed record")
 	}
 }
