@@ -343,6 +343,9 @@ func gitReadOnly(sub string, rest []word) string {
 	changes := "git " + sub + " changes the repository, and this eval runs in the user's own repository (workspace_mode: repo), where only git commands that read it may run"
 	_, hasWrites := gitWriteOptions[sub]
 	for _, a := range rest {
+		if a.s == "--" && !a.dyn {
+			break // operands from here on, never options
+		}
 		// What only reads whatever its words are may take unknown ones.
 		if a.dyn && (!gitReads[sub] || hasWrites || sub == "hash-object") {
 			return "git " + sub + " is given words only known when the command runs, which could be options that change the repository or write a file"
