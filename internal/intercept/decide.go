@@ -84,7 +84,11 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 		}
 		if p.git != nil {
 			an = analyseBash(command, req.Env)
-			if why := gitVerdict(p.git, an); why != "" {
+			why := gitVerdict(p.git, an)
+			if why == "" && p.git.ReadOnly {
+				why = gitFolderVerdict(command, an)
+			}
+			if why != "" {
 				return Decision{Kind: Deny, Handler: -1, Reason: redact.String("Blocked by eval harness: " + why + "."), Detail: "git: " + clip(why, 200)}
 			}
 		}

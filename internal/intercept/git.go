@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // GitPolicy gates git commands by their sub-command, as git itself finds
@@ -129,6 +131,67 @@ func setOf(words string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// gitFolderRE finds a path with a .git segment (.git, .git/x, a/.git/x);
+// gitRedirectRE one that a redirect writes.
+var (
+	gitFolderRE   = lazyre.New(`(?:^|[/="':,(])\.git(?:[/"',)]|$)`)
+	gitRedirectRE = lazyre.New(`>[>|&]?\s*['"]?(?:[^\s;&|<>'"]*/)?\.git(?:[/\s'";&|)]|$)`)
+)
+
+// gitFolderReaders only read what they are given (find as long as it
+// deletes and runs nothing): they may name .git.
+var gitFolderReaders = setOf(`cat ls head tail less more grep egrep fgrep rg ag ack stat file wc du tree diff cmp
+sha1sum sha256sum md5sum od xxd hexdump realpath readlink basename dirname echo printf test [ find fd`)
+
+// gitFolderVerdict: in read-only mode a command line may not write into a
+// .git folder by a redirect, nor hand one to a program that writes (cp, mv,
+// tee, sed -i, ln, rm, chmod, …); the sandbox makes it read-only as well,
+// and the repository's record catches what a spelling hides.
+func gitFolderVerdict(command string, an *analysis) string {
+	if gitRedirectRE().MatchString(command) {
+		return "the command writes into a .git folder, and this eval runs in the user's own repository (workspace_mode: repo)"
+	}
+	for _, c := range an.calls {
+		if len(c.words) == 0 {
+			continue
+		}
+		base := path.Base(c.words[0].s)
+		if base == "git" || strings.HasPrefix(base, "git-") {
+			continue // judged by its sub-command
+		}
+		named := false
+		for _, w := range c.words[1:] {
+			v := w.s
+			if _, after, ok := strings.Cut(v, "="); ok && strings.HasPrefix(v, "-") {
+				v = after
+			}
+			if gitFolderRE().MatchString(v) {
+				named = true
+				break
+			}
+		}
+		if !named {
+			continue
+		}
+		if gitFolderReaders[base] && !(base == "find" && findActs(c.words[1:])) {
+			continue
+		}
+		return base + " is given a path in a .git folder, and this eval runs in the user's own repository (workspace_mode: repo), whose git state the agent may not change"
+	}
+	return ""
+}
+
+// findActs: find deletes, runs or writes something.
+func findActs(args []word) bool {
+	for _, a := range args {
+		switch a.s {
+		case "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls":
+			return true
+		}
+	}
+	return false
 }
 
 // gitVerdict judges the git calls of an analysed command line: "" when
