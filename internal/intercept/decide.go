@@ -86,7 +86,7 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 			an = analyseBash(command, req.Env)
 			why := gitVerdict(p.git, an)
 			if why == "" && p.git.ReadOnly {
-				why = gitFolderVerdict(command, an)
+				why = gitFolderVerdict(p.git, command, an)
 			}
 			if why != "" {
 				return Decision{Kind: Deny, Handler: -1, Reason: redact.String("Blocked by eval harness: " + why + "."), Detail: "git: " + clip(why, 200)}

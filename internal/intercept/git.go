@@ -24,6 +24,10 @@ type GitPolicy struct {
 	// rule Bash(git push:*) is "push"; Bash(git:*) is ""). A word may hold
 	// * (any text).
 	Deny []string `yaml:"deny,omitempty" json:"deny,omitempty"`
+	// Folders are the repository's git folders wherever they are (a
+	// linked worktree's or a .git file's, not always named .git), absolute:
+	// in read-only mode nothing may write into them.
+	Folders []string `yaml:"folders,omitempty" json:"folders,omitempty"`
 }
 
 // GitDenyRule reads a Claude Code Bash rule that names a git command
@@ -149,8 +153,8 @@ sha1sum sha256sum md5sum od xxd hexdump realpath readlink basename dirname echo 
 // .git folder by a redirect, nor hand one to a program that writes (cp, mv,
 // tee, sed -i, ln, rm, chmod, …); the sandbox makes it read-only as well,
 // and the repository's record catches what a spelling hides.
-func gitFolderVerdict(command string, an *analysis) string {
-	if gitRedirectRE().MatchString(command) {
+func gitFolderVerdict(g *GitPolicy, command string, an *analysis) string {
+	if gitRedirectRE().MatchString(command) || redirectsInto(command, g.Folders) {
 		return "the command writes into a .git folder, and this eval runs in the user's own repository (workspace_mode: repo)"
 	}
 	for _, c := range an.calls {
@@ -167,7 +171,7 @@ func gitFolderVerdict(command string, an *analysis) string {
 			if _, after, ok := strings.Cut(v, "="); ok && strings.HasPrefix(v, "-") {
 				v = after
 			}
-			if gitFolderRE().MatchString(v) {
+			if gitFolderRE().MatchString(v) || slices.ContainsFunc(g.Folders, func(f string) bool { return within(f, v) }) {
 				named = true
 				break
 			}
@@ -181,6 +185,31 @@ func gitFolderVerdict(command string, an *analysis) string {
 		return base + " is given a path in a .git folder, and this eval runs in the user's own repository (workspace_mode: repo), whose git state the agent may not change"
 	}
 	return ""
+}
+
+// redirectsInto: a redirect of command names a path in one of folders.
+func redirectsInto(command string, folders []string) bool {
+	for _, f := range folders {
+		for i := 0; ; {
+			j := strings.Index(command[i:], f)
+			if j < 0 {
+				break
+			}
+			k := strings.TrimRight(command[:i+j], " \t'\"")
+			if strings.HasSuffix(k, ">") {
+				return true
+			}
+			i += j + len(f)
+		}
+	}
+	return false
+}
+
+// within: p is folder f or a path below it (p may name it with a trailing
+// part: f/x).
+func within(f, p string) bool {
+	f = strings.TrimSuffix(f, "/")
+	return f != "" && (p == f || strings.HasPrefix(p, f+"/"))
 }
 
 // findActs: find deletes, runs or writes something.

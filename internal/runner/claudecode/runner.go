@@ -321,7 +321,7 @@ func (r *started) hookFile(ws string, overrides map[string]string) *intercept.Fi
 		deny, root = append(slices.Clone(deny), keys...), r.s.Repo
 	}
 	f.Root = root
-	f.Git = gitPolicy(r.s.Permissions.Deny, r.s.Repo != "")
+	f.Git = gitPolicy(r.s.Permissions.Deny, r.s.Repo)
 	f.DeniedPaths, f.DeniedPathReasons = nil, nil
 	if !r.s.Sandbox.On {
 		f.DeniedPaths = permissions.HookDeniedPaths(deny)
@@ -377,8 +377,11 @@ func (r *started) answerKeyDenies(out string) (deny, allow []string) {
 // gitPolicy is what the hook's git layer judges: the eval's git deny rules
 // (Bash(git add:*) misses `git -C . add`), and in repo mode read-only git;
 // nil when there is nothing to judge.
-func gitPolicy(deny []string, repo bool) *intercept.GitPolicy {
-	g := &intercept.GitPolicy{ReadOnly: repo}
+func gitPolicy(deny []string, repo string) *intercept.GitPolicy {
+	g := &intercept.GitPolicy{ReadOnly: repo != ""}
+	if repo != "" {
+		g.Folders = workspace.GitDirs(context.Background(), repo)
+	}
 	for _, rule := range deny {
 		if words, ok := intercept.GitDenyRule(rule); ok {
 			g.Deny = append(g.Deny, words)
