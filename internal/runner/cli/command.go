@@ -86,29 +86,30 @@ func Expand(cmd config.StringList, vars Vars, input map[string]any) ([]string, e
 	return out, nil
 }
 
-// optionInjection refuses a case's text (the prompt {args} or an input
-// field) that fills a whole argument and begins with "-" before any "--":
-// the program would read it as an option (`claude -p {args}` given the
-// prompt "--permission-mode=bypassPermissions"). A number is a value.
+// optionInjection refuses an argument that the case's text (the prompt
+// {args} or an input field) begins and that begins with "-" before any
+// "--": the program would read it as an option (`claude -p {args}` given
+// the prompt "--permission-mode=bypassPermissions", or "{args} please"). A
+// plain decimal number is a value (config.CaseOption).
 func optionInjection(pieces []config.Piece, builtins map[string]string, input map[string]any, optionsEnded bool) error {
-	if optionsEnded || len(pieces) != 1 || pieces[0].Placeholder == "" {
+	if optionsEnded {
 		return nil
 	}
-	name := pieces[0].Placeholder
-	v, builtin := builtins[name]
-	if builtin && name != "args" {
+	value := func(name string) string {
+		if v, ok := builtins[name]; ok {
+			return v
+		}
+		return inputText(input[name])
+	}
+	fromCase := func(name string) bool {
+		_, builtin := builtins[name]
+		return !builtin || name == "args"
+	}
+	name, arg := config.CaseOption(pieces, value, fromCase)
+	if name == "" {
 		return nil
 	}
-	if !builtin {
-		v = inputText(input[name])
-	}
-	if !strings.HasPrefix(v, "-") {
-		return nil
-	}
-	if _, err := strconv.ParseFloat(v, 64); err == nil {
-		return nil
-	}
-	return fmt.Errorf("{%s} begins with %q, which the program would read as an option: put \"--\" before it in runner.command (`[claude, -p, --, \"{args}\"]`), or give it as --flag={%s}", name, clip(v, 40), name)
+	return fmt.Errorf("{%s} makes the argument begin with %q, which the program would read as an option: put \"--\" before it in runner.command (`[claude, -p, --, \"{args}\"]`), or give it as --flag={%s}; only a plain decimal number (-5, -2.5) passes as a value", name, clip(arg, 40), name)
 }
 
 func clip(s string, n int) string {
