@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // execJudge runs any program: the case as JSON on stdin
@@ -23,17 +24,69 @@ type execJudge struct {
 	argv  []string
 	host  *host
 	limit time.Duration
+	// py is set when argv runs a Python script or module: it runs through
+	// pyLauncher instead.
+	py *pyExec
+}
+
+// pyExec is an exec judge that is python3 SCRIPT.py ARGS or python3 -m
+// MODULE ARGS.
+type pyExec struct {
+	mode, target string // "script" and its path, or "module" and its name
+	args         []string
 }
 
 func newExecJudge(j config.Judge, i int, env *Env) (Judge, error) {
 	h := env.host()
 	argv := execArgv(h.project, j.Exec)
-	if len(argv) > 0 && strings.Contains(argv[0], "/") {
-		if why := h.untrustedProgram(argv[0]); why != "" {
-			return nil, configError(env.Eval, judgeField(i, "exec"), "judge %q runs %s", j.Name, why)
+	e := &execJudge{name: j.Name, j: j, argv: argv, host: h, limit: timeout(j), py: pythonExec(h.project, argv, j.Env)}
+	for _, p := range []string{argv[0], e.scriptPath()} {
+		if strings.Contains(p, "/") {
+			if why := h.untrustedProgram(p); why != "" {
+				return nil, configError(env.Eval, judgeField(i, "exec"), "judge %q runs %s", j.Name, why)
+			}
 		}
 	}
-	return &execJudge{name: j.Name, j: j, argv: argv, host: h, limit: timeout(j)}, nil
+	return e, nil
+}
+
+func (e *execJudge) scriptPath() string {
+	if e.py != nil && e.py.mode == "script" {
+		return e.py.target
+	}
+	return ""
+}
+
+// pythonRE names a Python interpreter: python, python3, python3.12.
+var pythonRE = lazyre.New(`^python(3(\.[0-9]+)?)?$`)
+
+// pythonExec recognises argv running a Python script (python3
+// judges/score.py …) or module (python3 -m judges.score …), which would
+// put the script's folder or the working folder first on sys.path: a
+// json.py planted beside the script would shadow the standard one. Such a
+// judge runs through pyLauncher (python3 -I, the folder after the standard
+// library, source only). nil for any other command, and when the judge's
+// env: passes a PYTHON* variable (its author asked for Python's own
+// handling of the environment).
+func pythonExec(root string, argv, pass []string) *pyExec {
+	if len(argv) < 2 || !pythonRE().MatchString(filepath.Base(argv[0])) {
+		return nil
+	}
+	for _, k := range pass {
+		if strings.HasPrefix(k, "PYTHON") {
+			return nil
+		}
+	}
+	switch a := argv[1]; {
+	case a == "-m" && len(argv) >= 3 && !strings.HasPrefix(argv[2], "-"):
+		return &pyExec{mode: "module", target: argv[2], args: argv[3:]}
+	case strings.HasSuffix(a, ".py") && !strings.HasPrefix(a, "-"):
+		if !filepath.IsAbs(a) {
+			a = filepath.Join(root, a)
+		}
+		return &pyExec{mode: "script", target: a, args: argv[2:]}
+	}
+	return nil
 }
 
 // execArgv is an exec judge's argv with its paths relative to eval.yaml's
@@ -76,6 +129,9 @@ func (e *execJudge) Score(ctx context.Context, rec *Record) Outcome {
 			return nil, fmt.Errorf("the judge's program %s", why)
 		}
 		argv[0] = p
+		if e.py != nil {
+			argv = append([]string{p, "-I", "-B", "-c", pyLauncher, e.py.mode, e.py.target, e.host.project}, e.py.args...)
+		}
 		return argv, nil
 	})
 }

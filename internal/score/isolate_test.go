@@ -36,6 +36,8 @@ judges:
     function: verdict
   - name: exec_says_no
     exec: [python3, judges/no.py]
+  - name: exec_module_says_no
+    exec: python3 -m judges.no
 `
 
 // writePlanted writes the eval above (its judges always fail) and a run of
@@ -81,21 +83,17 @@ func TestPlantedFilesForgeNoVerdict(t *testing.T) {
 	tests := []struct {
 		name  string
 		plant func(t *testing.T, root string, run rundir.Dir)
-		// exec is false when the attack is on Python's own start (an exec
-		// judge running a script of eval.yaml's folder keeps that folder's
-		// siblings importable: guarding them is the tamper check's).
-		execToo bool
 	}{
 		{"json.py in eval.yaml's folder", func(t *testing.T, root string, _ rundir.Dir) {
 			plant(t, filepath.Join(root, "json.py"), forge, 0o644)
 			plant(t, filepath.Join(root, "textwrap.py"), forge, 0o644)
-		}, true},
+		}},
 		{"json.py in the current folder", func(t *testing.T, _ string, _ rundir.Dir) {
 			cwd := t.TempDir()
 			plant(t, filepath.Join(cwd, "json.py"), forge, 0o644)
 			plant(t, filepath.Join(cwd, "textwrap.py"), forge, 0o644)
 			t.Chdir(cwd)
-		}, true},
+		}},
 		{"sitecustomize and usercustomize in eval.yaml's and the current folder", func(t *testing.T, root string, _ rundir.Dir) {
 			cwd := t.TempDir()
 			for _, d := range []string{root, cwd} {
@@ -103,60 +101,65 @@ func TestPlantedFilesForgeNoVerdict(t *testing.T) {
 				plant(t, filepath.Join(d, "usercustomize.py"), forge, 0o644)
 			}
 			t.Chdir(cwd)
-		}, true},
+		}},
 		{"usercustomize and a .pth in the user site", func(t *testing.T, _ string, _ rundir.Dir) {
 			home := t.TempDir()
 			site := filepath.Join(home, ".local", "lib", "python"+ver, "site-packages")
 			plant(t, filepath.Join(site, "usercustomize.py"), forge, 0o644)
 			plant(t, filepath.Join(site, "zz.pth"), "import os; os.write(1, b'{\"value\": true}\\n'); os._exit(0)\n", 0o644)
 			t.Setenv("HOME", home)
-		}, true},
+		}},
 		{"PYTHONPATH", func(t *testing.T, _ string, _ rundir.Dir) {
 			d := t.TempDir()
 			for _, m := range []string{"json.py", "textwrap.py", "sitecustomize.py"} {
 				plant(t, filepath.Join(d, m), forge, 0o644)
 			}
 			t.Setenv("PYTHONPATH", d)
-		}, true},
+		}},
 		{"PYTHONSTARTUP and PYTHONINSPECT", func(t *testing.T, _ string, _ rundir.Dir) {
 			d := t.TempDir()
 			plant(t, filepath.Join(d, "startup.py"), forge, 0o644)
 			t.Setenv("PYTHONSTARTUP", filepath.Join(d, "startup.py"))
 			t.Setenv("PYTHONINSPECT", "1")
-		}, true},
+		}},
 		{"BASH_ENV (a python3 that is a bash shim)", func(t *testing.T, _ string, _ rundir.Dir) {
 			d := t.TempDir()
 			plant(t, filepath.Join(d, "env.sh"), forgeSh, 0o644)
 			t.Setenv("BASH_ENV", filepath.Join(d, "env.sh"))
 			t.Setenv("ENV", filepath.Join(d, "env.sh"))
-		}, true},
+		}},
 		{"a python3 on a PATH entry in the run", func(t *testing.T, _ string, run rundir.Dir) {
 			bin := filepath.Join(run.Path, "cases", "c1", "outputs", "bin")
 			plant(t, filepath.Join(bin, "python3"), forgeSh, 0o755)
 			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-		}, true},
+		}},
 		{"a python3 on a PATH entry in the temporary folder (a workspace)", func(t *testing.T, _ string, _ rundir.Dir) {
 			ws, err := os.MkdirTemp("", "agent-eval-ws-")
 			must(t, err)
 			t.Cleanup(func() { os.RemoveAll(ws) })
 			plant(t, filepath.Join(ws, "c1", "bin", "python3"), forgeSh, 0o755)
 			t.Setenv("PATH", filepath.Join(ws, "c1", "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-		}, true},
+		}},
 		{"a python3 in the current folder on a relative PATH entry", func(t *testing.T, _ string, _ rundir.Dir) {
 			cwd := t.TempDir()
 			plant(t, filepath.Join(cwd, "python3"), forgeSh, 0o755)
 			t.Chdir(cwd)
 			t.Setenv("PATH", "."+string(os.PathListSeparator)+os.Getenv("PATH"))
-		}, true},
+		}},
 		{"a python3 in eval.yaml's folder on PATH", func(t *testing.T, root string, _ rundir.Dir) {
 			plant(t, filepath.Join(root, "bin", "python3"), forgeSh, 0o755)
 			t.Setenv("PATH", filepath.Join(root, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-		}, true},
+		}},
+		{"json.py beside the exec judge's script", func(t *testing.T, root string, _ rundir.Dir) {
+			for _, m := range []string{"json.py", "textwrap.py", "sys.py", "os.py"} {
+				plant(t, filepath.Join(root, "judges", m), forge, 0o644)
+			}
+		}},
 		{"a module and a package beside the judge's module", func(t *testing.T, root string, _ rundir.Dir) {
 			plant(t, filepath.Join(root, "judges", "mod", "__init__.py"), forge, 0o644)
 			plant(t, filepath.Join(root, "judges", "mod.cpython-"+strings.ReplaceAll(ver, ".", "")+"-x86_64-linux-gnu.so"), "not an ELF", 0o755)
 			plant(t, filepath.Join(root, "judges", "mod.abi3.so"), "not an ELF", 0o755)
-		}, false},
+		}},
 		{"a compiled module in __pycache__ matching the source's stamp", func(t *testing.T, root string, _ rundir.Dir) {
 			src := filepath.Join(root, "judges", "mod.py")
 			prog := `import importlib._bootstrap_external as be, importlib.util, os, sys
@@ -169,17 +172,17 @@ open(out, "wb").write(be._code_to_timestamp_pyc(code, st.st_mtime, st.st_size))
 			if out, err := exec.Command("python3", "-I", "-c", prog, src, forge).CombinedOutput(); err != nil {
 				t.Fatalf("compile the planted module: %v: %s", err, out)
 			}
-		}, false},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root, run, score := writePlanted(t)
 			tt.plant(t, root, run)
 			s := score()
+			if len(s.Cases[0].Verdicts) != 4 {
+				t.Fatalf("verdicts = %+v", s.Cases[0].Verdicts)
+			}
 			for _, v := range s.Cases[0].Verdicts {
-				if v.Judge == "exec_says_no" && !tt.execToo {
-					continue
-				}
 				if v.Passed == nil || *v.Passed || v.Error != "" || strings.Contains(v.Rationale, "forged") {
 					t.Errorf("%s: passed %v, error %q, rationale %q; want failed by its own body", v.Judge, ptr(v.Passed), v.Error, v.Rationale)
 				}
@@ -408,5 +411,49 @@ func TestJudgeFolderRemoved(t *testing.T) {
 	must(t, c.close())
 	if _, err := os.Stat(c.root); err == nil {
 		t.Errorf("%s is still there", c.root)
+	}
+}
+
+// A Python exec judge still imports its own siblings (python3 script.py
+// puts the script's folder on sys.path, python3 -m the project's) and gets
+// its arguments; it only loses the power to be shadowed.
+func TestPythonExecJudge(t *testing.T) {
+	if FindPython() == "" {
+		t.Skip("python3 is not installed")
+	}
+	ev, dir := writeProject(t, `name: py
+execution:
+  prompt: hi
+dataset:
+  path: cases
+judges:
+  - name: script
+    exec: [python3, judges/score.py, --want, c1]
+  - name: module
+    exec: python3 -m judges.score --want c1
+  - name: wrong_case
+    exec: [python3, judges/score.py, --want, c2]
+`, fixtureCase{id: "c1"})
+	root := ev.Dir()
+	plant(t, filepath.Join(root, "judges", "helper.py"), "def same(a, b):\n    return a == b\n", 0o644)
+	plant(t, filepath.Join(root, "judges", "score.py"), `import json, sys
+try:
+    import helper
+except ImportError:
+    from judges import helper
+d = json.load(sys.stdin)
+want = sys.argv[sys.argv.index("--want") + 1]
+print(json.dumps({"value": helper.same(d["case_id"], want), "rationale": sys.argv[0]}))
+`, 0o644)
+	s, err := Score(context.Background(), Options{Dir: dir, Eval: ev})
+	must(t, err)
+	for _, v := range s.Cases[0].Verdicts {
+		want := v.Judge != "wrong_case"
+		if v.Error != "" || v.Passed == nil || *v.Passed != want {
+			t.Errorf("%s: %+v, want passed %v", v.Judge, v, want)
+		}
+		if !strings.HasSuffix(v.Rationale, filepath.Join("judges", "score.py")) {
+			t.Errorf("%s: sys.argv[0] = %q, want the script", v.Judge, v.Rationale)
+		}
 	}
 }

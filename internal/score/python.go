@@ -64,29 +64,34 @@ func checkFunc(body string) string {
 	return b.String()
 }
 
-// codeProgram calls function(outputs=..., **arguments) of a module
-// judge's module: file (absolute, under eval.yaml's folder root) loaded as
-// the module named mod, or, when file is "", mod imported by name (an
-// installed package). root is put after the standard library and the
-// installed packages on sys.path, so the module's own imports find its
-// siblings but a file planted there shadows no standard module, and
-// whatever is imported from under root is compiled from its .py source
-// only: no planted extension module (.so), .pyc or __pycache__ entry is
-// ever loaded from there.
-func codeProgram(root, file, mod, function string) string {
-	def := fmt.Sprintf(`import importlib, importlib.util, importlib.machinery as _im
+// pySourceOnly defines _source_only(root): put root after the standard
+// library and the installed packages on sys.path, and compile whatever is
+// imported from under it from its .py source only, so a file planted
+// there shadows no standard module and no planted extension module (.so),
+// .pyc or __pycache__ entry is ever loaded from there. _Source is that
+// loader.
+const pySourceOnly = `import importlib.machinery as _im
 class _Source(_im.SourceFileLoader):
     def get_code(self, fullname):
         p = self.get_filename(fullname)
         return compile(self.get_data(p), p, "exec", dont_inherit=True)
-_root = %s
-def _hook(p):
-    if p == _root or p.startswith(_root + os.sep):
-        return _im.FileFinder(p, (_Source, [".py"]))
-    raise ImportError("not under eval.yaml's folder")
-sys.path_hooks.insert(0, _hook)
-sys.path_importer_cache.clear()
-sys.path.append(_root)
+def _source_only(root):
+    def hook(p):
+        if (p == root or p.startswith(root + os.sep)) and os.path.isdir(p):
+            return _im.FileFinder(p, (_Source, [".py"]))
+        raise ImportError("not under " + root)
+    sys.path_hooks.insert(0, hook)
+    sys.path_importer_cache.clear()
+    sys.path.append(root)
+`
+
+// codeProgram calls function(outputs=..., **arguments) of a module
+// judge's module: file (absolute, under eval.yaml's folder root) loaded as
+// the module named mod, or, when file is "", mod imported by name (an
+// installed package), with root behind _source_only.
+func codeProgram(root, file, mod, function string) string {
+	def := pySourceOnly + fmt.Sprintf(`import importlib, importlib.util
+_source_only(%s)
 _file, _name = %s, %s
 if _file:
     _pkg = os.path.basename(_file) == "__init__.py"
@@ -101,6 +106,23 @@ def _judge(outputs, arguments):
 `, pyString(root), pyString(file), pyString(mod), pyString(function))
 	return fmt.Sprintf(pythonShim, def)
 }
+
+// pyLauncher runs an exec judge's Python script or module isolated
+// (python3 -I -B -c pyLauncher script|module TARGET ARGS...): the script
+// with its own folder, or the module with eval.yaml's folder (ROOT), behind
+// _source_only instead of first on sys.path, as python3 script.py and
+// python3 -m module would put them.
+const pyLauncher = `import os, runpy, sys
+` + pySourceOnly + `_mode, _target, _root = sys.argv[1], sys.argv[2], sys.argv[3]
+if _mode == "script":
+    _source_only(os.path.dirname(os.path.abspath(_target)))
+    sys.argv = [_target] + sys.argv[4:]
+    runpy.run_path(_target, run_name="__main__")
+else:
+    _source_only(_root)
+    sys.argv = [_target] + sys.argv[4:]
+    runpy.run_module(_target, run_name="__main__", alter_sys=True)
+`
 
 // pyString is s as a Python string literal (a JSON string is one).
 func pyString(s string) string {
