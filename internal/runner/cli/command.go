@@ -59,17 +59,15 @@ func Expand(cmd config.StringList, vars Vars, input map[string]any) ([]string, e
 		return nil, err
 	}
 	builtins := vars.Map()
+	if err := optionProblem(cmd, builtins, input); err != nil {
+		return nil, err
+	}
 	out := make([]string, 0, len(cmd))
-	optionsEnded, script := false, config.ScriptIndex(cmd)
 	for i, arg := range cmd {
 		pieces, err := config.ParseArg(arg)
 		if err != nil {
 			return nil, fmt.Errorf("runner.command[%d]: %w", i, err)
 		}
-		if err := optionInjection(pieces, builtins, input, optionsEnded); err != nil {
-			return nil, fmt.Errorf("runner.command[%d]: %w", i, err)
-		}
-		optionsEnded = optionsEnded || arg == "--" || (script >= 0 && i >= script)
 		var b strings.Builder
 		for _, p := range pieces {
 			switch v, ok := builtins[p.Placeholder]; {
@@ -84,6 +82,31 @@ func Expand(cmd config.StringList, vars Vars, input map[string]any) ([]string, e
 		out = append(out, b.String())
 	}
 	return out, nil
+}
+
+// OptionProblem is the error Expand would give cmd for a case whose
+// prompt (or arguments) is args and whose input is input when the case's
+// text would reach the program as an option, or nil: validate checks every
+// case with it before anything runs.
+func OptionProblem(cmd config.StringList, args string, input map[string]any) error {
+	return optionProblem(cmd, Vars{Args: args}.Map(), input)
+}
+
+// optionProblem applies optionInjection to each argument of cmd before
+// the options end (a "--", or the script of a shell's -c).
+func optionProblem(cmd config.StringList, builtins map[string]string, input map[string]any) error {
+	optionsEnded, script := false, config.ScriptIndex(cmd)
+	for i, arg := range cmd {
+		pieces, err := config.ParseArg(arg)
+		if err != nil {
+			return fmt.Errorf("runner.command[%d]: %w", i, err)
+		}
+		if err := optionInjection(pieces, builtins, input, optionsEnded); err != nil {
+			return fmt.Errorf("runner.command[%d]: %w", i, err)
+		}
+		optionsEnded = optionsEnded || arg == "--" || (script >= 0 && i >= script)
+	}
+	return nil
 }
 
 // optionInjection refuses an argument that the case's text (the prompt
