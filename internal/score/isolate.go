@@ -94,7 +94,8 @@ func absReal(p string) string {
 // trustedPath keeps the entries of a PATH list that the agent cannot have
 // put a program in: absolute folders that exist, are not inside any of
 // untrusted (the run, the workspaces' temporary folder, eval.yaml's
-// folder), and are not writable by other users. A relative entry (".",
+// folder), and are not in a world-writable folder (/tmp, /var/tmp,
+// /dev/shm: a sandboxed agent may write there too). A relative entry (".",
 // "", "bin") is the working folder's and is dropped.
 func trustedPath(list string, untrusted []string) []string {
 	var out []string
@@ -107,16 +108,30 @@ func trustedPath(list string, untrusted []string) []string {
 		if err != nil {
 			continue
 		}
-		st, err := os.Stat(real)
-		if err != nil || !st.IsDir() || st.Mode().Perm()&0o022 != 0 {
+		if st, err := os.Stat(real); err != nil || !st.IsDir() {
 			continue
 		}
-		if inAny(real, untrusted) || inAny(d, untrusted) || slices.Contains(out, d) {
+		if inAny(real, untrusted) || inAny(d, untrusted) || worldWritable(real) != "" || slices.Contains(out, d) {
 			continue
 		}
 		out = append(out, d)
 	}
 	return out
+}
+
+// worldWritable is p or the first folder above it that anyone may write
+// in, or "".
+func worldWritable(p string) string {
+	for {
+		if st, err := os.Stat(p); err == nil && st.IsDir() && st.Mode().Perm()&0o002 != 0 {
+			return p
+		}
+		up := filepath.Dir(p)
+		if up == p {
+			return ""
+		}
+		p = up
+	}
 }
 
 // inAny reports whether p is one of roots or inside one.
@@ -150,6 +165,9 @@ func (h *host) untrustedProgram(p string) string {
 		return ""
 	case in(h.tmp):
 		return fmt.Sprintf("%s is inside the temporary folder %s, which the agent could write", p, h.tmp)
+	}
+	if w := worldWritable(filepath.Dir(real)); w != "" {
+		return fmt.Sprintf("%s is inside %s, which anyone may write", p, w)
 	}
 	return ""
 }
@@ -260,6 +278,10 @@ func (c *judgeRun) close() error {
 	return nil
 }
 
+// maxCaseCopy bounds the case folder copied for each judge call: an agent
+// that filled its outputs cannot fill the disk once per judge.
+const maxCaseCopy = 1 << 30
+
 // copyReadOnly copies the regular files and folders under src to dst
 // (files 0444, folders 0555). Symbolic links and special files are left
 // out: a link could point back into the run. A missing src is an empty
@@ -279,9 +301,19 @@ func copyReadOnly(src, dst string) error {
 		dirs = append(dirs, dst)
 		return os.Mkdir(dst, 0o700)
 	}
+	var total int64
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.Type().IsRegular() {
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			if total += info.Size(); total > maxCaseCopy {
+				return fmt.Errorf("the case's folder %s holds more than %d MiB", src, maxCaseCopy>>20)
+			}
 		}
 		rel, err := filepath.Rel(src, p)
 		if err != nil {

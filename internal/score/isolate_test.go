@@ -352,7 +352,7 @@ func TestExecJudgeProgramInTheRun(t *testing.T) {
 }
 
 // trustedPath keeps only absolute folders outside the run, the temporary
-// folder and eval.yaml's folder, that others cannot write.
+// folder, eval.yaml's folder and world-writable folders.
 func TestTrustedPath(t *testing.T) {
 	tmp := t.TempDir()
 	run, project := filepath.Join(tmp, "p", "runs", "r1"), filepath.Join(tmp, "p")
@@ -360,14 +360,17 @@ func TestTrustedPath(t *testing.T) {
 	for _, d := range []string{run, shared, filepath.Join(run, "bin"), filepath.Join(project, "bin")} {
 		must(t, os.MkdirAll(d, 0o755))
 	}
-	must(t, os.Chmod(shared, 0o777))
+	must(t, os.MkdirAll(filepath.Join(shared, "sub", "bin"), 0o755))
+	must(t, os.Chmod(shared, 0o777|os.ModeSticky))
 	list := strings.Join([]string{".", "", "bin", "/usr/bin", filepath.Join(run, "bin"), filepath.Join(project, "bin"), shared, "/no/such/dir", "/usr/bin/", "/bin"}, ":")
 	got := trustedPath(list, []string{run, project, os.TempDir()})
 	if want := []string{"/usr/bin", "/bin"}; !slices.Equal(got, want) {
 		t.Errorf("trustedPath(%s) = %v, want %v", list, got, want)
 	}
-	if got := trustedPath(shared, nil); len(got) != 0 {
-		t.Errorf("a world-writable folder is kept: %v", got)
+	// Inside a world-writable folder, even when the entry itself is the
+	// user's own, and whatever the untrusted roots are.
+	if got := trustedPath(shared+":"+filepath.Join(shared, "sub", "bin"), nil); len(got) != 0 {
+		t.Errorf("a folder in a world-writable folder is kept: %v", got)
 	}
 }
 
@@ -399,9 +402,8 @@ func TestExecArgv(t *testing.T) {
 }
 
 // A judge that leaves read-only folders behind still has its folder
-// removed; a judge that fails to start is an error sample.
+// removed.
 func TestJudgeFolderRemoved(t *testing.T) {
-	t.Parallel()
 	c, err := newCall("")
 	must(t, err)
 	must(t, os.MkdirAll(filepath.Join(c.work, "a", "b"), 0o755))
@@ -411,6 +413,21 @@ func TestJudgeFolderRemoved(t *testing.T) {
 	must(t, c.close())
 	if _, err := os.Stat(c.root); err == nil {
 		t.Errorf("%s is still there", c.root)
+	}
+
+	// A case folder larger than the bound (a sparse file here) is not
+	// copied once per judge: the call is an error, and leaves nothing.
+	src := t.TempDir()
+	f, err := os.Create(filepath.Join(src, "huge"))
+	must(t, err)
+	must(t, f.Truncate(maxCaseCopy+1))
+	must(t, f.Close())
+	t.Setenv("TMPDIR", t.TempDir())
+	if c, err := newCall(src); err == nil || !strings.Contains(err.Error(), "MiB") {
+		t.Errorf("newCall(a folder of %d bytes) = %v, %v; want an error", maxCaseCopy+1, c, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), "agent-eval-judge-*")); len(left) > 0 {
+		t.Errorf("the failed call left %v", left)
 	}
 }
 
