@@ -28,11 +28,11 @@ type pythonJudge struct {
 }
 
 func newCheckJudge(j config.Judge, i int, env *Env) (Judge, error) {
-	py, err := env.python()
+	py, err := env.python(j.Env)
 	if err != nil {
 		return nil, configError(env.Eval, judgeField(i, "check"), "judge %q is a Python check, and %v; install python3, or rewrite the check as expr: (no Python needed)", j.Name, err)
 	}
-	if err := pythonSyntax(env.host(), py, checkFunc(j.Check)); err != nil {
+	if err := pythonSyntax(env.host(), py, j.Env, checkFunc(j.Check)); err != nil {
 		return nil, configError(env.Eval, judgeField(i, "check"), "judge %q: the check is not valid Python: %v", j.Name, err)
 	}
 	return &pythonJudge{kind: "check", name: j.Name, j: j, program: checkProgram(j.Check), py: py, host: env.host(), limit: timeout(j)}, nil
@@ -40,9 +40,9 @@ func newCheckJudge(j config.Judge, i int, env *Env) (Judge, error) {
 
 // pythonSyntax compiles program without running it, so a check with a
 // syntax error is a config error once, not an error sample per case.
-func pythonSyntax(h *host, py *interpreter, program string) error {
+func pythonSyntax(h *host, py *interpreter, pass []string, program string) error {
 	const compile = "import sys\ntry:\n    compile(sys.stdin.read(), '<check>', 'exec')\nexcept SyntaxError as e:\n    print('%s (line %s of the check)' % (e.msg, (e.lineno or 2) - 1)); sys.exit(1)"
-	out, err := h.runPlain(context.Background(), func(c *judgeRun) []string { return py.argv(compile) }, []byte(program))
+	out, err := h.runPlain(context.Background(), func(*judgeRun) []string { return py.argv(compile) }, pass, []byte(program))
 	if err != nil {
 		if msg := strings.TrimSpace(string(out)); msg != "" {
 			return errors.New(msg)
@@ -82,23 +82,48 @@ func (py *interpreter) atLeast(major, minor int) bool {
 	return py.major > major || py.major == major && py.minor >= minor
 }
 
-// python is env's interpreter, probed once: env.Python, which must not be
-// a program the agent could have written, resolved to the interpreter it
+// python is the interpreter of a Python judge whose env: is pass, probed
+// once: env.Python (or, for a judge that passes PATH, the first python3
+// on score's PATH), which must not be a program the agent could have
+// written unless the judge passes PATH, resolved to the interpreter it
 // runs (a pyenv shim to the real python3), run isolated as judges are.
-func (e *Env) python() (*interpreter, error) {
-	e.pyOnce.Do(func() { e.pyVal, e.pyErr = probePython(e.host(), e.Python) })
-	return e.pyVal, e.pyErr
+func (e *Env) python(pass []string) (*interpreter, error) {
+	e.pyMu.Lock()
+	defer e.pyMu.Unlock()
+	raw := passesPath(pass)
+	if p, ok := e.pys[raw]; ok {
+		return p.py, p.err
+	}
+	h, candidate := e.host(), e.Python
+	if raw {
+		candidate, _ = h.lookPath("python3", pass)
+	}
+	py, err := probePython(h, candidate, raw)
+	if e.pys == nil {
+		e.pys = map[bool]pyProbe{}
+	}
+	e.pys[raw] = pyProbe{py, err}
+	return py, err
 }
 
-func probePython(h *host, candidate string) (*interpreter, error) {
+// probePython resolves candidate; unless anywhere, a python3 the agent
+// could have written is refused.
+func probePython(h *host, candidate string, anywhere bool) (*interpreter, error) {
 	if candidate == "" {
+		if anywhere {
+			return nil, errors.New("python3 is not on PATH")
+		}
 		return nil, errors.New("python3 is not on PATH (outside the folders the agent could write)")
 	}
-	if why := h.untrustedProgram(candidate); why != "" {
+	if why := h.untrustedProgram(candidate); why != "" && !anywhere {
 		return nil, fmt.Errorf("python3 %s", why)
 	}
 	const probe = "import sys; print(sys.executable); print(sys.version_info[0]); print(sys.version_info[1])"
-	out, err := h.runPlain(context.Background(), func(*judgeRun) []string { return []string{candidate, "-I", "-c", probe} }, nil)
+	var pass []string
+	if anywhere {
+		pass = []string{"PATH"}
+	}
+	out, err := h.runPlain(context.Background(), func(*judgeRun) []string { return []string{candidate, "-I", "-c", probe} }, pass, nil)
 	if err != nil {
 		return nil, fmt.Errorf("python3 (%s) does not run: %v: %s", candidate, err, clip(strings.TrimSpace(string(out)), 200))
 	}
@@ -117,7 +142,7 @@ func probePython(h *host, candidate string) (*interpreter, error) {
 	if py.path == "" {
 		py.path = candidate
 	}
-	if why := h.untrustedProgram(py.path); why != "" {
+	if why := h.untrustedProgram(py.path); why != "" && !anywhere {
 		return nil, fmt.Errorf("python3 runs %s", why)
 	}
 	return py, nil
@@ -127,7 +152,7 @@ func probePython(h *host, candidate string) (*interpreter, error) {
 // the folders the agent could write (trustedPath), or "" when there is
 // none.
 func FindPython() string {
-	p, err := newHost(&Env{}).lookPath("python3")
+	p, err := newHost(&Env{}).lookPath("python3", nil)
 	if err != nil {
 		return ""
 	}
@@ -136,14 +161,14 @@ func FindPython() string {
 
 // runPlain runs a short helper program of the judges' (a syntax check, a
 // probe) isolated as a judge is, and returns its stdout.
-func (h *host) runPlain(ctx context.Context, argv func(*judgeRun) []string, stdin []byte) ([]byte, error) {
+func (h *host) runPlain(ctx context.Context, argv func(*judgeRun) []string, pass []string, stdin []byte) ([]byte, error) {
 	c, err := newCall("")
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
 	defer cancel()
-	cmd := proc{argv: argv(c), dir: c.work, env: h.environOf(c, nil)}.command(ctx)
+	cmd := proc{argv: argv(c), dir: c.work, env: h.environOf(c, pass)}.command(ctx)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var stdout bytes.Buffer
 	out := &limitedBuffer{b: &stdout, n: 64 << 10}

@@ -9,7 +9,7 @@ import (
 // absolute path there, not found through the current folder) and called
 // with outputs=… and the arguments as keyword arguments.
 func newCodeJudge(j config.Judge, i int, env *Env) (Judge, error) {
-	py, err := env.python()
+	py, err := env.python(j.Env)
 	if err != nil {
 		return nil, configError(env.Eval, judgeField(i, "module"), "judge %q is a Python module judge, and %v; install python3, or use an exec: judge", j.Name, err)
 	}

@@ -56,7 +56,8 @@ const (
 // the environment the allowlist draws from, eval.yaml's folder and the
 // folders the agent could write.
 type host struct {
-	path    []string
+	path    []string // the trusted PATH
+	rawPath []string // score's PATH, its absolute entries (a judge's env: [PATH])
 	environ []string
 	project string // eval.yaml's folder, absolute
 	runDir  string // the run being scored, absolute
@@ -73,7 +74,25 @@ func newHost(env *Env) *host {
 	}
 	h := &host{environ: environ, project: absReal(env.Dir), runDir: absReal(env.RunDir), tmp: absReal(os.TempDir())}
 	h.path = trustedPath(lookupEnv(environ, "PATH"), []string{h.tmp, h.runDir, h.project})
+	for _, d := range filepath.SplitList(lookupEnv(environ, "PATH")) {
+		if d = filepath.Clean(d); filepath.IsAbs(d) && !slices.Contains(h.rawPath, d) {
+			h.rawPath = append(h.rawPath, d)
+		}
+	}
 	return h
+}
+
+// passesPath reports whether a judge's env: asks for score's own PATH:
+// then its programs (and a check's python3) are looked up there, relative
+// entries excepted, and it is the judge's PATH.
+func passesPath(pass []string) bool { return slices.Contains(pass, "PATH") }
+
+// dirs is the PATH of a judge whose env: is pass.
+func (h *host) dirs(pass []string) []string {
+	if passesPath(pass) {
+		return h.rawPath
+	}
+	return h.path
 }
 
 // absReal is p absolute, its links resolved when it exists ("" for "").
@@ -172,14 +191,23 @@ func (h *host) untrustedProgram(p string) string {
 	return ""
 }
 
-// lookPath finds a program on the trusted PATH (a name with a slash is
-// resolved against eval.yaml's folder instead).
-func (h *host) lookPath(name string) (string, error) {
+// lookPath finds a program on the PATH of a judge whose env: is pass (a
+// name with a slash is resolved against eval.yaml's folder instead).
+func (h *host) lookPath(name string, pass []string) (string, error) {
 	if strings.Contains(name, "/") {
 		if !filepath.IsAbs(name) {
 			name = filepath.Join(h.project, name)
 		}
 		return name, nil
+	}
+	if passesPath(pass) {
+		for _, d := range h.rawPath {
+			p := filepath.Join(d, name)
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+				return p, nil
+			}
+		}
+		return "", fmt.Errorf("%s is not on PATH", name)
 	}
 	for _, d := range h.path {
 		p := filepath.Join(d, name)
@@ -194,7 +222,7 @@ func (h *host) lookPath(name string) (string, error) {
 // pass's variables from score's environment, PATH as the trusted folders,
 // HOME and TMPDIR in the call's folder, and where eval.yaml and the case
 // are. A name in pass overrides HOME or TMPDIR (an eval that wants the
-// user's home says so); PATH is always the trusted one.
+// user's home says so); PATH in pass is score's (dirs).
 func (h *host) environOf(c *judgeRun, pass []string) []string {
 	set := map[string]string{}
 	for _, kv := range h.environ {
@@ -212,7 +240,7 @@ func (h *host) environOf(c *judgeRun, pass []string) []string {
 			set[k] = v
 		}
 	}
-	set["PATH"] = strings.Join(h.path, string(os.PathListSeparator))
+	set["PATH"] = strings.Join(h.dirs(pass), string(os.PathListSeparator))
 	set[EnvConfigDir], set[EnvCaseDir] = h.project, c.caseDir
 	out := make([]string, 0, len(set))
 	for k, v := range set {

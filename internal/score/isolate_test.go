@@ -330,7 +330,8 @@ judges:
 }
 
 // A judge never runs a program in the run being scored (the agent wrote
-// the run's outputs), nor one on a PATH entry there.
+// the run's outputs), nor one on a PATH entry there, unless its env: asks
+// for score's PATH as it is.
 func TestExecJudgeProgramInTheRun(t *testing.T) {
 	ev, dir := writeProject(t, "name: x\nexecution:\n  prompt: hi\ndataset:\n  path: cases\njudges:\n  - name: planted\n    exec: [runs/r1/cases/c1/outputs/judge.sh]\n",
 		fixtureCase{id: "c1"})
@@ -348,6 +349,15 @@ func TestExecJudgeProgramInTheRun(t *testing.T) {
 	must(t, err)
 	if v := s.Cases[0].Verdicts[0]; v.Error == "" || !strings.Contains(v.Error, "not on PATH") {
 		t.Errorf("verdict = %+v, want an error: judge-tool is not on the trusted PATH", v)
+	}
+
+	// Unless the eval's author asks for score's own PATH, knowingly.
+	ev, _ = writeProject(t, "name: x\nexecution:\n  prompt: hi\ndataset:\n  path: cases\njudges:\n  - name: planted\n    exec: [judge-tool, --x]\n    env: [PATH]\n",
+		fixtureCase{id: "c1"})
+	s, err = Score(context.Background(), Options{Dir: dir, Eval: ev, Environ: []string{"PATH=" + bin + ":/usr/bin:/bin"}})
+	must(t, err)
+	if v := s.Cases[0].Verdicts[0]; v.Error != "" || v.Passed == nil || !*v.Passed {
+		t.Errorf("with env: [PATH], verdict = %+v, want judge-tool's", v)
 	}
 }
 

@@ -68,9 +68,14 @@ type Env struct {
 
 	hostOnce sync.Once
 	hostVal  *host
-	pyOnce   sync.Once
-	pyVal    *interpreter
-	pyErr    error
+	pyMu     sync.Mutex
+	pys      map[bool]pyProbe // by passesPath
+}
+
+// pyProbe is a probed interpreter, or why there is none.
+type pyProbe struct {
+	py  *interpreter
+	err error
 }
 
 // host is the judge programs' shared setup, built once.

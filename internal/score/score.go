@@ -156,7 +156,7 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	}
 	ev := opts.Eval
 	env := &Env{Eval: ev, Dir: ev.Dir(), RunDir: opts.Dir.Path, Environ: opts.Environ, Model: JudgeModel(ev, opts.Getenv)}
-	if p, err := env.host().lookPath("python3"); err == nil {
+	if p, err := env.host().lookPath("python3", nil); err == nil {
 		env.Python = p
 	}
 	if opts.FakeModelURL != "" && env.Model == "" {
