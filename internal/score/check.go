@@ -35,7 +35,7 @@ func newCheckJudge(j config.Judge, i int, env *Env) (Judge, error) {
 	if err := pythonSyntax(env.host(), py, j.Env, checkFunc(j.Check)); err != nil {
 		return nil, configError(env.Eval, judgeField(i, "check"), "judge %q: the check is not valid Python: %v", j.Name, err)
 	}
-	return &pythonJudge{kind: "check", name: j.Name, j: j, program: checkProgram(j.Check), py: py, host: env.host(), limit: timeout(j)}, nil
+	return &pythonJudge{kind: "check", name: j.Name, j: j, program: checkProgram(env.host().project, j.Check), py: py, host: env.host(), limit: timeout(j)}, nil
 }
 
 // pythonSyntax compiles program without running it, so a check with a

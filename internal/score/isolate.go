@@ -28,11 +28,12 @@ import (
 //     working folder;
 //   - Python runs isolated (-I: no current folder or script folder on
 //     sys.path, no user site, no PYTHON* variables; -P where the
-//     interpreter has it), with its bytecode cache in the call's folder
-//     (so no planted __pycache__ is read), and a module judge's own file
-//     is loaded by its absolute path under eval.yaml's folder, with that
-//     folder after the standard library and installed packages on
-//     sys.path (a planted json.py shadows nothing).
+//     interpreter has it; -B), a module judge's own file is loaded by its
+//     absolute path under eval.yaml's folder, and that folder (or an exec
+//     judge's script's) comes after the standard library and installed
+//     packages on sys.path, its modules compiled from .py source only (a
+//     planted json.py, .so, .pyc or __pycache__ entry is never loaded in
+//     place of what the judge meant).
 //
 // What eval.yaml's folder holds (the judges' own code) is the eval
 // author's: with the sandbox off the agent may be able to change it, and

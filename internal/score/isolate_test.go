@@ -443,7 +443,8 @@ func TestJudgeFolderRemoved(t *testing.T) {
 
 // A Python exec judge still imports its own siblings (python3 script.py
 // puts the script's folder on sys.path, python3 -m the project's) and gets
-// its arguments; it only loses the power to be shadowed.
+// its arguments, and a check imports eval.yaml's folder's modules; they
+// only lose the power to be shadowed.
 func TestPythonExecJudge(t *testing.T) {
 	if FindPython() == "" {
 		t.Skip("python3 is not installed")
@@ -460,6 +461,11 @@ judges:
     exec: python3 -m judges.score --want c1
   - name: wrong_case
     exec: [python3, judges/score.py, --want, c2]
+  - name: check_imports
+    check: |
+      import sys
+      from judges import helper
+      return helper.same(outputs["case_id"], "c1"), sys.argv[0] + " judges/score.py"
 `, fixtureCase{id: "c1"})
 	root := ev.Dir()
 	plant(t, filepath.Join(root, "judges", "helper.py"), "def same(a, b):\n    return a == b\n", 0o644)

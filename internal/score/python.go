@@ -51,8 +51,11 @@ else:
 `
 
 // checkProgram is the Python program running a check body unchanged, as
-// the body of a function of (outputs, arguments).
-func checkProgram(body string) string { return fmt.Sprintf(pythonShim, checkFunc(body)) }
+// the body of a function of (outputs, arguments). Modules of eval.yaml's
+// folder (root) stay importable from it, behind _source_only.
+func checkProgram(root, body string) string {
+	return fmt.Sprintf(pythonShim, pySourceOnly+fmt.Sprintf("_source_only(%s)\n", pyString(root))+checkFunc(body))
+}
 
 // checkFunc is a check body as the function _judge(outputs, arguments).
 func checkFunc(body string) string {
