@@ -113,7 +113,7 @@ func probePython(h *host, candidate string, anywhere bool) (*interpreter, error)
 		if anywhere {
 			return nil, errors.New("python3 is not on PATH")
 		}
-		return nil, errors.New("python3 is not on PATH (outside the folders the agent could write)")
+		return nil, errors.New("python3 is not on PATH outside the folders the agent could write (the run, the temporary folder, eval.yaml's folder; env: [PATH] on the judge takes score's PATH as it is)")
 	}
 	if why := h.untrustedProgram(candidate); why != "" && !anywhere {
 		return nil, fmt.Errorf("python3 %s", why)
