@@ -32,7 +32,8 @@ type execJudge struct {
 // pyExec is an exec judge that is python3 SCRIPT.py ARGS or python3 -m
 // MODULE ARGS.
 type pyExec struct {
-	mode, target string // "script" and its path, or "module" and its name
+	flags        []string // the interpreter's own options before it (-u, -X utf8)
+	mode, target string   // "script" and its path, or "module" and its name
 	args         []string
 }
 
@@ -77,17 +78,38 @@ func pythonExec(root string, argv, pass []string) *pyExec {
 			return nil
 		}
 	}
-	switch a := argv[1]; {
-	case a == "-m" && len(argv) >= 3 && !strings.HasPrefix(argv[2], "-"):
-		return &pyExec{mode: "module", target: argv[2], args: argv[3:]}
+	i, flags := 1, []string(nil)
+	for ; i < len(argv); i++ {
+		a := argv[i]
+		if pyFlagsRE().MatchString(a) || len(a) > 2 && (strings.HasPrefix(a, "-X") || strings.HasPrefix(a, "-W")) {
+			flags = append(flags, a)
+			continue
+		}
+		if (a == "-X" || a == "-W") && i+1 < len(argv) {
+			flags = append(flags, a, argv[i+1])
+			i++
+			continue
+		}
+		break
+	}
+	if i >= len(argv) {
+		return nil
+	}
+	switch a := argv[i]; {
+	case a == "-m" && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):
+		return &pyExec{flags: flags, mode: "module", target: argv[i+1], args: argv[i+2:]}
 	case strings.HasSuffix(a, ".py") && !strings.HasPrefix(a, "-"):
 		if !filepath.IsAbs(a) {
 			a = filepath.Join(root, a)
 		}
-		return &pyExec{mode: "script", target: a, args: argv[2:]}
+		return &pyExec{flags: flags, mode: "script", target: a, args: argv[i+1:]}
 	}
 	return nil
 }
+
+// pyFlagsRE is a cluster of Python's options that take no argument and
+// leave sys.path to -I (not -c, -m, -i or -h).
+var pyFlagsRE = lazyre.New(`^-[bBdEIOPqsSuv]+$`)
 
 // execArgv is an exec judge's argv with its paths relative to eval.yaml's
 // folder (root) made absolute, since the judge's working folder is a
@@ -130,7 +152,7 @@ func (e *execJudge) Score(ctx context.Context, rec *Record) Outcome {
 		}
 		argv[0] = p
 		if e.py != nil {
-			argv = append([]string{p, "-I", "-B", "-c", pyLauncher, e.py.mode, e.py.target, e.host.project}, e.py.args...)
+			argv = append(append(append([]string{p, "-I", "-B"}, e.py.flags...), "-c", pyLauncher, e.py.mode, e.py.target, e.host.project), e.py.args...)
 		}
 		return argv, nil
 	})

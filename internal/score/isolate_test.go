@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
@@ -459,6 +462,8 @@ judges:
     exec: [python3, judges/score.py, --want, c1]
   - name: module
     exec: python3 -m judges.score --want c1
+  - name: with_flags
+    exec: python3 -u -X utf8 judges/score.py --want c1
   - name: wrong_case
     exec: [python3, judges/score.py, --want, c2]
   - name: check_imports
@@ -487,6 +492,35 @@ print(json.dumps({"value": helper.same(d["case_id"], want), "rationale": sys.arg
 		}
 		if !strings.HasSuffix(v.Rationale, filepath.Join("judges", "score.py")) {
 			t.Errorf("%s: sys.argv[0] = %q, want the script", v.Judge, v.Rationale)
+		}
+	}
+}
+
+// pythonExec recognises the forms of a Python exec judge that would put a
+// folder first on sys.path, the interpreter's own options before them
+// included.
+func TestPythonExec(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		argv, pass []string
+		want       *pyExec
+	}{
+		{[]string{"python3", "/p/judges/s.py", "-v"}, nil, &pyExec{mode: "script", target: "/p/judges/s.py", args: []string{"-v"}}},
+		{[]string{"/usr/bin/python3.12", "s.py"}, nil, &pyExec{mode: "script", target: "/p/s.py", args: []string{}}},
+		{[]string{"python", "-m", "judges.score", "--x"}, nil, &pyExec{mode: "module", target: "judges.score", args: []string{"--x"}}},
+		{[]string{"python3", "-u", "-X", "utf8", "-Wignore", "-OO", "s.py"}, nil, &pyExec{flags: []string{"-u", "-X", "utf8", "-Wignore", "-OO"}, mode: "script", target: "/p/s.py", args: []string{}}},
+		{[]string{"python3", "-c", "print(1)"}, nil, nil},
+		{[]string{"python3", "-i", "s.py"}, nil, nil},
+		{[]string{"python3", "s.py"}, []string{"PYTHONPATH"}, nil},
+		{[]string{"python3"}, nil, nil},
+		{[]string{"python3", "-u"}, nil, nil},
+		{[]string{"node", "s.py"}, nil, nil},
+		{[]string{"pythonista", "s.py"}, nil, nil},
+	}
+	for _, tt := range tests {
+		got := pythonExec("/p", tt.argv, tt.pass)
+		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(pyExec{}), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("pythonExec(%q) (-want +got):\n%s", tt.argv, diff)
 		}
 	}
 }
