@@ -307,9 +307,13 @@ func (c *judgeRun) close() error {
 	return nil
 }
 
-// maxCaseCopy bounds the case folder copied for each judge call: an agent
-// that filled its outputs cannot fill the disk once per judge.
-const maxCaseCopy = 1 << 30
+// maxCaseCopy and maxCaseEntries bound the case folder copied for each
+// judge call: an agent that filled its outputs cannot fill the disk, or
+// the time, once per judge.
+const (
+	maxCaseCopy    = 1 << 30
+	maxCaseEntries = 100_000
+)
 
 // copyReadOnly copies the regular files and folders under src to dst
 // (files 0444, folders 0555). Symbolic links and special files are left
@@ -330,10 +334,13 @@ func copyReadOnly(src, dst string) error {
 		dirs = append(dirs, dst)
 		return os.Mkdir(dst, 0o700)
 	}
-	var total int64
+	var total, entries int64
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if entries++; entries > maxCaseEntries {
+			return fmt.Errorf("the case's folder %s holds more than %d files", src, maxCaseEntries)
 		}
 		if d.Type().IsRegular() {
 			info, err := d.Info()
