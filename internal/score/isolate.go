@@ -40,9 +40,12 @@ import (
 // the run's tamper check is what catches that.
 
 // allowedEnv are the variables a judge gets from score's environment
-// (besides the names its env: lists): the locale, the time zone and who
-// the user is. LC_* is a prefix.
-var allowedEnv = []string{"LANG", "LANGUAGE", "TZ", "USER", "LOGNAME"}
+// (besides the names its env: lists): the locale, the time zone, who the
+// user is, and where the machine's TLS certificate authorities are (paths,
+// never secrets). LC_* is a prefix. Proxies are not passed: their URLs
+// may hold credentials.
+var allowedEnv = []string{"LANG", "LANGUAGE", "TZ", "USER", "LOGNAME",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"}
 
 // Variables every judge call gets.
 const (
