@@ -524,3 +524,24 @@ func TestPythonExec(t *testing.T) {
 		}
 	}
 }
+
+// -P exists from Python 3.11 (an older python3 stops at an unknown
+// option); -I, which implies it there, is always given.
+func TestInterpreterArgv(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		major, minor int
+		want         []string
+	}{
+		{3, 10, []string{"/py", "-I", "-B", "-c", "prog"}},
+		{3, 11, []string{"/py", "-I", "-P", "-B", "-c", "prog"}},
+		{3, 13, []string{"/py", "-I", "-P", "-B", "-c", "prog"}},
+		{4, 0, []string{"/py", "-I", "-P", "-B", "-c", "prog"}},
+	}
+	for _, tt := range tests {
+		py := &interpreter{path: "/py", major: tt.major, minor: tt.minor}
+		if got := py.argv("prog"); !slices.Equal(got, tt.want) {
+			t.Errorf("python %d.%d: argv = %q, want %q", tt.major, tt.minor, got, tt.want)
+		}
+	}
+}
