@@ -17,6 +17,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/prompt"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/runner"
+	clirunner "github.com/agent-eval/agent-eval/internal/runner/cli"
 	"github.com/agent-eval/agent-eval/internal/workspace"
 )
 
@@ -139,7 +140,11 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 			}
 		}
 		for _, c := range ev.CLICommands() {
-			if err := config.CheckPlaceholders(c.Command, withFactors(ev, input)); err != nil {
+			err := config.CheckPlaceholders(c.Command, withFactors(ev, input))
+			if err == nil {
+				err = cliOptionProblem(ev, c, withFactors(ev, input))
+			}
+			if err != nil {
 				k := [2]string{c.Field, err.Error()}
 				if tplErrs[k] == nil {
 					tplOrder = append(tplOrder, k)
@@ -158,6 +163,49 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 }
 
 type template struct{ field, text string }
+
+// cliOptionProblem says, as run would before the case's agent starts, when
+// the case's text would reach the cli command c as an option: {args} as
+// each prompt the command runs with (the top-level one's execution.prompt
+// or execution.arguments and the steps without a runner of their own, a
+// step's own command its prompt) and the input's fields. A prompt that does
+// not render is reported on its own.
+func cliOptionProblem(ev *config.Eval, c config.FieldCommand, input map[string]any) error {
+	var args []string
+	for _, t := range templatesOf(ev) {
+		step := ""
+		if strings.HasPrefix(t.field, "execution.steps[") {
+			i, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(t.field, "execution.steps["), "].prompt"))
+			st := ev.Execution.Steps[i]
+			own := fmt.Sprintf("execution.steps[%d].runner.command", i)
+			hasOwn := st.Runner != nil && len(st.Runner.Command) > 0
+			if hasOwn && c.Field != own || !hasOwn && c.Field != "runner.command" {
+				continue
+			}
+			step = st.ID
+		} else if c.Field != "runner.command" {
+			continue
+		}
+		text, err := prompt.Render(t.text, input)
+		if err != nil {
+			continue
+		}
+		if t.field == "execution.arguments" {
+			args = append(args, text)
+		} else {
+			args = append(args, clirunner.InvocationVars(ev, step, text).Args)
+		}
+	}
+	if len(args) == 0 {
+		args = []string{""}
+	}
+	for _, a := range args {
+		if err := clirunner.OptionProblem(c.Command, a, input); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // templatesOf lists the prompt templates run renders with a case's input,
 // with the case's output folder and earlier steps' results filled by

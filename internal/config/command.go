@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // BuiltinPlaceholders are the placeholders a cli runner's command may use
@@ -347,4 +349,44 @@ func (e *Eval) CLICommands() []FieldCommand {
 		}
 	}
 	return out
+}
+
+// PlainNumber reports whether s is a plain decimal number: an optional
+// "-", digits, and optionally "." and more digits (-5, 2.5, -0.25). Only
+// these are values in a command's option position: -inf, -Infinity,
+// -NaN, -0x1p-2, -1e5 or -1_000 parse as numbers in some languages but a
+// program's option parser reads them as options (-inf as -i nf).
+func PlainNumber(s string) bool { return plainNumberRE().MatchString(s) }
+
+var plainNumberRE = lazyre.New(`^-?[0-9]+(\.[0-9]+)?$`)
+
+// CaseOption checks one command argument for an option written by the
+// case: its first non-empty piece is a placeholder carrying the case's
+// text (fromCase says which names do: {args} and the input fields), and
+// the argument it expands to (value gives each placeholder's text) begins
+// with "-" and is not a PlainNumber. It returns that placeholder's name
+// and the expanded argument, or "" when the argument is safe. Text the
+// eval wrote before the placeholder (--prompt={args}, "say {args}") keeps
+// the argument the eval's.
+func CaseOption(pieces []Piece, value func(name string) string, fromCase func(name string) bool) (name, arg string) {
+	var b strings.Builder
+	first := ""
+	for _, p := range pieces {
+		v := p.Text
+		if p.Placeholder != "" {
+			v = value(p.Placeholder)
+		}
+		if first == "" && v != "" {
+			first = p.Placeholder
+			if first == "" || !fromCase(first) {
+				return "", ""
+			}
+		}
+		b.WriteString(v)
+	}
+	arg = b.String()
+	if first == "" || !strings.HasPrefix(arg, "-") || PlainNumber(arg) {
+		return "", ""
+	}
+	return first, arg
 }

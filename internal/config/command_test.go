@@ -197,3 +197,59 @@ func TestUpstreamCLICommands(t *testing.T) {
 		t.Errorf("opencode-smoke warns: %v", ev.Warnings)
 	}
 }
+
+// Only plain decimal numbers are values where an option could stand:
+// whatever a language's float parser accepts beyond that (-inf, -NaN, hex
+// floats, exponents, underscores) is an option to getopt.
+func TestPlainNumber(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{"-5", true}, {"5", true}, {"-2.5", true}, {"0", true}, {"-0.25", true}, {"-007", true},
+		{"-inf", false}, {"-Inf", false}, {"-Infinity", false}, {"-NaN", false}, {"-nan", false},
+		{"-0x1p-2", false}, {"-0x10", false}, {"-1e5", false}, {"-1E5", false}, {"-1e+300", false},
+		{"-1_000", false}, {"-.5", false}, {"-5.", false}, {"-", false}, {"", false}, {"--5", false},
+		{"-5 -x", false}, {"-5\n", false}, {"+5", false}, {"-٣", false},
+	}
+	for _, tt := range tests {
+		if got := PlainNumber(tt.s); got != tt.want {
+			t.Errorf("PlainNumber(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+// CaseOption looks at the whole argument a case's text begins, not only
+// one a placeholder fills.
+func TestCaseOption(t *testing.T) {
+	t.Parallel()
+	vals := map[string]string{"args": "--yolo", "q": "-x", "n": "-5", "empty": "", "workspace": "/ws", "system_prompt": "-be"}
+	value := func(n string) string { return vals[n] }
+	fromCase := func(n string) bool { return n != "workspace" && n != "system_prompt" }
+	tests := []struct {
+		arg, name, expanded string
+	}{
+		{"{args}", "args", "--yolo"},
+		{"{args} please", "args", "--yolo please"},
+		{"{empty}{q}", "q", "-x"},
+		{"{n}", "", ""},
+		{"{n}px", "n", "-5px"},
+		{"{n}.5", "", ""},
+		{"--prompt={args}", "", ""},
+		{"say {args}", "", ""},
+		{"{workspace}{args}", "", ""},
+		{"{system_prompt}", "", ""},
+		{"{empty}", "", ""},
+	}
+	for _, tt := range tests {
+		pieces, err := ParseArg(tt.arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, expanded := CaseOption(pieces, value, fromCase)
+		if name != tt.name || expanded != tt.expanded {
+			t.Errorf("CaseOption(%q) = %q, %q; want %q, %q", tt.arg, name, expanded, tt.name, tt.expanded)
+		}
+	}
+}

@@ -456,6 +456,9 @@ func (v *validator) judgeKinds(p string, j Judge) {
 	if j.Timeout != nil && !kinds["check"] && !kinds["exec"] && !kinds["code"] {
 		v.warnf(p+".timeout", "timeout only applies to check, exec and code judges; this %s judge ignores it", judgeType(j))
 	}
+	if len(j.Env) > 0 && !kinds["check"] && !kinds["exec"] && !kinds["code"] {
+		v.warnf(p+".env", "env only applies to check, exec and code judges (the programs a judge runs); this %s judge ignores it", judgeType(j))
+	}
 }
 
 // judgeRef checks that name, found at path, is a defined judge. When the

@@ -11,6 +11,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/config"
@@ -54,8 +55,33 @@ type Env struct {
 	// (models.judge, else $EVAL_JUDGE_MODEL).
 	LLM   *LLMRunner
 	Model string
-	// Python is the python3 to run check judges with ("" when missing).
+	// Python is the python3 to run check and module judges with ("" when
+	// missing): FindPython, or the first python3 on the trusted PATH of
+	// Environ.
 	Python string
+	// RunDir is the run being scored: no judge runs a program in it, and
+	// no PATH entry inside it is kept.
+	RunDir string
+	// Environ is the environment the judges' allowlist draws from
+	// (os.Environ when nil).
+	Environ []string
+
+	hostOnce sync.Once
+	hostVal  *host
+	pyMu     sync.Mutex
+	pys      map[bool]pyProbe // by passesPath
+}
+
+// pyProbe is a probed interpreter, or why there is none.
+type pyProbe struct {
+	py  *interpreter
+	err error
+}
+
+// host is the judge programs' shared setup, built once.
+func (e *Env) host() *host {
+	e.hostOnce.Do(func() { e.hostVal = newHost(e) })
+	return e.hostVal
 }
 
 // Factory builds a judge of one kind from its configuration.

@@ -176,7 +176,7 @@ func TestExecJudgeStdoutBounded(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	o := runProtocol(context.Background(), []string{"sh", "-c", `head -c 300000000 /dev/zero; echo '{"value": true}'`}, t.TempDir(), nil, time.Minute)
+	o := runProtocol(context.Background(), proc{argv: []string{"/bin/sh", "-c", `head -c 300000000 /dev/zero; echo '{"value": true}'`}, dir: t.TempDir(), env: os.Environ()}, nil, time.Minute)
 	runtime.ReadMemStats(&after)
 	if o.Err == nil || !strings.Contains(o.Err.Error(), "stdout") {
 		t.Errorf("outcome = %+v, want an error about its stdout", o)

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -26,7 +28,7 @@ func rangeList(r *config.ScoreRange) []float64 {
 // a program speaking the exec protocol: the case as JSON on stdin, one
 // {value, rationale} or {error} JSON object on stdout. What the judge
 // prints goes to stderr, so it cannot forge a verdict.
-const pythonShim = `import json, sys
+const pythonShim = `import json, os, sys
 _out = sys.stdout
 sys.stdout = sys.stderr
 _data = json.load(sys.stdin)
@@ -49,8 +51,11 @@ else:
 `
 
 // checkProgram is the Python program running a check body unchanged, as
-// the body of a function of (outputs, arguments).
-func checkProgram(body string) string { return fmt.Sprintf(pythonShim, checkFunc(body)) }
+// the body of a function of (outputs, arguments). Modules of eval.yaml's
+// folder (root) stay importable from it, behind _source_only.
+func checkProgram(root, body string) string {
+	return fmt.Sprintf(pythonShim, pySourceOnly+fmt.Sprintf("_source_only(%s)\n", pyString(root))+checkFunc(body))
+}
 
 // checkFunc is a check body as the function _judge(outputs, arguments).
 func checkFunc(body string) string {
@@ -62,36 +67,131 @@ func checkFunc(body string) string {
 	return b.String()
 }
 
-// codeProgram imports module (a dotted name, or a .py path relative to the
-// project root) and calls function(outputs=..., **arguments).
-func codeProgram(module, function string) string {
-	mod := strings.TrimSuffix(strings.ReplaceAll(module, "/", "."), ".py")
-	def := fmt.Sprintf("import importlib\nsys.path.insert(0, '.')\n_m = importlib.import_module(%q)\ndef _judge(outputs, arguments):\n    return getattr(_m, %q)(outputs=outputs, **arguments)\n", mod, function)
+// pySourceOnly defines _source_only(root): put root after the standard
+// library and the installed packages on sys.path, and compile whatever is
+// imported from under it from its .py source only, so a file planted
+// there shadows no standard module and no planted extension module (.so),
+// .pyc or __pycache__ entry is ever loaded from there. _Source is that
+// loader.
+const pySourceOnly = `import importlib.machinery as _im
+class _Source(_im.SourceFileLoader):
+    def get_code(self, fullname):
+        p = self.get_filename(fullname)
+        return compile(self.get_data(p), p, "exec", dont_inherit=True)
+def _source_only(root):
+    def hook(p):
+        if (p == root or p.startswith(root + os.sep)) and os.path.isdir(p):
+            return _im.FileFinder(p, (_Source, [".py"]))
+        raise ImportError("not under " + root)
+    sys.path_hooks.insert(0, hook)
+    sys.path_importer_cache.clear()
+    sys.path.append(root)
+`
+
+// codeProgram calls function(outputs=..., **arguments) of a module
+// judge's module: file (absolute, under eval.yaml's folder root) loaded as
+// the module named mod, or, when file is "", mod imported by name (an
+// installed package), with root behind _source_only.
+func codeProgram(root, file, mod, function string) string {
+	def := pySourceOnly + fmt.Sprintf(`import importlib, importlib.util
+_source_only(%s)
+_file, _name = %s, %s
+if _file:
+    _pkg = os.path.basename(_file) == "__init__.py"
+    _spec = importlib.util.spec_from_file_location(_name, _file, loader=_Source(_name, _file), submodule_search_locations=[os.path.dirname(_file)] if _pkg else None)
+    _m = importlib.util.module_from_spec(_spec)
+    sys.modules[_name] = _m
+    _spec.loader.exec_module(_m)
+else:
+    _m = importlib.import_module(_name)
+def _judge(outputs, arguments):
+    return getattr(_m, %s)(outputs=outputs, **arguments)
+`, pyString(root), pyString(file), pyString(mod), pyString(function))
 	return fmt.Sprintf(pythonShim, def)
+}
+
+// pyLauncher runs an exec judge's Python script or module isolated
+// (python3 -I -B -c pyLauncher script|module TARGET ARGS...): the script
+// with its own folder, or the module with eval.yaml's folder (ROOT), behind
+// _source_only instead of first on sys.path, as python3 script.py and
+// python3 -m module would put them.
+const pyLauncher = `import os, runpy, sys
+` + pySourceOnly + `_mode, _target, _root = sys.argv[1], sys.argv[2], sys.argv[3]
+if _mode == "script":
+    _source_only(os.path.dirname(os.path.abspath(_target)))
+    sys.argv = [_target] + sys.argv[4:]
+    runpy.run_path(_target, run_name="__main__")
+else:
+    _source_only(_root)
+    sys.argv = [_target] + sys.argv[4:]
+    runpy.run_module(_target, run_name="__main__", alter_sys=True)
+`
+
+// pyString is s as a Python string literal (a JSON string is one).
+func pyString(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic("score: a string does not encode as JSON: " + err.Error())
+	}
+	return string(b)
+}
+
+// moduleFile is the source file under root that module names: a dotted
+// name (judges.mod: judges/mod.py, else judges/mod/__init__.py) or a .py
+// path relative to root. Only source is loaded: a planted mod.so,
+// mod.pyc or __pycache__ entry, which Python's own import would prefer,
+// is never read, and neither is a planted mod/ package beside mod.py. ""
+// when there is none (an installed module, or a missing one: importing it
+// is then an error sample).
+func moduleFile(root, module string) (dotted, file string) {
+	dotted = strings.TrimSuffix(strings.ReplaceAll(strings.TrimPrefix(module, "./"), "/", "."), ".py")
+	base := filepath.Join(append([]string{root}, strings.Split(dotted, ".")...)...)
+	for _, f := range []string{base + ".py", filepath.Join(base, "__init__.py")} {
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+			return dotted, f
+		}
+	}
+	return dotted, ""
 }
 
 // maxJudgeStdout bounds what a judge may write to stdout.
 const maxJudgeStdout = 16 << 20
 
-// runProtocol runs argv (in dir, with stdin) under a timeout and reads its
+// proc is one judge process: its argv (argv[0] a path), working folder
+// and whole environment.
+type proc struct {
+	argv []string
+	dir  string
+	env  []string
+}
+
+// command is p as a command under ctx, in its own process group: at the
+// timeout or cancellation the judge and whatever it started are killed.
+func (p proc) command(ctx context.Context) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, p.argv[0], p.argv[1:]...)
+	cmd.Dir, cmd.Env = p.dir, p.env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.SysProcAttr = sysProcAttr()
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	return cmd
+}
+
+// runProtocol runs p (with stdin) under a timeout and reads its
 // {value, rationale, error} answer. A non-zero exit, a timeout or output
 // that is not that JSON object is an error sample.
-func runProtocol(ctx context.Context, argv []string, dir string, stdin []byte, limit time.Duration) Outcome {
+func runProtocol(ctx context.Context, p proc, stdin []byte, limit time.Duration) Outcome {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
+	cmd := p.command(ctx)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	// Its answer is small: a judge flooding stdout is bounded, then an
 	// error sample.
 	limited := &limitedBuffer{b: &stdout, n: maxJudgeStdout}
 	cmd.Stdout, cmd.Stderr = limited, &limitedBuffer{b: &stderr, n: 4 << 10}
-	// The judge and whatever it started die together: at the timeout or
-	// cancellation the whole process group is killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && err != nil:
@@ -175,12 +275,18 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 // caseInput is what a check, code or exec judge reads on stdin.
-func caseInput(rec *Record, name string, j config.Judge) ([]byte, error) {
+// The paths into the run's case folder in outputs point at c's read-only
+// copy instead.
+func caseInput(rec *Record, name string, j config.Judge, c *judgeRun) ([]byte, error) {
 	args := j.Arguments
 	if args == nil {
 		args = map[string]any{}
 	}
-	b, err := json.Marshal(map[string]any{"case_id": rec.CaseID, "outputs": rec.Outputs, "arguments": args,
+	outputs := rec.Outputs
+	if src := rec.caseDir(); c != nil && src != "" {
+		outputs = retarget(outputs, src, c.caseDir)
+	}
+	b, err := json.Marshal(map[string]any{"case_id": rec.CaseID, "outputs": outputs, "arguments": args,
 		"judge": map[string]any{"name": name, "feedback_type": j.FeedbackType, "score_range": rangeList(j.ScoreRange)}})
 	if err != nil {
 		return nil, fmt.Errorf("encode the record of %s: %w", rec.CaseID, err)

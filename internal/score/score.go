@@ -31,6 +31,9 @@ type Options struct {
 	Concurrency int
 	// Getenv reads $EVAL_JUDGE_MODEL (os.Getenv when nil).
 	Getenv func(string) string
+	// Environ is the environment check, module and exec judges draw their
+	// allowlisted variables and PATH from (os.Environ when nil).
+	Environ []string
 	// Observer hears about progress (may be nil).
 	Observer Observer
 	// Now stamps scored_at (time.Now when nil).
@@ -152,7 +155,10 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 		opts.Concurrency = 4
 	}
 	ev := opts.Eval
-	env := &Env{Eval: ev, Dir: ev.Dir(), Python: FindPython(), Model: JudgeModel(ev, opts.Getenv)}
+	env := &Env{Eval: ev, Dir: ev.Dir(), RunDir: opts.Dir.Path, Environ: opts.Environ, Model: JudgeModel(ev, opts.Getenv)}
+	if p, err := env.host().lookPath("python3", nil); err == nil {
+		env.Python = p
+	}
 	if opts.FakeModelURL != "" && env.Model == "" {
 		env.Model = FakeJudgeModel
 	}

@@ -59,17 +59,15 @@ func Expand(cmd config.StringList, vars Vars, input map[string]any) ([]string, e
 		return nil, err
 	}
 	builtins := vars.Map()
+	if err := optionProblem(cmd, builtins, input); err != nil {
+		return nil, err
+	}
 	out := make([]string, 0, len(cmd))
-	optionsEnded, script := false, config.ScriptIndex(cmd)
 	for i, arg := range cmd {
 		pieces, err := config.ParseArg(arg)
 		if err != nil {
 			return nil, fmt.Errorf("runner.command[%d]: %w", i, err)
 		}
-		if err := optionInjection(pieces, builtins, input, optionsEnded); err != nil {
-			return nil, fmt.Errorf("runner.command[%d]: %w", i, err)
-		}
-		optionsEnded = optionsEnded || arg == "--" || (script >= 0 && i >= script)
 		var b strings.Builder
 		for _, p := range pieces {
 			switch v, ok := builtins[p.Placeholder]; {
@@ -86,29 +84,55 @@ func Expand(cmd config.StringList, vars Vars, input map[string]any) ([]string, e
 	return out, nil
 }
 
-// optionInjection refuses a case's text (the prompt {args} or an input
-// field) that fills a whole argument and begins with "-" before any "--":
-// the program would read it as an option (`claude -p {args}` given the
-// prompt "--permission-mode=bypassPermissions"). A number is a value.
+// OptionProblem is the error Expand would give cmd for a case whose
+// prompt (or arguments) is args and whose input is input when the case's
+// text would reach the program as an option, or nil: validate checks every
+// case with it before anything runs.
+func OptionProblem(cmd config.StringList, args string, input map[string]any) error {
+	return optionProblem(cmd, Vars{Args: args}.Map(), input)
+}
+
+// optionProblem applies optionInjection to each argument of cmd before
+// the options end (a "--", or the script of a shell's -c).
+func optionProblem(cmd config.StringList, builtins map[string]string, input map[string]any) error {
+	optionsEnded, script := false, config.ScriptIndex(cmd)
+	for i, arg := range cmd {
+		pieces, err := config.ParseArg(arg)
+		if err != nil {
+			return fmt.Errorf("runner.command[%d]: %w", i, err)
+		}
+		if err := optionInjection(pieces, builtins, input, optionsEnded); err != nil {
+			return fmt.Errorf("runner.command[%d]: %w", i, err)
+		}
+		optionsEnded = optionsEnded || arg == "--" || (script >= 0 && i >= script)
+	}
+	return nil
+}
+
+// optionInjection refuses an argument that the case's text (the prompt
+// {args} or an input field) begins and that begins with "-" before any
+// "--": the program would read it as an option (`claude -p {args}` given
+// the prompt "--permission-mode=bypassPermissions", or "{args} please"). A
+// plain decimal number is a value (config.CaseOption).
 func optionInjection(pieces []config.Piece, builtins map[string]string, input map[string]any, optionsEnded bool) error {
-	if optionsEnded || len(pieces) != 1 || pieces[0].Placeholder == "" {
+	if optionsEnded {
 		return nil
 	}
-	name := pieces[0].Placeholder
-	v, builtin := builtins[name]
-	if builtin && name != "args" {
+	value := func(name string) string {
+		if v, ok := builtins[name]; ok {
+			return v
+		}
+		return inputText(input[name])
+	}
+	fromCase := func(name string) bool {
+		_, builtin := builtins[name]
+		return !builtin || name == "args"
+	}
+	name, arg := config.CaseOption(pieces, value, fromCase)
+	if name == "" {
 		return nil
 	}
-	if !builtin {
-		v = inputText(input[name])
-	}
-	if !strings.HasPrefix(v, "-") {
-		return nil
-	}
-	if _, err := strconv.ParseFloat(v, 64); err == nil {
-		return nil
-	}
-	return fmt.Errorf("{%s} begins with %q, which the program would read as an option: put \"--\" before it in runner.command (`[claude, -p, --, \"{args}\"]`), or give it as --flag={%s}", name, clip(v, 40), name)
+	return fmt.Errorf("{%s} makes the argument begin with %q, which the program would read as an option: put \"--\" before it in runner.command (`[claude, -p, --, \"{args}\"]`), or give it as --flag={%s}; only a plain decimal number (-5, -2.5) passes as a value", name, clip(arg, 40), name)
 }
 
 func clip(s string, n int) string {

@@ -82,31 +82,69 @@ func TestExpandNoInjection(t *testing.T) {
 	}
 }
 
-// A case's text that fills a whole argument and begins with "-" would be
-// read by the program as an option (`claude -p {args}` with the prompt
-// "--permission-mode=bypassPermissions"): it is an error unless a "--"
-// ends the options before it. A number (`--offset {n}`, -5) is a value.
+// A case's text that begins an argument and makes it begin with "-" would
+// be read by the program as an option (`claude -p {args}` with the prompt
+// "--permission-mode=bypassPermissions", or `"{args} please"`): it is an
+// error unless a "--" ends the options before it. Only a plain decimal
+// number (`--offset {n}`, -5, -2.5) is a value: -inf, -Infinity, -NaN,
+// -0x1p-2 and -1e5 parse as floats but reach the program as options (-inf
+// is -i nf to getopt).
 func TestExpandOptionInjection(t *testing.T) {
 	t.Parallel()
-	input := map[string]any{"q": "--permission-mode=bypassPermissions", "n": -5, "neg": "-2.5"}
-	vars := Vars{Args: "--dangerously-skip-permissions", SystemPrompt: "-be brief"}
-	bad := []config.StringList{{"claude", "-p", "{args}"}, {"agent", "{q}"}, {"opencode", "run", "{q}"}, {"sh", "-c", "{q}"}, {"sh", "{q}"}}
-	for _, cmd := range bad {
-		if got, err := Expand(cmd, vars, input); err == nil || !strings.Contains(err.Error(), `"--"`) {
-			t.Errorf("Expand(%q) = %q, %v; want an error saying to put \"--\" before it", cmd, got, err)
-		}
+	vars := Vars{Args: "--dangerously-skip-permissions", SystemPrompt: "-be brief", Workspace: "/ws"}
+	tests := []struct {
+		name  string
+		cmd   config.StringList
+		input map[string]any
+		ok    bool
+	}{
+		{"args fills the argument", config.StringList{"claude", "-p", "{args}"}, nil, false},
+		{"an input field", config.StringList{"agent", "{q}"}, map[string]any{"q": "--permission-mode=bypassPermissions"}, false},
+		{"a sub-command's operand", config.StringList{"opencode", "run", "{q}"}, map[string]any{"q": "--x"}, false},
+		{"the script of sh -c", config.StringList{"sh", "-c", "{q}"}, map[string]any{"q": "-x"}, false},
+		{"sh's first operand", config.StringList{"sh", "{q}"}, map[string]any{"q": "-x"}, false},
+		{"args begins the argument", config.StringList{"claude", "-p", "{args} please"}, nil, false},
+		{"an input field begins it", config.StringList{"agent", "{q}.txt"}, map[string]any{"q": "--output=/etc/x"}, false},
+		{"an empty built-in before it", config.StringList{"agent", "{max_budget_usd}{q}"}, map[string]any{"q": "--yolo"}, false},
+		{"an empty field before it", config.StringList{"agent", "{e}{q} now"}, map[string]any{"e": "", "q": "--yolo"}, false},
+		{"a number then text", config.StringList{"agent", "{n}px"}, map[string]any{"n": -5}, false},
+		{"-inf", config.StringList{"agent", "{q}"}, map[string]any{"q": "-inf"}, false},
+		{"-Inf", config.StringList{"agent", "{q}"}, map[string]any{"q": "-Inf"}, false},
+		{"-Infinity", config.StringList{"agent", "{q}"}, map[string]any{"q": "-Infinity"}, false},
+		{"-infinity", config.StringList{"agent", "{q}"}, map[string]any{"q": "-infinity"}, false},
+		{"-NaN", config.StringList{"agent", "{q}"}, map[string]any{"q": "-NaN"}, false},
+		{"-nan", config.StringList{"agent", "{q}"}, map[string]any{"q": "-nan"}, false},
+		{"hex float", config.StringList{"agent", "{q}"}, map[string]any{"q": "-0x1p-2"}, false},
+		{"hex", config.StringList{"agent", "{q}"}, map[string]any{"q": "-0x10"}, false},
+		{"exponent", config.StringList{"agent", "{q}"}, map[string]any{"q": "-1e5"}, false},
+		{"underscores", config.StringList{"agent", "{q}"}, map[string]any{"q": "-1_000"}, false},
+		{"no digit before the point", config.StringList{"agent", "{q}"}, map[string]any{"q": "-.5"}, false},
+		{"no digit after the point", config.StringList{"agent", "{q}"}, map[string]any{"q": "-5."}, false},
+		{"a float value", config.StringList{"agent", "{q}"}, map[string]any{"q": -1e300}, false},
+		{"a lone dash", config.StringList{"agent", "{q}"}, map[string]any{"q": "-"}, false},
+		{"a number then a space and an option", config.StringList{"agent", "{q}"}, map[string]any{"q": "-5 --yolo"}, false},
+
+		{"after --", config.StringList{"claude", "-p", "--", "{args}"}, nil, true},
+		{"after --, text follows", config.StringList{"claude", "-p", "--", "{args} please"}, nil, true},
+		{"bash -c's $1", config.StringList{"bash", "-c", `agent "$1"`, "--", "{q}"}, map[string]any{"q": "--x"}, true},
+		{"sh -c's $1 after $0", config.StringList{"sh", "-c", `agent "$1"`, "agent", "{q}"}, map[string]any{"q": "--x"}, true},
+		{"negative integer", config.StringList{"agent", "--offset", "{n}"}, map[string]any{"n": -5}, true},
+		{"negative decimal text", config.StringList{"agent", "--scale", "{q}"}, map[string]any{"q": "-2.5"}, true},
+		{"negative decimal value", config.StringList{"agent", "--scale", "{f}"}, map[string]any{"f": -2.5}, true},
+		{"the eval's own option prefix", config.StringList{"agent", "--prompt={args}"}, nil, true},
+		{"the eval's own text first", config.StringList{"agent", "say {args}"}, nil, true},
+		{"a built-in that is not case text", config.StringList{"agent", "--system-prompt", "{system_prompt}"}, nil, true},
+		{"a built-in begins the argument", config.StringList{"agent", "{workspace}{q}"}, map[string]any{"q": "--x"}, true},
+		{"text not beginning with a dash", config.StringList{"agent", "{q} --x"}, map[string]any{"q": "fix it"}, true},
+		{"a leading space", config.StringList{"agent", "{q}"}, map[string]any{"q": " --x"}, true},
 	}
-	good := []config.StringList{
-		{"claude", "-p", "--", "{args}"},
-		{"bash", "-c", `agent "$1"`, "--", "{q}"},
-		{"sh", "-c", `agent "$1"`, "agent", "{q}"},
-		{"agent", "--offset", "{n}", "--scale", "{neg}"},
-		{"agent", "--prompt={args}"},
-		{"agent", "--system-prompt", "{system_prompt}"},
-	}
-	for _, cmd := range good {
-		if _, err := Expand(cmd, vars, input); err != nil {
-			t.Errorf("Expand(%q): %v", cmd, err)
+	for _, tt := range tests {
+		got, err := Expand(tt.cmd, vars, tt.input)
+		switch {
+		case tt.ok && err != nil:
+			t.Errorf("%s: Expand(%q): %v", tt.name, tt.cmd, err)
+		case !tt.ok && (err == nil || !strings.Contains(err.Error(), `"--"`)):
+			t.Errorf("%s: Expand(%q) = %q, %v; want an error saying to put \"--\" before it", tt.name, tt.cmd, got, err)
 		}
 	}
 }
