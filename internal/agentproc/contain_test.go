@@ -319,3 +319,25 @@ func TestProbeChoice(t *testing.T) {
 		t.Errorf("Probe without a guard = %v, %v", c, err)
 	}
 }
+
+// BenchmarkRun is what each containment adds to starting an agent:
+// `true` run bare, under the guard's sweep and in a namespace.
+func BenchmarkRun(b *testing.B) {
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []Mode{ProcessGroup, Subreaper, PIDNamespace} {
+		g := self
+		if mode == ProcessGroup {
+			g = ""
+		}
+		b.Run(string(mode), func(b *testing.B) {
+			for b.Loop() {
+				if res := Run(context.Background(), Spec{Path: "true", Env: []string{"PATH=" + os.Getenv("PATH")}, Guard: g, Containment: mode}); res.ExitCode != 0 {
+					b.Fatalf("Run = %+v", res)
+				}
+			}
+		})
+	}
+}
