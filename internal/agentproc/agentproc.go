@@ -296,7 +296,7 @@ func track(t *guard.Tracker, stop <-chan struct{}, done chan<- struct{}) {
 
 // TrackEvery is how often the subreaper mode looks at an agent run's
 // processes.
-const TrackEvery = 50 * time.Millisecond
+const TrackEvery = 100 * time.Millisecond
 
 // maxLine bounds one line handed to Line; the rest of a longer line is
 // still copied to Stdout but not handed over.
