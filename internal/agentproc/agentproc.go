@@ -127,7 +127,7 @@ func Run(ctx context.Context, s Spec) Result {
 			// When the run dies, so does the agent: SIGKILL.
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		case PIDNamespace:
-			cmd = exec.Command(s.Guard, append([]string{"guard", "--status-fd", "3", "--", s.Path}, s.Args...)...)
+			cmd = exec.Command(s.Guard, append([]string{"guard", "--init", "--status-fd", "3", "--", s.Path}, s.Args...)...)
 			cmd.SysProcAttr = namespaceAttr()
 			cmd.ExtraFiles = []*os.File{statusW}
 		default:

@@ -113,10 +113,13 @@ func probe(guardBin string) Containment {
 	cmd.Stderr = &stderr
 	err := cmd.Run()
 	var exit *exec.ExitError
+	msg := strings.TrimSpace(stderr.String())
 	switch {
-	case errors.As(err, &exit):
+	case errors.As(err, &exit) && exit.ExitCode() == guard.ProbePartial:
 		// It runs in a namespace, but could not set all of it up.
-		return Containment{Mode: PIDNamespace, Detail: strings.TrimSpace(stderr.String())}
+		return Containment{Mode: PIDNamespace, Detail: msg}
+	case err != nil && msg != "":
+		return Containment{Mode: Subreaper, Detail: fmt.Sprintf("no pid namespace: %v: %s", err, msg)}
 	case err != nil:
 		return Containment{Mode: Subreaper, Detail: "no pid namespace: " + err.Error()}
 	}

@@ -43,6 +43,12 @@ import (
 // group with SIGTERM and SIGKILL).
 const DeathSignal = syscall.SIGUSR2
 
+// The exit codes of --probe besides 0.
+const (
+	ProbePartial     = 3
+	ProbeNoNamespace = 4
+)
+
 // PRSetChildSubreaper is PR_SET_CHILD_SUBREAPER of prctl(2).
 const PRSetChildSubreaper = 36
 
@@ -75,14 +81,16 @@ func Start(cmd *exec.Cmd) (<-chan error, error) {
 // comment and returns the exit code. Its own messages go to stderr; stdin,
 // stdout and stderr are the agent's.
 //
-// Options: --status-fd N writes how the agent ended ("exit N" or "signal
-// N") to file descriptor N when it does, for a guard that cannot end like
-// the agent did (the init of a pid namespace cannot die by its own signal);
-// --probe only sets up the namespace (see Namespace) and exits 0 when it
-// could.
+// Options: --init says the guard was started as the init of a new pid
+// namespace (and mount namespace), which it sets up (see Namespace);
+// --status-fd N writes how the agent ended ("exit N" or "signal N") to file
+// descriptor N when it does, for a guard that cannot end like the agent did
+// (the init of a pid namespace cannot die by its own signal); --probe only
+// sets up the namespace and exits 0 when it could, ProbePartial when
+// Namespace failed, ProbeNoNamespace when it is not in one.
 func Main(args []string, stderr io.Writer) int {
 	statusFD := -1
-	probe := false
+	probe, asInit := false, false
 	for len(args) > 0 {
 		if args[0] == "--status-fd" && len(args) > 1 {
 			n, err := strconv.Atoi(args[1])
@@ -94,8 +102,8 @@ func Main(args []string, stderr io.Writer) int {
 			syscall.CloseOnExec(n) // not the agent's
 			continue
 		}
-		if args[0] == "--probe" {
-			probe, args = true, args[1:]
+		if args[0] == "--probe" || args[0] == "--init" {
+			probe, asInit, args = probe || args[0] == "--probe", asInit || args[0] == "--init", args[1:]
 			continue
 		}
 		break
@@ -105,14 +113,18 @@ func Main(args []string, stderr io.Writer) int {
 		args = args[1:]
 	}
 	if probe {
+		if os.Getpid() != 1 {
+			fmt.Fprintln(stderr, "agent-eval guard --probe: not the init of a pid namespace")
+			return ProbeNoNamespace
+		}
 		if err := Namespace(); err != nil {
 			fmt.Fprintln(stderr, err)
-			return 1
+			return ProbePartial
 		}
 		return 0
 	}
 	if len(args) == 0 || help {
-		fmt.Fprintln(stderr, "usage: agent-eval guard [--status-fd N] -- COMMAND [ARG...]")
+		fmt.Fprintln(stderr, "usage: agent-eval guard [--init] [--status-fd N] -- COMMAND [ARG...]")
 		return 2
 	}
 	// The agent's own parent-death signal (SIGKILL) follows this thread,
@@ -125,7 +137,7 @@ func Main(args []string, stderr io.Writer) int {
 	// The init of a pid namespace: every process the agent starts lives in
 	// it, cannot leave it, and dies when the guard does (the kernel kills
 	// them all); none of them can signal the guard or anything outside.
-	inNamespace := os.Getpid() == 1
+	inNamespace := asInit && os.Getpid() == 1
 	if inNamespace {
 		if err := Namespace(); err != nil {
 			fmt.Fprintln(stderr, "agent-eval guard: warning:", err)
