@@ -341,3 +341,35 @@ func BenchmarkRun(b *testing.B) {
 		})
 	}
 }
+
+// probe tells a namespace from a partial one and from none by the guard's
+// answer, and a guard that cannot start is no namespace.
+func TestProbeAnswers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, tt := range []struct {
+		script string
+		want   Mode
+		detail string
+	}{
+		{"exit 0", PIDNamespace, ""},
+		{fmt.Sprintf("echo no proc >&2; exit %d", guard.ProbePartial), PIDNamespace, "no proc"},
+		{fmt.Sprintf("echo not init >&2; exit %d", guard.ProbeNoNamespace), Subreaper, "not init"},
+		{"exit 2", Subreaper, "exit status 2"},
+	} {
+		bin := filepath.Join(dir, fmt.Sprintf("guard%d", i))
+		if err := os.WriteFile(bin, []byte("#!/bin/sh\n"+tt.script+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		c := probe(bin)
+		if c.Mode == Subreaper && strings.Contains(c.Detail, "operation not permitted") {
+			t.Skipf("no namespace here: %s", c)
+		}
+		if c.Mode != tt.want || !strings.Contains(c.Detail, tt.detail) || (tt.detail == "" && c.Detail != "") {
+			t.Errorf("probe of a guard that runs %q = %+v; want %s with %q", tt.script, c, tt.want, tt.detail)
+		}
+	}
+	if c := probe(filepath.Join(dir, "missing")); c.Mode != Subreaper || !strings.Contains(c.Detail, "no pid namespace") {
+		t.Errorf("probe of a missing guard = %+v", c)
+	}
+}
