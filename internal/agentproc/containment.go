@@ -126,6 +126,17 @@ func probe(guardBin string) Containment {
 	return Containment{Mode: PIDNamespace}
 }
 
+// NamespaceWorks says whether this process can start a program in the
+// namespaces an agent gets (nil), or why not.
+func NamespaceWorks() error {
+	cmd := exec.Command("true")
+	cmd.SysProcAttr = namespaceAttr()
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("start a program in a new pid namespace: %w", err)
+	}
+	return nil
+}
+
 // namespaceAttr starts a guard as the init of a new pid namespace with a
 // mount namespace for its /proc; a run that is not root puts them in a new
 // user namespace where it is itself (its uid and gid map to themselves, so
