@@ -36,6 +36,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // DeathSignal is what the guard receives when the process that started it
@@ -134,6 +135,12 @@ func Main(args []string, stderr io.Writer) int {
 	// has started nothing yet: the right outcome.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, DeathSignal, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// An init ignores a signal it has no handler for, its parent-death
+	// signal too: a run that died before Notify is seen by its end of the
+	// status pipe, closed.
+	if statusFD >= 0 && readerGone(statusFD) {
+		return 128 + int(DeathSignal)
+	}
 	// The init of a pid namespace: every process the agent starts lives in
 	// it, cannot leave it, and dies when the guard does (the kernel kills
 	// them all); none of them can signal the guard or anything outside.
@@ -207,6 +214,24 @@ func report(fd int, ws syscall.WaitStatus) int {
 	_ = f.Close()
 	return code
 }
+
+// readerGone reports whether the read end of the pipe whose write end is
+// fd is closed (its process, the run, has ended).
+func readerGone(fd int) bool {
+	pfd := struct {
+		fd             int32
+		events, revent int16
+	}{fd: int32(fd), events: pollOut}
+	var zero syscall.Timespec
+	n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&zero)), 0, 0, 0)
+	return e == 0 && n == 1 && pfd.revent&pollErr != 0
+}
+
+// pollOut and pollErr are POLLOUT and POLLERR of poll(2).
+const (
+	pollOut = 0x4
+	pollErr = 0x8
+)
 
 // ParseStatus reads what --status-fd wrote: the agent's exit code, or -1
 // and true when a signal ended it. ok is false when b says neither.
