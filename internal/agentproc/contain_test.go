@@ -263,7 +263,9 @@ func TestNamespaceIsolates(t *testing.T) {
 	defer func() { _ = outside.Process.Kill(); _ = outside.Wait() }()
 	script := fmt.Sprintf(`kill -9 %d 2>/dev/null && echo killed-outside
 kill -9 $PPID; kill -9 1
-echo ppid=$PPID procs=$(ls /proc | grep -c '^[0-9]') uid=$(id -u)`, outside.Process.Pid)
+echo ppid=$PPID procs=$(ls /proc | grep -c '^[0-9]') uid=$(id -u)
+grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status | tr -d '\t' | tr '\n' ' '
+cat /proc/1/environ >/dev/null 2>&1 && echo guard-environ-readable || true`, outside.Process.Pid)
 	var out bytes.Buffer
 	res := Run(context.Background(), Spec{Path: "sh", Args: []string{"-c", script}, Env: []string{"PATH=" + os.Getenv("PATH")},
 		Guard: self, Containment: PIDNamespace, Stdout: &out})
@@ -274,6 +276,16 @@ echo ppid=$PPID procs=$(ls /proc | grep -c '^[0-9]') uid=$(id -u)`, outside.Proc
 	var ppid, procs, uid int
 	if _, err := fmt.Sscanf(out.String(), "ppid=%d procs=%d uid=%d", &ppid, &procs, &uid); err != nil || ppid != 1 || procs > 30 || uid != os.Getuid() {
 		t.Errorf("the agent saw %q; want its guard as pid 1, only its own processes, its own uid (%d)", out.String(), os.Getuid())
+	}
+	// As a user, the agent has no capability in its user namespace (the
+	// guard's CAP_SYS_ADMIN was for /proc) and cannot read the guard.
+	if os.Getuid() != 0 {
+		if want := "CapInh:0000000000000000 CapPrm:0000000000000000 CapEff:0000000000000000 CapAmb:0000000000000000"; !strings.Contains(out.String(), want) {
+			t.Errorf("the agent's capabilities: %q; want %s", out.String(), want)
+		}
+		if strings.Contains(out.String(), "guard-environ-readable") {
+			t.Errorf("the agent read its guard's environment")
+		}
 	}
 	if !alive(outside.Process.Pid) {
 		t.Errorf("the agent killed a process outside its namespace")

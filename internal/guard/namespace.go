@@ -17,6 +17,7 @@ const CapSysAdmin = 21
 const (
 	prCapAmbient         = 47
 	prCapAmbientClearAll = 4
+	prSetDumpable        = 4 // PR_SET_DUMPABLE
 )
 
 // Namespace sets up the pid namespace whose init the caller is: mounts
@@ -42,19 +43,35 @@ func Namespace() error {
 	return err
 }
 
-// dropCapabilities clears the calling thread's ambient, inheritable,
-// permitted and effective capabilities.
+// dropCapabilities clears the ambient, inheritable, permitted and
+// effective capabilities of every thread (of the calling one alone in a
+// binary built with cgo, where that cannot be done: the one that starts
+// the agent), and makes the guard undumpable, so that the agent, which
+// runs as the same user, cannot trace it.
 func dropCapabilities() error {
-	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0); e != 0 {
-		return fmt.Errorf("clear the ambient capabilities: %w", e)
-	}
 	hdr := struct {
 		version uint32
 		pid     int32
 	}{version: 0x20080522} // _LINUX_CAPABILITY_VERSION_3
 	var data [2]struct{ effective, permitted, inheritable uint32 }
-	if _, _, e := syscall.RawSyscall(syscall.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {
-		return fmt.Errorf("drop the capabilities: %w", e)
+	calls := []struct {
+		what       string
+		trap, a, b uintptr
+	}{
+		{"clear the ambient capabilities", syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll},
+		{"drop the capabilities", syscall.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0]))},
+	}
+	for _, c := range calls {
+		_, _, e := syscall.AllThreadsSyscall(c.trap, c.a, c.b, 0)
+		if e == syscall.ENOTSUP {
+			_, _, e = syscall.RawSyscall(c.trap, c.a, c.b, 0)
+		}
+		if e != 0 {
+			return fmt.Errorf("%s: %w", c.what, e)
+		}
+	}
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0); e != 0 {
+		return fmt.Errorf("make the guard undumpable: %w", e)
 	}
 	return nil
 }
