@@ -141,7 +141,10 @@ func NamespaceWorks() error {
 // mount namespace for its /proc; a run that is not root puts them in a new
 // user namespace where it is itself (its uid and gid map to themselves, so
 // files keep their owners), with CAP_SYS_ADMIN there until the guard has
-// mounted /proc.
+// mounted /proc. (The child's getppid() is 0 in its namespace, so Go's
+// check that the parent is still alive sends it the parent-death signal at
+// once; an init without a handler for it ignores it, and the guard checks
+// its status pipe instead.)
 func namespaceAttr() *syscall.SysProcAttr {
 	a := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: guard.DeathSignal,
 		Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS}
