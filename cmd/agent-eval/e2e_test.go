@@ -16,6 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 )
 
@@ -156,9 +157,13 @@ func TestE2E(t *testing.T) {
 		},
 		// [opencode]: the OpenCode CLI is there (a script of the cli runner
 		// with it skips without it, except in CI, which fails above).
+		// [pidns]: this machine can give an agent a pid namespace.
 		Condition: func(cond string) (bool, error) {
 			if cond == "opencode" {
 				return opencode != "", nil
+			}
+			if cond == "pidns" {
+				return agentproc.NamespaceWorks() == nil, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

@@ -9,6 +9,8 @@ package agentproc
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +50,9 @@ type Spec struct {
 	// Started, when set, is called with the process group's id once it
 	// runs.
 	Started func(pgid int)
+	// Containment is how the agent's processes are kept from outliving
+	// it, under a guard ("": Probe's choice).
+	Containment Mode
 }
 
 // Result is how the process ended.
@@ -57,6 +62,7 @@ type Result struct {
 	Interrupted bool
 	Duration    time.Duration
 	Err         error // it could not be started, or its output read
+	Containment Mode  // what kept its processes from outliving it
 }
 
 // Run runs the process to its end, a timeout or ctx's cancellation (an
@@ -83,18 +89,58 @@ func Run(ctx context.Context, s Spec) Result {
 	} else if _, err := os.Stat(p); err != nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("start %s: %w", s.Path, err)}
 	}
+	contain := ProcessGroup
+	if s.Guard != "" {
+		contain = s.Containment
+		if contain == "" {
+			c, err := Probe(s.Guard)
+			if err != nil {
+				return Result{ExitCode: -1, Err: fmt.Errorf("start %s: %w", s.Path, err)}
+			}
+			contain = c.Mode
+		}
+	}
+	var mark string
+	if contain == Subreaper {
+		becomeSubreaper()
+		tok := make([]byte, 12)
+		if _, err := rand.Read(tok); err != nil {
+			return Result{ExitCode: -1, Err: fmt.Errorf("start %s: make the containment marker: %w", s.Path, err)}
+		}
+		mark = MarkerEnv + "=" + hex.EncodeToString(tok)
+	}
+	// The guard's report of how the agent ended, in a namespace (its init
+	// cannot end by the agent's signal).
+	var statusR, statusW *os.File
+	if contain == PIDNamespace {
+		var err error
+		if statusR, statusW, err = os.Pipe(); err != nil {
+			return Result{ExitCode: -1, Err: fmt.Errorf("make the guard's status pipe: %w", err)}
+		}
+		defer statusR.Close()
+	}
 	newCmd := func() *exec.Cmd {
-		cmd := exec.Command(s.Path, s.Args...)
-		// When the run dies, so does the agent: SIGKILL, or the guard's
-		// signal to kill the agent's whole tree.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		if s.Guard != "" {
+		var cmd *exec.Cmd
+		switch contain {
+		case ProcessGroup:
+			cmd = exec.Command(s.Path, s.Args...)
+			// When the run dies, so does the agent: SIGKILL.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		case PIDNamespace:
+			cmd = exec.Command(s.Guard, append([]string{"guard", "--init", "--status-fd", "3", "--", s.Path}, s.Args...)...)
+			cmd.SysProcAttr = namespaceAttr()
+			cmd.ExtraFiles = []*os.File{statusW}
+		default:
+			// When the run dies, the guard kills the agent's whole tree.
 			cmd = exec.Command(s.Guard, append([]string{"guard", "--", s.Path}, s.Args...)...)
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: guard.DeathSignal}
 		}
 		cmd.Dir, cmd.Env = s.Dir, s.Env
 		if cmd.Env == nil {
 			cmd.Env = []string{}
+		}
+		if mark != "" {
+			cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], mark)
 		}
 		cmd.WaitDelay = grace // bounds the copy of stderr to a non-file writer
 		cmd.Stderr = s.Stderr
@@ -121,11 +167,22 @@ func Run(ctx context.Context, s Spec) Result {
 		time.Sleep(10 * time.Millisecond)
 	}
 	pw.Close()
+	if statusW != nil {
+		statusW.Close()
+	}
 	if err != nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("start %s: %w", s.Path, err)}
 	}
 	if s.Started != nil {
 		s.Started(cmd.Process.Pid)
+	}
+	var tracker *guard.Tracker
+	if contain == Subreaper {
+		tracker = guard.NewTracker(cmd.Process.Pid, mark)
+		stopTrack := make(chan struct{})
+		tracked := make(chan struct{})
+		go track(tracker, stopTrack, tracked)
+		defer func() { close(stopTrack); <-tracked }()
 	}
 	readDone := make(chan error, 1)
 	go func() { readDone <- pump(pr, s.Stdout, s.Line) }()
@@ -147,8 +204,13 @@ func Run(ctx context.Context, s Spec) Result {
 		res.Interrupted = true
 		werr = stop(cmd, exited, grace, s.Guard != "")
 	}
-	// The agent is gone; so is anything it left in its group.
+	// The agent is gone; so is anything it left in its group (in a
+	// namespace: all of it is gone with the guard), and, without a
+	// namespace, whatever of it the run adopted.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if tracker != nil {
+		tracker.Sweep()
+	}
 	var rerr error
 	select {
 	case rerr = <-readDone:
@@ -157,6 +219,7 @@ func Run(ctx context.Context, s Spec) Result {
 		<-readDone
 	}
 	res.Duration = time.Since(start)
+	res.Containment = contain
 	var exit *exec.ExitError
 	switch {
 	case res.TimedOut || res.Interrupted:
@@ -169,6 +232,11 @@ func Run(ctx context.Context, s Spec) Result {
 		res.ExitCode, res.Err = -1, fmt.Errorf("read the agent's output: %w", rerr)
 	default:
 		res.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	// A guard in a namespace exits with 128+N for an agent signal N ended:
+	// its report says which it was.
+	if exit != nil && statusR != nil && !res.TimedOut && !res.Interrupted {
+		guardStatus(statusR, &res.ExitCode)
 	}
 	return res
 }
@@ -196,6 +264,39 @@ func stop(cmd *exec.Cmd, exited <-chan error, grace time.Duration, guarded bool)
 		return <-exited
 	}
 }
+
+// guardStatus reads the guard's report of how the agent ended into code
+// (-1 for a signal, as exec reports one) and says whether there was one.
+func guardStatus(r *os.File, code *int) bool {
+	b, err := io.ReadAll(io.LimitReader(r, 64))
+	if err != nil {
+		return false
+	}
+	c, _, ok := guard.ParseStatus(b)
+	if ok {
+		*code = c
+	}
+	return ok
+}
+
+// track has t look at the agent run's processes until stop closes.
+func track(t *guard.Tracker, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	tick := time.NewTicker(TrackEvery)
+	defer tick.Stop()
+	for {
+		t.Look()
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// TrackEvery is how often the subreaper mode looks at an agent run's
+// processes.
+const TrackEvery = 100 * time.Millisecond
 
 // maxLine bounds one line handed to Line; the rest of a longer line is
 // still copied to Stdout but not handed over.

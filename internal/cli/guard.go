@@ -11,7 +11,7 @@ import (
 // help and for a command line the fast path does not recognise.
 func newGuardCmd(e env) *cobra.Command {
 	return &cobra.Command{
-		Use:                "guard -- COMMAND [ARG...]",
+		Use:                "guard [--init] [--status-fd N] -- COMMAND [ARG...]",
 		Short:              "Run COMMAND so that it and everything it starts die with the caller (used by run)",
 		Hidden:             true,
 		DisableFlagParsing: true,
@@ -25,11 +25,18 @@ func newGuardCmd(e env) *cobra.Command {
 	}
 }
 
-// guardFastPath recognises `guard -- …`, which run writes: the guard then
-// skips the command tree and Main's signal handling (it handles its own).
+// guardFastPath recognises `guard -- …` and `guard --OPTION …` (--init,
+// --status-fd N, --probe), which run writes: the guard then skips the
+// command tree and Main's signal handling (it handles its own).
 func guardFastPath(args []string) ([]string, bool) {
-	if len(args) >= 3 && args[0] == "guard" && args[1] == "--" {
-		return args[2:], true
+	if len(args) < 2 || args[0] != "guard" {
+		return nil, false
+	}
+	switch args[1] {
+	case "--":
+		return args[2:], len(args) >= 3
+	case "--init", "--status-fd", "--probe":
+		return args[1:], true
 	}
 	return nil, false
 }

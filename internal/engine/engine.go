@@ -14,6 +14,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
@@ -43,6 +44,7 @@ type state struct {
 	caps      runner.Capabilities
 	fakeURL   string
 	hookEnv   map[string]string // before_all's outputs
+	contain   agentproc.Containment
 	redOnce   sync.Once
 	red       *redact.Redactor // runRedactor
 
@@ -147,6 +149,11 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	if !st.caps.Sandbox {
 		sandbox = config.SandboxDecision{}
 	}
+	// How the agents' processes are kept from outliving their cases: said
+	// at the start and in run_result.json, never silently weaker.
+	if st.contain, err = agentproc.Probe(p.HarnessBin); err != nil {
+		return nil, &UsageError{Err: fmt.Errorf("contain the agents' processes: %w", err)}
+	}
 	st.rr, err = rn.Start(ctx, runner.RunSetup{Eval: st.ev, Model: p.Model, AgentBin: p.AgentBin, HarnessBin: p.HarnessBin,
 		RunDir: st.dir.Path, WorkspaceRoot: st.wsRoot, Baselines: st.baselines, Workspaces: p.Workspaces(st.wsRoot),
 		Repo: p.Repo, Handlers: handlers, Permissions: permissions.Compile(st.ev.Permissions.Allow, st.ev.Permissions.Deny),
@@ -180,7 +187,10 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		toRun = len(p.Cases)
 	}
 	obs.RunStarted(RunInfo{RunID: st.runID, Dir: st.dir.Path, Mode: p.Mode, Model: p.Model, Agent: agent, AgentVersion: agentVersion,
-		ToRun: toRun, Total: len(p.Cases), Resume: p.Resume})
+		ToRun: toRun, Total: len(p.Cases), Resume: p.Resume, Containment: st.contain.String()})
+	if c := st.contain; c.Mode == agentproc.Subreaper || (c.Mode == agentproc.PIDNamespace && c.Detail != "") {
+		obs.Warn("the agents' processes are contained by a " + c.String() + "; see Containment in the README")
+	}
 
 	start := time.Now()
 	hooksLog, err := os.Create(st.dir.HooksLog())
@@ -417,7 +427,8 @@ func (st *state) newRun() *results.Run {
 	return &results.Run{SchemaVersion: results.SchemaVersion, RunID: st.runID, EvalName: st.ev.EvalName(), Model: st.p.Model,
 		Agent: agent, AgentVersion: v, HarnessVer: version.Get().Version,
 		ExecutionMode: string(st.p.Mode), PerCase: map[string]*results.Case{}, PerModelUsage: map[string]transcript.ModelUsage{},
-		EvalParams: map[string]any{"timeout_s": st.p.Timeout.Seconds(), "max_budget_usd": st.p.MaxBudgetUSD, "parallelism": st.p.Parallel, "fake_model": st.p.FakeModel}}
+		EvalParams:  map[string]any{"timeout_s": st.p.Timeout.Seconds(), "max_budget_usd": st.p.MaxBudgetUSD, "parallelism": st.p.Parallel, "fake_model": st.p.FakeModel},
+		Containment: string(st.contain.Mode), ContainmentDetail: st.contain.Detail}
 }
 
 // recordAgent notes an agent's process group, so that a resumed run can

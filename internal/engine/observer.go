@@ -39,6 +39,9 @@ type RunInfo struct {
 	// an earlier attempt.
 	ToRun, Total int
 	Resume       bool
+	// Containment says how the agents' processes are kept from outliving
+	// their cases (agentproc.Containment).
+	Containment string
 }
 
 // Summary is a finished (or interrupted) run, for the closing table.

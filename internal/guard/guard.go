@@ -1,14 +1,24 @@
 // Package guard keeps an agent's processes from outliving agent-eval run,
-// on Linux, even when the run is killed with SIGKILL and cannot clean up.
+// on Linux, even when the run is killed with SIGKILL and cannot clean up,
+// and whatever the agent kills.
 //
-// The run starts each agent under `agent-eval guard -- AGENT ARGS…`: the
-// guard leads the agent's process group, is a child subreaper (processes the
-// agent orphans are reparented to it, not to init) and gets DeathSignal when
-// the run dies (a parent-death signal, set from a locked OS thread, see
-// Start). On that signal it kills every process of its group and every
-// descendant, then exits. When the agent ends on its own, the guard kills
-// what it left behind and exits with the agent's status (a signal death is
-// re-raised), so the run sees what it would have seen without it.
+// The run starts each agent under `agent-eval guard -- AGENT ARGS…`, where
+// it can as the init of a pid namespace of its own (package agentproc
+// decides): every process the agent starts is then in that namespace, can
+// neither leave it nor signal the guard (an init ignores SIGKILL from its
+// own namespace) or anything outside it, and the kernel kills them all when
+// the guard ends; Namespace gives it a /proc of its own. Without a
+// namespace the guard is a child subreaper (processes the agent orphans are
+// reparented to it, not to init) and, should the agent kill it, the run
+// sweeps what it adopts (Tracker).
+//
+// The guard leads the agent's process group and gets DeathSignal when the
+// run dies (a parent-death signal, set from a locked OS thread, see Start).
+// On that signal it kills every process of its group and every descendant,
+// then exits. When the agent ends on its own, the guard kills what it left
+// behind and exits with the agent's status (a signal death is re-raised, or
+// reported through --status-fd by an init, which cannot die of its own
+// signal), so the run sees what it would have seen without it.
 //
 // A parent-death signal is not inherited, so without the guard a killed run
 // would take only the agent itself along, never its tool processes.
@@ -26,6 +36,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // DeathSignal is what the guard receives when the process that started it
@@ -33,8 +44,14 @@ import (
 // group with SIGTERM and SIGKILL).
 const DeathSignal = syscall.SIGUSR2
 
-// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER of prctl(2).
-const prSetChildSubreaper = 36
+// The exit codes of --probe besides 0.
+const (
+	ProbePartial     = 3
+	ProbeNoNamespace = 4
+)
+
+// PRSetChildSubreaper is PR_SET_CHILD_SUBREAPER of prctl(2).
+const PRSetChildSubreaper = 36
 
 // Start starts cmd from a goroutine locked to its OS thread for the life of
 // the child, so a Pdeathsig in cmd.SysProcAttr fires when the starting
@@ -60,26 +77,79 @@ func Start(cmd *exec.Cmd) (<-chan error, error) {
 	return exited, nil
 }
 
-// Main is the guard verb: it runs args (the agent's command line, after an
-// optional "--") as described in the package comment and returns the exit
-// code. Its own messages go to stderr; stdin, stdout and stderr are the
-// agent's.
+// Main is the guard verb: it runs args (the agent's command line, after
+// the guard's options and an optional "--") as described in the package
+// comment and returns the exit code. Its own messages go to stderr; stdin,
+// stdout and stderr are the agent's.
+//
+// Options: --init says the guard was started as the init of a new pid
+// namespace (and mount namespace), which it sets up (see Namespace);
+// --status-fd N writes how the agent ended ("exit N" or "signal N") to file
+// descriptor N when it does, for a guard that cannot end like the agent did
+// (the init of a pid namespace cannot die by its own signal); --probe only
+// sets up the namespace and exits 0 when it could, ProbePartial when
+// Namespace failed, ProbeNoNamespace when it is not in one.
 func Main(args []string, stderr io.Writer) int {
+	statusFD := -1
+	probe, asInit := false, false
+	for len(args) > 0 {
+		if args[0] == "--status-fd" && len(args) > 1 {
+			n, err := strconv.Atoi(args[1])
+			if err != nil || n < 3 {
+				fmt.Fprintf(stderr, "agent-eval guard: --status-fd %q: not a file descriptor above 2\n", args[1])
+				return 2
+			}
+			statusFD, args = n, args[2:]
+			syscall.CloseOnExec(n) // not the agent's
+			continue
+		}
+		if args[0] == "--probe" || args[0] == "--init" {
+			probe, asInit, args = probe || args[0] == "--probe", asInit || args[0] == "--init", args[1:]
+			continue
+		}
+		break
+	}
 	help := len(args) > 0 && (args[0] == "-h" || args[0] == "--help")
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
+	if probe {
+		if os.Getpid() != 1 {
+			fmt.Fprintln(stderr, "agent-eval guard --probe: not the init of a pid namespace")
+			return ProbeNoNamespace
+		}
+		if err := Namespace(); err != nil {
+			fmt.Fprintln(stderr, err)
+			return ProbePartial
+		}
+		return 0
+	}
 	if len(args) == 0 || help {
-		fmt.Fprintln(stderr, "usage: agent-eval guard -- COMMAND [ARG...]")
+		fmt.Fprintln(stderr, "usage: agent-eval guard [--init] [--status-fd N] -- COMMAND [ARG...]")
 		return 2
 	}
-	// The agent's own parent-death signal (SIGKILL) follows this thread.
+	// The agent's own parent-death signal (SIGKILL) follows this thread,
+	// and so do the capabilities Namespace drops before the agent starts.
 	runtime.LockOSThread()
 	// Until Notify below, DeathSignal's default action ends the guard, which
 	// has started nothing yet: the right outcome.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, DeathSignal, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
+	// An init ignores a signal it has no handler for, its parent-death
+	// signal too: a run that died before Notify is seen by its end of the
+	// status pipe, closed.
+	if statusFD >= 0 && readerGone(statusFD) {
+		return 128 + int(DeathSignal)
+	}
+	// The init of a pid namespace: every process the agent starts lives in
+	// it, cannot leave it, and dies when the guard does (the kernel kills
+	// them all); none of them can signal the guard or anything outside.
+	inNamespace := asInit && os.Getpid() == 1
+	if inNamespace {
+		if err := Namespace(); err != nil {
+			fmt.Fprintln(stderr, "agent-eval guard: warning:", err)
+		}
+	} else if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, PRSetChildSubreaper, 1, 0); e != 0 {
 		fmt.Fprintln(stderr, "agent-eval guard: warning: cannot become a child subreaper:", e)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
@@ -94,11 +164,18 @@ func Main(args []string, stderr io.Writer) int {
 	for {
 		select {
 		case ws := <-exited:
-			KillDescendants()
+			if !inNamespace {
+				KillDescendants() // in a namespace, the kernel does
+			}
+			if statusFD >= 0 {
+				return report(statusFD, ws)
+			}
 			return mirror(ws)
 		case s := <-sigs:
 			if s == DeathSignal {
-				KillDescendants()
+				if !inNamespace {
+					KillDescendants()
+				}
 				return 128 + int(DeathSignal)
 			}
 			// SIGTERM, SIGINT, SIGHUP: the run signals the whole group, so the
@@ -121,6 +198,56 @@ func reap(agent int, exited chan<- syscall.WaitStatus) {
 			exited <- ws
 		}
 	}
+}
+
+// report writes how the agent ended to fd and returns the exit code that
+// says the same as well as a code can.
+func report(fd int, ws syscall.WaitStatus) int {
+	f := os.NewFile(uintptr(fd), "status")
+	code := ws.ExitStatus()
+	line := fmt.Sprintf("exit %d\n", code)
+	if !ws.Exited() {
+		code = 128 + int(ws.Signal())
+		line = fmt.Sprintf("signal %d\n", int(ws.Signal()))
+	}
+	_, _ = f.WriteString(line) // a reader that is gone has no use for it
+	_ = f.Close()
+	return code
+}
+
+// readerGone reports whether the read end of the pipe whose write end is
+// fd is closed (its process, the run, has ended).
+func readerGone(fd int) bool {
+	pfd := struct {
+		fd             int32
+		events, revent int16
+	}{fd: int32(fd), events: pollOut}
+	var zero syscall.Timespec
+	n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&zero)), 0, 0, 0)
+	return e == 0 && n == 1 && pfd.revent&pollErr != 0
+}
+
+// pollOut and pollErr are POLLOUT and POLLERR of poll(2).
+const (
+	pollOut = 0x4
+	pollErr = 0x8
+)
+
+// ParseStatus reads what --status-fd wrote: the agent's exit code, or -1
+// and true when a signal ended it. ok is false when b says neither.
+func ParseStatus(b []byte) (code int, signalled, ok bool) {
+	kind, n, found := strings.Cut(strings.TrimSpace(string(b)), " ")
+	v, err := strconv.Atoi(n)
+	if !found || err != nil {
+		return 0, false, false
+	}
+	switch kind {
+	case "exit":
+		return v, false, true
+	case "signal":
+		return -1, true, true
+	}
+	return 0, false, false
 }
 
 // mirror ends like the agent did: its exit code, or its signal re-raised.
@@ -149,37 +276,61 @@ func KillDescendants() { killTree(os.Getpid(), true) }
 // seconds and returns how many processes it signalled.
 func killTree(root int, waitZombies bool) int {
 	self := os.Getpid()
+	return killRounds(func(ps []proc) []proc {
+		var out []proc
+		for _, p := range descend(ps, func(p proc) bool { return p.pid == root || p.pgrp == root }) {
+			if p.pid != self {
+				out = append(out, p)
+			}
+		}
+		return out
+	}, func(proc) bool { return waitZombies })
+}
+
+// descend returns the processes of ps that from picks, and their
+// descendants in ps.
+func descend(ps []proc, from func(proc) bool) []proc {
+	children := map[int][]proc{}
+	for _, p := range ps {
+		children[p.ppid] = append(children[p.ppid], p)
+	}
+	in := map[int]bool{}
+	var out []proc
+	var walk func(proc)
+	walk = func(p proc) {
+		if in[p.pid] {
+			return
+		}
+		in[p.pid] = true
+		out = append(out, p)
+		for _, c := range children[p.pid] {
+			walk(c)
+		}
+	}
+	for _, p := range ps {
+		if from(p) {
+			walk(p)
+		}
+	}
+	return out
+}
+
+// killRounds SIGKILLs the processes pick chooses from the list of
+// processes, round after round until it chooses none that is left (a
+// zombie is left while zombieLeft says so), and returns how many it
+// signalled. It gives up after about two seconds.
+func killRounds(pick func([]proc) []proc, zombieLeft func(proc) bool) int {
 	signalled := map[int]bool{}
 	for round := 0; round < 400; round++ {
-		ps := processes()
-		children := map[int][]int{}
-		for _, p := range ps {
-			children[p.ppid] = append(children[p.ppid], p.pid)
-		}
-		tree := map[int]bool{}
-		var walk func(int)
-		walk = func(pid int) {
-			if tree[pid] {
-				return
-			}
-			tree[pid] = true
-			for _, c := range children[pid] {
-				walk(c)
-			}
-		}
-		walk(root)
-		for _, p := range ps {
-			if p.pgrp == root {
-				walk(p.pid)
-			}
-		}
 		left := 0
-		for _, p := range ps {
-			if !tree[p.pid] || p.pid == self || (p.zombie && !waitZombies) {
-				continue
-			}
-			left++
-			if !p.zombie {
+		for _, p := range pick(processes()) {
+			switch {
+			case p.zombie:
+				if zombieLeft(p) {
+					left++
+				}
+			default:
+				left++
 				_ = syscall.Kill(p.pid, syscall.SIGKILL)
 				signalled[p.pid] = true
 			}

@@ -118,6 +118,11 @@ type Run struct {
 	HarnessVer    string                           `json:"agent_eval_version"`
 	ExecutionMode string                           `json:"execution_mode"`
 	EvalParams    map[string]any                   `json:"eval_params"`
+	// Containment is how the agents' processes were kept from outliving
+	// their cases (pid-namespace, subreaper, process-group) and
+	// ContainmentDetail why not a pid namespace, or what it lacked.
+	Containment       string `json:"containment,omitempty"`
+	ContainmentDetail string `json:"containment_detail,omitempty"`
 	// PerCase holds each case's result in case mode.
 	PerCase map[string]*Case `json:"per_case,omitempty"`
 	// AnswersByTier sums the cases' answers by tier.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/guard"
 )
 
@@ -24,6 +25,11 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "guard" {
 		os.Exit(guard.Main(os.Args[2:], os.Stderr))
 	}
+	// These tests name the agent's processes by the pids the agent writes,
+	// which in a pid namespace are the namespace's, not ours: they run the
+	// guard's subreaper mode (agentproc's tests and the end-to-end scripts
+	// run both).
+	_ = os.Setenv(agentproc.ModeEnv, string(agentproc.Subreaper))
 	if len(os.Args) == 4 && os.Args[1] == "runner" {
 		// A run that TestRunDiesWithTheRun kills: Run(Bin: os.Args[2], Guard: os.Args[3]).
 		Run(context.Background(), Spec{Bin: os.Args[2], Prompt: "p", Guard: os.Args[3], Timeout: time.Hour})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/guard"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
@@ -76,6 +77,11 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "guard" {
 		os.Exit(guard.Main(os.Args[2:], os.Stderr))
 	}
+	// These tests name the agent's processes by the pids the agent writes,
+	// which in a pid namespace are the namespace's, not ours: they run the
+	// guard's subreaper mode (agentproc's tests and the end-to-end scripts
+	// run both).
+	_ = os.Setenv(agentproc.ModeEnv, string(agentproc.Subreaper))
 	os.Exit(m.Run())
 }
 
