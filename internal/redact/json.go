@@ -91,7 +91,7 @@ func (r *Redactor) json(doc []byte) []byte {
 			for e < len(doc) && !isSpace(doc[e]) && doc[e] != ',' && doc[e] != '}' && doc[e] != ']' {
 				e++
 			}
-			if lit := string(doc[i:e]); SecretName(top.key) && !isKeyword(lit) {
+			if lit := string(doc[i:e]); (SecretName(top.key) && !isKeyword(lit)) || r.known(lit) != lit {
 				emit(i, e, encodeString(Mark))
 			}
 			i = e

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // secretShapes: every spelling of a credential the redactor must hide,
@@ -235,5 +236,67 @@ func TestWriterCarriesKeyBlocks(t *testing.T) {
 	_ = w.Close()
 	if strings.Contains(out.String(), "QUJDREVG") || !strings.Contains(out.String(), "done") {
 		t.Errorf("wrote %q", out.String())
+	}
+}
+
+// TestWriterRedactsJSONLinesAsDecoded: a text log whose lines are JSON (a
+// cli agent's event stream) is redacted as JSON, line by line.
+func TestWriterRedactsJSONLinesAsDecoded(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	w := New(nil).Writer(&out)
+	_, _ = w.Write([]byte(`{"type":"tool","output":"APP_ENV=production\nDB_PASSWORD=cli-json-pw\n"}` + "\nplain DB_PASSWORD=plain-pw\n"))
+	_ = w.Close()
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !json.Valid([]byte(lines[0])) || strings.Contains(out.String(), "cli-json-pw") || strings.Contains(out.String(), "plain-pw") ||
+		!strings.Contains(lines[0], "APP_ENV=production") {
+		t.Errorf("wrote %q", out.String())
+	}
+}
+
+// FuzzRedact: redaction never panics, keeps a JSON document JSON, and
+// never lets a known secret through.
+func FuzzRedact(f *testing.F) {
+	for _, tc := range secretShapes {
+		f.Add(tc.in, tc.secret)
+	}
+	f.Add(`{"a":"x\u00e9\\","b":[1,{"password":"p"}]}`, "secret")
+	f.Fuzz(func(t *testing.T, s, secret string) {
+		r := New(map[string]string{"X_TOKEN": secret})
+		got := r.String(s)
+		if len(secret) >= MinSecretLen && strings.TrimSpace(secret) == secret && !strings.ContainsAny(secret, "\r\n") &&
+			strings.Contains(got, secret) && !strings.Contains(Mark, secret) {
+			t.Fatalf("String(%q) = %q: the secret %q survived", s, got, secret)
+		}
+		if json.Valid([]byte(s)) && !json.Valid(r.JSON([]byte(s))) {
+			t.Fatalf("JSON(%q) = %q: not JSON", s, r.JSON([]byte(s)))
+		}
+	})
+}
+
+// TestLinearTime: a line built to make a scanner go back over it again
+// and again (the agent controls what its tools print) is redacted in
+// linear time: 1 MiB of each in well under the hook's and the engine's
+// patience, where a quadratic scan would take minutes.
+func TestLinearTime(t *testing.T) {
+	t.Parallel()
+	for _, unit := range []string{"token:", "eyJ", "sk-", "a=", "TOKEN=a ", `"password":`, "-----BEGIN ", "https://", "x@",
+		" -p", "mysql -p", ":", "=", `"`, "'", "ghp_", "AKIA", "Bearer ", "password = ", "- token: ", "\\n", "-----BEGIN PRIVATE KEY-----"} {
+		s := strings.Repeat(unit, (1<<20)/len(unit))
+		start := time.Now()
+		_ = String(s)
+		_ = New(nil).JSON([]byte(`{"a":"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"}`))
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("1 MiB of %q took %s", unit, d)
+		}
+	}
+}
+
+func TestTokenShapes(t *testing.T) {
+	t.Parallel()
+	for _, s := range tokenShapes {
+		if len(s.prefix) < 3 {
+			t.Errorf("prefix %q: shorter than 3", s.prefix)
+		}
 	}
 }

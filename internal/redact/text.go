@@ -239,17 +239,17 @@ func nameBefore(l string, p int) name {
 }
 
 // atLineStart: only blanks, a list dash, a comment mark or an export-like
-// word come before position i.
+// word come before position i. Linear over a line: it looks back only
+// over the blanks and the one word right before i.
 func atLineStart(l string, i int) bool {
-	p := strings.TrimSpace(l[:i])
-	for _, w := range []string{"export", "declare -x", "typeset -x", "set", "setenv", "local", "readonly"} {
-		p = strings.TrimSpace(strings.TrimPrefix(p, w))
+	p := strings.TrimRight(l[:i], " \t")
+	for _, w := range []string{"export", "declare -x", "typeset -x", "setenv", "set", "local", "readonly", "-", "#", "//", ";", "--", "*"} {
+		if strings.HasSuffix(p, w) && (len(p) == len(w) || p[len(p)-len(w)-1] == ' ' || p[len(p)-len(w)-1] == '\t') {
+			p = strings.TrimRight(p[:len(p)-len(w)], " \t")
+			break
+		}
 	}
-	switch p {
-	case "", "-", "#", "//", ";", "--", "*":
-		return true
-	}
-	return false
+	return p == ""
 }
 
 // findAssignments hides the values of NAME=value, name = value,
@@ -697,19 +697,38 @@ func findBearer(l string, sp *spans) {
 // tokenShape is a credential recognisable by its prefix alone.
 type tokenShape struct {
 	prefix string
-	chars  func(byte) bool
+	chars  charClass
 	min    int  // characters after the prefix, at least
 	exact  bool // exactly min
 	mixed  bool // the rest needs a digit and a letter (not a word-and-dash name)
 }
 
-func alnum(c byte) bool      { return isAlpha(c) || isDigit(c) }
-func alnumUS(c byte) bool    { return alnum(c) || c == '_' }
-func alnumDash(c byte) bool  { return alnum(c) || c == '-' }
-func base64url(c byte) bool  { return alnum(c) || c == '_' || c == '-' }
-func base64std(c byte) bool  { return alnum(c) || c == '+' || c == '/' || c == '=' }
-func upperDigit(c byte) bool { return ('A' <= c && c <= 'Z') || isDigit(c) }
-func lowerHex(c byte) bool   { return isDigit(c) || ('a' <= c && c <= 'f') }
+// charClass indexes classes: the characters a token shape's body is made
+// of.
+type charClass uint8
+
+const (
+	alnum charClass = iota
+	alnumUS
+	alnumDash
+	base64url
+	base64std
+	upperDigit
+	lowerHex
+	slackPath
+	numClasses
+)
+
+var classes = [numClasses]func(byte) bool{isAlnum, isAlnumUS, isAlnumDash, isBase64url, isBase64std, isUpperDigit, isLowerHex,
+	func(c byte) bool { return isAlnum(c) || c == '/' }}
+
+func isAlnum(c byte) bool      { return isAlpha(c) || isDigit(c) }
+func isAlnumUS(c byte) bool    { return isAlnum(c) || c == '_' }
+func isAlnumDash(c byte) bool  { return isAlnum(c) || c == '-' }
+func isBase64url(c byte) bool  { return isAlnum(c) || c == '_' || c == '-' }
+func isBase64std(c byte) bool  { return isAlnum(c) || c == '+' || c == '/' || c == '=' }
+func isUpperDigit(c byte) bool { return ('A' <= c && c <= 'Z') || isDigit(c) }
+func isLowerHex(c byte) bool   { return isDigit(c) || ('a' <= c && c <= 'f') }
 
 var tokenShapes = []tokenShape{
 	{prefix: "ghp_", chars: alnum, min: 20}, {prefix: "gho_", chars: alnum, min: 20}, {prefix: "ghu_", chars: alnum, min: 20},
@@ -726,7 +745,7 @@ var tokenShapes = []tokenShape{
 	{prefix: "dop_v1_", chars: lowerHex, min: 64}, {prefix: "shpat_", chars: alnum, min: 32}, {prefix: "shpss_", chars: alnum, min: 32},
 	{prefix: "AGE-SECRET-KEY-1", chars: upperDigit, min: 40}, {prefix: "SG.", chars: base64url, min: 20, mixed: true},
 	{prefix: "b3BlbnNzaC1rZXktdjE", chars: base64std, min: 8}, // an OpenSSH private key's body
-	{prefix: "hooks.slack.com/services/", chars: func(c byte) bool { return alnum(c) || c == '/' }, min: 20},
+	{prefix: "hooks.slack.com/services/", chars: slackPath, min: 20},
 	{prefix: "eyJ", chars: base64url, min: 10}, // a JWT, checked by isJWT
 }
 
@@ -739,32 +758,55 @@ var tokenStart = func() (t [1 << 16]bool) {
 	return t
 }()
 
+// tokenRun is a cached run of a class of characters: every start inside
+// it ends at end, and the suffix from off holds a digit (a letter) when
+// lastDigit (lastLetter) ≥ off. The cache keeps findTokens linear on a
+// line made of one prefix over and over.
+type tokenRun struct{ end, lastDigit, lastLetter int }
+
 // findTokens hides credentials recognisable by their shape.
 func findTokens(l string, sp *spans) {
+	var runs [numClasses]tokenRun
+	jwtFrom, jwtTo := -1, -1 // jwtRest's answer for a header ending at jwtFrom
 	for i := 0; i+1 < len(l); i++ {
 		if !tokenStart[uint16(l[i])<<8|uint16(l[i+1])] {
 			continue
 		}
-		if i > 0 && alnum(l[i-1]) && !escapeBefore(l, i) {
+		if i > 0 && isAlnum(l[i-1]) && !escapeBefore(l, i) {
 			continue
 		}
-		for _, t := range tokenShapes {
+		for k := range tokenShapes {
+			t := &tokenShapes[k]
 			if !strings.HasPrefix(l[i:], t.prefix) || (i > 0 && l[i-1] == '_' && t.prefix[0] != 'h') {
 				continue
 			}
 			off := i + len(t.prefix)
-			e := off
-			for e < len(l) && t.chars(l[e]) {
-				e++
+			rn, chars := &runs[t.chars], classes[t.chars]
+			if off >= rn.end {
+				*rn = tokenRun{end: off, lastDigit: -1, lastLetter: -1}
+				for rn.end < len(l) && chars(l[rn.end]) {
+					switch c := l[rn.end]; {
+					case isDigit(c):
+						rn.lastDigit = rn.end
+					case isAlpha(c):
+						rn.lastLetter = rn.end
+					}
+					rn.end++
+				}
 			}
+			e := rn.end
 			n := e - off
-			if n < t.min || (t.exact && n != t.min) || (t.mixed && !mixed(l[off:e])) {
+			if n < t.min || (t.exact && n != t.min) || (t.mixed && (rn.lastDigit < off || rn.lastLetter < off)) {
 				continue
 			}
 			if t.prefix == "eyJ" {
-				if e = jwtEnd(l, i); e < 0 {
+				if e != jwtFrom {
+					jwtFrom, jwtTo = e, jwtRest(l, e)
+				}
+				if jwtTo < 0 {
 					continue
 				}
+				e = jwtTo
 			}
 			sp.add(i, e)
 			i = e - 1
@@ -779,28 +821,21 @@ func escapeBefore(l string, i int) bool {
 	return i > 1 && l[i-2] == '\\' && (l[i-1] == 'n' || l[i-1] == 't' || l[i-1] == 'r')
 }
 
-// jwtEnd is where the JWT starting at i ends (header.payload.signature,
-// both first parts base64url JSON), or -1.
-func jwtEnd(l string, i int) int {
-	e := i
-	for part := 0; part < 3; part++ {
-		s := e
-		for e < len(l) && base64url(l[e]) {
-			e++
-		}
-		if part < 2 {
-			if e-s < 10 || !strings.HasPrefix(l[s:], "eyJ") || e >= len(l) || l[e] != '.' {
-				return -1
-			}
-			e++
-		}
+// jwtRest is where a JWT whose header (base64url JSON, eyJ…) ends at e
+// ends: .payload (eyJ…).signature; -1 when it is not one.
+func jwtRest(l string, e int) int {
+	if e >= len(l) || l[e] != '.' || !strings.HasPrefix(l[e+1:], "eyJ") {
+		return -1
+	}
+	s := e + 1
+	for e = s; e < len(l) && isBase64url(l[e]); e++ {
+	}
+	if e-s < 10 || e >= len(l) || l[e] != '.' {
+		return -1
+	}
+	for e++; e < len(l) && isBase64url(l[e]); e++ {
 	}
 	return e
-}
-
-func mixed(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return r >= '0' && r <= '9' }) >= 0 &&
-		strings.IndexFunc(s, func(r rune) bool { return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') }) >= 0
 }
 
 // spans are the parts of a line to hide.
