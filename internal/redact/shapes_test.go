@@ -82,6 +82,18 @@ var secretShapes = []struct {
 	{"crlf", "DB_PASSWORD=crlf-secret\r\nX=1\r\n", "crlf-secret"},
 	{"dsn", "SENTRY_DSN=https://abc123@o1.ingest.sentry.io/1", "abc123"},
 	{"shell prefix", "GITHUB_TOKEN=ghp_short1 gh pr create", "ghp_short1"},
+	{"grep output", "config/app.yml:12:  password: gr3p-yaml secret", "gr3p-yaml secret"},
+	{"grep context", "config/app.ini-7-password = gr3p ini secret", "gr3p ini secret"},
+	{"cat -n", "     3\tpassword = cat-n pass phrase", "cat-n pass phrase"},
+	{"diff", "+aws_secret_access_key = d1ff-secret/key", "d1ff-secret/key"},
+	{"yaml flow", "db: {user: app, password: fl0w-secret}", "fl0w-secret"},
+	{"colon mid-line", "level=info DB_PASSWORD: m1d-line-pw rest", "m1d-line-pw"},
+	{"netrc", "machine api.example.com login bot password n3trc-secret", "n3trc-secret"},
+	{"netrc lines", "machine api.example.com\n  login bot\n  password n3trc-lines", "n3trc-lines"},
+	{"git extraheader", "http.extraheader=AUTHORIZATION: basic Z2l0OmV4dHJhaGVhZGVy", "Z2l0OmV4dHJhaGVhZGVy"},
+	{"header without a blank", "curl -H 'Authorization:Bearer n0-blank-tok' x", "n0-blank-tok"},
+	{"colon without a blank", "DB_PASSWORD:n0-blank-pw", "n0-blank-pw"},
+	{"tr joined lines", "APP_ENV=production DB_PASSWORD=tr-j0ined HOME=/root", "tr-j0ined"},
 }
 
 var lineStartOnly = map[string]bool{"ini with blanks": true, "yaml list item": true}

@@ -93,7 +93,37 @@ func findAll(l string, st *state, sp *spans) {
 		findOptions(l, sp)
 	}
 	findBearer(l, sp)
+	findNetrc(l, sp)
 	findTokens(l, sp)
+}
+
+// findNetrc hides the password of a .netrc line (machine h login u
+// password X), whose keys and values are only blank-separated.
+func findNetrc(l string, sp *spans) {
+	if !strings.Contains(l, "passw") && !strings.Contains(l, "account") {
+		return
+	}
+	f := strings.Fields(l)
+	if len(f) == 2 && (f[0] == "password" || f[0] == "passwd") {
+		// A .netrc spread over lines: "  password X".
+		sp.add(strings.LastIndex(l, f[1]), strings.LastIndex(l, f[1])+len(f[1]))
+		return
+	}
+	if !strings.Contains(l, "machine") && !strings.Contains(l, "login") && !strings.Contains(l, "default") {
+		return
+	}
+	for k := 0; k+1 < len(f); k++ {
+		if f[k] == "password" || f[k] == "passwd" || f[k] == "account" {
+			// The k+1th field's position: search after the keyword.
+			at := 0
+			for j := 0; j <= k; j++ {
+				at = strings.Index(l[at:], f[j]) + at + len(f[j])
+			}
+			if v := strings.Index(l[at:], f[k+1]); v >= 0 {
+				sp.add(at+v, at+v+len(f[k+1]))
+			}
+		}
+	}
 }
 
 func indentOf(l string) int {
@@ -238,18 +268,41 @@ func nameBefore(l string, p int) name {
 	return n
 }
 
-// atLineStart: only blanks, a list dash, a comment mark or an export-like
-// word come before position i. Linear over a line: it looks back only
-// over the blanks and the one word right before i.
+// atLineStart: only blanks, list dashes, comment and diff marks,
+// export-like words and a tool's line prefix (grep's file:12:, cat -n's
+// line number) come before position i. Linear over a line: it looks back
+// over the blanks and a few words right before i, at most 256 bytes of a
+// prefix.
 func atLineStart(l string, i int) bool {
 	p := strings.TrimRight(l[:i], " \t")
-	for _, w := range []string{"export", "declare -x", "typeset -x", "setenv", "set", "local", "readonly", "-", "#", "//", ";", "--", "*"} {
-		if strings.HasSuffix(p, w) && (len(p) == len(w) || p[len(p)-len(w)-1] == ' ' || p[len(p)-len(w)-1] == '\t') {
-			p = strings.TrimRight(p[:len(p)-len(w)], " \t")
-			break
+	for k := 0; k < 4 && p != ""; k++ {
+		q := p
+		for _, w := range []string{"export", "declare -x", "typeset -x", "setenv", "set", "local", "readonly", "-", "#", "//", ";", "--", "*", "+", ">", "<", "|"} {
+			if strings.HasSuffix(p, w) && (len(p) == len(w) || p[len(p)-len(w)-1] == ' ' || p[len(p)-len(w)-1] == '\t' || w == "+" || w == "-") {
+				q = strings.TrimRight(p[:len(p)-len(w)], " \t")
+				break
+			}
 		}
+		if q == p {
+			return isLinePrefix(p)
+		}
+		p = q
 	}
-	return p == ""
+	return p == "" || isLinePrefix(p)
+}
+
+// isLinePrefix: what tools put before a file's line: grep's "file:",
+// "file:12:" or "file-12-", a line number (cat -n, nl).
+func isLinePrefix(p string) bool {
+	p = strings.TrimLeft(p, " \t")
+	if p == "" || len(p) > 256 || strings.ContainsAny(p, " \t") {
+		return p == ""
+	}
+	if strings.Trim(p, "0123456789") == "" {
+		return true
+	}
+	last := p[len(p)-1]
+	return last == ':' || (last == '-' && len(p) > 1 && isDigit(p[len(p)-2]))
 }
 
 // findAssignments hides the values of NAME=value, name = value,
@@ -346,7 +399,7 @@ func hideValue(l string, v int, mode valueMode, code, header bool, sp *spans) in
 			e++
 		}
 	case scalar:
-		for e < len(l) && !isSpace(l[e]) && strings.IndexByte(",}]'\";", l[e]) < 0 {
+		for e < len(l) && !isSpace(l[e]) && strings.IndexByte(",}])'\";", l[e]) < 0 {
 			e++
 		}
 	}
@@ -502,11 +555,6 @@ func findKeys(l string, st *state, sp *spans) {
 		if n.start > 0 {
 			prev = l[n.start-1]
 		}
-		before := strings.TrimRight(l[:n.start], " \t")
-		open := byte(0) // the last non-blank before it
-		if before != "" {
-			open = before[len(before)-1]
-		}
 		header := isHeaderName(n.text)
 		v := i + 1
 		for v < len(l) && (l[v] == ' ' || l[v] == '\t') {
@@ -514,37 +562,39 @@ func findKeys(l string, st *state, sp *spans) {
 		}
 		quotedValue := v < len(l) && isQuote(l[v])
 		mode := scalar
+		if header && !n.quoted && !quotedValue {
+			// A header's value runs to the quote that opened the header
+			// (curl -H 'Authorization: Bearer X'), else to the line's end.
+			e := len(l)
+			if isQuote(prev) {
+				if q := strings.IndexByte(l[v:], prev); q >= 0 {
+					e = v + q
+				}
+			}
+			hideHeader(l[:e], v, sp)
+			off = maxInt(off, e)
+			continue
+		}
 		switch {
 		case n.quoted:
 		case lineStart:
-			if next != 0 && next != ' ' && next != '\t' && !isQuote(next) {
-				continue // not YAML's "key: ": a time, a URL, a drive
+			if next != 0 && next != ' ' && next != '\t' && !isQuote(next) && (next == '/' || next == '\\' || isDigit(next)) {
+				continue // not a key: a URL, a drive, a time
 			}
 			mode = restOfLine
-		case header && (prev == 0 || isQuote(prev) || prev == ' ' || prev == '\t' || prev == '\\'):
-			mode = restOfLine
-			if isQuote(prev) {
-				mode = token
-				// The header runs to the quote that opened it.
-				if e := strings.IndexByte(l[v:], prev); e >= 0 {
-					hideHeader(l[:v+e], v, sp)
-					off = v + e
-					continue
-				}
-			}
 		case quotedValue && (next == ' ' || next == '\t' || isQuote(next)):
 			// key: "value" anywhere: a quoted literal after a secret key.
-		case open != 0 && strings.IndexByte("{,(", open) >= 0 && quotedValue:
+		case next == ' ' || next == '\t':
+			// key: value anywhere else (a YAML flow, a log line): the one
+			// word after it.
+		case next != 0 && next != '/' && strings.ToUpper(n.text) == n.text && strings.Contains(n.text, "_"):
+			// DB_PASSWORD:value, an environment variable's spelling.
 		default:
 			continue
 		}
 		if lineStart && !n.quoted && !quotedValue && v < len(l) && (l[v] == '|' || l[v] == '>') &&
 			strings.Trim(l[v:], "|>-+0123456789 \t") == "" {
 			st.blockIndent = indentOf(l)
-			return
-		}
-		if mode == restOfLine && header {
-			hideHeader(l, v, sp)
 			return
 		}
 		if e := hideValue(l, v, mode, !n.quoted || !quotedValue, header, sp); e > off {
