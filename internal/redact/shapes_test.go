@@ -93,6 +93,7 @@ var secretShapes = []struct {
 	{"git extraheader", "http.extraheader=AUTHORIZATION: basic Z2l0OmV4dHJhaGVhZGVy", "Z2l0OmV4dHJhaGVhZGVy"},
 	{"header without a blank", "curl -H 'Authorization:Bearer n0-blank-tok' x", "n0-blank-tok"},
 	{"colon without a blank", "DB_PASSWORD:n0-blank-pw", "n0-blank-pw"},
+	{"proxy user name", "ALL_PROXY=http://srt.MmNiYTdi:pw0000@127.0.0.1:3128\nCLOUDSDK_PROXY_USERNAME=srt.MmNiYTdi", "srt.MmNiYTdi"},
 	{"tr joined lines", "APP_ENV=production DB_PASSWORD=tr-j0ined HOME=/root", "tr-j0ined"},
 }
 

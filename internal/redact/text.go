@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -11,12 +12,17 @@ import (
 type state struct {
 	keyBlock    bool
 	blockIndent int // ≥ 0: a secret key's block scalar, deeper than this
+	// userinfo: the user names and passwords of the URLs met so far,
+	// hidden wherever else they appear (a proxy's user name printed on a
+	// line of its own).
+	userinfo []string
 }
 
 func newState() state { return state{blockIndent: -1} }
 
 // text redacts s line by line, carrying st from line to line.
 func (r *Redactor) text(s string, st *state) string {
+	st.learnUserinfo(s)
 	var b []byte // nil until a line changes
 	start := 0
 	for start < len(s) {
@@ -54,6 +60,14 @@ func (r *Redactor) line(line string, st *state) string {
 		return body[:i] + string(r.json([]byte(t))) + body[i+len(t):] + eol
 	}
 	body = r.known(body)
+	if len(st.userinfo) > 0 {
+		st.learnUserinfo(body)
+		for _, u := range st.userinfo {
+			if strings.Contains(body, u) {
+				body = strings.ReplaceAll(body, u, Mark)
+			}
+		}
+	}
 	var sp spans
 	findAll(body, st, &sp)
 	return sp.apply(body) + eol
@@ -121,6 +135,24 @@ func findNetrc(l string, sp *spans) {
 			}
 			if v := strings.Index(l[at:], f[k+1]); v >= 0 {
 				sp.add(at+v, at+v+len(f[k+1]))
+			}
+		}
+	}
+}
+
+// learnUserinfo adds the user names and passwords of s's URLs (long
+// enough not to be a word) to st.userinfo.
+func (st *state) learnUserinfo(s string) {
+	if !strings.Contains(s, "@") || (!strings.Contains(s, "://") && !strings.Contains(s, `:\/\/`)) {
+		return
+	}
+	var sp spans
+	findUserinfo(s, &sp)
+	for _, x := range sp {
+		user, pw, _ := strings.Cut(s[x.start:x.end], ":")
+		for _, v := range []string{user, pw} {
+			if len(v) >= MinSecretLen && v != Mark && !slices.Contains(st.userinfo, v) && len(st.userinfo) < 64 {
+				st.userinfo = append(st.userinfo, v)
 			}
 		}
 	}
