@@ -131,7 +131,7 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 		cr.env = out.Env
 		st.runRedactor().Learn(out.Env)
 		if len(out.Data) > 0 {
-			if err := writeYAML(filepath.Join(cr.out, rundir.HookOutputs), out.Data); err != nil {
+			if err := st.writeHookOutputs(filepath.Join(cr.out, rundir.HookOutputs), out.Data); err != nil {
 				return fail(fmt.Errorf("before_each: %w", err))
 			}
 		}

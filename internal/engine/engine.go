@@ -202,7 +202,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		st.hookEnv = out.Env
 		st.runRedactor().Learn(out.Env)
 		if len(out.Data) > 0 {
-			if err := writeYAML(filepath.Join(st.dir.Path, rundir.HookOutputs), out.Data); err != nil {
+			if err := st.writeHookOutputs(filepath.Join(st.dir.Path, rundir.HookOutputs), out.Data); err != nil {
 				return nil, fmt.Errorf("before_all: %w", err)
 			}
 		}
@@ -564,6 +564,20 @@ func (st *state) redactFile(path string) {
 			st.obs.Warn(fmt.Sprintf("redact %s: %v", path, err))
 		}
 	}
+}
+
+// writeHookOutputs writes a lifecycle phase's data, redacted: a hook that
+// creates a test account returns its credentials, which the run directory
+// must not keep in clear.
+func (st *state) writeHookOutputs(path string, data any) error {
+	b, err := yaml.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	if err := os.WriteFile(path, []byte(st.runRedactor().String(string(b))), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
 }
 
 func writeYAML(path string, v any) error {

@@ -17,14 +17,15 @@ import (
 // transcript (a tool result printing it on a line of its own) and the
 // case's result hide it, the output file keeps it for the judges, and the
 // case's secret marks point at it without holding it, so score and report
-// can hide it later without the run's environment.
+// can hide it later without the run's environment. The hook's data is
+// kept redacted.
 func TestTheRunRedactsACasesOwnSecrets(t *testing.T) {
 	t.Parallel()
 	const secret = "bE4chSecretValue9"
 	dir := project(t, caseEval+`hooks:
   before_each:
     - command: |
-        printf 'env:\n  CASE_API_TOKEN: `+secret+`\n' > .hook-outputs.yaml
+        printf 'env:\n  CASE_API_TOKEN: `+secret+`\ndata:\n  admin_password: hook-data-pw-77\n  user: tester\n' > .hook-outputs.yaml
 `, "c1")
 	r := newRun(t, dir, map[string]fake.Script{"": {
 		Text:      "the token is " + secret,
@@ -43,6 +44,10 @@ func TestTheRunRedactsACasesOwnSecrets(t *testing.T) {
 		if strings.Contains(string(b), secret) {
 			t.Errorf("%s holds the case's secret:\n%s", filepath.Base(f), b)
 		}
+	}
+	// The hook's own data (a test account it made) is kept redacted.
+	if b, err := os.ReadFile(filepath.Join(rd.Case("c1"), rundir.HookOutputs)); err != nil || strings.Contains(string(b), "hook-data-pw-77") || !strings.Contains(string(b), "tester") {
+		t.Errorf("hook_outputs.yaml: %q (%v)", b, err)
 	}
 	if b, err := os.ReadFile(filepath.Join(rd.Outputs("c1"), "out", "x.txt")); err != nil || !strings.Contains(string(b), secret) {
 		t.Errorf("the output must keep what the agent wrote: %q (%v)", b, err)
