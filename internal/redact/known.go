@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"net/url"
 	"sort"
@@ -123,10 +125,12 @@ func (r *Redactor) LearnValues(values ...string) {
 }
 
 // encodings are the ways v appears in what the harness writes: as is,
-// inside a JSON string (a quote, a backslash, a newline escaped), and
-// percent-encoded in a URL.
+// inside a JSON string (a quote, a backslash, a newline escaped),
+// percent-encoded in a URL, and as a command that encodes it prints it
+// (base64, base64url, hex: echo -n $TOKEN | base64).
 func encodings(v string) []string {
-	out := []string{v}
+	out := []string{v, hex.EncodeToString([]byte(v)), strings.TrimRight(base64.StdEncoding.EncodeToString([]byte(v)), "="),
+		base64.RawURLEncoding.EncodeToString([]byte(v))}
 	if b, err := json.Marshal(v); err == nil {
 		if esc := string(b[1 : len(b)-1]); esc != v {
 			out = append(out, esc)

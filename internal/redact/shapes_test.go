@@ -201,9 +201,11 @@ func TestKnownValuesInEveryForm(t *testing.T) {
 		"https://h/?p=pa%22ss+wo%2Frd",
 		"echo ghp_abcdefghijklmnopqrstuvwxyz0123456789",
 		"second-line-secret alone",
+		"cGEic3Mgd28vcmQ= (base64)",
+		"706122737320776f2f7264 (hex)",
 	} {
 		got := r.String(in)
-		for _, leak := range []string{`pa"ss`, `pa\"ss`, "pa%22ss", "ghp_abc", "second-line-secret"} {
+		for _, leak := range []string{`pa"ss`, `pa\"ss`, "pa%22ss", "ghp_abc", "second-line-secret", "cGEic3Mgd28vcmQ", "7061227373207"} {
 			if strings.Contains(got, leak) {
 				t.Errorf("String(%q) = %q: %s leaked", in, got, leak)
 			}
