@@ -49,7 +49,7 @@ func SecretName(name string) bool {
 	upper := strings.ToUpper(name) == name
 	n := strings.Join(words, "_")
 	for _, w := range []string{"secret", "passw", "passphrase", "credential", "apikey", "api_key", "accesskey", "access_key",
-		"privatekey", "private_key", "cookie", "bearer"} {
+		"privatekey", "private_key", "cookie", "bearer", "signature"} {
 		if strings.Contains(n, w) {
 			return true
 		}
@@ -59,7 +59,7 @@ func SecretName(name string) bool {
 	}
 	for i, w := range words {
 		switch w {
-		case "dsn", "jwt":
+		case "dsn", "jwt", "sig":
 			return true
 		case "pwd", "pass":
 			if len(words) > 1 {
@@ -111,7 +111,7 @@ func mayBeSecretName(name string) bool {
 		case 't', 's', 'p', 'c', 'a', 'k', 'b', 'd', 'j':
 			if i+3 <= len(name) {
 				switch lower3(name[i:]) {
-				case "tok", "sec", "pas", "pwd", "cre", "api", "acc", "pri", "coo", "bea", "dsn", "jwt", "aut", "key", "ses":
+				case "tok", "sec", "pas", "pwd", "cre", "api", "acc", "pri", "coo", "bea", "dsn", "jwt", "aut", "key", "ses", "sig":
 					return true
 				}
 			}

@@ -94,6 +94,8 @@ var secretShapes = []struct {
 	{"header without a blank", "curl -H 'Authorization:Bearer n0-blank-tok' x", "n0-blank-tok"},
 	{"colon without a blank", "DB_PASSWORD:n0-blank-pw", "n0-blank-pw"},
 	{"proxy user name", "ALL_PROXY=http://srt.MmNiYTdi:pw0000@127.0.0.1:3128\nCLOUDSDK_PROXY_USERNAME=srt.MmNiYTdi", "srt.MmNiYTdi"},
+	{"presigned url", "https://b.s3.amazonaws.com/k?X-Amz-Credential=AKIAX%2F20260101&X-Amz-Signature=9f86d081884c7d659a2f", "9f86d081884c7d659a2f"},
+	{"azure sas", "https://a.blob.core.windows.net/c?sv=2022-11-02&sig=Zm9vYmFyYmF6cXV4%3D&se=2026", "Zm9vYmFyYmF6cXV4"},
 	{"tr joined lines", "APP_ENV=production DB_PASSWORD=tr-j0ined HOME=/root", "tr-j0ined"},
 }
 
