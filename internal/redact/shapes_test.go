@@ -262,10 +262,12 @@ func TestWriterRedactsJSONLinesAsDecoded(t *testing.T) {
 	t.Parallel()
 	var out strings.Builder
 	w := New(nil).Writer(&out)
-	_, _ = w.Write([]byte(`{"type":"tool","output":"APP_ENV=production\nDB_PASSWORD=cli-json-pw\n"}` + "\nplain DB_PASSWORD=plain-pw\n"))
+	_, _ = w.Write([]byte(`{"type":"tool","output":"APP_ENV=production\nDB_PASSWORD=cli-json-pw\n"}` + "\nplain DB_PASSWORD=plain-pw\n" +
+		"proxy http://proxyuser1:x@h\nuser proxyuser1\ndb postgres://postgres:pw@db\npostgres is up\n"))
 	_ = w.Close()
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2 || !json.Valid([]byte(lines[0])) || strings.Contains(out.String(), "cli-json-pw") || strings.Contains(out.String(), "plain-pw") ||
+	if len(lines) != 6 || !strings.Contains(out.String(), "postgres is up") || !json.Valid([]byte(lines[0])) || strings.Contains(out.String(), "cli-json-pw") || strings.Contains(out.String(), "plain-pw") ||
+		strings.Contains(out.String(), "proxyuser1") ||
 		!strings.Contains(lines[0], "APP_ENV=production") {
 		t.Errorf("wrote %q", out.String())
 	}

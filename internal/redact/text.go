@@ -60,8 +60,8 @@ func (r *Redactor) line(line string, st *state) string {
 		return body[:i] + string(r.json([]byte(t))) + body[i+len(t):] + eol
 	}
 	body = r.known(body)
+	st.learnUserinfo(body)
 	if len(st.userinfo) > 0 {
-		st.learnUserinfo(body)
 		for _, u := range st.userinfo {
 			if strings.Contains(body, u) {
 				body = strings.ReplaceAll(body, u, Mark)
@@ -111,8 +111,8 @@ func findAll(l string, st *state, sp *spans) {
 	findTokens(l, sp)
 }
 
-// learnUserinfo adds the user names and passwords of s's URLs (long
-// enough not to be a word) to st.userinfo.
+// learnUserinfo adds the passwords of s's URLs, and their user names
+// unless plain words, to st.userinfo (each long enough not to be a word).
 func (st *state) learnUserinfo(s string) {
 	if !strings.Contains(s, "@") || (!strings.Contains(s, "://") && !strings.Contains(s, `:\/\/`)) {
 		return
@@ -121,6 +121,9 @@ func (st *state) learnUserinfo(s string) {
 	findUserinfo(s, &sp)
 	for _, x := range sp {
 		user, pw, _ := strings.Cut(s[x.start:x.end], ":")
+		if strings.Trim(user, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" {
+			user = "" // a word (postgres, admin), not a generated credential
+		}
 		for _, v := range []string{user, pw} {
 			if len(v) >= MinSecretLen && v != Mark && !slices.Contains(st.userinfo, v) && len(st.userinfo) < 64 {
 				st.userinfo = append(st.userinfo, v)
