@@ -574,10 +574,14 @@ func head(s string) (string, bool) {
 
 func readOutput(dir rundir.Dir, id, rel string, inline bool, p *page) output {
 	o := output{Path: rel, Href: hrefOf(rundir.CasesDir + "/" + id + "/" + rundir.OutputsDir + "/" + rel)}
+	if shown := p.red.String(rel); shown != rel {
+		// The agent named a file after a secret: neither name nor link.
+		o.Path, o.Href = shown, ""
+	}
 	path := filepath.Join(dir.Outputs(id), filepath.FromSlash(rel))
 	fi, err := os.Stat(path)
 	if err != nil {
-		o.Why = err.Error()
+		o.Why = p.red.String(err.Error())
 		return o
 	}
 	o.Size = fi.Size()

@@ -37,12 +37,15 @@ type SecretMarks struct {
 }
 
 // MarkedFile is one file that holds known secrets: its path (slash
-// separated, relative to the folder of the marks), its SHA-256 when
-// marked, and the [start, end) byte ranges of the secrets.
+// separated, relative to the folder of the marks) or, when the path itself
+// holds a secret, the path's SHA-256; the file's SHA-256 when marked; the
+// [start, end) byte ranges of the secrets in it and in its path.
 type MarkedFile struct {
-	Path   string   `json:"path"`
-	SHA256 string   `json:"sha256"`
-	Spans  [][2]int `json:"spans"`
+	Path       string   `json:"path,omitempty"`
+	PathSHA256 string   `json:"path_sha256,omitempty"`
+	SHA256     string   `json:"sha256"`
+	Spans      [][2]int `json:"spans,omitempty"`
+	NameSpans  [][2]int `json:"name_spans,omitempty"`
 }
 
 // MarkSecrets searches the files the case folder dir keeps as written
@@ -69,16 +72,21 @@ func MarkSecrets(dir string, find func([]byte) [][2]int) error {
 			if err != nil {
 				return err
 			}
-			spans := find(b)
-			if len(spans) == 0 {
-				return nil
-			}
 			rel, err := filepath.Rel(dir, path)
 			if err != nil {
 				return err
 			}
+			rel = filepath.ToSlash(rel)
+			spans, names := find(b), find([]byte(rel))
+			if len(spans)+len(names) == 0 {
+				return nil
+			}
 			sum := sha256.Sum256(b)
-			marks.Files = append(marks.Files, MarkedFile{Path: filepath.ToSlash(rel), SHA256: hex.EncodeToString(sum[:]), Spans: spans})
+			m := MarkedFile{Path: rel, SHA256: hex.EncodeToString(sum[:]), Spans: spans, NameSpans: names}
+			if len(names) > 0 {
+				m.Path, m.PathSHA256 = "", hashHex(rel)
+			}
+			marks.Files = append(marks.Files, m)
 			return nil
 		})
 		if err != nil {
@@ -97,6 +105,28 @@ func MarkSecrets(dir string, find func([]byte) [][2]int) error {
 		return fmt.Errorf("mark the secrets: %w", err)
 	}
 	return atomicfile.Write(path, append(b, '\n'), 0o644)
+}
+
+func hashHex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// keptFiles are the slash-separated paths of the files under dir's
+// outputs/ and _modified/, by their SHA-256.
+func keptFiles(dir string) map[string]string {
+	out := map[string]string{}
+	for _, sub := range []string{OutputsDir, ModifiedDir} {
+		_ = filepath.WalkDir(filepath.Join(dir, sub), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if rel, err := filepath.Rel(dir, path); err == nil {
+					out[hashHex(filepath.ToSlash(rel))] = filepath.ToSlash(rel)
+				}
+			}
+			return nil
+		})
+	}
+	return out
 }
 
 // KnownSecrets reads the secret marks of the run (its cases' and a batch's)
@@ -126,19 +156,35 @@ func (d Dir) KnownSecrets() (values, changed []string, err error) {
 		if err := json.Unmarshal(b, &marks); err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", filepath.Join(dir, SecretMarksFile), err)
 		}
+		var byHash map[string]string
 		for _, f := range marks.Files {
-			rel, _ := filepath.Rel(d.Path, filepath.Join(dir, filepath.FromSlash(f.Path)))
-			body, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
-			sum := sha256.Sum256(body)
-			if err != nil || hex.EncodeToString(sum[:]) != f.SHA256 {
-				changed = append(changed, filepath.ToSlash(rel))
-				continue
-			}
-			for _, s := range f.Spans {
-				if s[0] < 0 || s[0] >= s[1] || s[1] > len(body) {
-					continue
+			if f.Path == "" {
+				if byHash == nil {
+					byHash = keptFiles(dir)
 				}
-				v := string(body[s[0]:s[1]])
+				f.Path = byHash[f.PathSHA256]
+				if f.Path == "" {
+					continue // renamed or removed: its name is not shown
+				}
+			}
+			rel, _ := filepath.Rel(d.Path, filepath.Join(dir, filepath.FromSlash(f.Path)))
+			var found []string
+			for _, s := range f.NameSpans {
+				if s[0] >= 0 && s[0] < s[1] && s[1] <= len(f.Path) {
+					found = append(found, f.Path[s[0]:s[1]])
+				}
+			}
+			body, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+			if sum := sha256.Sum256(body); err != nil || hex.EncodeToString(sum[:]) != f.SHA256 {
+				changed = append(changed, filepath.ToSlash(rel))
+			} else {
+				for _, s := range f.Spans {
+					if s[0] >= 0 && s[0] < s[1] && s[1] <= len(body) {
+						found = append(found, string(body[s[0]:s[1]]))
+					}
+				}
+			}
+			for _, v := range found {
 				forms := []string{v}
 				// A secret marked in its JSON-escaped form is also hidden
 				// decoded (a rationale quoting it).
