@@ -101,6 +101,7 @@ func (st *state) runBatch(ctx context.Context, start time.Time) (*results.Run, e
 	r.WallClockS = time.Since(start).Seconds()
 	r.Interrupted = ctx.Err() != nil
 	redactCase(c, st.runRedactor())
+	st.markSecrets(st.dir.Path)
 	if err := results.WriteJSON(st.dir.RunResult(), r); err != nil {
 		return nil, fmt.Errorf("write the run's result: %w", err)
 	}

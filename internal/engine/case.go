@@ -129,8 +129,9 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 			return fail(err)
 		}
 		cr.env = out.Env
+		st.runRedactor().Learn(out.Env)
 		if len(out.Data) > 0 {
-			if err := writeYAML(filepath.Join(cr.out, rundir.HookOutputs), out.Data); err != nil {
+			if err := st.writeHookOutputs(filepath.Join(cr.out, rundir.HookOutputs), out.Data); err != nil {
 				return fail(fmt.Errorf("before_each: %w", err))
 			}
 		}
@@ -341,7 +342,7 @@ func (st *state) collect(ws, caseOut string, c *results.Case, calls []transcript
 		c.Answers, c.AnswerLog, c.AnswersNotDelivered = len(answered), answered, lost
 		c.AnswersByTier = results.TierCounts(answered)
 		_ = f.Close()
-		if err := workspace.CopyTree(ledger, filepath.Join(caseOut, hook.LedgerFile)); err != nil {
+		if err := st.copyRedacted(ledger, filepath.Join(caseOut, hook.LedgerFile)); err != nil {
 			st.obs.Warn(fmt.Sprintf("%s: copy the hook ledger: %v", c.CaseID, err))
 		}
 	}
@@ -403,7 +404,7 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 		cr.tr.Write(transcript.Event{Kind: transcript.KindPrompt, Step: spec.step, Text: prompt})
 	}
 	res := cr.sess.Invoke(ctx, runner.Invocation{Name: c.CaseID, Step: spec.step, Prompt: prompt, Env: env, Timeout: timeout,
-		MaxBudgetUSD: budget, Runner: spec.runner, Stdout: stdout, Stderr: stderr, NewRedactor: st.agentRedactor,
+		MaxBudgetUSD: budget, Runner: spec.runner, Stdout: stdout, Stderr: stderr, NewRedactor: st.invocationRedactor,
 		Transcript: cr.tr, Started: func(pgid int) { st.recordAgent(pgid, c.CaseID) }})
 	if res.Err != nil && cr.tr != nil {
 		cr.tr.Write(transcript.Event{Kind: transcript.KindError, Step: spec.step, Text: res.Err.Error()})
@@ -520,6 +521,7 @@ func (st *state) runStep(ctx context.Context, cr *caseRun, sc *results.Case, s c
 		vars[k] = v
 	}
 	stepEnv := merged(cr.env, config.ResolveEnv(s.Env, os.LookupEnv))
+	st.runRedactor().Learn(stepEnv)
 	var hooksLog io.Writer = io.Discard
 	if len(st.ev.Hooks.BeforeStep)+len(st.ev.Hooks.AfterStep) > 0 {
 		f, err := os.Create(filepath.Join(out, rundir.HooksLogFile))
@@ -540,6 +542,7 @@ func (st *state) runStep(ctx context.Context, cr *caseRun, sc *results.Case, s c
 		for k, v := range o.Env {
 			stepEnv[k] = v
 		}
+		st.runRedactor().Learn(o.Env)
 	}
 	if !failed {
 		spec := invocationSpec{step: s.ID, runner: s.Runner, budget: s.MaxBudgetUSD, env: stepEnv}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -133,8 +134,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	var handlers *intercept.File
 	if len(st.ev.Inputs.Tools) > 0 && st.caps.Interception && p.LoadHandlers != nil {
 		// Redacted with what is known now: before_all has not run yet.
-		red := st.agentRedactor(append(os.Environ(), environ(config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv))...))
-		if handlers, err = p.LoadHandlers(ctx, func(msg string) { obs.Warn(red.String(msg)) }); err != nil {
+		if handlers, err = p.LoadHandlers(ctx, func(msg string) { obs.Warn(st.runRedactor().String(msg)) }); err != nil {
 			return nil, err
 		}
 	}
@@ -210,8 +210,9 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 			return nil, err
 		}
 		st.hookEnv = out.Env
+		st.runRedactor().Learn(out.Env)
 		if len(out.Data) > 0 {
-			if err := writeYAML(filepath.Join(st.dir.Path, rundir.HookOutputs), out.Data); err != nil {
+			if err := st.writeHookOutputs(filepath.Join(st.dir.Path, rundir.HookOutputs), out.Data); err != nil {
 				return nil, fmt.Errorf("before_all: %w", err)
 			}
 		}
@@ -317,10 +318,9 @@ func (st *state) startFakeModel() (stop func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("--fake-model: %w", err)
 	}
-	// The log is redacted with the secret values known now (before_all has
-	// not run, so the run's redactor is not built yet) besides the patterns.
-	red := st.agentRedactor(append(os.Environ(), environ(config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv))...))
-	srv := fakeapi.New(fakeapi.Options{Log: logFile, Redactor: red})
+	// The log is redacted with the run's redactor, which learns the hooks'
+	// outputs and the cases' variables as they come.
+	srv := fakeapi.New(fakeapi.Options{Log: logFile, Redactor: st.runRedactor()})
 	ds := st.ev.DatasetDir()
 	scripts := map[string]string{BatchID: filepath.Join(ds, FakeModelScript)}
 	if st.p.Mode == ModeCase {
@@ -375,6 +375,7 @@ func (st *state) safeRunCase(ctx context.Context, id string) (c *results.Case) {
 // end, so a case costs O(1) here whatever the run's size.
 func (st *state) finish(c *results.Case) {
 	redactCase(c, st.runRedactor())
+	st.markSecrets(st.dir.Case(c.CaseID))
 	c.ToolCalls = nil // the run's bookkeeping only; transcript.jsonl has them
 	err := results.WriteJSON(st.dir.CaseResult(c.CaseID), c)
 	st.mu.Lock()
@@ -482,13 +483,25 @@ func (st *state) agentRedactor(env []string) *redact.Redactor {
 }
 
 // runRedactor redacts every secret the run knows of: the caller's
-// environment, runner.env, execution.env and before_all's outputs.
+// environment, runner.env (its literal values too), execution.env, and,
+// learnt as they come, the lifecycle hooks' outputs, the cases' and steps'
+// variables and every agent's environment (the runner's own credentials).
 func (st *state) runRedactor() *redact.Redactor {
 	st.redOnce.Do(func() {
 		env := append(os.Environ(), environ(config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv))...)
 		st.red = st.agentRedactor(append(env, environ(st.hookEnv)...))
 	})
 	return st.red
+}
+
+// invocationRedactor is the redactor of one agent process: its
+// environment's secrets, which the run's redactor learns too (the
+// transcript, the fake's log and the case's result are written with it).
+func (st *state) invocationRedactor(env []string) *redact.Redactor {
+	red := st.agentRedactor(env)
+	st.runRedactor().LearnValues(red.Values()...)
+	red.LearnValues(st.runRedactor().Values()...)
+	return red
 }
 
 // environ is m as KEY=VALUE pairs.
@@ -506,6 +519,9 @@ func redactCase(c *results.Case, red *redact.Redactor) {
 		return
 	}
 	c.Error, c.Result = red.String(c.Error), red.String(c.Result)
+	for i, f := range c.ModifiedFiles {
+		c.ModifiedFiles[i] = red.String(f)
+	}
 	for i := range c.PermissionDenials {
 		if in := c.PermissionDenials[i].ToolInput; len(in) > 0 {
 			c.PermissionDenials[i].ToolInput = red.JSON(in)
@@ -520,7 +536,35 @@ func redactCase(c *results.Case, red *redact.Redactor) {
 	}
 }
 
-// redactFile redacts a log the harness wrote in place.
+// markSecrets records where the run's known secrets occur in the files the
+// case folder dir keeps as the agent wrote them, for score and report to
+// hide them later without the secrets (rundir.SecretMarksFile).
+func (st *state) markSecrets(dir string) {
+	if err := rundir.MarkSecrets(dir, st.runRedactor().Find); err != nil {
+		st.obs.Warn(fmt.Sprintf("%s: %v", filepath.Base(dir), err))
+	}
+}
+
+// copyRedacted copies a JSON-lines file the agent's side wrote (the hook
+// ledger) through the run's redactor: the hook redacts with the
+// environment it got, which the sandbox scrubs of the secrets.
+func (st *state) copyRedacted(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	w := st.runRedactor().JSONWriter(out)
+	_, err = io.Copy(w, in)
+	return errors.Join(err, w.Close(), out.Close())
+}
+
+// redactFile redacts a log the harness wrote in place (line by line, a
+// JSON line as JSON).
 func (st *state) redactFile(path string) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -531,6 +575,20 @@ func (st *state) redactFile(path string) {
 			st.obs.Warn(fmt.Sprintf("redact %s: %v", path, err))
 		}
 	}
+}
+
+// writeHookOutputs writes a lifecycle phase's data, redacted: a hook that
+// creates a test account returns its credentials, which the run directory
+// must not keep in clear.
+func (st *state) writeHookOutputs(path string, data any) error {
+	b, err := yaml.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	if err := os.WriteFile(path, []byte(st.runRedactor().String(string(b))), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
 }
 
 func writeYAML(path string, v any) error {

@@ -1,20 +1,23 @@
 // Package redact keeps credentials out of what the harness prints and
-// writes: deny reasons that reach the model, the decision ledger, logs and
-// run results. It removes the userinfo of URLs (https://user:pass@host) and
-// the values of variables whose names look secret. It is pure: no I/O
-// beyond the writer a caller wraps.
+// writes: deny reasons that reach the model, the decision ledger, logs,
+// transcripts, run results, rationales and the report.
+//
+// Text is redacted as decoded text, line by line: a JSON document (a line
+// of stream-json, a tool's input) has each of its strings decoded,
+// redacted and re-encoded, so a "\n" escape never joins two lines into
+// one. What is found without knowing the environment: URL userinfo
+// (https://user:pass@host), the values of secret-named keys in every
+// common spelling (NAME=value, export NAME=…, key = value in INI/TOML and
+// ~/.aws/credentials, key: value in YAML and HTTP headers, "key": "value"
+// in JSON, --password X, -pX for mysql, -u user:pass), bearer
+// credentials, private key blocks and credentials recognisable by their
+// shape (ghp_…, xoxb-…, AKIA…, sk-ant-…, JWTs). A Redactor also knows
+// secret values (an environment's) and hides them wherever they appear.
+//
+// It is pure: no I/O beyond the writer a caller wraps.
 package redact
 
-import (
-	"bytes"
-	"encoding/json"
-	"io"
-	"sort"
-	"strings"
-	"sync"
-
-	"github.com/agent-eval/agent-eval/internal/lazyre"
-)
+import "strings"
 
 // Mark replaces whatever was redacted.
 const Mark = "[redacted]"
@@ -24,43 +27,183 @@ const Mark = "[redacted]"
 // no credential.
 const MinSecretLen = 6
 
-var (
-	// secretNameRE: a variable name that holds a credential. Substrings on
-	// purpose (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD, X_AUTH):
-	// hiding a harmless value costs little, showing a key costs a lot.
-	secretNameRE = lazyre.New(`(?i)token|secret|passw(or)?d|_pwd$|credential|api_?key|access_?key|private_?key|_key$|^key$|auth|cookie|session_?id|signature|_dsn$|^dsn$`)
-	// userinfoRE: scheme://userinfo@ in a URL. The userinfo stops at the
-	// first character a URL host part cannot follow; '@' inside a password
-	// must be percent-encoded, so the last '@' before the host ends it.
-	userinfoRE = lazyre.New(`(?i)\b([a-z][a-z0-9+.\-]*://)([^/?#\s@'"<>]+)@`)
-	// assignRE: NAME=value in free text (a command line, an env dump).
-	assignRE = lazyre.New(`\b([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|'[^']*'|[^\s;&|'"]+)`)
-	// bearerRE: an Authorization header's credential (long enough not to be
-	// a word of prose: "Basic authentication" stays).
-	bearerRE = lazyre.New(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/\-]{16,}=*`)
-	// headerRE: a credential header (Authorization: token X, X-API-Key: X,
-	// PRIVATE-TOKEN: X), whatever its scheme word.
-	headerRE = lazyre.New(`(?i)\b((?:proxy-)?authorization|x-api-key|api-key|apikey|private-token|x-[a-z-]*(?:token|key|secret))\s*:\s*((?:[a-z]+\s+)?)[^\s'"]+`)
-	// optionRE: a secret-looking option given its value as the next word
-	// (--token X, --password 'X'); --token=X is an assignment.
-	optionRE = lazyre.New(`(?i)(\s--?[a-z0-9-]*(?:token|passw(?:or)?d|secret|api-?key|access-key|private-key|credential)[a-z0-9-]*)(\s+)('[^']*'|"[^"]*"|[^\s'"-][^\s'"]*)`)
-	// userOptRE: curl/wget -u/--user name:password.
-	userOptRE = lazyre.New(`(\s(?:-u|--user|--proxy-user|-U))(\s+)('?[^\s:'"]*):('[^']*'|"[^"]*"|[^\s'"]+)`)
-	// tokenRE: credentials recognisable by their prefix alone.
-	tokenRE = lazyre.New(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_\-]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{30,})`)
-)
+// SecretName reports whether a variable or key name looks like it holds a
+// credential. Substrings on purpose (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
+// DB_PASSWORD, X-Auth-Token, dbPassword): hiding a harmless value costs
+// little, showing a key costs a lot. Not secret: a name whose last word
+// says it holds a measure or a kind (password_length, token_ttl,
+// max_tokens, auth_type, TOKEN_FILE: a path), author and authority, and
+// *_KEY / SESSION_ID only in upper case, the spelling of environment
+// variables (sort_key and session_id in code are not credentials).
+func SecretName(name string) bool {
+	if len(name) < 3 || len(name) > 128 || !mayBeSecretName(name) {
+		return false
+	}
+	words := nameWords(name)
+	if len(words) == 0 {
+		return false
+	}
+	if len(words) > 1 && notSecretLast[words[len(words)-1]] {
+		return false
+	}
+	upper := strings.ToUpper(name) == name
+	n := strings.Join(words, "_")
+	for _, w := range []string{"secret", "passw", "passphrase", "credential", "apikey", "api_key", "accesskey", "access_key",
+		"privatekey", "private_key", "cookie", "bearer", "signature"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	if hasWordPart(n, "token", "si") || hasAuth(n) {
+		return true
+	}
+	for i, w := range words {
+		switch w {
+		case "dsn", "jwt", "sig":
+			return true
+		case "pwd", "pass":
+			if len(words) > 1 {
+				return true
+			}
+		case "key":
+			if upper || (i > 0 && keyQualifier[words[i-1]]) {
+				return true
+			}
+		case "sessionid":
+			if upper {
+				return true
+			}
+		case "session":
+			if upper && i+1 < len(words) && words[i+1] == "id" {
+				return true
+			}
+		}
+	}
+	return false
+}
 
-// SecretName reports whether a variable name looks like it holds a
-// credential.
-func SecretName(name string) bool { return secretNameRE().MatchString(name) }
+// notSecretLast: a last word that makes a secret-sounding name a measure,
+// a kind or a place, not a credential.
+var notSecretLast = map[string]bool{
+	"length": true, "len": true, "size": true, "count": true, "min": true, "max": true, "ttl": true, "timeout": true,
+	"expiry": true, "expires": true, "expiration": true, "lifetime": true, "age": true, "type": true, "kind": true,
+	"format": true, "mode": true, "method": true, "scheme": true, "provider": true, "source": true, "name": true,
+	"url": true, "uri": true, "endpoint": true, "host": true, "port": true, "path": true, "file": true, "dir": true,
+	"env": true, "var": true, "header": true, "policy": true, "limit": true, "stdin": true, "prompt": true,
+	"required": true, "enabled": true, "disabled": true, "rotation": true,
+}
+
+// keyQualifier: the word before "key" in a lower-case name that makes it a
+// credential (signing_key, client_key), where sort_key, cache_key and
+// primary_key are not.
+var keyQualifier = map[string]bool{
+	"api": true, "access": true, "secret": true, "private": true, "signing": true, "encryption": true, "master": true,
+	"license": true, "client": true, "app": true, "service": true, "account": true, "deploy": true, "ssh": true,
+	"auth": true, "subscription": true, "consumer": true, "admin": true, "server": true, "storage": true, "hmac": true,
+	"encrypt": true, "decrypt": true, "crypt": true, "cipher": true, "aes": true, "gpg": true, "pgp": true,
+}
+
+// mayBeSecretName is a cheap test that rules out most names before
+// SecretName splits them.
+func mayBeSecretName(name string) bool {
+	for i := 0; i+2 < len(name); i++ {
+		switch lower(name[i]) {
+		case 't', 's', 'p', 'c', 'a', 'k', 'b', 'd', 'j':
+			if i+3 <= len(name) {
+				switch lower3(name[i:]) {
+				case "tok", "sec", "pas", "pwd", "cre", "api", "acc", "pri", "coo", "bea", "dsn", "jwt", "aut", "key", "ses", "sig":
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func lower3(s string) string {
+	return string([]byte{lower(s[0]), lower(s[1]), lower(s[2])})
+}
+
+// nameWords splits a name into lower-case words at '_', '-', '.', blanks
+// and camelCase humps: "x-api-key", "apiKeySource", "DB_PASSWORD".
+func nameWords(name string) []string {
+	var words []string
+	var cur []byte
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, string(cur))
+			cur = cur[:0]
+		}
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '_' || c == '-' || c == '.' || c == ' ' || c == '/' || c == ':':
+			flush()
+		case 'A' <= c && c <= 'Z':
+			// A hump: aB, or the last capital of an acronym before a lower
+			// letter (APIKey → api, key).
+			if i > 0 && (isLowerOrDigit(name[i-1]) || (i+1 < len(name) && 'a' <= name[i+1] && name[i+1] <= 'z' && 'A' <= name[i-1] && name[i-1] <= 'Z')) {
+				flush()
+			}
+			cur = append(cur, c+'a'-'A')
+		default:
+			cur = append(cur, c)
+		}
+	}
+	flush()
+	return words
+}
+
+func isLowerOrDigit(c byte) bool { return ('a' <= c && c <= 'z') || ('0' <= c && c <= '9') }
+
+// hasWordPart: n contains w not followed by one of the bytes in not
+// (token, not tokens or tokenizer).
+func hasWordPart(n, w, not string) bool {
+	for off := 0; ; {
+		i := strings.Index(n[off:], w)
+		if i < 0 {
+			return false
+		}
+		j := off + i + len(w)
+		if j == len(n) || strings.IndexByte(not, n[j]) < 0 {
+			return true
+		}
+		off = j
+	}
+}
+
+// hasAuth: n contains auth, but not as author or authority.
+func hasAuth(n string) bool {
+	for off := 0; ; {
+		i := strings.Index(n[off:], "auth")
+		if i < 0 {
+			return false
+		}
+		rest := n[off+i+4:]
+		if !strings.HasPrefix(rest, "or") || strings.HasPrefix(rest, "oriz") || strings.HasPrefix(rest, "oris") {
+			return true
+		}
+		off += i + 4
+	}
+}
 
 // URLs removes the userinfo of every URL in s: https://bot:pw@host/x
 // becomes https://[redacted]@host/x.
 func URLs(s string) string {
-	if !strings.Contains(s, "@") || !strings.Contains(s, "://") {
+	if !strings.Contains(s, "://") || !strings.Contains(s, "@") {
 		return s
 	}
-	return userinfoRE().ReplaceAllString(s, "${1}"+Mark+"@")
+	var sp spans
+	findUserinfo(s, &sp)
+	return sp.apply(s)
 }
 
 // Value is how a variable's value may be shown: hidden when the name looks
@@ -72,175 +215,9 @@ func Value(name, value string) string {
 	return URLs(value)
 }
 
-// String redacts free text with no knowledge of the environment: URL
-// userinfo, the values of secret-looking NAME=value assignments, and
-// bearer/basic credentials.
-func String(s string) string {
-	s = URLs(s)
-	if strings.Contains(s, "=") {
-		s = assignRE().ReplaceAllStringFunc(s, func(m string) string {
-			name, value, _ := strings.Cut(m, "=")
-			if !SecretName(name) || value == "" || value == `""` || value == `''` {
-				return m
-			}
-			return name + "=" + Mark
-		})
-	}
-	s = bearerRE().ReplaceAllString(s, "${1} "+Mark)
-	s = headerRE().ReplaceAllString(s, "${1}: ${2}"+Mark)
-	s = optionRE().ReplaceAllString(s, "${1}${2}"+Mark)
-	s = userOptRE().ReplaceAllString(s, "${1}${2}${3}:"+Mark)
-	return tokenRE().ReplaceAllString(s, Mark)
-}
-
-// Redactor also knows the secret values of an environment, and hides them
-// wherever they appear, whatever the text around them.
-type Redactor struct {
-	replacer *strings.Replacer
-	secrets  []string
-}
-
-// New returns a Redactor for the values of env's secret-looking variables
-// and the passwords of the URLs in any of its values.
-func New(env map[string]string) *Redactor {
-	seen := map[string]bool{}
-	var secrets []string
-	add := func(v string) {
-		if len(v) >= MinSecretLen && !seen[v] {
-			seen[v] = true
-			secrets = append(secrets, v)
-			// As it appears inside a JSON string (stream-json, the ledger),
-			// when that differs: a secret with a quote or a backslash.
-			if b, err := json.Marshal(v); err == nil {
-				if esc := string(b[1 : len(b)-1]); esc != v && !seen[esc] {
-					seen[esc] = true
-					secrets = append(secrets, esc)
-				}
-			}
-		}
-	}
-	for name, v := range env {
-		if SecretName(name) {
-			add(v)
-		}
-		for _, m := range userinfoRE().FindAllStringSubmatch(v, -1) {
-			add(m[2])
-			if _, pw, ok := strings.Cut(m[2], ":"); ok {
-				add(pw)
-			}
-		}
-	}
-	// Longest first, so a secret that contains another is hidden whole.
-	sort.Slice(secrets, func(i, j int) bool {
-		if len(secrets[i]) != len(secrets[j]) {
-			return len(secrets[i]) > len(secrets[j])
-		}
-		return secrets[i] < secrets[j]
-	})
-	r := &Redactor{secrets: secrets}
-	if len(secrets) > 0 {
-		pairs := make([]string, 0, 2*len(secrets))
-		for _, s := range secrets {
-			pairs = append(pairs, s, Mark)
-		}
-		r.replacer = strings.NewReplacer(pairs...)
-	}
-	return r
-}
-
-// FromEnviron is New over KEY=VALUE strings.
-func FromEnviron(environ []string) *Redactor {
-	m := make(map[string]string, len(environ))
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			m[k] = v
-		}
-	}
-	return New(m)
-}
-
-// String redacts s: the known secret values, then what String finds.
-func (r *Redactor) String(s string) string {
-	if r != nil && r.replacer != nil {
-		s = r.replacer.Replace(s)
-	}
-	return String(s)
-}
-
-// Known is the number of secret values r hides.
-func (r *Redactor) Known() int {
-	if r == nil {
-		return 0
-	}
-	return len(r.secrets)
-}
-
-// Writer returns a writer that redacts each line before it reaches w. A
-// line is held until its newline (or Close), so a secret split across two
-// writes is still found; a line longer than 4 MiB is flushed in pieces.
-// Close flushes what is left but does not close w.
-func (r *Redactor) Writer(w io.Writer) io.WriteCloser {
-	return &lineWriter{r: r, w: w}
-}
-
-const maxLine = 4 << 20
-
-type lineWriter struct {
-	mu   sync.Mutex
-	r    *Redactor
-	w    io.Writer
-	buf  []byte
-	err  error
-	json bool // each line is a JSON document (JSONWriter)
-}
-
-func (lw *lineWriter) Write(p []byte) (int, error) {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	if lw.err != nil {
-		return 0, lw.err
-	}
-	lw.buf = append(lw.buf, p...)
-	for {
-		i := bytes.IndexByte(lw.buf, '\n')
-		if i < 0 {
-			if len(lw.buf) > maxLine {
-				lw.flush(len(lw.buf))
-			}
-			break
-		}
-		lw.flush(i + 1)
-		if lw.err != nil {
-			return 0, lw.err
-		}
-	}
-	return len(p), lw.err
-}
-
-func (lw *lineWriter) flush(n int) {
-	var err error
-	if lw.json {
-		_, err = lw.w.Write(lw.r.JSON(lw.buf[:n]))
-	} else {
-		_, err = io.WriteString(lw.w, lw.r.String(string(lw.buf[:n])))
-	}
-	if err != nil && lw.err == nil {
-		lw.err = err
-	}
-	lw.buf = lw.buf[n:]
-	if len(lw.buf) == 0 {
-		lw.buf = nil
-	}
-}
-
-func (lw *lineWriter) Close() error {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	if len(lw.buf) > 0 {
-		lw.flush(len(lw.buf))
-	}
-	return lw.err
-}
+// String redacts free text with no knowledge of the environment; see the
+// package comment for what it finds.
+func String(s string) string { return (*Redactor)(nil).String(s) }
 
 // Map redacts every value of m in place (String) and returns it.
 func Map(m map[string]string) map[string]string {

@@ -41,7 +41,7 @@ func TestString(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"GITHUB_TOKEN=ghp_123456789 gh pr create", "GITHUB_TOKEN=[redacted] gh pr create"},
-		{`API_KEY="sk-abc def" curl`, "API_KEY=[redacted] curl"},
+		{`API_KEY="sk-abc def" curl`, `API_KEY="[redacted]" curl`},
 		{"JIRA_SERVER=https://a:b@h jira", "JIRA_SERVER=https://[redacted]@h jira"},
 		{"curl -H 'Authorization: Bearer abcdefghijklmnop1234' x", "curl -H 'Authorization: Bearer [redacted]' x"},
 		{"Basic authentication is off", "Basic authentication is off"},
@@ -54,13 +54,14 @@ func TestString(t *testing.T) {
 		{"curl -H 'PRIVATE-TOKEN: abc123456' x", "curl -H 'PRIVATE-TOKEN: [redacted]' x"},
 		{"curl -u admin:hunter2hunter2 https://x", "curl -u admin:[redacted] https://x"},
 		{"jira --token abcdef1234567890 issue", "jira --token [redacted] issue"},
-		{"aws --secret-access-key 'wJalrXUtnFEMI' s3 ls", "aws --secret-access-key [redacted] s3 ls"},
+		{"aws --secret-access-key 'wJalrXUtnFEMI' s3 ls", "aws --secret-access-key '[redacted]' s3 ls"},
 		{"docker login --password hunter2hunter2 reg", "docker login --password [redacted] reg"},
 		{"echo ghp_abcdef1234567890abcdef1234567890abcd", "echo [redacted]"},
 		{"slack xoxb-1234567890-abcdefghij", "slack [redacted]"},
 		{"use key AKIAIOSFODNN7EXAMPLE now", "use key [redacted] now"},
 		{"git log --author x -n 5", "git log --author x -n 5"},
-		{"kubectl --token-file /x apply", "kubectl --token-file [redacted] apply"},
+		// A path to a credential is not one.
+		{"kubectl --token-file /x apply", "kubectl --token-file /x apply"},
 		{"grep -r --exclude-dir=secret TOKEN .", "grep -r --exclude-dir=secret TOKEN ."},
 		{"read the passwords file", "read the passwords file"},
 	} {

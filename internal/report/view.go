@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -58,6 +59,11 @@ type page struct {
 	// Compare links the comparison page in the run directory, when there
 	// is one.
 	Compare string
+	// red hides the secrets of this environment and those the run marked
+	// in its files (rundir.SecretMarksFile); changed are the marked files
+	// that changed since.
+	red     *redact.Redactor
+	changed map[string]bool
 	Style   any
 	Script  any
 	CSP     string
@@ -162,7 +168,15 @@ type output struct {
 // load builds the page from the run directory and its summary (nil when
 // the run was not scored).
 func load(dir rundir.Dir, s *rundir.Summary) *page {
-	p := &page{Summary: s, Scored: s != nil}
+	p := &page{Summary: s, Scored: s != nil, red: redact.FromEnviron(os.Environ()), changed: map[string]bool{}}
+	if vals, changed, err := dir.KnownSecrets(); err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	} else {
+		p.red.LearnValues(vals...)
+		for _, c := range changed {
+			p.changed[c] = true
+		}
+	}
 	run, err := dir.ReadRun()
 	if err == nil {
 		p.Run = run
@@ -259,7 +273,11 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 		p.Problems = append(p.Problems, err.Error())
 	}
 	if cs != nil {
-		cv.Status, cv.Reward, cv.Verdicts = cs.Status, cs.Reward, cs.Verdicts
+		cv.Status, cv.Reward, cv.Verdicts = cs.Status, cs.Reward, slices.Clone(cs.Verdicts)
+		// score redacted them with what it knew; the run's marks again.
+		for i := range cv.Verdicts {
+			cv.Verdicts[i].Rationale, cv.Verdicts[i].Error = p.red.String(cv.Verdicts[i].Rationale), p.red.String(cv.Verdicts[i].Error)
+		}
 		cv.CostUSD, cv.DurationS, cv.Turns, cv.Denials = cs.CostUSD, cs.DurationS, cs.Turns, cs.Denials
 		if cs.Answers != nil {
 			cv.Answers = counts(cs.Answers)
@@ -301,7 +319,7 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 	}
 	inlined := 0
 	for _, f := range files {
-		o := readOutput(dir, id, f, inlined < maxInlined)
+		o := readOutput(dir, id, f, inlined < maxInlined, p)
 		inlined += len(o.Text)
 		cv.Outputs = append(cv.Outputs, o)
 	}
@@ -554,12 +572,16 @@ func head(s string) (string, bool) {
 	return clip(first, 120), true
 }
 
-func readOutput(dir rundir.Dir, id, rel string, inline bool) output {
+func readOutput(dir rundir.Dir, id, rel string, inline bool, p *page) output {
 	o := output{Path: rel, Href: hrefOf(rundir.CasesDir + "/" + id + "/" + rundir.OutputsDir + "/" + rel)}
+	if shown := p.red.String(rel); shown != rel {
+		// The agent named a file after a secret: neither name nor link.
+		o.Path, o.Href = shown, ""
+	}
 	path := filepath.Join(dir.Outputs(id), filepath.FromSlash(rel))
 	fi, err := os.Stat(path)
 	if err != nil {
-		o.Why = err.Error()
+		o.Why = p.red.String(err.Error())
 		return o
 	}
 	o.Size = fi.Size()
@@ -580,8 +602,13 @@ func readOutput(dir rundir.Dir, id, rel string, inline bool) output {
 		return o
 	}
 	// The agent's files are kept as written, but the page redacts them as
-	// the run redacts its logs: it is what gets shared.
-	o.Text, o.Inlined = redact.FromEnviron(os.Environ()).String(string(b)), true
+	// the run redacts its logs: it is what gets shared. A file that held a
+	// secret of the run and changed since cannot be told safe.
+	if p.changed[rundir.CasesDir+"/"+id+"/"+rundir.OutputsDir+"/"+rel] {
+		o.Why = "not shown: it held a secret of the run and changed since"
+		return o
+	}
+	o.Text, o.Inlined = p.red.String(string(b)), true
 	return o
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/testutil/fakemodel"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
@@ -122,33 +123,33 @@ func TestJudgeSuite(t *testing.T) {
 				return b
 			}
 			ctx := context.Background()
-			v := judgeCase(ctx, mk(kc.pass), rec)
+			v := judgeCase(ctx, mk(kc.pass), rec, redact.FromEnviron(nil))
 			if v.Error != "" || v.Value == nil || *v.Value != 1 {
 				t.Errorf("pass: %+v", v)
 			}
-			v = judgeCase(ctx, mk(kc.fail), rec)
+			v = judgeCase(ctx, mk(kc.fail), rec, redact.FromEnviron(nil))
 			if v.Error != "" || v.Value == nil || *v.Value == 1 || (v.Passed != nil && *v.Passed) {
 				t.Errorf("fail: %+v", v)
 			}
-			v = judgeCase(ctx, mk(kc.broken), rec)
+			v = judgeCase(ctx, mk(kc.broken), rec, redact.FromEnviron(nil))
 			if v.Error == "" || v.Value != nil {
 				t.Errorf("error sample: %+v", v)
 			}
 			skip := kc.pass
 			skip.If = "annotations.get('expected_file') == 'other.txt'"
-			v = judgeCase(ctx, mk(skip), rec)
+			v = judgeCase(ctx, mk(skip), rec, redact.FromEnviron(nil))
 			if !v.Skipped || v.Value != nil || v.Error != "" {
 				t.Errorf("skip via if: %+v", v)
 			}
 			bad := kc.pass
 			bad.If = "int('x') > 0"
-			v = judgeCase(ctx, mk(bad), rec)
+			v = judgeCase(ctx, mk(bad), rec, redact.FromEnviron(nil))
 			if v.Error == "" || !strings.Contains(v.Error, "condition") || v.Value != nil {
 				t.Errorf("if: error: %+v", v)
 			}
 			cancelled, cancel := context.WithCancel(ctx)
 			cancel()
-			v = judgeCase(cancelled, mk(kc.pass), rec)
+			v = judgeCase(cancelled, mk(kc.pass), rec, redact.FromEnviron(nil))
 			if v.Error == "" || v.Value != nil {
 				t.Errorf("cancelled context: %+v", v)
 			}
@@ -156,7 +157,7 @@ func TestJudgeSuite(t *testing.T) {
 				ctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 				defer cancel()
 				start := time.Now()
-				v = judgeCase(ctx, mk(kc.slow), rec)
+				v = judgeCase(ctx, mk(kc.slow), rec, redact.FromEnviron(nil))
 				if v.Error == "" || time.Since(start) > 3*time.Second {
 					t.Errorf("slow judge under a cancelled context: %+v after %s", v, time.Since(start))
 				}

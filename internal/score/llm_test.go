@@ -10,6 +10,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/llm"
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/testutil/fakemodel"
 )
@@ -51,7 +52,7 @@ func TestLLMJudgeVerdicts(t *testing.T) {
 		j := config.Judge{Name: "q", FeedbackType: "int", ScoreRange: &config.ScoreRange{Min: 1, Max: 5}, Prompt: "Score case=" + tt.name + " of {{ case_id }}"}
 		jd, err := newLLMJudge(j, 0, env)
 		must(t, err)
-		v := judgeCase(context.Background(), built{name: "q", cfg: j, judge: jd}, rec)
+		v := judgeCase(context.Background(), built{name: "q", cfg: j, judge: jd}, rec, redact.FromEnviron(nil))
 		switch {
 		case tt.errHas != "" && (v.Error == "" || !strings.Contains(v.Error, tt.errHas) || v.Value != nil):
 			t.Errorf("%s: want an error sample with %q, got %+v", tt.name, tt.errHas, v)
@@ -84,14 +85,14 @@ func TestLLMJudgeSamples(t *testing.T) {
 	j := config.Judge{Name: "q", ScoreRange: &config.ScoreRange{Min: 1, Max: 5}, Prompt: "sampled {{ case_id }}", Samples: &three}
 	jd, err := newLLMJudge(j, 0, env)
 	must(t, err)
-	v := judgeCase(context.Background(), built{name: "q", cfg: j, judge: jd}, rec)
+	v := judgeCase(context.Background(), built{name: "q", cfg: j, judge: jd}, rec, redact.FromEnviron(nil))
 	if v.Value == nil || *v.Value != 4 || len(v.Samples) != 3 || v.Spread == nil || *v.Spread != 0 || v.Cached {
 		t.Errorf("samples: %+v", v)
 	}
 	if made, cached, _ := runner.Counts(); made != 3 || cached != 0 {
 		t.Errorf("first pass: made %d, cached %d; want 3, 0", made, cached)
 	}
-	v = judgeCase(context.Background(), built{name: "q", cfg: j, judge: jd}, rec)
+	v = judgeCase(context.Background(), built{name: "q", cfg: j, judge: jd}, rec, redact.FromEnviron(nil))
 	if made, cached, _ := runner.Counts(); made != 3 || cached != 3 || !v.Cached {
 		t.Errorf("second pass: made %d, cached %d, verdict %+v; want every sample from the cache", made, cached, v)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,6 +28,7 @@ type LLMRunner struct {
 	noCache bool
 	timeout time.Duration
 	salt    string // sets this runner's cache entries apart (the fake's)
+	red     func() *redact.Redactor
 	made    atomic.Int64
 	cached  atomic.Int64
 	failed  atomic.Int64
@@ -42,7 +44,13 @@ func NewLLMRunner(dir rundir.Dir, concurrency int, noCache bool) *LLMRunner {
 	if concurrency < 1 {
 		concurrency = 1
 	}
-	return &LLMRunner{client: llm.New(Retries), sem: make(chan struct{}, concurrency), cache: dir, noCache: noCache, timeout: 5 * time.Minute}
+	red := sync.OnceValue(func() *redact.Redactor {
+		if red, err := runRedactor(dir); err == nil {
+			return red
+		}
+		return redact.FromEnviron(os.Environ())
+	})
+	return &LLMRunner{client: llm.New(Retries), sem: make(chan struct{}, concurrency), cache: dir, noCache: noCache, timeout: 5 * time.Minute, red: red}
 }
 
 // NewFakeLLMRunner is NewLLMRunner against the fake Messages API at
@@ -120,7 +128,7 @@ func (r *LLMRunner) call(ctx context.Context, req llm.ToolRequest, sample int) (
 func (r *LLMRunner) store(req llm.ToolRequest, sample int, rep reply) {
 	// The model may quote a secret it read (an output file holding one):
 	// the cache, in the run directory, keeps it redacted, as summary.yaml.
-	red := redact.FromEnviron(os.Environ())
+	red := r.red()
 	if rep.Input != nil {
 		rep.Input = red.JSON(rep.Input)
 	}

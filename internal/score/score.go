@@ -187,6 +187,10 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	red, err := runRedactor(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
 	cases := make([]rundir.CaseSummary, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
@@ -204,7 +208,7 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 				return
 			}
 			defer func() { <-sem }()
-			cases[i], errs[i] = scoreCase(ctx, opts.Dir, ev, id, judges)
+			cases[i], errs[i] = scoreCase(ctx, opts.Dir, ev, id, judges, red)
 			mu.Lock()
 			defer mu.Unlock()
 			done++
@@ -287,8 +291,22 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	return s, nil
 }
 
+// runRedactor hides the secrets of this process's environment and those
+// the run marked in the files it kept as the agent wrote them (an output
+// holding a runner.env token): score may run later, elsewhere, without the
+// run's environment.
+func runRedactor(dir rundir.Dir) (*redact.Redactor, error) {
+	red := redact.FromEnviron(os.Environ())
+	vals, _, err := dir.KnownSecrets()
+	if err != nil {
+		return nil, err
+	}
+	red.LearnValues(vals...)
+	return red, nil
+}
+
 // scoreCase runs every judge over one case.
-func scoreCase(ctx context.Context, dir rundir.Dir, ev *config.Eval, id string, judges []built) (rundir.CaseSummary, error) {
+func scoreCase(ctx context.Context, dir rundir.Dir, ev *config.Eval, id string, judges []built, red *redact.Redactor) (rundir.CaseSummary, error) {
 	rec, err := BuildRecord(dir, ev, id)
 	if err != nil {
 		return rundir.CaseSummary{}, err
@@ -298,14 +316,14 @@ func scoreCase(ctx context.Context, dir rundir.Dir, ev *config.Eval, id string, 
 		cs.Status, cs.CostUSD, cs.DurationS, cs.Turns, cs.Answers = string(c.Status), c.CostUSD, c.DurationS, c.NumTurns, c.AnswersByTier
 	}
 	for _, b := range judges {
-		cs.Verdicts = append(cs.Verdicts, judgeCase(ctx, b, rec))
+		cs.Verdicts = append(cs.Verdicts, judgeCase(ctx, b, rec, red))
 	}
 	return cs, nil
 }
 
 // judgeCase is one judge's verdict on one case: skipped when its if: is
 // false, an error sample when the condition fails.
-func judgeCase(ctx context.Context, b built, rec *Record) rundir.Verdict {
+func judgeCase(ctx context.Context, b built, rec *Record, red *redact.Redactor) rundir.Verdict {
 	v := rundir.Verdict{Judge: b.name}
 	if b.cfg.Step != "" {
 		rec = rec.ForStep(b.cfg.Step)
@@ -325,9 +343,8 @@ func judgeCase(ctx context.Context, b built, rec *Record) rundir.Verdict {
 	o := enforce(b.name, b.cfg, b.judge.Score(ctx, rec))
 	// A rationale may quote what the agent read or wrote, or what an exec
 	// or check judge found in its environment (this process's): it is
-	// redacted like every other value the harness writes, the known values
-	// of the environment's secret-named variables included.
-	red := redact.FromEnviron(os.Environ())
+	// redacted like every other value the harness writes, with the known
+	// values of this environment and of the run (runRedactor).
 	v.Rationale = red.String(o.Rationale)
 	v.Samples, v.Spread = o.Samples, o.Spread
 	v.Cached = o.Cached > 0 && o.Calls == 0
