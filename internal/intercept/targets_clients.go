@@ -53,7 +53,9 @@ func (cc *clientCall) host(flag, value string, dyn, env bool) {
 		return
 	}
 	var refs []hostRef
-	if strings.Contains(value, "://") {
+	if d, ok := percentDecode(value); ok && (strings.HasPrefix(d, "/") || strings.HasPrefix(d, "@")) && !strings.HasPrefix(d, "//") {
+		refs = []hostRef{{host: localSocket, ok: true}} // a socket directory or path: this machine
+	} else if strings.Contains(value, "://") {
 		refs = urlHosts(value, true)
 	} else {
 		for _, one := range strings.Split(value, ",") {

@@ -31,7 +31,14 @@ func (cc *clientCall) conn(flag, s string, dyn bool) {
 		return
 	}
 	if strings.Contains(s, "://") {
-		cc.host(flag, s, false, false)
+		// An empty host (postgresql:///app) is libpq's default: the local
+		// socket, or PGHOST, which is judged where it is set.
+		for _, r := range urlHosts(s, true) {
+			if !r.ok && r.host == "" {
+				r = hostRef{host: localSocket, ok: true}
+			}
+			cc.add(override{flag: flag, value: s, host: r, kind: kHost, vars: cc.cl.hostVars})
+		}
 		if _, q, ok := strings.Cut(s, "?"); ok {
 			for _, kv := range strings.Split(q, "&") {
 				k, v, _ := strings.Cut(kv, "=")

@@ -211,17 +211,21 @@ func parseArgs(args []word, t optTable, sx argSyntax, abbrev bool) parsedArgs {
 				}
 				continue
 			}
+			h := optHit{name: name, spec: s, dyn: a.dyn}
 			if s.kind == kFlag {
+				p.opts = append(p.opts, h)
 				continue
 			}
-			h := optHit{name: name, spec: s, dyn: a.dyn}
 			if rest := body[j+1:]; rest != "" {
 				h.value, h.set = strings.TrimPrefix(rest, "="), true
 			} else if !s.optional {
 				take(&h, unknown)
 			}
 			p.opts = append(p.opts, h)
-			break
+			if !s.unsure {
+				break
+			}
+			// It may be a flag for this program: the rest are options too.
 		}
 	}
 	return p

@@ -122,7 +122,7 @@ func ghOperands(cc *clientCall) {
 		switch {
 		case o.dyn && i > 0:
 			cc.host("argument", o.s, true, false)
-		case strings.Contains(o.s, "://"):
+		case isURL(o.s):
 			cc.host("URL argument", o.s, false, false)
 		case repoCmd && i >= 2 && strings.Count(strings.Trim(o.s, "/"), "/") >= 2:
 			ghRepo(cc, "repository argument", o.s, false, false)
@@ -268,6 +268,12 @@ func gitOperands(cc *clientCall) {
 		return
 	}
 	cc.gitRepo("repository argument", p.operands[0].s, p.operands[0].dyn, remotes)
+}
+
+// isURL: the word is a URL (scheme://…), not text that mentions one.
+func isURL(s string) bool {
+	m := schemeRE().FindStringSubmatch(s)
+	return m != nil && m[2] != ""
 }
 
 func hasOpt(p parsedArgs, name string) bool {
