@@ -41,12 +41,16 @@ func checkValue(name, v string, c EnvCheck) string {
 		}
 	}
 	if len(c.HostIn) > 0 {
-		host := hostOf(v)
-		if !hostCovered(host, c.HostIn) {
-			if host == "" {
+		// Every host a client may read in the value must be covered.
+		for _, h := range urlHosts(v, false) {
+			switch {
+			case !h.ok && h.host == "":
 				return fmt.Sprintf("%s=%s names no host; it must point at one of %s", name, shown, strings.Join(c.HostIn, ", "))
+			case !h.ok:
+				return fmt.Sprintf("%s=%s names a host the hook cannot read (%q); it must point at one of %s", name, shown, redact.String(clip(h.host, 60)), strings.Join(c.HostIn, ", "))
+			case !hostCovered(h.host, c.HostIn):
+				return fmt.Sprintf("%s=%s points at host %s, which is not one of %s or under one (it must point at a test instance)", name, shown, h.host, strings.Join(c.HostIn, ", "))
 			}
-			return fmt.Sprintf("%s=%s points at host %s, which is not one of %s or under one (it must point at a test instance)", name, shown, host, strings.Join(c.HostIn, ", "))
 		}
 	}
 	return ""

@@ -161,6 +161,9 @@ func readClient(words []word, set map[string]string, line []call) []override {
 			continue
 		}
 		dyn := v == unknownValue
+		if v == "" && kind != kUnknowable {
+			continue // empty is the default
+		}
 		switch kind {
 		case kHost:
 			cc.host(k, v, dyn, true)

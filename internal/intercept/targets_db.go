@@ -295,7 +295,7 @@ func mongoAddr(cc *clientCall, flag, s string, dyn bool, bareIsDB bool) {
 var mongoCodeRE = lazyre.New(`(?i)\b(connect|Mongo)\s*\(`)
 
 var mongoClient = &client{names: []string{"mongosh", "mongo"}, abbrev: true,
-	opts: parseOpts(`host=H port=~ u,username=~ p,password=? authenticationDatabase=~ authenticationMechanism=~ eval=~ f,file=~ nodb norc quiet
+	opts: parseOpts(`host=H port= u,username= p,password=? authenticationDatabase= authenticationMechanism= eval= f,file= nodb norc quiet
 shell verbose tls ssl tlsCertificateKeyFile=~ tlsCAFile=~ tlsCertificateKeyFilePassword=~ apiVersion=~ awsAccessKeyId=~ awsSecretAccessKey=~
 awsSessionToken=~ json=? retryWrites h,help version build-info`, false),
 	hostVars: dbVars, env: map[string]optKind{"HOME": kUnknowable},

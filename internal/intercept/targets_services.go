@@ -57,11 +57,11 @@ var kubectlClient = &client{names: []string{"kubectl", "oc", "kubectx", "k9s"}, 
 	env: map[string]optKind{"KUBECONFIG": kName, "HOME": kUnknowable}, operands: kubectlOperands}
 
 var helmClient = &client{names: []string{"helm"}, syntax: pflagSyntax,
-	opts: parseOpts(`kube-context=N kubeconfig=N kube-apiserver=H kube-token=N kube-as-user= kube-as-group= kube-ca-file= kube-insecure-skip-tls-verify
+	opts: parseOpts(`kube-context=N kubeconfig=N kube-apiserver=H kube-token= kube-as-user= kube-as-group= kube-ca-file= kube-insecure-skip-tls-verify
 kube-tls-server-name= n,namespace= registry-config= repository-cache= repository-config= burst-limit= qps= debug f,values=~ set=~ set-string=~
 set-file=~ set-json=~ version= wait timeout= o,output=~ create-namespace atomic i,install h,help`, false),
 	nameVars: []string{"KUBE_CONTEXT", "KUBECONFIG"}, hostVars: []string{"KUBE_CONTEXT", "KUBECONFIG"},
-	env: map[string]optKind{"KUBECONFIG": kName, "HELM_KUBECONTEXT": kName, "HELM_KUBEAPISERVER": kHost, "HELM_KUBETOKEN": kName, "HOME": kUnknowable}}
+	env: map[string]optKind{"KUBECONFIG": kName, "HELM_KUBECONTEXT": kName, "HELM_KUBEAPISERVER": kHost, "HOME": kUnknowable}}
 
 // awsOperands: aws configure set writes the config every later call reads.
 func awsOperands(cc *clientCall) {

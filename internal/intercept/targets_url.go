@@ -2,6 +2,7 @@ package intercept
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,13 +43,29 @@ func urlHosts(v string, multi bool) []hostRef {
 	if i := strings.IndexAny(auth, "/?#"); i >= 0 {
 		auth = auth[:i]
 	}
-	// curl splits user:pass@host at the first @, others at the last: both
-	// readings are judged.
-	hostparts := []string{auth}
-	if i := strings.IndexByte(auth, '@'); i >= 0 {
-		hostparts = []string{auth[i+1:]}
-		if j := strings.LastIndexByte(auth, '@'); j != i {
-			hostparts = append(hostparts, auth[j+1:])
+	// curl splits user:pass@host at the first @, others at the last, and a
+	// lenient parser may read the authority on past ? and # up to the
+	// first /: every reading is judged.
+	var hostparts []string
+	long := rest
+	if i := strings.IndexByte(long, '/'); i >= 0 {
+		long = long[:i]
+	}
+	readings := []string{auth}
+	if long != auth {
+		readings = append(readings, long)
+	}
+	for n, a := range readings {
+		cands := []string{a}
+		if i := strings.IndexByte(a, '@'); i >= 0 {
+			cands = []string{a[i+1:], a[strings.LastIndexByte(a, '@')+1:]}
+		} else if n > 0 {
+			continue // the longer reading only matters for an @ past ? or #
+		}
+		for _, c := range cands {
+			if !slices.Contains(hostparts, c) {
+				hostparts = append(hostparts, c)
+			}
 		}
 	}
 	var out []hostRef
@@ -90,16 +107,6 @@ func hostRefOf(h string) hostRef {
 		return hostRef{host: h}
 	}
 	return hostRef{host: c, ok: true}
-}
-
-// hostOf returns the host a URL-ish value points at, as canonHost reads it;
-// "" when it names none the hook can read.
-func hostOf(v string) string {
-	hs := urlHosts(v, false)
-	if len(hs) == 0 || !hs[0].ok {
-		return ""
-	}
-	return hs[0].host
 }
 
 // maxGlobURLs bounds curl's URL globbing: more URLs than this cannot all be
