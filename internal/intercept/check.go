@@ -3,6 +3,7 @@ package intercept
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/lazyre"
@@ -123,6 +124,19 @@ func overridesOf(c call, line []call) []override {
 	}
 	if known || len(c.words) == 0 || c.words[0].dyn || quietBuiltins[c.words[0].s] {
 		return out
+	}
+	// A URL the command line hands it in a variable it may read.
+	names := make([]string, 0, len(c.set))
+	for k := range c.set {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if v := c.set[k]; v != unknownValue && isURL(v) {
+			for _, h := range urlHosts(v, true) {
+				out = append(out, override{command: path.Base(c.words[0].s), flag: k, env: true, value: v, kind: kHost, host: h})
+			}
+		}
 	}
 	for _, w := range c.words[1:] {
 		for _, u := range urlStartRE().FindAllString(w.s, -1) {

@@ -259,6 +259,10 @@ X,exclude-directories= no-parent`
 func curlOperands(cc *clientCall) {
 	urls := append([]operand{}, cc.p.operands...)
 	for _, h := range cc.opt("--url") {
+		if strings.HasPrefix(h.value, "@") {
+			cc.unknowable(h.name, false, "curl --url @FILE reads its URLs from a file the hook does not read")
+			continue
+		}
 		urls = append(urls, operand{word: word{s: h.value, dyn: h.dyn}})
 	}
 	glob := !cc.has("-g", "--globoff")
@@ -476,6 +480,17 @@ func socatOperands(cc *clientCall) {
 var clientTable = []*client{
 	{names: []string{"curl", "curlie"}, abbrev: true, opts: parseOpts(curlOpts, false), env: proxyEnv, operands: curlOperands},
 	{names: []string{"wget"}, abbrev: true, opts: parseOpts(wgetOpts, false), env: proxyEnv, operands: wgetOperands},
+	// Other downloaders and text browsers: every operand is a URL (their
+	// options are not read: an unknown option's value is judged too).
+	{names: []string{"aria2c", "axel", "lynx", "links", "elinks", "w3m", "httpx", "websocat"}, abbrev: true, opts: optTable{}, env: proxyEnv,
+		operands: func(cc *clientCall) {
+			for _, o := range cc.p.operands {
+				if o.dyn || strings.Trim(o.s, "0123456789") != "" {
+					cc.host("URL argument", o.s, o.dyn, false)
+				}
+			}
+		}},
+	{names: []string{"wget2"}, abbrev: true, opts: parseOpts(wgetOpts, false), env: proxyEnv, operands: wgetOperands},
 	{names: []string{"http", "https", "httpie", "xh", "xhs"}, abbrev: true, opts: parseOpts(httpieOpts, false), env: proxyEnv, operands: httpieOperands},
 	{names: []string{"nc", "ncat", "netcat", "telnet", socketCommand}, opts: parseOpts(ncOpts, false), operands: netOperands},
 	{names: []string{"socat"}, opts: parseOpts("d D h l= L= s t= T= u U v x g 4 6 V hh hhh", false), operands: socatOperands},

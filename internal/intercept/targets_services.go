@@ -15,7 +15,7 @@ var jiraClient = &client{names: []string{"jira", "jira-cli", "acli"}, syntax: pf
 
 const kubectlGlobal = `as= as-group= as-uid= cache-dir= certificate-authority= client-certificate= client-key= cluster=N context=N disable-compression
 insecure-skip-tls-verify kubeconfig=N log-flush-frequency= match-server-version n,namespace= password= profile= profile-output= request-timeout=
-s,server=H tls-server-name= token=N user=N username= v,v= vmodule= warnings-as-errors log-backtrace-at= log-dir= log-file= log-file-max-size=
+s,server=H tls-server-name= token= user= username= v,v= vmodule= warnings-as-errors log-backtrace-at= log-dir= log-file= log-file-max-size=
 logtostderr alsologtostderr one-output skip-headers skip-log-headers stderrthreshold= h,help
 f,filename=~ k,kustomize=~ l,selector=~ o,output=~ c,container=~ field-selector= p,patch=~ type= timeout= grace-period= dry-run=? image=
 replicas= port= sort-by= template= since= tail= L,label-columns=~ A,all-namespaces w,watch R,recursive force i,stdin t,tty`
@@ -36,8 +36,10 @@ func kubectlOperands(cc *clientCall) {
 			} else {
 				cc.named("config "+sub.s, "", true, false)
 			}
-		case "set-context", "set-cluster", "set-credentials", "set", "unset", "rename-context", "delete-context", "delete-cluster", "delete-user":
-			cc.unknowable("config "+sub.s, false, "kubectl config "+sub.s+" rewrites the kubeconfig that later calls read")
+		default:
+			if kubeconfigWrites[sub.s] {
+				cc.unknowable("config "+sub.s, false, "kubectl config "+sub.s+" rewrites the kubeconfig that later calls read")
+			}
 		}
 	}
 	if cc.name == "oc" {
@@ -236,11 +238,35 @@ func gitOperands(cc *clientCall) {
 		gitConfig(cc, h.value, h.dyn, remotes)
 	}
 	switch ops[0].s {
-	case "push":
-	case "config":
-		// git config url.X.insteadOf Y / remote.NAME.url URL on a line that
-		// pushes is read by lineRemotes; a config write itself is the repo
-		// part's concern.
+	case "push", "send-pack":
+	case "remote", "config":
+		// A remote's URL or a URL rewrite, set for the pushes after it.
+		var defined gitRemotes
+		defined.urls = map[string][]string{}
+		var rest []string
+		for _, o := range ops[1:] {
+			if o.dyn {
+				cc.add(override{flag: ops[0].s + " " + clip(o.s, 40), dyn: true, kind: kHost})
+				return
+			}
+			if !strings.HasPrefix(o.s, "-") {
+				rest = append(rest, o.s)
+			}
+		}
+		switch {
+		case ops[0].s == "remote" && len(rest) >= 3 && (rest[0] == "add" || rest[0] == "set-url"):
+			cc.gitURL("remote "+rest[0]+" "+rest[1], rest[2])
+		case ops[0].s == "config" && len(rest) >= 2:
+			defined.config(rest[0], rest[1])
+			for name, urls := range defined.urls {
+				for _, u := range urls {
+					cc.gitURL("config remote."+name, u)
+				}
+			}
+			for _, base := range defined.rewrite {
+				cc.host("config url."+clip(base, 40), base, false, false)
+			}
+		}
 		return
 	default:
 		return

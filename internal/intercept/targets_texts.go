@@ -32,6 +32,7 @@ func targetTexts(c call) []string {
 				out = append(out, urlTexts(name, o.s)...)
 			}
 		}
+		out = append(out, laterCallProbes(name, p.operands)...)
 	}
 	// texts() tries the first few later words; any number of option words
 	// may come first.
@@ -68,3 +69,44 @@ func urlTexts(name, u string) []string {
 	}
 	return out
 }
+
+// laterCallProbes: a call that rewrites what later calls of its client
+// target (kubectl config set-cluster, aws configure set, git remote
+// set-url) is gated by every handler that gates those later calls, even if
+// its filters name only them: it is also read as one of them.
+func laterCallProbes(name string, ops []operand) []string {
+	arg := func(i int) string {
+		if i < len(ops) {
+			return ops[i].s
+		}
+		return ""
+	}
+	var what string
+	var probes []string
+	switch {
+	case (name == "kubectl" || name == "oc") && arg(0) == "config" && kubeconfigWrites[arg(1)],
+		name == "oc" && arg(0) == "login", name == "kubectx":
+		what, probes = name+" "+arg(0)+" "+arg(1), []string{"kubectl apply -f x.yaml", "kubectl delete pod x", "kubectl create namespace x",
+			"kubectl patch deployment x", "kubectl get pods", "helm upgrade --install x ./chart", "helm install x ./chart"}
+	case name == "aws" && arg(0) == "configure" && (arg(1) == "set" || arg(1) == "import"):
+		what, probes = "aws configure "+arg(1), []string{"aws s3 ls", "aws sts get-caller-identity", "aws ec2 describe-instances", "aws lambda invoke"}
+	case name == "gcloud" && arg(0) == "config" && (arg(1) == "set" || arg(1) == "configurations"):
+		what, probes = "gcloud config "+arg(1), []string{"gcloud compute instances list", "gcloud run deploy x"}
+	case name == "az" && (arg(0) == "account" || arg(0) == "cloud") && arg(1) == "set":
+		what, probes = "az "+arg(0)+" set", []string{"az group list", "az vm list"}
+	case name == "git" && (arg(0) == "remote" && (arg(1) == "add" || arg(1) == "set-url" || arg(1) == "rename") || arg(0) == "config"):
+		what, probes = "git "+arg(0), []string{"git push origin main"}
+	case name == "gh" && (arg(0) == "repo" && arg(1) == "set-default" || arg(0) == "auth" && arg(1) == "switch"):
+		what, probes = "gh "+arg(0)+" "+arg(1), []string{"gh pr create", "gh api repos/x/y", "gh issue create"}
+	default:
+		return nil
+	}
+	out := make([]string, len(probes))
+	for i, p := range probes {
+		out[i] = p + " (what " + what + " changes for later calls)"
+	}
+	return out
+}
+
+var kubeconfigWrites = map[string]bool{"use-context": true, "use": true, "set-context": true, "set-cluster": true, "set-credentials": true,
+	"set": true, "unset": true, "rename-context": true, "delete-context": true, "delete-cluster": true, "delete-user": true}
