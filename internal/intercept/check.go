@@ -116,13 +116,19 @@ func judgeTargets(h prepared, names []string, calls, line []call) string {
 // ./tool) is judged by every URL its words name: it may call them.
 func overridesOf(c call, line []call) []override {
 	var out []override
-	known := false
+	known := 0
 	for k := range c.words {
-		known = known || !c.words[k].dyn && clientsByName[path.Base(c.words[k].s)] != nil
+		if !c.words[k].dyn && clientsByName[path.Base(c.words[k].s)] != nil {
+			if known++; known > maxClientsPerCall {
+				// Each is read to the end of the call: bound the work.
+				return append(out, override{command: path.Base(c.words[0].s), flag: "(its words)", kind: kUnknowable,
+					why: fmt.Sprintf("it names more than %d client programs, more than the hook reads", maxClientsPerCall)})
+			}
+		}
 		out = append(out, readClient(c.words[k:], c.set, line)...)
 		out = append(out, envOption(c.words, k)...)
 	}
-	if known || len(c.words) == 0 || c.words[0].dyn || quietBuiltins[c.words[0].s] {
+	if known > 0 || len(c.words) == 0 || c.words[0].dyn || quietBuiltins[c.words[0].s] {
 		return out
 	}
 	// A URL the command line hands it in a variable it may read.
@@ -173,6 +179,9 @@ func envOption(words []word, k int) []override {
 	}
 	return []override{{command: path.Base(words[0].s), flag: name, env: true, value: val, dyn: a.dyn, kind: kName, vars: []string{name}, ifChecked: true}}
 }
+
+// maxClientsPerCall bounds how many client names one call may hold.
+const maxClientsPerCall = 32
 
 // quietBuiltins are shell builtins that connect nowhere (the code eval or
 // alias runs is walked as calls of its own).
