@@ -52,6 +52,9 @@ func (cc *clientCall) host(flag, value string, dyn, env bool) {
 		cc.add(override{flag: flag, env: env, value: value, dyn: true, kind: kHost, vars: cc.cl.hostVars})
 		return
 	}
+	if strings.TrimSpace(value) == "" {
+		return // an empty value is the client's default
+	}
 	var refs []hostRef
 	if d, ok := percentDecode(value); ok && (strings.HasPrefix(d, "/") || strings.HasPrefix(d, "@")) && !strings.HasPrefix(d, "//") {
 		refs = []hostRef{{host: localSocket, ok: true}} // a socket directory or path: this machine

@@ -62,6 +62,10 @@ func (cc *clientCall) conn(flag, s string, dyn bool) {
 		switch k {
 		case "host", "hostaddr":
 			cc.host(flag+" "+k+"=", v, false, false)
+		case "dbname":
+			if v != s && (strings.Contains(v, "=") || strings.Contains(v, "://")) {
+				cc.conn(flag+" dbname=", v, false) // read as a connection string of its own
+			}
 		case "service":
 			cc.unknowable(flag+" service=", false, "a service name picks a server from a service file the hook does not read")
 		}
@@ -76,8 +80,9 @@ func (cc *clientCall) connEnv(k, v string) {
 	}
 }
 
-// psqlConnectRE finds a \c or \connect meta-command in psql -c text.
-var psqlConnectRE = lazyre.New(`\\(c|connect)(\s|$)`)
+// psqlConnectRE finds a \c or \connect meta-command in psql -c text, or
+// one that runs a file (\i, \ir, \include), which may hold one.
+var psqlConnectRE = lazyre.New(`\\(c|connect|i|ir|include|include_relative)(\s|$)`)
 
 func libpqOperands(cc *clientCall) {
 	for _, o := range cc.p.operands {
@@ -148,8 +153,9 @@ list-dsn row-limit=~ less-chatty prompt=~ prompt-dsn=~ l,list auto-vertical-outp
 ping help`, false),
 	hostVars: dbVars, env: withEnv(libpqEnv, map[string]optKind{"XDG_CONFIG_HOME": kUnknowable}), operands: libpqOperands}
 
-// mysqlExecRE finds a connect command in mysql -e text (connect db host, \r).
-var mysqlExecRE = lazyre.New(`(?i)(^|;|\n)\s*(connect|\\r)(\s|;|$)`)
+// mysqlExecRE finds a connect command in mysql -e text (connect db host,
+// \r), or one that runs a file (source, \.), which may hold one.
+var mysqlExecRE = lazyre.New(`(?i)(^|;|\n)\s*(connect|\\r|source|\\\.)(\s|;|$)`)
 
 // mysqlOpts is the MySQL and MariaDB clients' options. Their programs give
 // some letters different meanings (mysql -e executes, mysqldump -e is a
@@ -342,7 +348,7 @@ intrinsic-latency=~ eval=~ ldb ldb-sync-mode cluster=~ verbose version help`, fa
 			switch {
 			case cluster && strings.Contains(o.s, ":"):
 				cc.host("cluster node", o.s, o.dyn, false)
-			case (up == "MIGRATE" || up == "REPLICAOF" || up == "SLAVEOF") && i+1 < len(ops) && !strings.EqualFold(ops[i+1].s, "no"):
+			case (up == "MIGRATE" || up == "REPLICAOF" || up == "SLAVEOF" || up == "MEET") && i+1 < len(ops) && !strings.EqualFold(ops[i+1].s, "no"):
 				cc.host(up, ops[i+1].s, ops[i+1].dyn, false)
 			}
 		}

@@ -78,7 +78,7 @@ func awsOperands(cc *clientCall) {
 			val = ops[i+3].s
 		}
 		switch {
-		case ops[i+2].dyn || strings.Contains(key, "ignore_configured_endpoint"):
+		case ops[i+2].dyn || strings.Contains(key, "ignore_configured_endpoint") || strings.HasSuffix(key, "services") || strings.HasPrefix(key, "services."):
 			cc.unknowable("configure set "+ops[i+2].s, false, "aws configure set "+clip(ops[i+2].s, 40)+" changes which endpoint later calls use")
 		case strings.Contains(key, "endpoint_url"):
 			cc.host("configure set "+ops[i+2].s, val, i+3 >= len(ops) || ops[i+3].dyn, false)
