@@ -93,10 +93,18 @@ type override struct {
 	ifChecked bool
 }
 
-// judgeTargets judges the targets every matched call names (line: every
-// call of the command line, where git remotes are defined); "" when all
+// lineOf is what judging a call may read besides the call: every call of
+// its command line (where a git remote is defined), and the filesystem
+// (whether a config file a client reads by default exists; nil: unknown,
+// taken as absent).
+type lineOf struct {
+	calls []call
+	fs    PathFS
+}
+
+// judgeTargets judges the targets every matched call names; "" when all
 // pass.
-func judgeTargets(h prepared, names []string, calls, line []call) string {
+func judgeTargets(h prepared, names []string, calls []call, line lineOf) string {
 	for _, c := range calls {
 		for _, o := range overridesOf(c, line) {
 			if why := judgeOverride(h, names, o); why != "" {
@@ -114,7 +122,7 @@ func judgeTargets(h prepared, names []string, calls, line []call) string {
 //
 // A matched call of a program the table does not know (python3 sync.py,
 // ./tool) is judged by every URL its words name: it may call them.
-func overridesOf(c call, line []call) []override {
+func overridesOf(c call, line lineOf) []override {
 	var out []override
 	known := 0
 	for k := range c.words {
@@ -125,7 +133,7 @@ func overridesOf(c call, line []call) []override {
 					why: fmt.Sprintf("it names more than %d client programs, more than the hook reads", maxClientsPerCall)})
 			}
 		}
-		out = append(out, readClient(c.words[k:], c.set, line)...)
+		out = append(out, readClient(c.words[k:], c.set, c.env, line)...)
 		out = append(out, envOption(c.words, k)...)
 	}
 	if known > 0 || len(c.words) == 0 || c.words[0].dyn || quietBuiltins[c.words[0].s] {

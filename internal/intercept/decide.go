@@ -120,13 +120,13 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 				matched = append(matched, call{env: req.Env, words: []word{{s: socketCommand}, target}})
 			}
 			d.Handler, d.Detail = i, redact.String(detail)
-			return gate(d, h, matched, an.calls)
+			return gate(d, h, matched, lineOf{calls: an.calls, fs: req.FS})
 		}
 		d.Handler = i
 		if req.ToolName == "AskUserQuestion" {
 			return answer(ctx, d, p, h, req.ToolInput, llm)
 		}
-		return gate(d, h, []call{{env: req.Env}}, nil)
+		return gate(d, h, []call{{env: req.Env}}, lineOf{})
 	}
 	return d
 }
@@ -190,9 +190,9 @@ func overlay(base, over map[string]string) map[string]string {
 // gate applies a matched handler's env_checks to the environment of every
 // matched call, then judges the targets those calls name on their own
 // command line (line is every call of it, for what one call defines for
-// another: a git remote). When all pass, the call passes through with no decision
+// another, and the filesystem, for the config files a client reads). When all pass, the call passes through with no decision
 // (Claude Code's permission rules still apply); Reason records why.
-func gate(d Decision, h prepared, calls, line []call) Decision {
+func gate(d Decision, h prepared, calls []call, line lineOf) Decision {
 	label := strings.TrimSuffix(oneLine(h.Match), ".")
 	deny := func(why string) Decision {
 		d.Kind = Deny

@@ -37,7 +37,8 @@ type clientCall struct {
 	name string // the command's base name
 	p    parsedArgs
 	set  map[string]string // what the command line assigns this call
-	line []call            // every call of the command line
+	env  map[string]string // the whole environment it runs under
+	line lineOf
 	out  []override
 }
 
@@ -114,7 +115,7 @@ var clientsByName = func() map[string]*client {
 
 // readClient reads the call of a client at words[0] (nil when words[0]
 // is no client the table knows).
-func readClient(words []word, set map[string]string, line []call) []override {
+func readClient(words []word, set, env map[string]string, line lineOf) []override {
 	if len(words) == 0 || words[0].dyn {
 		return nil
 	}
@@ -123,7 +124,7 @@ func readClient(words []word, set map[string]string, line []call) []override {
 	if cl == nil {
 		return nil
 	}
-	cc := &clientCall{cl: cl, name: name, set: set, line: line}
+	cc := &clientCall{cl: cl, name: name, set: set, env: env, line: line}
 	cc.p = parseArgs(words[1:], cl.opts, cl.syntax, cl.abbrev)
 	if cc.p.unknownDyn != "" {
 		cc.add(override{flag: "a word only known when it runs (" + clip(cc.p.unknownDyn, 40) + ")", dyn: true, kind: kHost})
@@ -186,6 +187,24 @@ func readClient(words []word, set map[string]string, line []call) []override {
 		cl.operands(cc)
 	}
 	return cc.out
+}
+
+// rcFile records a config file the client reads by default, when it
+// exists: its options are not read, so the call cannot be checked. dirVar
+// names the directory's variable ("HOME"); escape is how to skip it.
+func (cc *clientCall) rcFile(dirVar, file, escape string) {
+	dir := cc.env[dirVar]
+	if cc.line.fs == nil || dir == "" || dir == unknownValue || dir == unsetValue {
+		return
+	}
+	p := path.Join(dir, file)
+	if strings.ContainsAny(p, "*?[\\") {
+		cc.unknowable(p, false, cc.name+" reads "+p+", whose options the hook does not read; "+escape)
+		return
+	}
+	if m, err := cc.line.fs.Glob(p); err == nil && len(m) > 0 {
+		cc.unknowable(p, false, cc.name+" reads "+p+", whose options the hook does not read; "+escape)
+	}
 }
 
 // unknowableWhy says why a config option or variable cannot be checked.
@@ -322,9 +341,15 @@ func curlOperands(cc *clientCall) {
 			cc.unknowable(h.name, false, h.name+" fills the URL from curl variables the hook does not follow")
 		}
 	}
-	for _, v := range []string{"CURL_HOME", "XDG_CONFIG_HOME", "HOME"} {
-		if _, ok := cc.set[v]; ok && !curlNoRC(cc) {
-			cc.unknowable(v, true, v+" makes curl read a .curlrc the hook does not read (run curl -q first)")
+	if !curlNoRC(cc) {
+		for _, v := range []string{"CURL_HOME", "XDG_CONFIG_HOME", "HOME"} {
+			if _, ok := cc.set[v]; ok {
+				cc.unknowable(v, true, v+" makes curl read a .curlrc the hook does not read (run curl -q first)")
+			}
+		}
+		// A .curlrc an earlier call may have written (url =, proxy =, …).
+		for _, f := range [][2]string{{"CURL_HOME", ".curlrc"}, {"XDG_CONFIG_HOME", "curlrc"}, {"XDG_CONFIG_HOME", ".curlrc"}, {"HOME", ".curlrc"}, {"HOME", ".config/curlrc"}} {
+			cc.rcFile(f[0], f[1], "run curl -q first")
 		}
 	}
 }
@@ -378,10 +403,16 @@ func wgetOperands(cc *clientCall) {
 			cc.unknowable(h.name, false, "wget -e "+clip(h.value, 40)+" runs a wgetrc command the hook does not know")
 		}
 	}
-	for _, v := range []string{"WGETRC", "HOME"} {
-		if _, ok := cc.set[v]; ok && !cc.has("--no-config") {
-			cc.unknowable(v, true, v+" makes wget read a wgetrc the hook does not read (run wget --no-config)")
+	if !cc.has("--no-config") {
+		for _, v := range []string{"WGETRC", "HOME"} {
+			if _, ok := cc.set[v]; ok {
+				cc.unknowable(v, true, v+" makes wget read a wgetrc the hook does not read (run wget --no-config)")
+			}
 		}
+		if w := cc.env["WGETRC"]; w != "" && cc.set["WGETRC"] == "" {
+			cc.rcFile("WGETRC", "", "run wget --no-config")
+		}
+		cc.rcFile("HOME", ".wgetrc", "run wget --no-config")
 	}
 }
 

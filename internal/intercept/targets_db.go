@@ -93,6 +93,14 @@ func libpqOperands(cc *clientCall) {
 			cc.unknowable(h.name, false, `psql -c runs \connect, which opens a connection the hook does not check`)
 		}
 	}
+	if cc.name == "psql" && !cc.has("-X", "--no-psqlrc") {
+		// ~/.psqlrc runs first and may \connect elsewhere.
+		if _, set := cc.env["PSQLRC"]; set {
+			cc.rcFile("PSQLRC", "", "run psql -X")
+		} else {
+			cc.rcFile("HOME", ".psqlrc", "run psql -X")
+		}
+	}
 }
 
 // libpqConn are the connection options every libpq program shares.
@@ -182,6 +190,11 @@ func mysqlOperands(cc *clientCall) {
 		if h.dyn || mysqlExecRE().MatchString(h.value) {
 			cc.unknowable(h.name, false, cc.name+" "+h.name+" runs connect, which opens a connection the hook does not check")
 		}
+	}
+	if !cc.has("--no-defaults") && !cc.has("-h", "--host", "-S", "--socket", "--dns-srv-name") {
+		// With no server on the command line, ~/.my.cnf's [client] host= picks it.
+		cc.rcFile("HOME", ".my.cnf", "name the server with -h, or run it with --no-defaults")
+		cc.rcFile("HOME", ".mylogin.cnf", "name the server with -h, or run it with --no-defaults")
 	}
 }
 

@@ -229,7 +229,7 @@ func gitOperands(cc *clientCall) {
 	}
 	// What git's -c sets: proxies and URL rewrites count for every
 	// sub-command that goes out.
-	remotes := lineRemotes(cc.line)
+	remotes := lineRemotes(cc.line.calls)
 	for _, h := range cc.opt("-c", "--config-env") {
 		if h.name == "--config-env" {
 			cc.unknowable(h.name, false, "git --config-env sets configuration from a variable the hook does not follow")

@@ -1,6 +1,7 @@
 package intercept
 
 import (
+	"context"
 	"slices"
 	"testing"
 )
@@ -176,6 +177,61 @@ func TestParseArgs(t *testing.T) {
 		}
 		if !slices.Equal(hits, tc.hits) || !slices.Equal(ops, tc.operands) {
 			t.Errorf("parseArgs(%q) = %v %q, want %v %q", tc.args, hits, ops, tc.hits, tc.operands)
+		}
+	}
+}
+
+// fakeFS answers Glob for the files it holds (exact paths only).
+type fakeFS map[string]bool
+
+func (f fakeFS) Glob(p string) ([]string, error) {
+	if f[p] {
+		return []string{p}, nil
+	}
+	return nil, nil
+}
+
+func (f fakeFS) EvalSymlinks(p string) (string, error) { return p, nil }
+
+// TestConfigFilesRead: a config file a client reads by default, which an
+// earlier call may have written (url = … in ~/.curlrc, \connect in
+// ~/.psqlrc, host= in ~/.my.cnf), makes a gated call unknowable unless the
+// call skips it; without the file the call passes.
+func TestConfigFilesRead(t *testing.T) {
+	t.Parallel()
+	p, err := Prepare(File{Handlers: []Handler{
+		{Match: "Jira", Patterns: []string{"Bash"}, InputFilters: []string{`/rest/api/`}, EnvChecks: map[string]EnvCheck{"JIRA_SERVER": {HostIn: []string{"localhost"}}}},
+		{Match: "db", Patterns: []string{"Bash"}, InputFilters: []string{`\bpsql\b`, `\bmysql\b`}, EnvChecks: map[string]EnvCheck{"DATABASE_URL": {HostIn: []string{"localhost"}}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": "/home/dev", "JIRA_SERVER": "http://localhost:8080", "DATABASE_URL": "postgres://localhost/app"}
+	tests := []struct {
+		files   []string
+		command string
+		want    Kind
+	}{
+		{nil, "curl -s http://localhost:8080/rest/api/2/issue", Pass},
+		{[]string{"/home/dev/.curlrc"}, "curl -s http://localhost:8080/rest/api/2/issue", Deny},
+		{[]string{"/home/dev/.config/curlrc"}, "curl -s http://localhost:8080/rest/api/2/issue", Deny},
+		{[]string{"/home/dev/.curlrc"}, "curl -q -s http://localhost:8080/rest/api/2/issue", Pass},
+		{[]string{"/home/dev/.wgetrc"}, "wget -qO- http://localhost:8080/rest/api/2/issue", Deny},
+		{[]string{"/home/dev/.wgetrc"}, "wget --no-config -qO- http://localhost:8080/rest/api/2/issue", Pass},
+		{[]string{"/home/dev/.psqlrc"}, "psql -h localhost app", Deny},
+		{[]string{"/home/dev/.psqlrc"}, "psql -X -h localhost app", Pass},
+		{[]string{"/home/dev/.my.cnf"}, "mysql app", Deny},
+		{[]string{"/home/dev/.my.cnf"}, "mysql -h localhost app", Pass},
+		{[]string{"/home/dev/.mylogin.cnf"}, "mysql --no-defaults app", Pass},
+	}
+	for _, tc := range tests {
+		fs := fakeFS{}
+		for _, f := range tc.files {
+			fs[f] = true
+		}
+		d := Decide(context.Background(), p, Request{ToolName: "Bash", ToolInput: map[string]any{"command": tc.command}, Env: env, FS: fs}, nil)
+		if d.Kind != tc.want || d.Handler < 0 {
+			t.Errorf("with %v, %q: %s (handler %d, %s); want %s", tc.files, tc.command, d.Kind, d.Handler, d.Reason, tc.want)
 		}
 	}
 }
