@@ -34,7 +34,7 @@ var TestHosts = []string{"localhost", "127.0.0.1", "::1", "test", "example", "in
 
 // Catalog is the offline catalogue Stage 2 resolves handlers with.
 var Catalog = []Service{
-	{Name: "Jira", Aliases: []string{"jira"}, Commands: []string{`\bjira\b`, `atlassian\.net`, `/rest/api/[0-9]+/issue`},
+	{Name: "Jira", Aliases: []string{"jira"}, Commands: []string{`\bjira\b`, `atlassian\.net`, `/rest/api/([0-9]+|latest)/`, `/rest/(agile|servicedeskapi|greenhopper)/`},
 		MCP: []string{"mcp__atlassian__*", "mcp__jira__*"}, Env: []string{"JIRA_SERVER", "JIRA_URL", "JIRA_BASE_URL"}, URLEnv: true},
 	{Name: "Confluence", Aliases: []string{"confluence"}, Commands: []string{`\bconfluence\b`, `atlassian\.net/wiki`, `/wiki/rest/api`},
 		MCP: []string{"mcp__atlassian__*", "mcp__confluence__*"}, Env: []string{"CONFLUENCE_URL", "CONFLUENCE_BASE_URL"}, URLEnv: true},
