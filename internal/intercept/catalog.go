@@ -40,7 +40,7 @@ var Catalog = []Service{
 		MCP: []string{"mcp__atlassian__*", "mcp__confluence__*"}, Env: []string{"CONFLUENCE_URL", "CONFLUENCE_BASE_URL"}, URLEnv: true},
 	{Name: "Slack", Aliases: []string{"slack"}, Commands: []string{`slack\.com/api`, `hooks\.slack\.com`, `\bslack(-cli)?\b`},
 		MCP: []string{"mcp__slack__*"}, Env: []string{"SLACK_API_URL", "SLACK_BASE_URL"}, URLEnv: true},
-	{Name: "GitHub", Aliases: []string{"github", "gh"}, Commands: []string{`api\.github\.com`, `\bgh\s+(pr|issue|api|release|repo)\b`, `git\s+(push|send-pack)\b`},
+	{Name: "GitHub", Aliases: []string{"github", "gh"}, Commands: []string{`api\.github\.com`, `\bgh\s+(pr|issue|api|release|repo|workflow|run|secret|variable|gist|label|project|search|cache|ruleset|codespace|org|ssh-key|gpg-key|attestation|browse|status)\b`, `git\s+(push|send-pack)\b`},
 		MCP: []string{"mcp__github__*"}, Env: []string{"GITHUB_API_URL", "GH_HOST"}, URLEnv: true},
 	{Name: "GitLab", Aliases: []string{"gitlab"}, Commands: []string{`gitlab\.com/api`, `/api/v4/`, `\bglab\b`},
 		MCP: []string{"mcp__gitlab__*"}, Env: []string{"GITLAB_URL", "GITLAB_HOST", "CI_SERVER_URL"}, URLEnv: true},
