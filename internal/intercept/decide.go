@@ -190,8 +190,9 @@ func overlay(base, over map[string]string) map[string]string {
 // gate applies a matched handler's env_checks to the environment of every
 // matched call, then judges the targets those calls name on their own
 // command line (line is every call of it, for what one call defines for
-// another, and the filesystem, for the config files a client reads). When all pass, the call passes through with no decision
-// (Claude Code's permission rules still apply); Reason records why.
+// another, and the filesystem, for the config files a client reads). When
+// all pass, the call passes through with no decision (Claude Code's
+// permission rules still apply); Reason records why.
 func gate(d Decision, h prepared, calls []call, line lineOf) Decision {
 	label := strings.TrimSuffix(oneLine(h.Match), ".")
 	deny := func(why string) Decision {
