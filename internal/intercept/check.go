@@ -2,65 +2,13 @@ package intercept
 
 import (
 	"fmt"
-	"net/netip"
-	"net/url"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/redact"
 )
-
-// hostOf returns the host a URL-ish value points at, lower-cased, without
-// port, brackets or trailing dot; "" when it has none.
-func hostOf(v string) string {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return ""
-	}
-	raw := v
-	if !strings.Contains(v, "://") {
-		raw = "//" + v
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-}
-
-// hostCovered applies EnvCheck.HostIn's semantics.
-func hostCovered(host string, entries []string) bool {
-	if host == "" {
-		return false
-	}
-	_, hostIsIP := netip.ParseAddr(host)
-	for _, e := range entries {
-		e = strings.TrimSuffix(strings.Trim(strings.ToLower(strings.TrimSpace(e)), "[]"), ".")
-		if e == "" {
-			continue
-		}
-		if ip, err := netip.ParseAddr(e); err == nil {
-			if h, err := netip.ParseAddr(host); err == nil && h == ip {
-				return true
-			}
-			continue
-		}
-		if hostIsIP == nil {
-			continue // an address is covered only by an address entry
-		}
-		if sub, ok := strings.CutPrefix(e, "*."); ok {
-			if strings.HasSuffix(host, "."+sub) {
-				return true
-			}
-			continue
-		}
-		if host == e || strings.HasSuffix(host, "."+e) {
-			return true
-		}
-	}
-	return false
-}
 
 // checkValue judges a value by an env_check; "" when it passes, else why
 // not. name is the variable (or the option) the value came from: the value
@@ -94,12 +42,16 @@ func checkValue(name, v string, c EnvCheck) string {
 		}
 	}
 	if len(c.HostIn) > 0 {
-		host := hostOf(v)
-		if !hostCovered(host, c.HostIn) {
-			if host == "" {
+		// Every host a client may read in the value must be covered.
+		for _, h := range urlHosts(v, false) {
+			switch {
+			case !h.ok && h.host == "":
 				return fmt.Sprintf("%s=%s names no host; it must point at one of %s", name, shown, strings.Join(c.HostIn, ", "))
+			case !h.ok:
+				return fmt.Sprintf("%s=%s names a host the hook cannot read (%q); it must point at one of %s", name, shown, redact.String(clip(h.host, 60)), strings.Join(c.HostIn, ", "))
+			case !hostCovered(h.host, c.HostIn):
+				return fmt.Sprintf("%s=%s points at host %s, which is not one of %s or under one (it must point at a test instance)", name, shown, h.host, strings.Join(c.HostIn, ", "))
 			}
-			return fmt.Sprintf("%s=%s points at host %s, which is not one of %s or under one (it must point at a test instance)", name, shown, host, strings.Join(c.HostIn, ", "))
 		}
 	}
 	return ""
@@ -120,25 +72,96 @@ func checkVar(name string, env map[string]string, c EnvCheck) string {
 	return checkValue(name, v, c)
 }
 
-// override is one place where a matched command names its own target.
+// override is one target a matched call names itself: an option's value,
+// an operand, a variable the command line sets for it.
 type override struct {
 	command string // the command's base name
 	flag    string // the option, "URL argument", or the variable
 	env     bool   // a variable the command line sets
 	value   string
 	dyn     bool
-	spec    Override
+	kind    optKind // kHost (judged by host), kName (as a whole), kUnknowable (denied)
+	host    hostRef // kHost: the host it connects to
+	why     string  // kUnknowable: what cannot be known
+	// vars are the env_checks that judge it: it passes when it passes one
+	// of those the handler has. Empty: the handler's host_in checks, or all
+	// its checks when it has none; when the handler has none of vars, the
+	// target cannot be judged and the call is denied.
+	vars []string
+	// ifChecked: judged only when the handler checks one of vars (an env
+	// option that sets some other variable is ignored).
+	ifChecked bool
 }
 
-// overridesOf finds the options and URL arguments of a call that retarget
-// it, by the catalogue's knowledge of its command. The command is looked for
-// at every word, not only the first: behind a wrapper the hook does not know
-// (chroot / jira --server …) it still names its target.
-func overridesOf(c call) []override {
+// lineOf is what judging a call may read besides the call: every call of
+// its command line (where a git remote is defined), and the filesystem
+// (whether a config file a client reads by default exists; nil: unknown,
+// taken as absent).
+type lineOf struct {
+	calls []call
+	fs    PathFS
+}
+
+// judgeTargets judges the targets every matched call names; "" when all
+// pass.
+func judgeTargets(h prepared, names []string, calls []call, line lineOf) string {
+	for _, c := range calls {
+		for _, o := range overridesOf(c, line) {
+			if why := judgeOverride(h, names, o); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// overridesOf finds the targets a call names, by the client table's
+// knowledge of its command. The command is looked for at every word, not
+// only the first: behind a wrapper the hook does not know (chroot / jira
+// --server …) it still names its target.
+//
+// A matched call of a program the table does not know (python3 sync.py,
+// ./tool) is judged by every URL its words name: it may call them.
+func overridesOf(c call, line lineOf) []override {
 	var out []override
+	known := 0
 	for k := range c.words {
-		out = append(out, overridesAt(c.words[k:], c.set)...)
+		if !c.words[k].dyn && clientsByName[path.Base(c.words[k].s)] != nil {
+			if known++; known > maxClientsPerCall {
+				// Each is read to the end of the call: bound the work.
+				return append(out, override{command: path.Base(c.words[0].s), flag: "(its words)", kind: kUnknowable,
+					why: fmt.Sprintf("it names more than %d client programs, more than the hook reads", maxClientsPerCall)})
+			}
+		}
+		out = append(out, readClient(c.words[k:], c.set, c.env, line)...)
 		out = append(out, envOption(c.words, k)...)
+	}
+	if known > 0 || len(c.words) == 0 || c.words[0].dyn || quietBuiltins[c.words[0].s] || offline[path.Base(c.words[0].s)] {
+		return out
+	}
+	// A URL the command line hands it in a variable it may read.
+	names := make([]string, 0, len(c.set))
+	for k := range c.set {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if v := c.set[k]; v != unknownValue && isURL(v) {
+			for _, h := range urlHosts(v, true) {
+				out = append(out, override{command: path.Base(c.words[0].s), flag: k, env: true, value: v, kind: kHost, host: h})
+			}
+		}
+	}
+	for _, w := range c.words[1:] {
+		for _, u := range urlStartRE().FindAllString(w.s, -1) {
+			o := override{command: path.Base(c.words[0].s), flag: "URL in its arguments", value: u, dyn: w.dyn, kind: kHost}
+			if hs := urlHosts(u, true); len(hs) > 0 {
+				for _, h := range hs {
+					o.host = h
+					out = append(out, o)
+				}
+			}
+		}
 	}
 	return out
 }
@@ -162,159 +185,114 @@ func envOption(words []word, k int) []override {
 	if !ok || !envName(name) {
 		return nil
 	}
-	return []override{{command: path.Base(words[0].s), flag: name, env: true, value: val, dyn: a.dyn, spec: Override{Vars: []string{name}, IfChecked: true}}}
+	return []override{{command: path.Base(words[0].s), flag: name, env: true, value: val, dyn: a.dyn, kind: kName, vars: []string{name}, ifChecked: true}}
 }
 
-// overridesAt reads the command at words[0]; set is what the command line
-// assigns its environment: a variable the CLI reads its target from (PGHOST
-// for psql) set there is an override too.
-func overridesAt(words []word, set map[string]string) []override {
-	name := path.Base(words[0].s)
-	var out []override
-	for _, list := range overrideLists() {
-		for _, o := range list {
-			if !containsStr(o.Commands, name) {
-				continue
-			}
-			for _, v := range o.Vars {
-				if val, ok := set[v]; ok && val != unsetValue {
-					out = append(out, override{flag: v, env: true, value: val, dyn: val == unknownValue, spec: o})
-				}
-			}
-			if val, ok := set["PGDATABASE"]; ok && len(o.ConninfoKeys) > 0 && val != unsetValue {
-				// libpq reads a database name that is a URL or a
-				// connection string as one.
-				for _, t := range dbTargets(val, o, val == unknownValue) {
-					t.flag, t.env = "PGDATABASE", true
-					out = append(out, t)
-				}
-			}
-			args := words[1:]
-			for i := 0; i < len(args); i++ {
-				a := args[i]
-				if a.s == "--" {
-					if !o.URLArgs {
-						break
-					}
-					continue
-				}
-				opt, val, eq := strings.Cut(a.s, "=")
-				switch {
-				case containsStr(o.Flags, opt) && eq:
-					out = append(out, override{flag: opt, value: val, dyn: a.dyn, spec: o})
-					continue
-				case containsStr(o.Flags, a.s):
-					if i+1 < len(args) {
-						out = append(out, override{flag: a.s, value: args[i+1].s, dyn: args[i+1].dyn, spec: o})
-						i++
-					} else {
-						out = append(out, override{flag: a.s, dyn: true, spec: o})
-					}
-					continue
-				}
-				if short := attachedShort(o.Flags, a.s); short != "" {
-					out = append(out, override{flag: short, value: a.s[2:], dyn: a.dyn, spec: o})
-					continue
-				}
-				if len(o.ConninfoKeys) > 0 {
-					if t := dbTargets(a.s, o, a.dyn); len(t) > 0 {
-						out = append(out, t...)
-						continue
-					}
-				}
-				if !o.URLArgs {
-					continue
-				}
-				if containsStr(o.SkipValueOf, a.s) {
-					i++ // the value of -o, -d, -H…: not a target
-					continue
-				}
-				if u := urlIn(a.s); u != "" {
-					out = append(out, override{flag: "URL argument", value: u, dyn: a.dyn, spec: o})
-				} else if !strings.HasPrefix(a.s, "-") && strings.Trim(a.s, "0123456789") != "" && bareHostRE().MatchString(a.s) {
-					// (a bare number is a port: nc host 443)
-					out = append(out, override{flag: "URL argument", value: a.s, dyn: a.dyn, spec: o})
-				}
+// maxClientsPerCall bounds how many client names one call may hold.
+const maxClientsPerCall = 32
+
+// quietBuiltins are shell builtins that connect nowhere (the code eval or
+// alias runs is walked as calls of its own).
+var quietBuiltins = map[string]bool{"eval": true, "export": true, "declare": true, "typeset": true, "local": true, "readonly": true,
+	"alias": true, "unset": true, "echo": true, "printf": true, "trap": true, ":": true, "true": true, "false": true, "test": true,
+	"[": true, "[[": true, "read": true, "set": true, "shift": true, "cd": true, "pushd": true, "popd": true, "exit": true, "return": true}
+
+// offline are programs that only read and write files: a URL in their
+// words is text (sed -i 's|https://prod|http://localhost|' config.yaml).
+var offline = map[string]bool{"sed": true, "grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true,
+	"cat": true, "jq": true, "yq": true, "tee": true, "sort": true, "uniq": true, "head": true, "tail": true, "cut": true, "tr": true,
+	"wc": true, "diff": true, "cmp": true, "comm": true, "less": true, "more": true, "vi": true, "vim": true, "nano": true, "find": true,
+	"ls": true, "cp": true, "mv": true, "rm": true, "mkdir": true, "touch": true, "chmod": true, "ln": true, "base64": true, "xxd": true,
+	"sha256sum": true, "md5sum": true, "basename": true, "dirname": true, "realpath": true, "column": true, "fold": true, "nl": true}
+
+// judgeOverride checks a target a command names itself with the handler's
+// env_checks, as override describes.
+func judgeOverride(h prepared, names []string, o override) string {
+	what := o.command + " " + o.flag
+	if o.env {
+		what = o.flag + " set for " + o.command
+	}
+	switch {
+	case o.kind == kUnknowable:
+		return fmt.Sprintf("%s cannot be checked: %s", what, o.why)
+	case o.dyn:
+		return fmt.Sprintf("%s is given a target only known when it runs, which cannot be checked", what)
+	}
+	var vars []string
+	if len(o.vars) > 0 {
+		for _, v := range o.vars {
+			if _, ok := h.EnvChecks[v]; ok {
+				vars = append(vars, v)
 			}
 		}
-	}
-	for i := range out {
-		out[i].command = name
-	}
-	return out
-}
-
-func overrideLists() [][]Override {
-	out := [][]Override{GenericOverrides}
-	for _, s := range Catalog {
-		if len(s.Overrides) > 0 {
-			out = append(out, s.Overrides)
-		}
-	}
-	return out
-}
-
-// conninfoRE is one key = value of a libpq connection string (spaces
-// around = allowed, values single-quoted or bare).
-var conninfoRE = lazyre.New(`([A-Za-z_]+)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s']*)`)
-
-// dbTargets are the servers a database client argument names: every host
-// key of a connection string (a later one wins, so all are judged), the
-// host of a URL and its ?host= / ?hostaddr= parameters; a service name
-// (service=… or ?service=…) cannot be judged. Nil when s names none.
-func dbTargets(s string, o Override, dyn bool) []override {
-	uncheckable := o
-	uncheckable.Uncheckable = true
-	var out []override
-	if u := urlIn(s); u != "" {
-		out = append(out, override{flag: "URL argument", value: u, dyn: dyn, spec: o})
-		if p, err := url.Parse(u); err == nil {
-			for k, vs := range p.Query() {
-				for _, v := range vs {
-					switch k = strings.ToLower(k); {
-					case k == "service":
-						out = append(out, override{flag: "URL service parameter", value: v, dyn: dyn, spec: uncheckable})
-					case containsStr(o.ConninfoKeys, k):
-						out = append(out, override{flag: "URL " + k + " parameter", value: v, dyn: dyn, spec: o})
-					}
-				}
+	} else {
+		for _, n := range names {
+			if len(h.EnvChecks[n].HostIn) > 0 {
+				vars = append(vars, n)
 			}
 		}
-		return out
-	}
-	if !strings.Contains(s, "=") {
-		return nil
-	}
-	for _, m := range conninfoRE().FindAllStringSubmatch(s, -1) {
-		k, v := strings.ToLower(m[1]), strings.Trim(m[2], `'"`)
-		switch {
-		case k == "service":
-			out = append(out, override{flag: "conninfo service", value: v, dyn: dyn, spec: uncheckable})
-		case containsStr(o.ConninfoKeys, k):
-			out = append(out, override{flag: "conninfo", value: v, dyn: dyn, spec: o})
+		if len(vars) == 0 {
+			vars = names
 		}
 	}
-	return out
-}
-
-// attachedShort matches -sVALUE for a one-letter flag -s.
-func attachedShort(flags []string, s string) string {
-	if len(s) < 3 || s[0] != '-' || s[1] == '-' {
+	if len(vars) == 0 && o.ifChecked {
 		return ""
 	}
-	for _, f := range flags {
-		if len(f) == 2 && f[0] == '-' && f[1] == s[1] {
-			return f
+	if len(vars) == 0 {
+		return fmt.Sprintf("%s names its own target, and this handler has no env_check (%s) to judge it by", what, strings.Join(o.vars, ", "))
+	}
+	first := ""
+	for _, v := range vars {
+		var why string
+		if o.kind == kHost {
+			why = checkHost(o, h.EnvChecks[v])
+		} else {
+			why = checkValue(o.flag, o.value, h.EnvChecks[v])
 		}
+		if why == "" {
+			return ""
+		}
+		if first == "" {
+			first = fmt.Sprintf("%s overrides the target %s names: judged by %s's check, %s", what, v, v, why)
+		}
+	}
+	return first
+}
+
+// checkHost judges the host a target connects to by an env_check: host_in
+// covers it, must_contain finds a marker in the host itself (not in a path
+// or query that names the test instance for show).
+func checkHost(o override, c EnvCheck) string {
+	shown := fmt.Sprintf("%q", redact.String(redact.Value(o.flag, o.value)))
+	if redact.SecretName(o.flag) {
+		shown = redact.Mark
+	}
+	if !o.host.ok {
+		if o.host.host == "" {
+			return fmt.Sprintf("%s=%s names no host; it must point at a test instance", o.flag, shown)
+		}
+		return fmt.Sprintf("%s=%s names a host the hook cannot read (%q); it must point at a test instance", o.flag, shown, redact.String(clip(o.host.host, 60)))
+	}
+	host := o.host.host
+	if len(c.MustContain) > 0 {
+		found := false
+		for _, m := range c.MustContain {
+			if strings.Contains(host, strings.ToLower(m)) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Sprintf("%s=%s points at host %s, which contains none of %s (it must point at a test instance)", o.flag, shown, host, strings.Join(c.MustContain, ", "))
+		}
+	}
+	if len(c.HostIn) > 0 && !hostCovered(host, c.HostIn) {
+		return fmt.Sprintf("%s=%s points at host %s, which is not one of %s or under one (it must point at a test instance)", o.flag, shown, host, strings.Join(c.HostIn, ", "))
 	}
 	return ""
 }
 
-var (
-	urlStartRE = lazyre.New(`(?i)[a-z][a-z0-9+.\-]*://\S*`)
-	// bareHostRE: a scheme-less host[:port][/path] as curl takes it.
-	bareHostRE = lazyre.New(`(?i)^(localhost|[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z][a-z0-9-]+|\[[0-9a-f:.]+\]|[0-9.]+)(:[0-9]+)?([/?#].*)?$`)
-)
+var urlStartRE = lazyre.New(`(?i)[a-z][a-z0-9+.\-]*://\S*`)
 
 // urlIn returns the URL in a word (--url=https://x, https://x/y), or "".
 func urlIn(s string) string {

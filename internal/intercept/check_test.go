@@ -35,10 +35,36 @@ func TestHostIn(t *testing.T) {
 		{"http://[::2]", false},
 		{"", false},
 		{"/var/run/socket", false},
+		// Hosts as clients read them (issue 17): numeric and mapped forms
+		// of an address are that address; an encoded host is decoded.
+		{"http://0x7f000001:8080", true},
+		{"http://2130706433", true},
+		{"http://127.1", true},
+		{"http://[::ffff:127.0.0.1]", true},
+		{"http://[0:0:0:0:0:0:0:1]", true},
+		{"http://%6c%6fcalhost", true},
+		{"http://0x0a000005", false},
+		{"http://167772165", false},
+		{"http://012.0.0.5", false},
+		{"http://[::ffff:10.0.0.5]", false},
+		{"http://localhost%40acme.atlassian.net", false},
+		{"http://a@localhost@acme.atlassian.net", false},
+		{"https://localhost#@acme.atlassian.net", false},
 	}
 	for _, tc := range tests {
-		if got := hostCovered(hostOf(tc.value), entries); got != tc.want {
-			t.Errorf("host_in(%q) = %v (host %q), want %v", tc.value, got, hostOf(tc.value), tc.want)
+		if got := hostsCovered(tc.value, entries); got != tc.want {
+			t.Errorf("host_in(%q) = %v (hosts %v), want %v", tc.value, got, urlHosts(tc.value, false), tc.want)
 		}
 	}
+}
+
+// hostsCovered: every host a value may reach is covered.
+func hostsCovered(v string, entries []string) bool {
+	hs := urlHosts(v, false)
+	for _, h := range hs {
+		if !h.ok || !hostCovered(h.host, entries) {
+			return false
+		}
+	}
+	return len(hs) > 0
 }

@@ -130,13 +130,13 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 				matched = append(matched, call{env: req.Env, words: []word{{s: socketCommand}, target}})
 			}
 			d.Handler, d.Detail = i, redact.String(detail)
-			return gate(d, h, matched)
+			return gate(d, h, matched, lineOf{calls: an.calls, fs: req.FS})
 		}
 		d.Handler = i
 		if req.ToolName == "AskUserQuestion" {
 			return answer(ctx, d, p, h, req.ToolInput, llm)
 		}
-		return gate(d, h, []call{{env: req.Env}})
+		return gate(d, h, []call{{env: req.Env}}, lineOf{})
 	}
 	return d
 }
@@ -149,7 +149,7 @@ func matchBash(filters []*regexp.Regexp, command string, calls []call, env map[s
 	detail := ""
 	for _, c := range calls {
 	texts:
-		for _, t := range c.texts() {
+		for _, t := range append(c.texts(), targetTexts(c)...) {
 			for _, f := range filters {
 				if f.MatchString(t) {
 					m := c
@@ -173,7 +173,11 @@ func matchBash(filters []*regexp.Regexp, command string, calls []call, env map[s
 			// pass.
 			matched = []call{{env: env}}
 			for _, c := range calls {
-				matched = append(matched, call{env: overlay(env, c.env)})
+				// Each command's own targets are judged too (curl -K - with
+				// the URL in a here-doc).
+				m := c
+				m.env, m.set = overlay(env, c.env), c.env
+				matched = append(matched, m)
 			}
 			return true, fmt.Sprintf("filter %q matched the command line", strings.TrimPrefix(f.String(), "(?i)")), matched
 		}
@@ -195,9 +199,11 @@ func overlay(base, over map[string]string) map[string]string {
 
 // gate applies a matched handler's env_checks to the environment of every
 // matched call, then judges the targets those calls name on their own
-// command line. When all pass, the call passes through with no decision
-// (Claude Code's permission rules still apply); Reason records why.
-func gate(d Decision, h prepared, calls []call) Decision {
+// command line (line is every call of it, for what one call defines for
+// another, and the filesystem, for the config files a client reads). When
+// all pass, the call passes through with no decision (Claude Code's
+// permission rules still apply); Reason records why.
+func gate(d Decision, h prepared, calls []call, line lineOf) Decision {
 	label := strings.TrimSuffix(oneLine(h.Match), ".")
 	deny := func(why string) Decision {
 		d.Kind = Deny
@@ -220,65 +226,12 @@ func gate(d Decision, h prepared, calls []call) Decision {
 			}
 		}
 	}
-	for _, c := range calls {
-		for _, o := range overridesOf(c) {
-			if why := judgeOverride(h, names, c, o); why != "" {
-				return deny(why)
-			}
-		}
+	if why := judgeTargets(h, names, calls, line); why != "" {
+		return deny(why)
 	}
 	d.Kind = Pass
 	d.Reason = fmt.Sprintf("passed by eval harness: %s: env_checks passed (%s); Claude Code's permission rules decide", label, strings.Join(names, ", "))
 	return d
-}
-
-// judgeOverride checks a target a command names itself (jira --server URL)
-// with the handler's env_checks, as Override describes.
-func judgeOverride(h prepared, names []string, c call, o override) string {
-	what := o.command + " " + o.flag
-	if o.env {
-		what = o.flag + " set for " + o.command
-	}
-	if o.spec.Uncheckable {
-		return fmt.Sprintf("%s changes what the command targets in a way the hook cannot check; run it without %s", what, o.flag)
-	}
-	if o.dyn {
-		return fmt.Sprintf("%s is given a target only known when it runs, which cannot be checked", what)
-	}
-	var vars []string
-	if len(o.spec.Vars) > 0 {
-		for _, v := range o.spec.Vars {
-			if _, ok := h.EnvChecks[v]; ok {
-				vars = append(vars, v)
-			}
-		}
-	} else {
-		for _, n := range names {
-			if len(h.EnvChecks[n].HostIn) > 0 {
-				vars = append(vars, n)
-			}
-		}
-		if len(vars) == 0 {
-			vars = names
-		}
-	}
-	if len(vars) == 0 && o.spec.IfChecked {
-		return ""
-	}
-	if len(vars) == 0 {
-		return fmt.Sprintf("%s names its own target, and this handler has no env_check (%s) to judge it by", what, strings.Join(o.spec.Vars, ", "))
-	}
-	first := ""
-	for _, v := range vars {
-		why := checkValue(o.flag, o.value, h.EnvChecks[v])
-		if why == "" {
-			return ""
-		}
-		if first == "" {
-			first = fmt.Sprintf("%s overrides the target %s names: judged by %s's check, %s", what, v, v, why)
-		}
-	}
-	return first
 }
 
 func oneLine(s string) string {
