@@ -258,7 +258,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 
 // makeWorkspaces makes, before any agent starts, the run's own slot and
 // the workspace of every case to run (or the batch's), each in a slot of
-// its own in the user's private root with the agent's home beside it: a
+// its own in the user's private root, which is the agent's home too: a
 // runner can then show each agent its own slot only, and nothing it denies
 // is made while another case runs (Claude Code's sandbox leaves a file
 // where a denied path did not exist, which a later mkdir tripped over). It
@@ -291,10 +291,8 @@ func (st *state) makeWorkspaces(ids []string) (gitRoot string, err error) {
 			return "", err
 		}
 		ws := filepath.Join(d, id)
-		for _, dir := range []string{ws, workspace.HomeDir(ws)} {
-			if err := os.Mkdir(dir, 0o755); err != nil {
-				return "", fmt.Errorf("make the workspace of %s: %w", id, err)
-			}
+		if err := os.Mkdir(ws, 0o755); err != nil {
+			return "", fmt.Errorf("make the workspace of %s: %w", id, err)
 		}
 		st.ws[id] = ws
 	}

@@ -71,8 +71,8 @@ type RunSetup struct {
 	HarnessBin string
 	// RunDir is the run directory. WorkspaceRoot is the user's private
 	// root (workspace.PrivateRoot), shared by every run at once: each
-	// workspace is <root>/<slot>/<id>, the agent's home <root>/<slot>/.home
-	// (workspace.HomeDir), the slot's name hex digits. Private is the run's
+	// workspace is <root>/<slot>/<id>, the slot (its name hex digits) is
+	// the agent's home (workspace.HomeDir). Private is the run's
 	// own slot there, for the runner's folders no agent may read (its
 	// config, credentials); Baselines holds the workspaces' git baselines.
 	// The agent must not read any of them but its own slot.

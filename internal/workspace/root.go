@@ -24,6 +24,16 @@ import (
 // SlotNameLen is the length of a slot's name: hex digits.
 const SlotNameLen = 8
 
+// RootEnv names the folder the private root goes in, instead of the
+// first suitable of $TMPDIR, /tmp and /var/tmp.
+const RootEnv = "AGENT_EVAL_WORKSPACES"
+
+// MaxRootLen is the longest private root chosen by itself: Claude Code's
+// sandbox puts its proxy's sockets in the agent's temp folder
+// (<root>/<slot>/.tmp/claude-http-<16 hex>.sock), and a socket's path
+// holds at most 107 bytes.
+const MaxRootLen = 56
+
 // rootCandidates are where the private root may go, first choice first:
 // the temp folder ($TMPDIR), then the usual system ones.
 func rootCandidates() []string {
@@ -39,24 +49,34 @@ func rootCandidates() []string {
 }
 
 // PrivateRoot returns the user's private root, made if needed: in the first
-// candidate folder that has no git repository around it (Claude Code takes
+// candidate folder short enough (MaxRootLen) that has no git repository
+// around it (Claude Code takes
 // the folder holding a .git above the workspace as the project, and its
 // trust and settings from there), else in the temp folder. gitRoot is then
 // the folder holding that .git, which the runner must trust; "" when none
 // holds one.
+// $AGENT_EVAL_WORKSPACES, when set, is used as it is.
 func PrivateRoot() (root, gitRoot string, err error) {
-	cands := rootCandidates()
-	dir := cands[0]
-	for _, c := range cands {
-		if fi, err := os.Stat(c); err != nil || !fi.IsDir() {
-			continue
+	name := "agent-eval-" + strconv.Itoa(os.Getuid())
+	dir := os.Getenv(RootEnv)
+	if dir != "" {
+		if dir, err = filepath.Abs(dir); err != nil {
+			return "", "", fmt.Errorf("%s: %w", RootEnv, err)
 		}
-		if GitAbove(c) == "" {
-			dir = c
-			break
+	} else {
+		cands := rootCandidates()
+		dir = cands[0]
+		for _, c := range cands {
+			if fi, err := os.Stat(c); err != nil || !fi.IsDir() || len(filepath.Join(c, name)) > MaxRootLen {
+				continue
+			}
+			if GitAbove(c) == "" {
+				dir = c
+				break
+			}
 		}
 	}
-	root = filepath.Join(dir, "agent-eval-"+strconv.Itoa(os.Getuid()))
+	root = filepath.Join(dir, name)
 	if err := ensurePrivate(root); err != nil {
 		return "", "", err
 	}
@@ -125,6 +145,13 @@ func NewSlot(root string) (string, error) {
 	return "", fmt.Errorf("make a slot in %s: every name tried is taken", root)
 }
 
-// HomeDir is the agent's own home folder in a workspace's slot (the slot
-// is the workspace's parent; a case id never starts with a dot).
-func HomeDir(ws string) string { return filepath.Join(filepath.Dir(ws), ".home") }
+// HomeDir is the agent's own home: its workspace's slot, the workspace's
+// parent. The home holds the workspace because Claude Code's sandbox
+// guards the settings files (.claude/settings.json, .mcp.json, …) of every
+// folder from the working directory up to the home, or up to / when the
+// home is not above it, with a placeholder where such a file does not
+// exist: folders shared by concurrent agents (the root, $TMPDIR, /tmp)
+// then get placeholders that one agent removes while another's bubblewrap
+// mounts them ("bwrap: Can't find source path …/.mcp.json"). Stopping at
+// the slot, the walk touches only the case's own folders.
+func HomeDir(ws string) string { return filepath.Dir(ws) }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/permissions"
-	"github.com/agent-eval/agent-eval/internal/workspace"
 )
 
 // CredentialPaths are the folders and files of the user's home that hold
@@ -154,8 +153,8 @@ func (r *started) sandboxSpec(ws string, h hiddenPaths) permissions.SandboxSpec 
 	if r.s.Repo != "" {
 		spec.AllowWrite = append(spec.AllowWrite, ws)
 	}
-	if home := workspace.HomeDir(ws); len(h.slots) > 0 && fileExists(home) {
-		spec.AllowWrite = append(spec.AllowWrite, home) // the agent's own home
+	if home := r.ownHome(ws); home != "" {
+		spec.AllowWrite = append(spec.AllowWrite, home) // the agent's own home, its workspace's slot
 	}
 	spec.DenyRead = append(slices.Clone(h.paths), h.roots...)
 	spec.AllowRead = slices.Clone(h.slots)

@@ -219,16 +219,36 @@ func (r *started) Prepare(_ context.Context, w runner.Workspace) (runner.Session
 		return s, err
 	}
 	s.plugins = r.stagedPlugins(w.Dir)
-	if err := r.fillHome(workspace.HomeDir(w.Dir)); err != nil {
+	if err := r.fillHome(r.ownHome(w.Dir)); err != nil {
 		return s, err
 	}
 	return s, nil
 }
 
-// fillHome copies runner.home_files from the user's home into the agent's.
+// ownHome is the agent's own home for the workspace ws: its slot of the
+// private root; "" when ws has none.
+func (r *started) ownHome(ws string) string {
+	home := workspace.HomeDir(ws)
+	if r.s.WorkspaceRoot == "" || filepath.Dir(home) != filepath.Clean(r.s.WorkspaceRoot) || !fileExists(home) {
+		return ""
+	}
+	return home
+}
+
+// TempDirName is the agent's temp folder ($TMPDIR) in its home.
+const TempDirName = ".tmp"
+
+// fillHome makes the agent's temp folder in its home and copies
+// runner.home_files there from the user's home.
 func (r *started) fillHome(home string) error {
+	if home == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(home, TempDirName), 0o700); err != nil {
+		return fmt.Errorf("make the agent's temp folder: %w", err)
+	}
 	files := r.s.Eval.Runner.HomeFiles
-	if len(files) == 0 || !fileExists(home) {
+	if len(files) == 0 {
 		return nil
 	}
 	user, err := os.UserHomeDir()
@@ -453,8 +473,16 @@ func (r *started) agentEnv(name, ws string, extraEnv map[string]string) []string
 	if _, set := extra["HOME"]; !set {
 		// A home of its own: none of the user's credential folders, and
 		// nothing another case (or run) left or removes there.
-		if home := workspace.HomeDir(ws); fileExists(home) {
+		if home := r.ownHome(ws); home != "" {
 			extra["HOME"] = home
+		}
+	}
+	if _, set := extra["TMPDIR"]; !set {
+		// A temp folder of its own too, inside its home: the sandbox guards
+		// the settings files of every folder from the temp folder up to the
+		// home as well, with placeholders a shared one would race on.
+		if home := r.ownHome(ws); home != "" && fileExists(filepath.Join(home, TempDirName)) {
+			extra["TMPDIR"] = filepath.Join(home, TempDirName)
 		}
 	}
 	if r.s.Repo != "" {
