@@ -160,3 +160,40 @@ func TestAgentHome(t *testing.T) {
 	}
 	t.Errorf("runner.env HOME did not win")
 }
+
+// With the sandbox off, the hook's path layer (where the hook is wired)
+// keeps Bash away from what the harness hides, naming why; with the sandbox
+// on, or with no hook to wire, it is left out.
+func TestHookFileHidesTheHarnessPaths(t *testing.T) {
+	st, ws, other, project, _ := hiddenSetup(t)
+	h, err := st.hidden(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.s.Sandbox.On = false
+	st.s.Permissions = permissions.Compile(nil, []config.PermissionRule{{Path: "secret/", Tools: []string{"Read", "Bash"}}})
+	f := st.hookFile(ws, nil, h)
+	if f == nil {
+		t.Fatal("no hook file")
+	}
+	if !slices.Contains(f.DeniedPaths, "/"+filepath.Join(project, "cases")) || f.DeniedPathReasons["/"+filepath.Join(project, "cases")] != HiddenReason {
+		t.Errorf("the dataset is not in the hook's denied paths: %v", f.DeniedPaths)
+	}
+	for _, p := range h.hook {
+		if !slices.Contains(f.DeniedPaths, p) {
+			t.Errorf("hidden %s not in the hook's denied paths", p)
+		}
+	}
+	if !matchesRoot(f.DeniedPaths, other) {
+		t.Errorf("the other case's workspace %s is not denied to Bash", other)
+	}
+	st.s.Sandbox.On = true
+	if f := st.hookFile(ws, nil, h); f != nil {
+		t.Errorf("a hook file under the sandbox with nothing else to do: %v", f.DeniedPaths)
+	}
+	st.s.Sandbox.On = false
+	st.s.Permissions = permissions.Compile(nil, nil)
+	if f := st.hookFile(ws, nil, h); f != nil {
+		t.Errorf("the hook is wired for the hidden paths alone: %v", f.DeniedPaths)
+	}
+}

@@ -396,6 +396,10 @@ func (r *started) hookFile(ws string, overrides map[string]string, hidden hidden
 		for _, p := range hidden.hook {
 			if !slices.Contains(f.DeniedPaths, p) {
 				f.DeniedPaths = append(f.DeniedPaths, p)
+				if f.DeniedPathReasons == nil {
+					f.DeniedPathReasons = map[string]string{}
+				}
+				f.DeniedPathReasons[p] = HiddenReason
 			}
 		}
 	}
@@ -404,6 +408,10 @@ func (r *started) hookFile(ws string, overrides map[string]string, hidden hidden
 	}
 	return &f
 }
+
+// HiddenReason is the reason the hook's deny names for a path the harness
+// hides (hidden.go).
+const HiddenReason = "the harness keeps the dataset, the runs, eval.yaml, other workspaces and your credentials from the agent"
 
 // bashDenied reports whether a deny rule forbids Bash outright.
 func bashDenied(deny []string) bool {
