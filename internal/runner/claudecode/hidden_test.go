@@ -129,7 +129,13 @@ func matchesRoot(pats []string, p string) bool {
 // runner.env names them; runner.home_files are copied in.
 func TestAgentHome(t *testing.T) {
 	st, ws, _, _, home := hiddenSetup(t)
-	st.s.Eval.Runner.HomeFiles = []string{".netrc"}
+	if err := os.WriteFile(filepath.Join(home, "dotfile"), []byte("linked"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, "dotfile"), filepath.Join(home, ".gitconfig")); err != nil {
+		t.Fatal(err)
+	}
+	st.s.Eval.Runner.HomeFiles = []string{".netrc", ".gitconfig"}
 	if err := st.fillHome(st.ownHome(ws)); err != nil {
 		t.Fatal(err)
 	}
@@ -144,6 +150,9 @@ func TestAgentHome(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(slot, ".netrc")); err != nil || string(b) != "x" {
 		t.Errorf("runner.home_files .netrc not copied: %q %v", b, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(slot, ".gitconfig")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("a home_files entry that is a link is not copied as a file: %v %v", fi, err)
 	}
 	if _, err := os.Stat(filepath.Join(slot, ".aws")); err == nil {
 		t.Errorf("the user's .aws reached the agent's home without home_files")

@@ -256,9 +256,11 @@ func (r *started) fillHome(home string) error {
 		return fmt.Errorf("runner.home_files: %w", err)
 	}
 	for _, f := range files {
-		src := filepath.Join(user, filepath.Clean(f))
-		if _, err := os.Lstat(src); err != nil {
-			return &runner.ConfigError{Err: fmt.Errorf("runner.home_files: %s is not in your home (%s)", f, user)}
+		// The entry named is followed when it is a link (dotfiles often
+		// are); links inside a folder are not copied (CopyTree).
+		src, err := filepath.EvalSymlinks(filepath.Join(user, filepath.Clean(f)))
+		if err != nil {
+			return &runner.ConfigError{Err: fmt.Errorf("runner.home_files: %s is not in your home (%s): %w", f, user, err)}
 		}
 		if err := workspace.CopyTree(src, filepath.Join(home, filepath.Clean(f))); err != nil {
 			return fmt.Errorf("runner.home_files: copy %s into the agent's home: %w", f, err)
