@@ -153,7 +153,7 @@ func TestE2E(t *testing.T) {
 				}
 			}
 			env.Values[fakeKey{}] = &fakeHolder{}
-			return nil
+			return shortWorkspaces(env)
 		},
 		// [opencode]: the OpenCode CLI is there (a script of the cli runner
 		// with it skips without it, except in CI, which fails above).

@@ -7,6 +7,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agent-eval/agent-eval/internal/cli"
+	"github.com/agent-eval/agent-eval/internal/workspace"
 )
 
 // TestMain registers agent-eval as a command of the test scripts: the test
@@ -30,7 +31,21 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("AGENT_EVAL_RUNS_DIR", "")
-			return nil
+			return shortWorkspaces(env)
 		},
 	})
+}
+
+// shortWorkspaces gives a script a private workspace root of its own
+// ($AGENT_EVAL_WORKSPACES), removed after it: short, as the sandbox's
+// sockets need (testscript's $WORK is too long), and apart from every other
+// run on the machine.
+func shortWorkspaces(env *testscript.Env) error {
+	d, err := os.MkdirTemp("/tmp", "ae")
+	if err != nil {
+		return err
+	}
+	env.Defer(func() { _ = os.RemoveAll(d) })
+	env.Setenv(workspace.RootEnv, d)
+	return nil
 }

@@ -87,6 +87,7 @@ type Runner struct {
 	SystemPrompt   string         `yaml:"system_prompt" doc:"Text prepended to the harness's system prompt."`
 	Effort         string         `yaml:"effort" doc:"Reasoning effort; its values depend on runner.type: claude-code low, medium, high, xhigh or max (--effort); codex minimal, low, medium, high; cli free text (the {effort} placeholder)."`
 	PermissionMode string         `yaml:"permission_mode" doc:"claude-code --permission-mode." enum:"default|acceptEdits|plan|auto|dontAsk|bypassPermissions"`
+	HomeFiles      []string       `yaml:"home_files" doc:"claude-code: files and folders of your home (relative to it: .gitconfig, .config/gh) copied into the agent's own home before each case. The agent's HOME is an empty folder of its own otherwise, so it sees none of your credentials (README: The agent's home)." check:"nonempty,relpath,noparent"`
 }
 
 // Models names the models for each role.

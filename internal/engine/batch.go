@@ -22,10 +22,7 @@ import (
 // batch.yaml (the cases' inputs, in order) and case_order.yaml.
 func (st *state) runBatch(ctx context.Context, start time.Time) (*results.Run, error) {
 	ids := st.p.Cases
-	ws := filepath.Join(st.wsRoot, BatchID)
-	if err := os.MkdirAll(ws, 0o755); err != nil {
-		return nil, fmt.Errorf("make the batch workspace: %w", err)
-	}
+	ws := st.ws[BatchID]
 	if st.ev.Dataset.Workspace != nil && slices.ContainsFunc(st.ev.Dataset.Workspace.Files, func(f config.WorkspaceFile) bool { return f.Path != "" }) {
 		st.obs.Warn("per-case dataset.workspace.files are ignored in batch mode")
 	}

@@ -46,7 +46,7 @@ type caseRun struct {
 // it left. Every failure is the case's, never the run's.
 func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	c := newCase(id)
-	cr := &caseRun{c: c, out: st.dir.Case(id), ws: filepath.Join(st.wsRoot, id)}
+	cr := &caseRun{c: c, out: st.dir.Case(id), ws: st.ws[id]}
 	fail := func(err error) *results.Case {
 		c.ExitCode, c.Status, c.Error = -1, results.StatusError, err.Error()
 		return c
@@ -56,8 +56,10 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	}
 	caseDir := filepath.Join(st.ev.DatasetDir(), id)
 	c.Workspace = cr.ws
-	if err := os.MkdirAll(cr.ws, 0o755); err != nil {
-		return fail(fmt.Errorf("make the workspace: %w", err))
+	if fi, err := os.Lstat(cr.ws); cr.ws == "" || err != nil || !fi.IsDir() {
+		// Made for every case before the first agent started: gone or
+		// replaced since, which no agent can do in the sandbox.
+		return fail(fmt.Errorf("the workspace %q made for the case is not a folder any more (%v)", cr.ws, err))
 	}
 	input, err := workspace.ReadInput(caseDir)
 	if err != nil {

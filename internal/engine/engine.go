@@ -39,8 +39,11 @@ type state struct {
 	obs       Observer
 	dir       rundir.Dir
 	runID     string
-	wsRoot    string // where the workspaces are
-	baselines string // the workspaces' git baselines, outside them
+	wsRoot    string            // the private root: every run's workspaces (workspace.PrivateRoot)
+	private   string            // the run's own slot in it: the harness's folders no agent may read
+	baselines string            // the workspaces' git baselines, outside them (in private)
+	slots     []string          // the slots this run made (removed at its end)
+	ws        map[string]string // case id (or BatchID) → its workspace, made before the first agent starts
 	rr        runner.Run
 	caps      runner.Capabilities
 	fakeURL   string
@@ -117,20 +120,24 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	if err := os.MkdirAll(filepath.Join(st.dir.Path, rundir.CasesDir), 0o755); err != nil {
 		return nil, fmt.Errorf("make the cases folder: %w", err)
 	}
-	if st.wsRoot, err = os.MkdirTemp("", "agent-eval-ws-"); err != nil {
-		return nil, fmt.Errorf("make the workspaces folder: %w", err)
+	var todo []string
+	for _, id := range p.Cases {
+		if p.Resume && st.dir.FinishedCase(id) != nil {
+			continue
+		}
+		todo = append(todo, id)
 	}
+	gitRoot, err := st.makeWorkspaces(todo)
 	// Removing the workspaces one unlink at a time was a tenth of the
 	// run's own CPU at the end of a large run: in parallel.
 	defer func() {
-		if err := workspace.RemoveChildren(st.wsRoot); err != nil {
+		if err := workspace.RemoveAll(st.slots); err != nil {
 			obs.Warn(fmt.Sprintf("remove the workspaces: %v", err))
 		}
 	}()
-	if st.baselines, err = os.MkdirTemp("", "agent-eval-baselines-"); err != nil {
-		return nil, fmt.Errorf("make the baselines folder: %w", err)
+	if err != nil {
+		return nil, err
 	}
-	defer os.RemoveAll(st.baselines)
 	var handlers *intercept.File
 	if len(st.ev.Inputs.Tools) > 0 && st.caps.Interception && p.LoadHandlers != nil {
 		// Redacted with what is known now: before_all has not run yet.
@@ -155,8 +162,8 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		return nil, &UsageError{Err: fmt.Errorf("contain the agents' processes: %w", err)}
 	}
 	st.rr, err = rn.Start(ctx, runner.RunSetup{Eval: st.ev, Model: p.Model, AgentBin: p.AgentBin, HarnessBin: p.HarnessBin,
-		RunDir: st.dir.Path, WorkspaceRoot: st.wsRoot, Baselines: st.baselines, Workspaces: p.Workspaces(st.wsRoot),
-		Repo: p.Repo, Handlers: handlers, Permissions: permissions.Compile(st.ev.Permissions.Allow, st.ev.Permissions.Deny),
+		RunDir: st.dir.Path, WorkspaceRoot: st.wsRoot, Private: st.private, Baselines: st.baselines, Workspaces: st.workspaceList(),
+		GitRoot: gitRoot, Repo: p.Repo, Handlers: handlers, Permissions: permissions.Compile(st.ev.Permissions.Allow, st.ev.Permissions.Deny),
 		Sandbox: sandbox, FakeModelURL: st.fakeURL, Warn: obs.Warn})
 	if err != nil {
 		return nil, err
@@ -167,13 +174,6 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		}
 	}()
 
-	var todo []string
-	for _, id := range p.Cases {
-		if p.Resume && st.dir.FinishedCase(id) != nil {
-			continue
-		}
-		todo = append(todo, id)
-	}
 	if p.Resume {
 		obs.Note(fmt.Sprintf("resuming %s: %d of %s already finished", st.runID, len(p.Cases)-len(todo), Plural(len(p.Cases), "case")))
 		st.sweepLeftovers()
@@ -265,6 +265,63 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	}
 	obs.RunFinished(Summary{Run: r, Dir: st.dir.Path, Rows: rows})
 	return r, errors.Join(st.writeErr...)
+}
+
+// makeWorkspaces makes, before any agent starts, the run's own slot and
+// the workspace of every case to run (or the batch's), each in a slot of
+// its own in the user's private root, which is the agent's home too: a
+// runner can then show each agent its own slot only, and nothing it denies
+// is made while another case runs (Claude Code's sandbox leaves a file
+// where a denied path did not exist, which a later mkdir tripped over). It
+// returns the folder holding a .git above the root, if any.
+func (st *state) makeWorkspaces(ids []string) (gitRoot string, err error) {
+	if st.wsRoot, gitRoot, err = workspace.PrivateRoot(); err != nil {
+		return "", err
+	}
+	slot := func() (string, error) {
+		d, err := workspace.NewSlot(st.wsRoot)
+		if err == nil {
+			st.slots = append(st.slots, d)
+		}
+		return d, err
+	}
+	if st.private, err = slot(); err != nil {
+		return "", err
+	}
+	st.baselines = filepath.Join(st.private, "baselines")
+	if err := os.Mkdir(st.baselines, 0o700); err != nil {
+		return "", fmt.Errorf("make the baselines folder: %w", err)
+	}
+	if st.p.Mode == ModeBatch {
+		ids = []string{BatchID}
+	}
+	st.ws = make(map[string]string, len(ids))
+	for _, id := range ids {
+		d, err := slot()
+		if err != nil {
+			return "", err
+		}
+		ws := filepath.Join(d, id)
+		if err := os.Mkdir(ws, 0o755); err != nil {
+			return "", fmt.Errorf("make the workspace of %s: %w", id, err)
+		}
+		st.ws[id] = ws
+	}
+	return gitRoot, nil
+}
+
+// workspaceList is every workspace of the run, in the plan's order.
+func (st *state) workspaceList() []string {
+	out := make([]string, 0, len(st.ws))
+	if ws, ok := st.ws[BatchID]; ok {
+		return append(out, ws)
+	}
+	for _, id := range st.p.Cases {
+		if ws, ok := st.ws[id]; ok {
+			out = append(out, ws)
+		}
+	}
+	return out
 }
 
 // missingDirs are dir and those of its parents that do not exist yet,
@@ -461,7 +518,7 @@ func (st *state) sweepLeftovers() {
 func (st *state) hookEnviron(caseVars map[string]string) []string {
 	abs, _ := filepath.Abs(st.p.ConfigPath)
 	runDir, _ := filepath.Abs(st.dir.Path)
-	vars := map[string]string{"AGENT_EVAL_WORKSPACE": st.wsRoot, "AGENT_EVAL_RUN_ID": st.runID, "AGENT_EVAL_CONFIG": abs,
+	vars := map[string]string{"AGENT_EVAL_WORKSPACE": st.private, "AGENT_EVAL_RUN_ID": st.runID, "AGENT_EVAL_CONFIG": abs,
 		"AGENT_EVAL_PROJECT_ROOT": st.p.ProjectRoot, "AGENT_EVAL_MODEL": st.p.Model, "AGENT_EVAL_RUN_DIR": runDir}
 	for k, v := range st.hookEnv {
 		vars[k] = v

@@ -190,19 +190,6 @@ func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan
 	return p, nil
 }
 
-// Workspaces are the folders the plan's agents will work in, under root:
-// one per case, or the batch's.
-func (p Plan) Workspaces(root string) []string {
-	if p.Mode == ModeBatch {
-		return []string{filepath.Join(root, BatchID)}
-	}
-	out := make([]string, 0, len(p.Cases))
-	for _, id := range p.Cases {
-		out = append(out, filepath.Join(root, id))
-	}
-	return out
-}
-
 // symlinkedCases lists the entries of the dataset folder that are symbolic
 // links to folders: cases run would otherwise skip without a word.
 func symlinkedCases(dir string) []string {

@@ -16,8 +16,14 @@ type SandboxSpec struct {
 	AllowWrite []string
 	// DenyRead are places the harness keeps out of reach whatever the rules
 	// say: the dataset the cases are copied from, the run directory, the
-	// other cases' workspaces, the git baselines.
+	// private root of every run's workspaces, the git baselines.
 	DenyRead []string
+	// AllowRead are places inside DenyRead the agent's commands may read
+	// again: its own slot of the private root (workspace and home). A
+	// DenyRead entry at or above one is not made read-only (denyWrite
+	// would take the agent's own workspace with it; what is hidden cannot
+	// be written anyway).
+	AllowRead []string
 }
 
 // UnlimitedNetwork is the allowedDomains entry that lets sandboxed commands
@@ -52,7 +58,18 @@ func Sandbox(s SandboxSpec) map[string]any {
 	if len(s.DenyRead) > 0 {
 		deny := appendNew([]string{}, s.DenyRead...)
 		fs["denyRead"] = deny
-		fs["denyWrite"] = slices.Clone(deny)
+		var denyWrite []string
+		for _, d := range deny {
+			if !slices.ContainsFunc(s.AllowRead, func(a string) bool { return within(a, d) }) {
+				denyWrite = append(denyWrite, d)
+			}
+		}
+		if len(denyWrite) > 0 {
+			fs["denyWrite"] = denyWrite
+		}
+	}
+	if len(s.AllowRead) > 0 {
+		fs["allowRead"] = appendNew([]string{}, s.AllowRead...)
 	}
 	return map[string]any{
 		"enabled":                  true,
@@ -87,6 +104,21 @@ func WithSandbox(settings, block map[string]any) map[string]any {
 				continue
 			}
 			for kk, vv := range um {
+				if k == "filesystem" && kk == "allowRead" {
+					// Re-allowing reads is the harness's: the runner's
+					// entries stay only clear of what the harness denies.
+					deny, _ := bm["denyRead"].([]string)
+					var keep []string
+					for _, a := range stringList(vv) {
+						if !slices.ContainsFunc(deny, func(d string) bool { return within(a, d) || within(d, a) }) {
+							keep = append(keep, a)
+						}
+					}
+					if l, _ := bm[kk].([]string); len(l)+len(keep) > 0 {
+						bm[kk] = appendNew(slices.Clone(l), keep...)
+					}
+					continue
+				}
 				if l, ok := bm[kk].([]string); ok {
 					if k == "network" && kk == "allowedDomains" {
 						// permissions.network is the allowlist; without it
@@ -112,6 +144,12 @@ func WithSandbox(settings, block map[string]any) map[string]any {
 	// The user's lists came through cloneJSON as []any.
 	out["sandbox"] = normalise(merged)
 	return out
+}
+
+// within reports whether the path p is dir or lies below it.
+func within(p, dir string) bool {
+	p, dir = strings.TrimRight(p, "/"), strings.TrimRight(dir, "/")
+	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
 func normalise(m map[string]any) map[string]any {

@@ -19,6 +19,10 @@ func TestSandbox(t *testing.T) {
 			`{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache"]},"network":{"allowedDomains":[]}}`},
 		{"harness paths", SandboxSpec{AllowWrite: []string{"/out", "~/.cache"}, DenyRead: []string{"/data/cases", "/runs", "/data/cases"}},
 			`{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache","/out"],"denyRead":["/data/cases","/runs"],"denyWrite":["/data/cases","/runs"]},"network":{"allowedDomains":["*"]}}`},
+		// The private root is hidden but for the agent's own slot, which it
+		// must keep writing: the root is not made read-only.
+		{"private root with the agent's slot", SandboxSpec{AllowWrite: []string{"/root/0a"}, DenyRead: []string{"/runs", "/root"}, AllowRead: []string{"/root/0a"}},
+			`{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowRead":["/root/0a"],"allowWrite":["~/.cache","/root/0a"],"denyRead":["/runs","/root"],"denyWrite":["/runs"]},"network":{"allowedDomains":["*"]}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := json.Marshal(Sandbox(tc.spec))
@@ -45,6 +49,10 @@ func TestWithSandbox(t *testing.T) {
 		// runner.settings may add to the block but not loosen what enforces it.
 		{"user settings cannot switch it off or widen the network", allowlist, `{"sandbox":{"enabled":false,"failIfUnavailable":false,"allowUnsandboxedCommands":true,"autoAllowBashIfSandboxed":true,"excludedCommands":["docker *"],"network":{"allowedDomains":["*"],"allowLocalBinding":true},"filesystem":{"allowWrite":["/extra"],"denyRead":["/more"]}}}`,
 			`{"sandbox":{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"excludedCommands":["docker *"],"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache","/extra"],"denyRead":["/ds","/more"],"denyWrite":["/ds"]},"network":{"allowLocalBinding":true,"allowedDomains":["localhost","127.0.0.1","::1"]}}}`},
+		// runner.settings cannot re-open what the harness hides.
+		{"user allowRead inside or above a harness deny is dropped", SandboxSpec{DenyRead: []string{"/ds", "/root"}, AllowRead: []string{"/root/0a"}},
+			`{"sandbox":{"filesystem":{"allowRead":["/ds/case","/","/root/0b","/elsewhere"]}}}`,
+			`{"sandbox":{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowRead":["/root/0a","/elsewhere"],"allowWrite":["~/.cache"],"denyRead":["/ds","/root"],"denyWrite":["/ds"]},"network":{"allowedDomains":["*"]}}}`},
 		// Without permissions.network the runner's own allowlist still holds.
 		{"the runner's allowlist without permissions.network", SandboxSpec{}, `{"sandbox":{"network":{"allowedDomains":["api.test"]}}}`,
 			`{"sandbox":{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache"]},"network":{"allowedDomains":["api.test"]}}}`},

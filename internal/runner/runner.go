@@ -69,14 +69,21 @@ type RunSetup struct {
 	AgentBin string
 	// HarnessBin is the agent-eval binary (its hook and guard verbs).
 	HarnessBin string
-	// RunDir is the run directory; WorkspaceRoot holds one workspace per
-	// case (WorkspaceRoot/<id>) and the batch workspace; Baselines holds the
-	// workspaces' git baselines. The agent must not read any of them but its
-	// own workspace.
-	RunDir, WorkspaceRoot, Baselines string
-	// Workspaces are every workspace the run will use, known up front (a
-	// runner may need to trust them before any starts).
+	// RunDir is the run directory. WorkspaceRoot is the user's private
+	// root (workspace.PrivateRoot), shared by every run at once: each
+	// workspace is <root>/<slot>/<id>, the slot (its name hex digits) is
+	// the agent's home (workspace.HomeDir). Private is the run's
+	// own slot there, for the runner's folders no agent may read (its
+	// config, credentials); Baselines holds the workspaces' git baselines.
+	// The agent must not read any of them but its own slot.
+	RunDir, WorkspaceRoot, Private, Baselines string
+	// Workspaces are every workspace the run will use, made before any
+	// agent starts (a runner may need to trust them up front).
 	Workspaces []string
+	// GitRoot is the folder holding a .git above WorkspaceRoot, or "":
+	// an agent that takes the project to be the enclosing repository must
+	// trust it.
+	GitRoot string
 	// Repo is the project the agent runs in (workspace_mode: repo), or "".
 	Repo string
 	// Handlers is the compiled tool_handlers.yaml (inputs.tools), or nil;

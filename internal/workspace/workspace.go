@@ -465,20 +465,3 @@ func removeAll(p string) error {
 	})
 	return os.RemoveAll(p)
 }
-
-// RemoveChildren removes everything in dir, then dir itself, with
-// RemoveAll's parallelism: the root of a run's workspaces.
-func RemoveChildren(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove %s: %w", dir, err)
-	}
-	paths := make([]string, len(entries))
-	for i, e := range entries {
-		paths[i] = filepath.Join(dir, e.Name())
-	}
-	if err := RemoveAll(paths); err != nil {
-		return err
-	}
-	return removeAll(dir)
-}

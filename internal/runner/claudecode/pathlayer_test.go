@@ -33,7 +33,7 @@ func TestHookFileFollowsTheSandbox(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			st := &started{s: runner.RunSetup{Handlers: tc.handlers, Permissions: compiled, Sandbox: config.SandboxDecision{On: tc.sandbox}}}
-			f := st.hookFile("/ws", map[string]string{"Q?": "A"})
+			f := st.hookFile("/ws", map[string]string{"Q?": "A"}, hiddenPaths{})
 			switch {
 			case tc.want < 0 && f != nil:
 				t.Fatalf("a hook file with nothing to do: %+v", f)
@@ -74,7 +74,7 @@ func TestHookFileGit(t *testing.T) {
 			t.Parallel()
 			st := &started{s: runner.RunSetup{Permissions: tc.perms, Repo: tc.repo, Sandbox: config.SandboxDecision{On: tc.sandbox},
 				Eval: &config.Eval{}}}
-			f := st.hookFile("/ws", nil)
+			f := st.hookFile("/ws", nil, hiddenPaths{})
 			if tc.want == nil {
 				if f != nil {
 					t.Fatalf("a hook file with nothing to do: %+v", f)

@@ -82,7 +82,13 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Run,
 		}
 		r.plugins = append(r.plugins, abs)
 	}
-	if r.configDir, err = os.MkdirTemp("", "agent-eval-config-"); err != nil {
+	if r.configDir, err = os.MkdirTemp(s.Private, "agent-eval-config-"); err != nil {
+		return nil, fmt.Errorf("make the agent's config folder: %w", err)
+	}
+	// The sessions' folder exists before any agent runs: the sandbox hides
+	// it, and Claude Code's sandbox leaves a file in place of a hidden path
+	// that does not exist yet, in the way of the session it then writes.
+	if err := os.Mkdir(filepath.Join(r.configDir, "projects"), 0o700); err != nil {
 		return nil, fmt.Errorf("make the agent's config folder: %w", err)
 	}
 	projects := map[string]any{}
@@ -91,6 +97,11 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Run,
 	}
 	if s.Repo != "" {
 		projects[s.Repo] = map[string]any{"hasTrustDialogAccepted": true}
+	}
+	if s.GitRoot != "" && s.Repo == "" {
+		// Claude Code takes the folder holding the .git above a workspace
+		// as the project, and the trust of its allow rules from there.
+		projects[s.GitRoot] = map[string]any{"hasTrustDialogAccepted": true}
 	}
 	if err := writeJSON(filepath.Join(r.configDir, ".claude.json"), map[string]any{"projects": projects}); err != nil {
 		return nil, fmt.Errorf("seed the agent's trust: %w", err)
@@ -168,7 +179,7 @@ func (r *started) hookCredentials() error {
 	if content == "" {
 		return nil // nothing to hand over: the hook model will say so per question
 	}
-	dir, err := os.MkdirTemp("", "agent-eval-cred-")
+	dir, err := os.MkdirTemp(r.s.Private, "agent-eval-cred-")
 	if err != nil {
 		return fmt.Errorf("make the hook's credentials folder: %w", err)
 	}
@@ -208,7 +219,54 @@ func (r *started) Prepare(_ context.Context, w runner.Workspace) (runner.Session
 		return s, err
 	}
 	s.plugins = r.stagedPlugins(w.Dir)
+	if err := r.fillHome(r.ownHome(w.Dir)); err != nil {
+		return s, err
+	}
 	return s, nil
+}
+
+// ownHome is the agent's own home for the workspace ws: its slot of the
+// private root; "" when ws has none.
+func (r *started) ownHome(ws string) string {
+	home := workspace.HomeDir(ws)
+	if r.s.WorkspaceRoot == "" || filepath.Dir(home) != filepath.Clean(r.s.WorkspaceRoot) || !fileExists(home) {
+		return ""
+	}
+	return home
+}
+
+// TempDirName is the agent's temp folder ($TMPDIR) in its home.
+const TempDirName = ".tmp"
+
+// fillHome makes the agent's temp folder in its home and copies
+// runner.home_files there from the user's home.
+func (r *started) fillHome(home string) error {
+	if home == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(home, TempDirName), 0o700); err != nil {
+		return fmt.Errorf("make the agent's temp folder: %w", err)
+	}
+	files := r.s.Eval.Runner.HomeFiles
+	if len(files) == 0 {
+		return nil
+	}
+	user, err := os.UserHomeDir()
+	if err != nil {
+		return fmt.Errorf("runner.home_files: %w", err)
+	}
+	for _, f := range files {
+		// The entry named is followed when it is a link (dotfiles often
+		// are); links inside a folder are not copied (CopyTree).
+		src, err := filepath.EvalSymlinks(filepath.Join(user, filepath.Clean(f)))
+		if err != nil {
+			return &runner.ConfigError{Err: fmt.Errorf("runner.home_files: %s is not in your home (%s): %w", f, user, err)}
+		}
+		if err := workspace.CopyTree(src, filepath.Join(home, filepath.Clean(f))); err != nil {
+			return fmt.Errorf("runner.home_files: copy %s into the agent's home: %w", f, err)
+		}
+	}
+	return nil
 }
 
 func (s *session) Close() error {
@@ -223,7 +281,11 @@ func (s *session) Close() error {
 func (r *started) settings(ws string, overrides map[string]string) ([]string, func(), error) {
 	ev := r.s.Eval
 	settings := map[string]any{}
-	if hf := r.hookFile(ws, overrides); hf != nil {
+	hidden, err := r.hidden(ws)
+	if err != nil {
+		return nil, nil, err
+	}
+	if hf := r.hookFile(ws, overrides, hidden); hf != nil {
 		path, digest, err := workspace.WriteHandlers(ws, *hf)
 		if err != nil {
 			return nil, nil, err
@@ -239,10 +301,11 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 	}
 	c := r.s.Permissions
 	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies...)
-	if r.credDir != "" {
-		pat := permissions.PathPattern(r.credDir + "/")
-		c.Deny = append(c.Deny, "Read("+pat+")", "Edit("+pat+")")
-	}
+	// What the sandbox hides from Bash is hidden from the file tools too,
+	// which run outside it, whether the sandbox is on or not. The rules go
+	// into the settings, not on the command line.
+	withHidden := c
+	withHidden.Deny = append(slices.Clone(c.Deny), hidden.rules...)
 	base := ws
 	if r.s.Repo != "" {
 		deny, allow := r.answerKeyDenies(ws)
@@ -250,7 +313,7 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 		base = r.s.Repo // twins are rooted where the agent runs
 	}
 	exists := func(rel string) bool { return fileExists(filepath.Join(base, rel)) }
-	settings, _, warn := permissions.WorkspaceSettings(settings, c, []string{base}, exists)
+	settings, _, warn := permissions.WorkspaceSettings(settings, withHidden, []string{base}, exists)
 	if warn != "" {
 		r.s.Warn(warn)
 	}
@@ -283,7 +346,7 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 		settings["disableAllHooks"] = false
 	}
 	if r.s.Sandbox.On {
-		settings = permissions.WithSandbox(settings, permissions.Sandbox(r.sandboxSpec(ws)))
+		settings = permissions.WithSandbox(settings, permissions.Sandbox(r.sandboxSpec(ws, hidden)))
 	}
 	if _, err := workspace.WriteSettings(ws, settings); err != nil {
 		return nil, nil, err
@@ -310,7 +373,7 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 // with the case's answers, and the denied paths when the sandbox is off
 // (the hook's path layer then stands in for it); nil when the hook has
 // nothing to do.
-func (r *started) hookFile(ws string, overrides map[string]string) *intercept.File {
+func (r *started) hookFile(ws string, overrides map[string]string, hidden hiddenPaths) *intercept.File {
 	var f intercept.File
 	if r.s.Handlers != nil {
 		f = intercept.WithCaseOverrides(*r.s.Handlers, overrides)
@@ -330,10 +393,32 @@ func (r *started) hookFile(ws string, overrides map[string]string) *intercept.Fi
 	if r.s.Handlers == nil && len(f.DeniedPaths) == 0 && f.Git == nil {
 		return nil
 	}
+	if !r.s.Sandbox.On && !bashDenied(r.s.Permissions.Deny) {
+		// Where the hook is wired anyway, its path layer stands in for the
+		// sandbox over what the harness hides too.
+		for _, p := range hidden.hook {
+			if !slices.Contains(f.DeniedPaths, p) {
+				f.DeniedPaths = append(f.DeniedPaths, p)
+				if f.DeniedPathReasons == nil {
+					f.DeniedPathReasons = map[string]string{}
+				}
+				f.DeniedPathReasons[p] = HiddenReason
+			}
+		}
+	}
 	if f.Handlers == nil {
 		f.Handlers = []intercept.Handler{}
 	}
 	return &f
+}
+
+// HiddenReason is the reason the hook's deny names for a path the harness
+// hides (hidden.go).
+const HiddenReason = "the harness keeps the dataset, the runs, eval.yaml, other workspaces and your credentials from the agent"
+
+// bashDenied reports whether a deny rule forbids Bash outright.
+func bashDenied(deny []string) bool {
+	return slices.ContainsFunc(deny, func(r string) bool { return r == "Bash" || r == "Bash(*)" || r == "Bash(:*)" })
 }
 
 // answerKeyDenies keep an agent running in the project itself (repo mode)
@@ -393,49 +478,6 @@ func gitPolicy(deny []string, repo string) *intercept.GitPolicy {
 	return g
 }
 
-// sandboxSpec is what the OS sandbox lets the agent in ws write, read and
-// reach.
-func (r *started) sandboxSpec(ws string) permissions.SandboxSpec {
-	ev := r.s.Eval
-	var spec permissions.SandboxSpec
-	if n := ev.Permissions.Network; n != nil {
-		spec.Network = append([]string{}, n.Allow...)
-	}
-	abs := func(p string) string {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			return p
-		}
-		return a
-	}
-	if r.s.Repo != "" {
-		spec.AllowWrite = append(spec.AllowWrite, abs(ws))
-	}
-	if d := ev.DatasetDir(); d != "" {
-		spec.DenyRead = append(spec.DenyRead, abs(d))
-	}
-	spec.DenyRead = append(spec.DenyRead, abs(filepath.Dir(r.s.RunDir)), abs(r.s.Baselines))
-	if r.credDir != "" {
-		spec.DenyRead = append(spec.DenyRead, r.credDir) // the hook model's credentials
-	}
-	if r.configDir != "" {
-		spec.DenyRead = append(spec.DenyRead, filepath.Join(abs(r.configDir), "projects"))
-	}
-	if w := ev.Dataset.Workspace; w != nil && r.s.Repo == "" {
-		for _, f := range w.Files {
-			if f.Source != "" {
-				spec.DenyRead = append(spec.DenyRead, abs(f.Source))
-			}
-		}
-	}
-	for _, other := range r.s.Workspaces {
-		if other != ws && r.s.Repo == "" {
-			spec.DenyRead = append(spec.DenyRead, abs(other))
-		}
-	}
-	return spec
-}
-
 // stagedPlugins copies runner.plugin_dirs into the workspace (once), so the
 // agent works on a copy it cannot change at the source; in repo mode the
 // plugins are used where they are.
@@ -467,6 +509,21 @@ func (r *started) agentEnv(name, ws string, extraEnv map[string]string) []string
 		extra[k] = v // the lifecycle hooks' outputs reach the agent
 	}
 	extra["CLAUDE_CONFIG_DIR"] = r.configDir
+	if _, set := extra["HOME"]; !set {
+		// A home of its own: none of the user's credential folders, and
+		// nothing another case (or run) left or removes there.
+		if home := r.ownHome(ws); home != "" {
+			extra["HOME"] = home
+		}
+	}
+	if _, set := extra["TMPDIR"]; !set {
+		// A temp folder of its own too, inside its home: the sandbox guards
+		// the settings files of every folder from the temp folder up to the
+		// home as well, with placeholders a shared one would race on.
+		if home := r.ownHome(ws); home != "" && fileExists(filepath.Join(home, TempDirName)) {
+			extra["TMPDIR"] = filepath.Join(home, TempDirName)
+		}
+	}
 	if r.s.Repo != "" {
 		extra["AGENT_EVAL_OUTPUT_DIR"] = ws
 	}
