@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -47,6 +48,13 @@ type call struct {
 	// set is env as the command line set it, kept when env is widened to
 	// the full environment for the checks.
 	set map[string]string
+	// opaque names the program the analysis does not know whose arguments
+	// this call was read from: it may run it, under an environment and with
+	// options the hook cannot see.
+	opaque string
+	// suffix: the call is an unknown program's arguments from an operand
+	// on, read as a command as they stand (not code parsed out of a word).
+	suffix bool
 }
 
 // unknownValue marks an assignment whose value is not known statically.
@@ -63,11 +71,16 @@ const maxNesting = 4
 // variables the command starts with.
 func analyseBash(command string, base map[string]string) *analysis {
 	a := &analysis{}
-	w := &walker{an: a, base: base, printer: syntax.NewPrinter(), written: map[string]string{}, taint: map[string]bool{}}
+	w := &walker{an: a, base: base, printer: syntax.NewPrinter(), written: map[string]string{}, taint: map[string]bool{},
+		numeric: map[string]bool{}, intVars: map[string]bool{}}
 	w.env.base, w.env.taint = base, w.taint
 	w.cfg = &expand.Config{Env: &w.env,
 		CmdSubst:  func(io.Writer, *syntax.CmdSubst) error { w.env.missing = true; return nil },
 		ProcSubst: func(*syntax.ProcSubst) (string, error) { w.env.missing = true; return "/dev/fd/63", nil },
+	}
+	if controlBytes(command) {
+		w.deny("the command holds control bytes (NUL, CR, …) that bash drops or reads differently from what is shown")
+		return a
 	}
 	w.nested(command, map[string]string{}, 0)
 	return a
@@ -127,6 +140,18 @@ type walker struct {
 	// (bash evaluates a[$(cmd)] in arithmetic): its commands are recorded,
 	// nothing in it is denied.
 	lenient int
+	// opaque is the unknown program whose arguments are being read as
+	// code (calls found there are recorded as opaque).
+	opaque string
+	// writers are the commands of the line that may write files the
+	// analysis cannot follow; a file run after one may be its output.
+	writers []writer
+	suffix  bool // the next call recorded is an opaque suffix
+	// numeric holds variables whose value is unknown but free of code (a
+	// loop over literal words, an arithmetic result): safe in arithmetic.
+	numeric map[string]bool
+	// intVars are declared -i: every value assigned to them is arithmetic.
+	intVars map[string]bool
 }
 
 func (w *walker) deny(format string, args ...any) {
@@ -145,6 +170,9 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(code), "")
 	if err != nil && w.lenient > 0 {
 		return
+	}
+	if err == nil {
+		dropBytes(f)
 	}
 	if err != nil {
 		if depth == 0 {
@@ -211,23 +239,64 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
 				w.taint[n.Param.Value] = true
 			}
+			w.paramExp(state, n)
+		case *syntax.ArithmExp:
+			w.arith(state, n.X)
+		case *syntax.ArithmCmd:
+			w.arith(state, n.X)
+		case *syntax.LetClause:
+			for _, x := range n.Exprs {
+				w.arith(state, x)
+			}
+		case *syntax.Assign:
+			if n.Index != nil {
+				w.arith(state, n.Index)
+			}
+		case *syntax.BinaryTest:
+			if isTestArith(n.Op) {
+				for _, x := range []syntax.TestExpr{n.X, n.Y} {
+					if wd, ok := x.(*syntax.Word); ok {
+						w.arithWord(state, wd)
+					}
+				}
+			}
 		case *syntax.DeclClause:
 			flagged := false // declare -n (nameref), -a, -i, …: not a plain value
+			flags := ""
 			for _, a := range n.Args {
 				if a.Naked && a.Name == nil && a.Value != nil {
 					flagged = true
+					if lit, ok := wordLit(a.Value); ok && strings.HasPrefix(lit, "-") {
+						flags += lit[1:]
+					} else {
+						w.deny("%s is given options only known when it runs", n.Variant.Value)
+					}
 				}
 			}
+			if strings.Contains(flags, "n") {
+				w.deny("%s -n makes a name refer to another variable, so what its assignments change is not known", n.Variant.Value)
+			}
 			for _, a := range n.Args {
+				if strings.Contains(flags, "i") && a.Name != nil {
+					w.intVars[a.Name.Value] = true
+				}
 				w.persist(state, a)
 				if flagged && a.Name != nil {
 					state[a.Name.Value] = unknownValue
 				}
 			}
 		case *syntax.ForClause:
-			// The loop variable takes values only known as the loop runs.
+			// The loop variable takes values only known as the loop runs;
+			// over literal words, it holds no code.
 			if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
-				state[wi.Name.Value] = unknownValue
+				w.loopVar(state, wi)
+			}
+			if cl, ok := n.Loop.(*syntax.CStyleLoop); ok {
+				for _, x := range []syntax.ArithmExpr{cl.Init, cl.Cond, cl.Post} {
+					if x != nil {
+						w.arith(state, x)
+					}
+				}
 			}
 		case *syntax.CallExpr:
 			if len(n.Args) == 0 {
@@ -259,6 +328,7 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 							if a.dyn {
 								v = unknownValue
 							}
+							w.special(k, v, a.dyn, buf.String())
 							setPersistent(state, k, v)
 							w.assigned = append(w.assigned, k)
 						}
@@ -274,14 +344,12 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 						case !fn && envName(a.s):
 							setPersistent(state, a.s, unsetValue)
 							w.assigned = append(w.assigned, a.s)
+						default:
+							w.subscripted(state, a, buf.String())
 						}
 					}
-				case "read", "mapfile", "readarray", "getopts", "printf":
-					for _, a := range words[1:] {
-						if envName(a.s) {
-							state[a.s] = unknownValue
-						}
-					}
+				case "read", "mapfile", "readarray", "getopts", "printf", "wait":
+					w.readsInto(state, words, buf.String())
 				}
 			}
 		}
@@ -375,6 +443,12 @@ func (w *walker) copies(words []word) {
 func (w *walker) runsWritten(file, text string, env map[string]string, depth int) bool {
 	body, ok := w.written[cleanPath(file)]
 	if !ok {
+		for _, wr := range w.writers {
+			if wr.content || slices.ContainsFunc(wr.args, func(a string) bool { return sameFile(a, file) }) {
+				w.deny("it runs %s, which %s earlier on the line may have written, with content the hook cannot read (%q)", file, wr.name, clip(text, 80))
+				return true
+			}
+		}
 		return false
 	}
 	if body == unknownValue {
@@ -418,6 +492,7 @@ func (w *walker) expandWord(env map[string]string, wd *syntax.Word) []word {
 func (w *walker) assign(env map[string]string, a *syntax.Assign) {
 	if v, ok := w.value(env, a); ok {
 		env[a.Name.Value] = v
+		w.special(a.Name.Value, v, false, a.Name.Value+"=…")
 	}
 }
 
@@ -446,7 +521,12 @@ func (w *walker) value(env map[string]string, a *syntax.Assign) (string, bool) {
 // x=jira; (x=ls); $x runs jira.
 func (w *walker) persist(state map[string]string, a *syntax.Assign) {
 	if v, ok := w.value(state, a); ok {
-		setPersistent(state, a.Name.Value, v)
+		k := a.Name.Value
+		w.special(k, v, false, k+"=…")
+		prev, had := state[k]
+		setPersistent(state, k, v)
+		// Two code-free values (i=0 … i=1) leave it unknown but code-free.
+		w.numeric[k] = had && state[k] == unknownValue && (codeFree(prev) || w.numeric[k]) && codeFree(v)
 		w.assigned = append(w.assigned, a.Name.Value)
 	}
 }
@@ -479,6 +559,7 @@ func (w *walker) leaveScope(state map[string]string, role scopeRole, snap map[st
 			}
 			if old != v {
 				state[k] = unknownValue
+				w.numeric[k] = (codeFree(old) || w.numeric[k]) && (codeFree(v) || w.numeric[k])
 			}
 		}
 	}
@@ -521,7 +602,8 @@ func hasGlob(wd *syntax.Word) bool {
 // command of find -exec. appended: the command's arguments get more words
 // from its input (xargs), so a wrapper left with no command runs input.
 func (w *walker) command(text string, words []word, env map[string]string, depth int, appended bool) {
-	w.an.calls = append(w.an.calls, call{text: text, words: words, env: env})
+	w.an.calls = append(w.an.calls, call{text: text, words: words, env: env, opaque: w.opaque, suffix: w.suffix})
+	w.suffix = false
 	if len(words) == 0 {
 		return
 	}
@@ -534,6 +616,7 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 	}
 	base := path.Base(name.s)
 	args := words[1:]
+	defer w.noteWriter(base, args)
 	if strings.Contains(name.s, "/") && w.runsWritten(name.s, text, env, depth) {
 		return
 	}
@@ -563,32 +646,23 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 		w.deny("parallel runs commands built from its input (%q)", clip(text, 80))
 	case shells[base]:
 		w.shell(base, text, args, env, depth)
+	case w.callbacks(base, text, args, env, depth, code):
 	case base == "alias":
 		for _, a := range args {
 			if _, v, ok := strings.Cut(a.s, "="); ok {
 				code([]word{{s: v, dyn: a.dyn}}, "alias")
 			}
 		}
-	case base == "trap":
-		if len(args) > 0 && !strings.HasPrefix(args[0].s, "-") {
-			code(args[:1], "trap")
-		}
 	case base == "find":
 		w.findExec(args, env, depth)
-	case base == "hash" || base == "enable":
-		// hash -p FILE NAME makes NAME run FILE; enable -f loads a builtin.
-		for i, a := range args {
-			if (a.s == "-p" || a.s == "-f") && (i+1 >= len(args) || args[i+1].dyn) || a.dyn {
-				w.deny("%s maps a command name to a file only known when it runs (%q)", base, clip(text, 80))
-				return
-			}
-		}
 	default:
-		spec, ok := wrappers[base]
-		if !ok {
+		if spec, ok := wrappers[base]; ok {
+			w.unwrap(base, text, spec, args, clone(env), depth, appended)
 			return
 		}
-		w.unwrap(base, text, spec, args, clone(env), depth, appended)
+		if !w.interpreterCode(base, text, args) && !dataPrograms[base] {
+			w.unknownProgram(base, args, env, depth)
+		}
 	}
 }
 
@@ -654,92 +728,32 @@ func (w *walker) shell(name, text string, args []word, env map[string]string, de
 
 // unwrap finds the command a wrapper runs and records it in turn.
 func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[string]string, depth int, appended bool) {
-	replace := ""
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a.dyn {
-			w.deny("%s is given options only known when it runs (%q)", name, clip(text, 80))
-			return
-		}
-		s := a.s
-		if s == "--" {
-			i++
-			break
-		}
-		if spec.assigns {
-			if k, v, ok := strings.Cut(s, "="); ok && envName(k) {
-				env[k] = v
-				continue
-			}
-			switch {
-			case s == "-" || s == "-i" || s == "--ignore-environment":
-				// The command runs with only what follows.
-				for k := range w.base {
-					env[k] = unsetValue
-				}
-				for k := range env {
-					env[k] = unsetValue
-				}
-				continue
-			case strings.HasPrefix(s, "-u") && len(s) > 2:
-				env[s[2:]] = unsetValue
-				continue
-			}
-		}
-		if len(s) < 2 || s[0] != '-' {
-			break
-		}
-		opt, val, hasVal := strings.Cut(s, "=")
-		if containsStr(spec.noRun, opt) {
-			return
-		}
-		isCode, isValue := containsStr(spec.code, opt), containsStr(spec.value, opt)
-		if !isCode && !isValue && !hasVal && len(s) > 2 && s[1] != '-' {
-			// A cluster of short flags (-qc, -lc) ending in one that takes a
-			// value takes it from the next word.
-			last := "-" + s[len(s)-1:]
-			isCode, isValue = containsStr(spec.code, last), containsStr(spec.value, last)
-		}
-		if (isCode || isValue) && !hasVal && i+1 < len(args) {
-			i++
-			val, hasVal = args[i].s, true
-			if args[i].dyn {
-				w.deny("%s is given options only known when it runs (%q)", name, clip(text, 80))
-				return
-			}
-		}
-		if isCode && hasVal {
-			w.nested(val, env, depth+1)
-		}
-		if spec.assigns && hasVal && (opt == "-u" || opt == "--unset") {
-			env[val] = unsetValue
-		}
-		if name == "systemd-run" && hasVal && (opt == "-E" || opt == "--setenv") {
-			if k, v, ok := strings.Cut(val, "="); ok && envName(k) {
-				env[k] = v
-			}
-		}
-		if name == "xargs" {
-			switch {
-			case opt == "-I" && hasVal:
-				replace = val
-			case strings.HasPrefix(s, "-I") && len(s) > 2:
-				replace = s[2:]
-			case s == "-i" || s == "--replace":
-				replace = "{}"
-			case strings.HasPrefix(s, "-i") || opt == "--replace":
-				replace = strings.TrimPrefix(strings.TrimPrefix(s, "-i"), "--replace=")
-			}
-		}
-	}
-	if spec.onlyCode {
+	wr := splitWrapper(name, spec, args)
+	if wr.dyn {
+		w.deny("%s is given options only known when it runs (%q)", name, clip(text, 80))
 		return
 	}
-	for n := 0; n < spec.positionals && i < len(args); n++ {
-		i++
+	if wr.clear {
+		// The command runs with only what follows.
+		for k := range w.base {
+			env[k] = unsetValue
+		}
+		for k := range env {
+			env[k] = unsetValue
+		}
 	}
-	rest := args[i:]
+	for k, v := range wr.env {
+		env[k] = v
+		w.special(k, v, false, text)
+	}
+	for _, code := range wr.code {
+		w.nested(code, env, depth+1)
+	}
+	if wr.noRun {
+		return
+	}
+	replace := wr.replace
+	rest := wr.rest
 	if len(rest) == 0 {
 		if appended {
 			w.deny("%s runs a command that comes from its input (%q)", name, clip(text, 80))

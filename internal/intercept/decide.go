@@ -107,6 +107,13 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 				d.Detail = "unknowable command (" + strings.TrimSuffix(oneLine(h.Match), ".") + " is active)"
 				return d
 			}
+			if why := opaqueHit(h.filters, an.calls); why != "" {
+				d.Handler, d.Kind = i, Deny
+				d.Reason = redact.String("Blocked by eval harness: the hook cannot tell what this command would run: " + why +
+					". Run the command by its plain name, with literal arguments.")
+				d.Detail = "unknowable command (" + strings.TrimSuffix(oneLine(h.Match), ".") + " is active)"
+				return d
+			}
 			hit, detail, matched := matchBash(h.filters, command, an.calls, req.Env)
 			if !hit {
 				continue
@@ -129,6 +136,28 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 		return gate(d, h, []call{{env: req.Env}})
 	}
 	return d
+}
+
+// opaqueHit says why a call read from the arguments of a program the
+// analysis does not know matches a filter ("" when none does): the program
+// may run it, under an environment the hook cannot check. A program whose
+// own name matches is the gated command itself, judged as usual.
+func opaqueHit(filters []*regexp.Regexp, calls []call) string {
+	for _, c := range calls {
+		// A suffix (mywrap -- jira …) is the outer call's own words, which
+		// its texts judge with the environment as usual.
+		if c.opaque == "" || c.suffix || slices.ContainsFunc(filters, func(f *regexp.Regexp) bool { return f.MatchString(c.opaque) }) {
+			continue // the gated command itself, judged as usual
+		}
+		for _, t := range c.texts() {
+			for _, f := range filters {
+				if f.MatchString(t) {
+					return fmt.Sprintf("%s, a program the hook does not know, is given %q, which it may run as a command under an environment the hook cannot check", c.opaque, clip(t, 80))
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // matchBash tries the filters on the whole command and on each simple

@@ -68,6 +68,14 @@ type pathCheck struct {
 	decoded          string // a decoder (base64 -d …) ran earlier on the line
 	redirs           map[*syntax.CallExpr][]*syntax.Redirect
 	piped            map[*syntax.Stmt]bool
+	// written maps the files the line's redirects write to their here-doc
+	// (unknownValue: content not known); writer is the first command that
+	// may write files the analysis does not follow.
+	written map[string]string
+	writer  string
+	// lenient > 0 while reading words of an unknown program as code: what
+	// does not parse is left alone. opaqueDepth stops that from recursing.
+	lenient, opaqueDepth int
 }
 
 type mention struct{ name, rule string }
@@ -95,7 +103,7 @@ func decidePaths(p *Policy, req Request, command string) Decision {
 		}
 		p = &q
 	}
-	c := &pathCheck{p: p, fs: req.FS, env: map[string]string{}, resolved: map[string]string{}, checked: map[*syntax.Word]bool{}}
+	c := &pathCheck{p: p, fs: req.FS, env: map[string]string{}, resolved: map[string]string{}, checked: map[*syntax.Word]bool{}, written: map[string]string{}}
 	for k, v := range req.Env {
 		c.env[k] = v
 	}
@@ -151,6 +159,12 @@ func (c *pathCheck) analyse(script string, depth int) *pathDeny {
 		return c.cannot("the command nests pathShells too deeply to be checked")
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	if err != nil && c.lenient > 0 {
+		return nil
+	}
+	if err == nil {
+		dropBytes(f)
+	}
 	if err != nil {
 		// The raw text is all there is: any path in it counts.
 		if pd := c.checkText(script, false); pd != nil {
@@ -186,6 +200,7 @@ func (c *pathCheck) analyse(script string, depth int) *pathDeny {
 		}
 		switch n := n.(type) {
 		case *syntax.Stmt:
+			c.recordWrites(n)
 			if ce, ok := n.Cmd.(*syntax.CallExpr); ok {
 				c.redirs[ce] = n.Redirs
 				if c.piped[n] {

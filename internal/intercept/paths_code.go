@@ -12,7 +12,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// codeArg returns the code of -c (pathShells), -e/-E (perl, ruby, node, lua),
+// codeArg returns the code of -c (shells), -e/-E (perl, ruby, node, lua),
 // -r (php), --eval, or an awk program.
 func codeArg(name string, rest []string) (string, bool) {
 	isAwk := strings.HasSuffix(name, "awk")
@@ -74,7 +74,7 @@ func codeArg(name string, rest []string) (string, bool) {
 		if j < 0 {
 			continue
 		}
-		if j < len(flags)-1 && !slices.Contains(pathShells, name) && name != "perl" {
+		if j < len(flags)-1 && !shells[name] && name != "busybox" && name != "perl" {
 			return flags[j+1:], true // -e'code' glued
 		}
 		if i+1 < len(rest) {
@@ -191,7 +191,7 @@ func (c *pathCheck) literalCode(ce *syntax.CallExpr, name string) bool {
 		}
 		args = append(args, strings.Join(fields, " "))
 	}
-	args, _ = unwrap(args)
+	args, _, _ = unwrap(args)
 	if len(args) == 0 {
 		return true
 	}

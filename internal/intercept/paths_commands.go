@@ -16,7 +16,6 @@ import (
 
 // Commands by what they do with a directory argument.
 var (
-	pathShells   = []string{"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"}
 	interpreters = []string{"python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "Rscript", "tclsh", "jshell", "osascript", "pwsh", "irb", "gawk", "awk", "mawk", "nawk", "busybox",
 		"R", "julia", "elixir", "groovy", "scala", "racket", "ghc", "clojure", "kotlin", "crystal", "nim", "raku", "guile", "erl", "sbcl", "clisp", "ecl", "expect", "gdb", "sqlite3", "duckdb"}
 	// pathWrappers run the rest of their arguments as a command.
@@ -49,7 +48,16 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 		ends[i] = len(args)
 	}
 	all := len(args)
-	args, name := unwrap(args)
+	args, name, codes := unwrap(args)
+	for _, code := range codes {
+		// su -c, flock -c, script -c, sg -c, env -S, watch: shell code.
+		if c.builtAtRunTime(ce) {
+			return c.cannot("a wrapper runs shell code that is built when the command runs, so the paths it reads cannot be checked")
+		}
+		if pd := c.analyse(code, depth+1); pd != nil {
+			return pd
+		}
+	}
 	// argWords are the words after the command's name (pathWrappers dropped).
 	argWords := ce.Args[len(ce.Args):]
 	for i, e := range ends {
@@ -62,6 +70,12 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 		return nil
 	}
 	rest := args[1:]
+	defer c.noteWriter(name, rest)
+	if strings.Contains(args[0], "/") {
+		if pd := c.runsFile(args[0], depth); pd != nil {
+			return pd
+		}
+	}
 	if slices.Contains(consumers, name) {
 		c.consumer = name
 	}
@@ -115,7 +129,7 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 			return nil // a virtualenv or shell set-up script (README)
 		}
 		return c.cannot(name + " runs the commands of a file the hook cannot read, so the paths they touch cannot be checked")
-	case slices.Contains(pathShells, name):
+	case shells[name] || name == "busybox":
 		if code, ok := codeArg(name, rest); ok {
 			if !c.literalCode(ce, name) {
 				return c.cannot(name + " -c runs a script that is built when the command runs, so the paths it reads cannot be checked")
@@ -123,7 +137,7 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 			return c.analyse(code, depth+1)
 		}
 		if file := scriptArg(rest); file != "" && file != "-" && file != "/dev/stdin" && !slices.Contains(rest, "-s") {
-			return nil // a script file: runs like ./script (README: what the layer cannot see)
+			return c.runsFile(file, depth) // a script file: runs like ./script (README: what the layer cannot see)
 		}
 		switch kind, doc := c.stdin(ce); kind {
 		case stdinDoc:
@@ -165,6 +179,9 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 		return c.treeReader(name, rest)
 	case name == "chmod" || name == "chown" || name == "chgrp" || name == "touch" || name == "mkdir" || name == "stat" || name == "test" || name == "[" || name == "[[" || name == "file" || name == "realpath" || name == "readlink" || name == "basename" || name == "dirname":
 		return nil
+	}
+	if !knownProgram(name) {
+		return c.opaque(rest, depth)
 	}
 	return nil
 }

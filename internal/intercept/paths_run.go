@@ -1,0 +1,163 @@
+package intercept
+
+// Files and programs the path layer cannot read: a script written earlier
+// on the same line, and programs the analysis does not know, whose
+// arguments may be shell code (a wrapper not in the table, a tool taking a
+// script).
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// knownProgram reports whether the path layer, or the shared table, knows
+// what a program does with its arguments.
+func knownProgram(name string) bool {
+	if dataPrograms[name] || shells[name] {
+		return true
+	}
+	_, wrapper := wrappers[name]
+	return wrapper || slices.Contains(interpreters, name) || slices.Contains(copiers, name) || slices.Contains(listers, name) ||
+		slices.Contains(treeReaders, name) || slices.Contains(readers, name) || slices.Contains(consumers, name) || decoderName(name)
+}
+
+func decoderName(name string) bool {
+	switch name {
+	case "base64", "base32", "basenc", "xxd", "openssl", "uudecode", "rev", "tr", "zcat", "gunzip", "gzip", "bzcat", "xzcat", "zstdcat", "unxz", "iconv", "recode", "od", "hexdump":
+		return true
+	}
+	return false
+}
+
+// builtAtRunTime reports whether a word of the call is built when it runs
+// ($(…), a variable the hook cannot know), so code it carries is unknown.
+func (c *pathCheck) builtAtRunTime(ce *syntax.CallExpr) bool {
+	for _, w := range ce.Args {
+		if _, ok := wordLit(w); ok {
+			continue
+		}
+		if slices.ContainsFunc(c.words(w), func(f string) bool { return strings.Contains(f, unknownGlob) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// opaque reads the arguments of a program the analysis does not know as
+// code: each argument that parses as shell, and the arguments from each
+// operand on as a command (prlimit bash -c …, tmux new 'cmd', mywrap -- cat
+// …). What cannot be parsed is left to the words' own check.
+func (c *pathCheck) opaque(rest []string, depth int) *pathDeny {
+	if c.opaqueDepth > 0 || depth >= maxNesting {
+		return nil
+	}
+	c.opaqueDepth++
+	c.lenient++
+	defer func() { c.opaqueDepth--; c.lenient-- }()
+	for _, a := range rest {
+		if len(a) <= 4096 && strings.ContainsAny(a, " \t\n;|&$`(<>'\"\\") {
+			if pd := c.analyse(a, depth+1); pd != nil {
+				return pd
+			}
+		}
+	}
+	n := 0
+	for i, a := range rest {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if n++; n > 6 {
+			break
+		}
+		if pd := c.analyse(quoteWords(rest[i:]), depth+1); pd != nil {
+			return pd
+		}
+	}
+	return nil
+}
+
+// quoteWords spells words as one command line that reads back as them.
+func quoteWords(ws []string) string {
+	var b strings.Builder
+	for i, w := range ws {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString("'" + strings.ReplaceAll(w, "'", `'\''`) + "'")
+	}
+	return b.String()
+}
+
+// runsFile judges running a script file: one the line wrote with a known
+// here-doc is read as code; one it may have written otherwise, or that a
+// command before it may have written, cannot be read.
+func (c *pathCheck) runsFile(file string, depth int) *pathDeny {
+	if c.lenient > 0 {
+		return nil // an unknown program's words, read as code: paths only
+	}
+	abs := c.normalise(file)
+	if body, ok := c.written[abs]; ok {
+		if body == unknownValue {
+			return c.cannot(fmt.Sprintf("it runs %s, which this command line writes with content the hook cannot read", c.show(abs)))
+		}
+		return c.analyse(body, depth+1)
+	}
+	if c.writer != "" {
+		return c.cannot(fmt.Sprintf("it runs %s, which %s earlier on the line may have written, so what it reads cannot be checked", c.show(abs), c.writer))
+	}
+	return nil
+}
+
+// recordWrites notes the files a statement's redirects write, with the
+// here-doc that fills them when there is one.
+func (c *pathCheck) recordWrites(st *syntax.Stmt) {
+	body := unknownValue
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				if lit, ok := wordLit(r.Hdoc); ok {
+					body = lit
+				} else {
+					body = rawWord(r.Hdoc.Parts)
+				}
+			}
+		case syntax.WordHdoc:
+			if r.Word != nil {
+				body = strings.Join(c.words(r.Word), " ")
+			}
+		}
+	}
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+			if r.Word == nil {
+				continue
+			}
+			for _, t := range c.words(r.Word) {
+				if strings.HasPrefix(t, "/dev/") && !strings.Contains(t, unknownGlob) {
+					continue
+				}
+				abs := c.normalise(t)
+				if _, ok := c.written[abs]; ok || strings.Contains(t, unknownGlob) || r.Op == syntax.AppOut {
+					body = unknownValue
+				}
+				c.written[abs] = body
+				if strings.Contains(t, unknownGlob) && c.writer == "" {
+					c.writer = "a redirect to a file only known when it runs"
+				}
+			}
+		}
+	}
+}
+
+// noteWriter records the first command of the line that may write files
+// the analysis does not follow.
+func (c *pathCheck) noteWriter(name string, args []string) {
+	if c.writer == "" && c.lenient == 0 && mayWrite(name, args) {
+		c.writer = name
+	}
+}
