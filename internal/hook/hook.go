@@ -72,6 +72,9 @@ type Options struct {
 	// LLM tier is made, only when a question reaches it.
 	CredentialsFile string
 	Now             func() time.Time
+	// Deadline bounds the decision (0: DecideDeadline, or AnswerDeadline
+	// and a margin for AskUserQuestion).
+	Deadline time.Duration
 }
 
 type output struct {
@@ -164,9 +167,41 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 	// the decision is printed before Claude Code's hook timeout.
 	ctx, cancel := context.WithTimeout(ctx, AnswerDeadline)
 	defer cancel()
-	decision = intercept.Decide(ctx, policy, intercept.Request{ToolName: in.ToolName, ToolInput: in.ToolInput, Env: env, CWD: in.CWD, FS: OSFS{}}, llm)
+	// The decision has a deadline of its own, well under Claude Code's
+	// timeout: past it the call is denied, and the ledger still gets its
+	// line (a command the analysis is slow on must not block the call with
+	// no record of why).
+	deadline := opts.Deadline
+	if deadline <= 0 {
+		deadline = DecideDeadline
+		if in.ToolName == "AskUserQuestion" {
+			deadline = AnswerDeadline + 5*time.Second
+		}
+	}
+	done := make(chan intercept.Decision, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- intercept.Decision{Kind: intercept.Deny, Handler: -1, Reason: fmt.Sprintf("agent-eval hook crashed (%v); denying the call", r)}
+			}
+		}()
+		done <- intercept.Decide(ctx, policy, intercept.Request{ToolName: in.ToolName, ToolInput: in.ToolInput, Env: env, CWD: in.CWD, FS: OSFS{}}, llm)
+	}()
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case decision = <-done:
+	case <-timer.C:
+		decision = intercept.Decision{Kind: intercept.Deny, Handler: -1, Detail: "hook deadline",
+			Reason: fmt.Sprintf("agent-eval hook: deciding this call took longer than the hook's deadline of %s (a command too large or too nested to analyse in time); denying the call. Split it into smaller commands", deadline)}
+	}
 	return
 }
+
+// DecideDeadline bounds the decision on a call other than AskUserQuestion
+// (whose model tier has AnswerDeadline): a sixth of Claude Code's hook
+// timeout. The analysis of the largest command it reads takes about 3 s.
+const DecideDeadline = TimeoutSeconds * time.Second / 6
 
 // lazyAnswerer builds the LLM tier only when a question reaches it (once,
 // for all the questions of a call), so the common path pays nothing for the

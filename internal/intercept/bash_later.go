@@ -424,34 +424,42 @@ func (w *walker) unknownProgram(name string, args []word, env map[string]string,
 	}
 	w.opaque = name
 	defer func() { w.opaque = "" }()
+	budget := maxOpaqueBytes
 	w.lenient++
 	for _, a := range args {
-		if !a.dyn && len(a.s) <= 4096 && strings.ContainsAny(a.s, " \t\n;|&$`(<>'\"\\") {
+		if !a.dyn && strings.ContainsAny(a.s, " \t\n;|&$`(<>'\"\\") {
+			if budget -= len(a.s); budget < 0 {
+				w.lenient--
+				w.deny("%s, a program the hook does not know, is given more text that may be code than the hook reads (%d bytes)", name, maxOpaqueBytes)
+				return
+			}
 			w.nested(a.s, clone(env), depth+1)
 		}
 	}
 	w.lenient--
+	// From each operand that names a command the analysis reads (a shell,
+	// a wrapper, eval, find, an interpreter), the rest runs as that command.
 	n := 0
 	for i, a := range args {
 		if a.dyn || strings.HasPrefix(a.s, "-") {
 			continue
 		}
-		if n++; n > 6 {
+		if n++; n > 8 {
 			break
 		}
 		b := path.Base(a.s)
 		_, wrapper := wrappers[b]
-		strict := shells[b] || wrapper || b == "eval"
-		if !strict {
-			w.lenient++
+		if !shells[b] && !wrapper && b != "eval" && b != "find" && !slices.Contains(interpreters, b) && !strings.HasPrefix(b, "python") {
+			continue
 		}
 		w.suffix = true
 		w.command(joinWords(args[i:]), args[i:], clone(env), depth+1, false)
-		if !strict {
-			w.lenient--
-		}
 	}
 }
+
+// maxOpaqueBytes bounds the argument text of an unknown program read as
+// code.
+const maxOpaqueBytes = 64 << 10
 
 // execIdioms in interpreter code run commands.
 var execIdioms = lazyre.New(`os\.system|subprocess|popen|\bexec[a-zA-Z]*\s*\(|\bspawn|child_process|\bsystem\s*\(|` + "`" + `|%x\{|Runtime\.getRuntime|ProcessBuilder|os\.exec|pty\.|io\.popen|shell_exec|passthru|proc_open`)

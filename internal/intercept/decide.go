@@ -79,6 +79,14 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 	var an *analysis
 	if req.ToolName == "Bash" {
 		command, _ = req.ToolInput["command"].(string)
+		if why := overLimits(command); why != "" && (len(p.deniedPaths) > 0 || slices.ContainsFunc(p.handlers, func(h prepared) bool {
+			return len(h.filters) > 0 && slices.Contains(h.Patterns, "Bash")
+		})) {
+			d.Kind = Deny
+			d.Reason = "Blocked by eval harness: the hook cannot tell what this command would run: " + why + ". Split it into smaller commands."
+			d.Detail = "command over the analysis limits"
+			return d
+		}
 		if pd := decidePaths(p, req, command); pd.Kind == Deny {
 			return pd
 		}

@@ -7,6 +7,7 @@ package intercept
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -57,8 +58,12 @@ func (c *pathCheck) opaque(rest []string, depth int) *pathDeny {
 	c.opaqueDepth++
 	c.lenient++
 	defer func() { c.opaqueDepth--; c.lenient-- }()
+	budget := maxOpaqueBytes
 	for _, a := range rest {
-		if len(a) <= 4096 && strings.ContainsAny(a, " \t\n;|&$`(<>'\"\\") {
+		if strings.ContainsAny(a, " \t\n;|&$`(<>'\"\\") {
+			if budget -= len(a); budget < 0 {
+				return c.cannot(fmt.Sprintf("a program the hook does not know is given more text that may be code than the hook reads (%d bytes)", maxOpaqueBytes))
+			}
 			if pd := c.analyse(a, depth+1); pd != nil {
 				return pd
 			}
@@ -69,14 +74,22 @@ func (c *pathCheck) opaque(rest []string, depth int) *pathDeny {
 		if strings.HasPrefix(a, "-") {
 			continue
 		}
-		if n++; n > 6 {
+		if n++; n > 8 {
 			break
+		}
+		if b := path.Base(a); !shells[b] && !knownWrapper(b) && b != "eval" && b != "find" && b != "xargs" && !slices.Contains(interpreters, b) && !strings.HasPrefix(b, "python") {
+			continue
 		}
 		if pd := c.analyse(quoteWords(rest[i:]), depth+1); pd != nil {
 			return pd
 		}
 	}
 	return nil
+}
+
+func knownWrapper(name string) bool {
+	_, ok := wrappers[name]
+	return ok
 }
 
 // quoteWords spells words as one command line that reads back as them.

@@ -409,3 +409,36 @@ func ctrlEscapes(v string) string {
 	}
 	return b.String()
 }
+
+// Limits on what the Bash layers parse: nested $( was analysed in about
+// quadratic time (7,000 levels took 43 s, past Claude Code's hook timeout),
+// so a command over them is denied before it is parsed.
+const (
+	maxCommandBytes = 256 << 10
+	maxParenDepth   = 128
+	maxBackquotes   = 256
+)
+
+// overLimits says why a command is too large or too deeply nested to be
+// analysed ("" when it is not).
+func overLimits(command string) string {
+	if len(command) > maxCommandBytes {
+		return fmt.Sprintf("the command is %d bytes, more than the %d the hook analyses", len(command), maxCommandBytes)
+	}
+	depth, quotes := 0, 0
+	for i := 0; i < len(command); i++ {
+		switch command[i] {
+		case '(', '{':
+			if depth++; depth > maxParenDepth {
+				return fmt.Sprintf("the command nests brackets more than %d deep", maxParenDepth)
+			}
+		case ')', '}':
+			depth = max(depth-1, 0)
+		case '`':
+			if quotes++; quotes > maxBackquotes {
+				return fmt.Sprintf("the command has more than %d backquotes", maxBackquotes)
+			}
+		}
+	}
+	return ""
+}
