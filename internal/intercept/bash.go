@@ -240,6 +240,19 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 				w.taint[n.Param.Value] = true
 			}
 			w.paramExp(state, n)
+			w.promptExp(state, n)
+		case *syntax.ArrayElem:
+			if n.Index != nil {
+				w.arith(state, n.Index)
+			}
+		case *syntax.UnaryTest:
+			if n.Op == syntax.TsVarSet {
+				if wd, ok := n.X.(*syntax.Word); ok {
+					for _, x := range w.expandWord(state, wd) {
+						w.subscripted(state, x, "[[ -v … ]]")
+					}
+				}
+			}
 		case *syntax.ArithmExp:
 			w.arith(state, n.X)
 		case *syntax.ArithmCmd:
@@ -617,6 +630,16 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 	base := path.Base(name.s)
 	args := words[1:]
 	defer w.noteWriter(base, args)
+	if !strings.Contains(name.s, "/") {
+		w.pathLookup(name.s, text, env)
+	}
+	if (base == "test" || base == "[") && len(args) > 1 {
+		for i, a := range args[:len(args)-1] {
+			if a.s == "-v" {
+				w.subscripted(env, args[i+1], text)
+			}
+		}
+	}
 	if strings.Contains(name.s, "/") && w.runsWritten(name.s, text, env, depth) {
 		return
 	}

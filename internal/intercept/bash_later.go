@@ -434,6 +434,9 @@ func (w *walker) unknownProgram(name string, args []word, env map[string]string,
 				return
 			}
 			w.nested(a.s, clone(env), depth+1)
+			if _, v, ok := strings.Cut(a.s, "="); ok {
+				w.nested(v, clone(env), depth+1) // -o ProxyCommand=…, --to-command=…
+			}
 		}
 	}
 	w.lenient--
@@ -462,7 +465,49 @@ func (w *walker) unknownProgram(name string, args []word, env map[string]string,
 const maxOpaqueBytes = 64 << 10
 
 // execIdioms in interpreter code run commands.
-var execIdioms = lazyre.New(`os\.system|subprocess|popen|\bexec[a-zA-Z]*\s*\(|\bspawn|child_process|\bsystem\s*\(|` + "`" + `|%x\{|Runtime\.getRuntime|ProcessBuilder|os\.exec|pty\.|io\.popen|shell_exec|passthru|proc_open`)
+var execIdioms = lazyre.New(`(?i)\b(system|exec[a-z]*|spawn[a-z]*|popen[a-z0-9]*|fork|qx|shell_exec|passthru|proc_open|pcntl_exec)\b|subprocess|child_process|` + "`" + `|%x[\s({\[<|!]|Runtime\.getRuntime|ProcessBuilder|os\.execute|io\.popen|Deno\.(run|Command)|Bun\.spawn|pty\.|\|\s*getline|\|\s*["'(]|["')]\s*\|[^|]|-\|`)
+
+// sedExec reports a sed script that runs commands: the e command, or the
+// e flag of s///, in any of its commands.
+func sedExec(script string) bool {
+	for _, cmd := range strings.FieldsFunc(script, func(r rune) bool { return r == ';' || r == '\n' || r == '{' || r == '}' }) {
+		cmd = strings.TrimLeft(cmd, " \t0123456789,$!~+")
+		if len(cmd) > 0 && (cmd[0] == '/' || cmd[0] == '\\') {
+			// an address /re/: skip to its end
+			d := cmd[0]
+			if d == '\\' && len(cmd) > 1 {
+				d, cmd = cmd[1], cmd[1:]
+			}
+			if j := strings.IndexByte(cmd[1:], d); j >= 0 {
+				cmd = strings.TrimLeft(cmd[j+2:], " \t,$!0123456789")
+			}
+		}
+		switch {
+		case cmd == "e" || strings.HasPrefix(cmd, "e ") || strings.HasPrefix(cmd, "e\t"):
+			return true
+		case len(cmd) > 1 && cmd[0] == 's':
+			d, n := cmd[1], 0
+			for j := 2; j < len(cmd); j++ {
+				switch cmd[j] {
+				case '\\':
+					j++
+				case d:
+					if n++; n == 2 {
+						flags := cmd[j+1:]
+						if k := strings.IndexAny(flags, " \tw"); k >= 0 {
+							flags = flags[:k]
+						}
+						if strings.Contains(flags, "e") {
+							return true
+						}
+						j = len(cmd)
+					}
+				}
+			}
+		}
+	}
+	return false
+}
 
 // interpreterCode denies inline code of an interpreter that runs commands
 // (python3 -c 'os.system("j" "ira")'): the command it builds is another
@@ -489,12 +534,97 @@ func (w *walker) interpreterCode(base, text string, args []word) bool {
 			}
 		}
 		return false
+	case base == "sed" || base == "gsed":
+		for i, a := range ss {
+			if i > 0 && (ss[i-1] == "-f" || ss[i-1] == "--file") || strings.HasPrefix(a, "-") && a != "-e" && !strings.HasPrefix(a, "--expression") {
+				continue
+			}
+			if sedExec(a) {
+				w.deny("sed runs commands from its script (the e command or flag), which the hook cannot read (%q)", clip(text, 80))
+				break
+			}
+		}
+		return false
 	case !slices.Contains(interpreters, base) && !strings.HasPrefix(base, "python"):
 		return false
+	}
+	if _, ok := codeArg(base, ss); !ok {
+		// A program file the line wrote, or one a writer before it may
+		// have written, is not known code.
+		if f := scriptArg(ss); f != "" && f != "-" && f != "module" && w.writtenOrAfterWriter(f) {
+			w.deny("%s runs %s, which this command line may have written, with content the hook cannot read (%q)", base, f, clip(text, 80))
+		}
 	}
 	code, ok := codeArg(base, ss)
 	if ok && (strings.Contains(code, "\x00") || execIdioms().MatchString(code)) {
 		w.deny("%s code runs commands it builds in its own language, which the hook cannot read (%q)", base, clip(text, 80))
 	}
 	return false // its words are read as code too (gdb -ex 'shell …')
+}
+
+// writtenOrAfterWriter reports a file this line writes, or one a command
+// before it may have written (a content writer, or one naming the file).
+func (w *walker) writtenOrAfterWriter(file string) bool {
+	if _, ok := w.written[cleanPath(file)]; ok {
+		return true
+	}
+	return slices.ContainsFunc(w.writers, func(wr writer) bool {
+		return wr.content || slices.ContainsFunc(wr.args, func(a string) bool { return sameFile(a, file) })
+	})
+}
+
+// pathLookup denies a bare command name that may find a file the line
+// wrote: one whose base name it is, when PATH holds a relative entry or the
+// line changed PATH (PATH=.:$PATH; echo … > ls; ls).
+func (w *walker) pathLookup(name, text string, env map[string]string) {
+	p, changed := env["PATH"], false
+	if v, ok := w.env.line["PATH"]; ok {
+		p, changed = v, true
+	}
+	if _, ok := env["PATH"]; ok && env["PATH"] != w.base["PATH"] {
+		changed = true
+	}
+	relative := changed || p == unknownValue
+	for _, d := range strings.Split(p, ":") {
+		if d == "" || !strings.HasPrefix(d, "/") {
+			relative = true
+		}
+	}
+	found := false
+	for f := range w.written {
+		found = found || path.Base(f) == name
+	}
+	for _, wr := range w.writers {
+		if wr.content {
+			for _, a := range wr.args {
+				found = found || path.Base(a) == name && a != name
+			}
+		}
+	}
+	if found && relative {
+		w.deny("%s may run a file this command line wrote, found through a PATH the line changed or that holds a relative directory (%q)", name, clip(text, 80))
+	}
+}
+
+// promptExp checks ${x@P}: x's value is expanded as a prompt string, and
+// $(…) in it runs.
+func (w *walker) promptExp(state map[string]string, pe *syntax.ParamExp) {
+	if pe.Exp == nil || pe.Exp.Op != syntax.OtherParamOps || pe.Exp.Word == nil || pe.Param == nil {
+		return
+	}
+	if lit, ok := wordLit(pe.Exp.Word); !ok || lit != "P" {
+		return
+	}
+	name := pe.Param.Value
+	v, ok := state[name]
+	if !ok {
+		v, ok = w.base[name]
+	}
+	if !ok || v == unknownValue || w.taint[name] {
+		w.deny("${%s@P} expands a value only known when it runs as a prompt string, which runs $(…) in it", name)
+		return
+	}
+	if strings.ContainsAny(v, "$`") {
+		w.nested(`: "`+v+`"`, map[string]string{}, 1)
+	}
 }

@@ -216,6 +216,15 @@ func (c *pathCheck) analyse(script string, depth int) *pathDeny {
 					return false
 				}
 			}
+		case *syntax.SglQuoted:
+			// '$(cmd)' is text here, but bash runs it when the text reaches
+			// a prompt string (PS4, ${x@P}), arithmetic (a[$(cmd)]), trap
+			// or eval: the paths it names count.
+			if strings.Contains(n.Value, "$(") || strings.Contains(n.Value, "`") {
+				c.lenient++
+				deny = c.analyse(`: "`+n.Value+`"`, depth+1)
+				c.lenient--
+			}
 		case *syntax.DeclClause:
 			for _, a := range n.Args {
 				c.assign(a)

@@ -79,6 +79,13 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 	if slices.Contains(consumers, name) {
 		c.consumer = name
 	}
+	if runsArgs[name] {
+		// tar -I/--to-command, zip -TT, rsync -e, ssh, git -c: options that
+		// run a command.
+		if pd := c.opaque(rest, depth); pd != nil {
+			return pd
+		}
+	}
 	for i, a := range rest {
 		dir, ok := "", false
 		switch {

@@ -67,6 +67,11 @@ func (c *pathCheck) opaque(rest []string, depth int) *pathDeny {
 			if pd := c.analyse(a, depth+1); pd != nil {
 				return pd
 			}
+			if _, v, ok := strings.Cut(a, "="); ok {
+				if pd := c.analyse(v, depth+1); pd != nil {
+					return pd
+				}
+			}
 		}
 	}
 	n := 0
@@ -91,6 +96,10 @@ func knownWrapper(name string) bool {
 	_, ok := wrappers[name]
 	return ok
 }
+
+// runsArgs are programs the path layer knows whose options may run a
+// command given as a value.
+var runsArgs = map[string]bool{"tar": true, "bsdtar": true, "zip": true, "rsync": true, "ssh": true, "scp": true, "git": true, "sed": true}
 
 // quoteWords spells words as one command line that reads back as them.
 func quoteWords(ws []string) string {

@@ -104,7 +104,7 @@ var dataPrograms = map[string]bool{
 	"less": true, "more": true, "dd": true, "mktemp": true, "export": true, "readonly": true, "declare": true,
 	"typeset": true, "local": true, "unset": true, "read": true, "mapfile": true, "readarray": true, "getopts": true,
 	"cd-": true, "pushd": true, "popd": true, "dirs": true, "umask": true, "ulimit": true, "history": true,
-	"tar": true, "gzip": true, "gunzip": true, "zip": true, "unzip": true, "zcat": true, "xz": true, "bzip2": true,
+	"gzip": true, "gunzip": true, "unzip": true, "zcat": true, "xz": true, "bzip2": true,
 }
 
 // wrapped is what a wrapper's arguments say: the command it runs, the
