@@ -72,7 +72,7 @@ const maxNesting = 4
 func analyseBash(command string, base map[string]string) *analysis {
 	a := &analysis{}
 	w := &walker{an: a, base: base, printer: syntax.NewPrinter(), written: map[string]string{}, taint: map[string]bool{},
-		numeric: map[string]bool{}, intVars: map[string]bool{}}
+		numeric: map[string]bool{}, intVars: map[string]bool{}, piped: map[*syntax.Stmt]bool{}}
 	w.env.base, w.env.taint = base, w.taint
 	w.cfg = &expand.Config{Env: &w.env,
 		CmdSubst:  func(io.Writer, *syntax.CmdSubst) error { w.env.missing = true; return nil },
@@ -152,6 +152,10 @@ type walker struct {
 	numeric map[string]bool
 	// intVars are declared -i: every value assigned to them is arithmetic.
 	intVars map[string]bool
+	// stmt is the statement being walked; piped holds those that read a
+	// pipe (where an interpreter's program may come from).
+	stmt  *syntax.Stmt
+	piped map[*syntax.Stmt]bool
 }
 
 func (w *walker) deny(format string, args ...any) {
@@ -182,6 +186,8 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 		}
 		return
 	}
+	saved := w.stmt
+	defer func() { w.stmt = saved }()
 	state := clone(env)
 	// Assignments in a subshell, $(…), <(…), a pipe or a background job do
 	// not reach the rest of the line; those in a branch, loop, function body
@@ -214,6 +220,7 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 			switch n.Op {
 			case syntax.Pipe, syntax.PipeAll:
 				roles[n.X], roles[n.Y] = scopeRestore, scopeRestore
+				w.piped[n.Y] = true
 			case syntax.AndStmt, syntax.OrStmt:
 				roles[n.Y] = max(roles[n.Y], scopeMerge)
 			}
@@ -226,6 +233,7 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 		switch n := n.(type) {
 		case *syntax.Stmt:
 			w.redirects(n, state)
+			w.stmt = n
 		case *syntax.SglQuoted:
 			// '$(cmd)' or '`cmd`' is text here, but bash runs it when the
 			// text reaches an arithmetic context: x='a[$(cmd)]'; [[ $x -eq 1 ]].
@@ -455,6 +463,18 @@ func (w *walker) copies(words []word) {
 // its here-doc is read as code; other content cannot be.
 func (w *walker) runsWritten(file, text string, env map[string]string, depth int) bool {
 	body, ok := w.written[cleanPath(file)]
+	if !ok {
+		// The same file spelled another way (x.sh, $PWD/x.sh, /tmp/x.sh after
+		// cd /tmp): matched by its base name.
+		for f, b := range w.written {
+			if path.Base(f) == path.Base(file) {
+				body, ok = b, true
+				if b == unknownValue {
+					break
+				}
+			}
+		}
+	}
 	if !ok {
 		for _, wr := range w.writers {
 			if wr.content || slices.ContainsFunc(wr.args, func(a string) bool { return sameFile(a, file) }) {

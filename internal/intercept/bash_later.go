@@ -58,7 +58,7 @@ func (w *walker) special(name, value string, dyn bool, text string) {
 		}
 		if !dyn {
 			w.lenient++
-			w.nested(value, map[string]string{}, 1)
+			w.nested(strings.TrimLeft(value, "|-"), map[string]string{}, 1) // LESSOPEN='|cmd %s'
 			w.lenient--
 		}
 	case w.intVars[name]:
@@ -364,9 +364,18 @@ func (w *walker) readsInto(state map[string]string, words []word, text string) {
 			}
 		}
 	default:
-		values := map[string]bool{"-d": true, "-n": true, "-N": true, "-p": true, "-t": true, "-u": true, "-i": true, "-O": true, "-s": true, "-C": true, "-c": true}
+		// Options that take a value, per builtin; read -a NAME names a target.
+		values := map[string]bool{"-d": true, "-n": true, "-N": true, "-p": true, "-t": true, "-u": true, "-i": true}
+		if name == "mapfile" || name == "readarray" {
+			values = map[string]bool{"-d": true, "-n": true, "-O": true, "-s": true, "-u": true, "-C": true, "-c": true}
+		}
 		for i := 1; i < len(words); i++ {
 			s := words[i].s
+			if s == "-a" && name == "read" && i+1 < len(words) {
+				targets = append(targets, words[i+1])
+				i++
+				continue
+			}
 			if values[s] && name != "getopts" {
 				i++
 				continue
@@ -434,6 +443,9 @@ func (w *walker) unknownProgram(name string, args []word, env map[string]string,
 				return
 			}
 			w.nested(a.s, clone(env), depth+1)
+			if strings.Contains(a.s, `\n`) {
+				w.nested(strings.ReplaceAll(a.s, `\n`, "\n"), clone(env), depth+1) // screen -X stuff 'cmd\n'
+			}
 			if _, v, ok := strings.Cut(a.s, "="); ok {
 				w.nested(v, clone(env), depth+1) // -o ProxyCommand=…, --to-command=…
 			}
@@ -465,7 +477,7 @@ func (w *walker) unknownProgram(name string, args []word, env map[string]string,
 const maxOpaqueBytes = 64 << 10
 
 // execIdioms in interpreter code run commands.
-var execIdioms = lazyre.New(`(?i)\b(system|exec[a-z]*|spawn[a-z]*|popen[a-z0-9]*|fork|qx|shell_exec|passthru|proc_open|pcntl_exec)\b|subprocess|child_process|` + "`" + `|%x[\s({\[<|!]|Runtime\.getRuntime|ProcessBuilder|os\.execute|io\.popen|Deno\.(run|Command)|Bun\.spawn|pty\.|\|\s*getline|\|\s*["'(]|["')]\s*\|[^|]|-\|`)
+var execIdioms = lazyre.New(`(?i)\b(system|exec[a-z]*|spawn[a-z]*|popen[a-z0-9]*|fork|qx|shell_exec|passthru|proc_open|pcntl_exec)\b|subprocess|child_process|` + "`" + `|%x[\s({\[<|!]|Runtime\.getRuntime|ProcessBuilder|os\.execute|io\.popen|Deno\.(run|Command)|Bun\.spawn|pty\.|\|\s*getline|\|\s*["'(]|["')]\s*\|[^|]|-\||\b(eval|getattr|__import__|importlib|compile|instance_eval|public_send|send|constantize|binding|spawn_sync)\b|Function\(|\$[A-Za-z_]\w*\s*\(`)
 
 // sedExec reports a sed script that runs commands: the e command, or the
 // e flag of s///, in any of its commands.
@@ -547,6 +559,26 @@ func (w *walker) interpreterCode(base, text string, args []word) bool {
 		return false
 	case !slices.Contains(interpreters, base) && !strings.HasPrefix(base, "python"):
 		return false
+	}
+	if _, ok := codeArg(base, ss); !ok && (scriptArg(ss) == "" || scriptArg(ss) == "-") && w.stmt != nil && w.lenient == 0 {
+		// The program comes from stdin: a here-doc is read for the idioms,
+		// a pipe cannot be.
+		for _, r := range w.stmt.Redirs {
+			if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil || r.Op == syntax.WordHdoc && r.Word != nil {
+				wd := r.Hdoc
+				if wd == nil {
+					wd = r.Word
+				}
+				var b strings.Builder
+				_ = syntax.NewPrinter().Print(&b, wd)
+				if execIdioms().MatchString(b.String()) {
+					w.deny("%s reads a program from its input that runs commands, which the hook cannot read (%q)", base, clip(text, 80))
+				}
+			}
+		}
+		if w.piped[w.stmt] {
+			w.deny("%s reads its program from a pipe, which the hook cannot read (%q)", base, clip(text, 80))
+		}
 	}
 	if _, ok := codeArg(base, ss); !ok {
 		// A program file the line wrote, or one a writer before it may

@@ -73,6 +73,7 @@ type pathCheck struct {
 	// may write files the analysis does not follow.
 	written map[string]string
 	writer  string
+	writers []writer
 	// lenient > 0 while reading words of an unknown program as code: what
 	// does not parse is left alone. opaqueDepth stops that from recursing.
 	lenient, opaqueDepth int

@@ -148,7 +148,7 @@ func (c *pathCheck) interpreter(ce *syntax.CallExpr, name string, rest []string)
 	}
 	if !ok {
 		if s := scriptArg(rest); s != "" && s != "-" && s != "/dev/stdin" {
-			if _, written := c.written[c.normalise(s)]; s != "module" && c.lenient == 0 && (written || c.writer != "") {
+			if _, written := c.written[c.normalise(s)]; s != "module" && c.lenient == 0 && (written || c.wroteIt(s) != "") {
 				return c.cannot(fmt.Sprintf("%s runs %s, which this command line may have written, so the files it opens cannot be checked", name, s))
 			}
 			return nil // a program file or module (README: what the layer cannot see)

@@ -41,6 +41,9 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 	for _, a := range ce.Assigns {
 		c.assign(a)
 	}
+	if pd := c.laterCode(ce); pd != nil {
+		return pd
+	}
 	var args []string
 	ends := make([]int, len(ce.Args)) // ends[i]: the fields of words up to i
 	for i, w := range ce.Args {

@@ -99,7 +99,7 @@ func knownWrapper(name string) bool {
 
 // runsArgs are programs the path layer knows whose options may run a
 // command given as a value.
-var runsArgs = map[string]bool{"tar": true, "bsdtar": true, "zip": true, "rsync": true, "ssh": true, "scp": true, "git": true, "sed": true}
+var runsArgs = map[string]bool{"mapfile": true, "readarray": true, "tar": true, "bsdtar": true, "zip": true, "rsync": true, "ssh": true, "scp": true, "git": true, "sed": true}
 
 // quoteWords spells words as one command line that reads back as them.
 func quoteWords(ws []string) string {
@@ -127,10 +127,30 @@ func (c *pathCheck) runsFile(file string, depth int) *pathDeny {
 		}
 		return c.analyse(body, depth+1)
 	}
-	if c.writer != "" {
-		return c.cannot(fmt.Sprintf("it runs %s, which %s earlier on the line may have written, so what it reads cannot be checked", c.show(abs), c.writer))
+	for f, body := range c.written {
+		if path.Base(f) == path.Base(abs) && body == unknownValue {
+			return c.cannot(fmt.Sprintf("it runs %s, which this command line may write with content the hook cannot read", c.show(abs)))
+		}
+	}
+	if wr := c.wroteIt(file); wr != "" {
+		return c.cannot(fmt.Sprintf("it runs %s, which %s earlier on the line may have written, so what it reads cannot be checked", c.show(abs), wr))
 	}
 	return nil
+}
+
+// wroteIt names a command before this one on the line that may have
+// written file: one that writes content it is given or unpacks, or one
+// naming the file.
+func (c *pathCheck) wroteIt(file string) string {
+	for _, wr := range c.writers {
+		if wr.content || slices.ContainsFunc(wr.args, func(a string) bool { return sameFile(a, file) }) {
+			return wr.name
+		}
+	}
+	if c.writer != "" && strings.HasPrefix(c.writer, "a redirect") {
+		return c.writer
+	}
+	return ""
 }
 
 // recordWrites notes the files a statement's redirects write, with the
@@ -179,7 +199,42 @@ func (c *pathCheck) recordWrites(st *syntax.Stmt) {
 // noteWriter records the first command of the line that may write files
 // the analysis does not follow.
 func (c *pathCheck) noteWriter(name string, args []string) {
-	if c.writer == "" && c.lenient == 0 && mayWrite(name, args) {
-		c.writer = name
+	if c.lenient == 0 && mayWrite(name, args) {
+		c.writers = append(c.writers, writer{name: name, args: args, content: contentWriter(name, args)})
 	}
+}
+
+// laterCode reads as code the values of variables another program or bash
+// itself runs (GIT_PAGER=…, EDITOR=…, PS4=…, BASH_FUNC_x%%=…), set inline or
+// through env.
+func (c *pathCheck) laterCode(ce *syntax.CallExpr) *pathDeny {
+	var vals []string
+	for _, a := range ce.Assigns {
+		if a.Name != nil && a.Value != nil && laterVar(a.Name.Value) {
+			vals = append(vals, strings.Join(c.words(a.Value), " "))
+		}
+	}
+	for _, w := range ce.Args {
+		for _, f := range c.words(w) {
+			if k, v, ok := strings.Cut(f, "="); ok && laterVar(k) {
+				if strings.HasPrefix(k, "BASH_FUNC_") {
+					v = "f" + v
+				}
+				vals = append(vals, v)
+			}
+		}
+	}
+	for _, v := range vals {
+		c.lenient++
+		pd := c.analyse(strings.TrimLeft(v, "|-"), 1)
+		c.lenient--
+		if pd != nil {
+			return pd
+		}
+	}
+	return nil
+}
+
+func laterVar(name string) bool {
+	return promptVars[name] || programVars[name] || strings.HasPrefix(name, "BASH_FUNC_")
 }

@@ -50,7 +50,7 @@ var wrappers = map[string]wrapper{
 	"proxychains":      {value: []string{"-f"}},
 	"proxychains4":     {value: []string{"-f"}},
 	"torsocks":         {},
-	"sg":               {code: []string{"-c"}, positionals: 1},
+	"sg":               {code: []string{"-c"}, positionals: 1, joinCode: true}, // sg group 'cmd' runs sh -c cmd
 	"catchsegv":        {},
 	"fakeroot":         {},
 	"systemd-run":      {value: []string{"-u", "--unit", "-p", "--property", "--slice", "-E", "--setenv", "--uid", "--gid", "-M", "--machine", "--description", "--working-directory"}},
@@ -102,7 +102,7 @@ var dataPrograms = map[string]bool{
 	"curl": true, "wget": true, "nc": true, "ncat": true, "telnet": true, "openssl": true, "seq": true, "yes": true,
 	"rev": true, "tac": true, "nl": true, "paste": true, "join": true, "fold": true, "fmt": true, "column": true,
 	"less": true, "more": true, "dd": true, "mktemp": true, "export": true, "readonly": true, "declare": true,
-	"typeset": true, "local": true, "unset": true, "read": true, "mapfile": true, "readarray": true, "getopts": true,
+	"typeset": true, "local": true, "unset": true, "read": true, "getopts": true,
 	"cd-": true, "pushd": true, "popd": true, "dirs": true, "umask": true, "ulimit": true, "history": true,
 	"gzip": true, "gunzip": true, "unzip": true, "zcat": true, "xz": true, "bzip2": true,
 }
