@@ -274,6 +274,24 @@ func (OSFS) Glob(pattern string) ([]string, error) { return filepath.Glob(patter
 // EvalSymlinks resolves the symlinks of an existing path.
 func (OSFS) EvalSymlinks(path string) (string, error) { return filepath.EvalSymlinks(path) }
 
+// ReadFile reads a regular file of at most limit bytes (the shell scripts a
+// Bash command runs, which the gate reads).
+func (OSFS) ReadFile(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > int64(limit) {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, limit)
+	}
+	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
+}
+
 func respond(stdout, stderr io.Writer, in Input, d intercept.Decision) int {
 	for _, w := range d.Warnings {
 		fmt.Fprintln(stderr, "agent-eval hook: warning:", w)

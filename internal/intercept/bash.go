@@ -69,10 +69,10 @@ const maxNesting = 4
 
 // analyseBash parses a command line. base is the hook's environment: the
 // variables the command starts with.
-func analyseBash(command string, base map[string]string) *analysis {
+func analyseBash(command string, base map[string]string, read func(string) (string, bool)) *analysis {
 	a := &analysis{}
 	w := &walker{an: a, base: base, printer: syntax.NewPrinter(), written: map[string]string{}, taint: map[string]bool{},
-		numeric: map[string]bool{}, intVars: map[string]bool{}, piped: map[*syntax.Stmt]bool{}}
+		numeric: map[string]bool{}, intVars: map[string]bool{}, piped: map[*syntax.Stmt]bool{}, read: read}
 	w.env.base, w.env.taint = base, w.taint
 	w.cfg = &expand.Config{Env: &w.env,
 		CmdSubst:  func(io.Writer, *syntax.CmdSubst) error { w.env.missing = true; return nil },
@@ -156,6 +156,11 @@ type walker struct {
 	// pipe (where an interpreter's program may come from).
 	stmt  *syntax.Stmt
 	piped map[*syntax.Stmt]bool
+	// read returns a script file's content from the filesystem (nil: no
+	// filesystem); cd is set once the line changes directory, after which
+	// relative names are not read.
+	read func(string) (string, bool)
+	cd   bool
 }
 
 func (w *walker) deny(format string, args ...any) {
@@ -482,6 +487,7 @@ func (w *walker) runsWritten(file, text string, env map[string]string, depth int
 				return true
 			}
 		}
+		w.readScript(file, env, depth)
 		return false
 	}
 	if body == unknownValue {
@@ -650,6 +656,9 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 	base := path.Base(name.s)
 	args := words[1:]
 	defer w.noteWriter(base, args)
+	if base == "cd" || base == "pushd" || base == "popd" {
+		w.cd = true
+	}
 	if !strings.Contains(name.s, "/") {
 		w.pathLookup(name.s, text, env)
 	}

@@ -660,3 +660,49 @@ func (w *walker) promptExp(state map[string]string, pe *syntax.ParamExp) {
 		w.nested(`: "`+v+`"`, map[string]string{}, 1)
 	}
 }
+
+// readScript reads a shell script the line runs from the filesystem (one an
+// earlier call may have written) and records the commands in it: a gated
+// command there is judged like one on the line. What it cannot know in the
+// file is not denied (a script is everyday work); the OS sandbox is the
+// boundary for that.
+func (w *walker) readScript(file string, env map[string]string, depth int) {
+	if w.read == nil || w.cd && !strings.HasPrefix(file, "/") {
+		return
+	}
+	body, ok := w.read(file)
+	if !ok {
+		return
+	}
+	w.lenient++
+	w.nested(body, env, depth+1)
+	w.lenient--
+}
+
+// maxScriptBytes bounds a script file the hook reads.
+const maxScriptBytes = 256 << 10
+
+// scriptReader reads text files for the analysis through the request's
+// filesystem, relative to its cwd; nil when it has none that reads files.
+func scriptReader(req Request) func(string) (string, bool) {
+	fr, ok := req.FS.(FileReader)
+	if !ok || req.CWD == "" || !path.IsAbs(req.CWD) {
+		return nil
+	}
+	return func(file string) (string, bool) {
+		if !path.IsAbs(file) {
+			file = path.Join(req.CWD, file)
+		}
+		b, err := fr.ReadFile(file, maxScriptBytes)
+		if err != nil || strings.IndexByte(string(b), 0) >= 0 {
+			return "", false // absent, unreadable, too large or binary
+		}
+		return string(b), true
+	}
+}
+
+// FileReader is an optional PathFS method: the Bash gate reads the shell
+// scripts a command runs through it (up to limit bytes; more is an error).
+type FileReader interface {
+	ReadFile(path string, limit int) ([]byte, error)
+}

@@ -104,7 +104,7 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 				continue
 			}
 			if an == nil {
-				an = analyseBash(command, req.Env)
+				an = analyseBash(command, req.Env, scriptReader(req))
 			}
 			if an.unknown != "" {
 				// A Bash handler is active and the command runs something

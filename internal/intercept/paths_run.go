@@ -135,6 +135,17 @@ func (c *pathCheck) runsFile(file string, depth int) *pathDeny {
 	if wr := c.wroteIt(file); wr != "" {
 		return c.cannot(fmt.Sprintf("it runs %s, which %s earlier on the line may have written, so what it reads cannot be checked", c.show(abs), wr))
 	}
+	// A script already on disk (an earlier call may have written it) is
+	// read: the paths it names count. What cannot be parsed in it is left.
+	if fr, ok := c.fs.(FileReader); ok && depth < maxNesting {
+		if b, err := fr.ReadFile(abs, maxScriptBytes); err == nil && strings.IndexByte(string(b), 0) < 0 {
+			c.lenient++
+			defer func() { c.lenient-- }()
+			if pd := c.analyse(string(b), depth+1); pd != nil {
+				return &pathDeny{rule: pd.rule, why: fmt.Sprintf("it runs %s, and in it %s", c.show(abs), pd.why)}
+			}
+		}
+	}
 	return nil
 }
 
