@@ -739,7 +739,10 @@ func (w *walker) shell(name, text string, args []word, env map[string]string, de
 		}
 		if len(s) > 1 && (s[0] == '-' || s[0] == '+') {
 			switch s {
-			case "-o", "+o", "-O", "+O", "--rcfile", "--init-file":
+			case "--rcfile", "--init-file":
+				w.deny("%s %s sources a file the hook does not read (%q)", name, s, clip(text, 80))
+				return
+			case "-o", "+o", "-O", "+O":
 				i++
 				continue
 			}
