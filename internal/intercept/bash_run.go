@@ -14,8 +14,8 @@ import (
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
-// noteWriter records the first command of the line that may write files
-// the analysis does not follow.
+// noteWriter records a command of the line that may write files the
+// analysis does not follow.
 func (w *walker) noteWriter(base string, args []word) {
 	if w.lenient > 0 {
 		return

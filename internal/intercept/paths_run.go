@@ -207,8 +207,8 @@ func (c *pathCheck) recordWrites(st *syntax.Stmt) {
 	}
 }
 
-// noteWriter records the first command of the line that may write files
-// the analysis does not follow.
+// noteWriter records a command of the line that may write files the
+// analysis does not follow.
 func (c *pathCheck) noteWriter(name string, args []string) {
 	if c.lenient == 0 && mayWrite(name, args) {
 		c.writers = append(c.writers, writer{name: name, args: args, content: contentWriter(name, args)})
