@@ -359,7 +359,7 @@ type writer struct {
 func contentWriter(name string, args []string) bool {
 	switch name {
 	case "tee", "dd", "cp", "mv", "install", "ln", "rsync", "scp", "tar", "bsdtar", "unzip", "cpio", "pax", "7z", "7za", "7zz",
-		"ar", "patch", "truncate", "curl", "wget", "git", "ed", "ex", "vim", "vi", "busybox", "gunzip", "bunzip2", "unxz", "unzstd",
+		"ar", "patch", "truncate", "curl", "wget", "ed", "ex", "vim", "vi", "busybox", "gunzip", "bunzip2", "unxz", "unzstd",
 		"base64", "base32", "xxd", "uudecode", "openssl", "split", "csplit", "sponge", "rclone", "uniq":
 		return true
 	case "sort":
@@ -368,6 +368,17 @@ func contentWriter(name string, args []string) bool {
 		return true // -i, or a w command in its script
 	case "awk", "gawk", "mawk", "nawk", "perl", "ruby", "node", "nodejs", "php", "lua":
 		return true
+	case "git":
+		// Sub-commands that write the work tree (what a later command on the
+		// line runs may be what they checked out).
+		for _, a := range args {
+			switch a {
+			case "checkout", "switch", "pull", "merge", "rebase", "reset", "restore", "stash", "cherry-pick", "revert",
+				"apply", "am", "clone", "worktree", "archive", "read-tree", "checkout-index", "submodule":
+				return true
+			}
+		}
+		return false
 	case "gzip", "xz", "zstd", "bzip2":
 		return slices.Contains(args, "-d") || slices.Contains(args, "--decompress")
 	}
