@@ -72,6 +72,9 @@ type Options struct {
 	// LLM tier is made, only when a question reaches it.
 	CredentialsFile string
 	Now             func() time.Time
+	// Deadline bounds the decision (0: DecideDeadline, or AnswerDeadline
+	// and a margin for AskUserQuestion).
+	Deadline time.Duration
 }
 
 type output struct {
@@ -164,9 +167,41 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 	// the decision is printed before Claude Code's hook timeout.
 	ctx, cancel := context.WithTimeout(ctx, AnswerDeadline)
 	defer cancel()
-	decision = intercept.Decide(ctx, policy, intercept.Request{ToolName: in.ToolName, ToolInput: in.ToolInput, Env: env, CWD: in.CWD, FS: OSFS{}}, llm)
+	// The decision has a deadline of its own, well under Claude Code's
+	// timeout: past it the call is denied, and the ledger still gets its
+	// line (a command the analysis is slow on must not block the call with
+	// no record of why).
+	deadline := opts.Deadline
+	if deadline <= 0 {
+		deadline = DecideDeadline
+		if in.ToolName == "AskUserQuestion" {
+			deadline = AnswerDeadline + 5*time.Second
+		}
+	}
+	done := make(chan intercept.Decision, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- intercept.Decision{Kind: intercept.Deny, Handler: -1, Reason: fmt.Sprintf("agent-eval hook crashed (%v); denying the call", r)}
+			}
+		}()
+		done <- intercept.Decide(ctx, policy, intercept.Request{ToolName: in.ToolName, ToolInput: in.ToolInput, Env: env, CWD: in.CWD, FS: OSFS{}}, llm)
+	}()
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case decision = <-done:
+	case <-timer.C:
+		decision = intercept.Decision{Kind: intercept.Deny, Handler: -1, Detail: "hook deadline",
+			Reason: fmt.Sprintf("agent-eval hook: deciding this call took longer than the hook's deadline of %s (a command too large or too nested to analyse in time); denying the call. Split it into smaller commands", deadline)}
+	}
 	return
 }
+
+// DecideDeadline bounds the decision on a call other than AskUserQuestion
+// (whose model tier has AnswerDeadline): a sixth of Claude Code's hook
+// timeout. The analysis of the largest command it reads takes about 3 s.
+const DecideDeadline = TimeoutSeconds * time.Second / 6
 
 // lazyAnswerer builds the LLM tier only when a question reaches it (once,
 // for all the questions of a call), so the common path pays nothing for the
@@ -238,6 +273,24 @@ func (OSFS) Glob(pattern string) ([]string, error) { return filepath.Glob(patter
 
 // EvalSymlinks resolves the symlinks of an existing path.
 func (OSFS) EvalSymlinks(path string) (string, error) { return filepath.EvalSymlinks(path) }
+
+// ReadFile reads a regular file of at most limit bytes (the shell scripts a
+// Bash command runs, which the gate reads).
+func (OSFS) ReadFile(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > int64(limit) {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, limit)
+	}
+	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
+}
 
 func respond(stdout, stderr io.Writer, in Input, d intercept.Decision) int {
 	for _, w := range d.Warnings {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -394,5 +395,47 @@ func TestCredentialsFile(t *testing.T) { // not parallel: it changes the environ
 	_ = runHook(t, input("AskUserQuestion", q, dir), Options{HandlersPath: path, CredentialsFile: creds, NewAnswerer: newAnswerer})
 	if os.Getenv("ANTHROPIC_API_KEY") != "sk-from-env" {
 		t.Error("the file overrode a key the environment had")
+	}
+}
+
+// TestHookDeadline: a command the analysis is slow on is denied when the
+// hook's own deadline passes, well before Claude Code's timeout, and the
+// ledger still gets its line; 12,000 levels of $( (which once took the
+// hook past the CLI's 60 s) are denied at once, before parsing.
+func TestHookDeadline(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		command  string
+		deadline time.Duration
+		reason   string
+		within   time.Duration
+	}{
+		{"slow command past a short deadline", strings.Repeat("echo a; ", 32000), 50 * time.Millisecond, "deadline of 50ms", time.Second},
+		{"12,000 nested $(", strings.Repeat("echo $(", 12000) + "jira" + strings.Repeat(")", 12000), 0, "nests brackets more than", DecideDeadline},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := writeHandlers(t, dir, intercept.File{Handlers: []intercept.Handler{{Match: "Jira", Patterns: []string{"Bash"}, InputFilters: []string{`\bjira\b`},
+				EnvChecks: map[string]intercept.EnvCheck{"JIRA_SERVER": {MustContain: []string{"localhost"}}}}}})
+			start := time.Now()
+			r := runHook(t, input("Bash", map[string]any{"command": tt.command}, dir), Options{HandlersPath: path, Deadline: tt.deadline})
+			if took := time.Since(start); took > tt.within {
+				t.Errorf("the hook answered after %s, want within %s", took, tt.within)
+			}
+			if r.decision() != "deny" || !strings.Contains(r.reason(), tt.reason) {
+				t.Fatalf("decision = %s (%s), want deny naming %q", r.decision(), r.reason(), tt.reason)
+			}
+			ledger, err := os.ReadFile(filepath.Join(dir, LedgerFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var logged rundir.Decision
+			if err := json.Unmarshal(ledger, &logged); err != nil || logged.Decision != "deny" || !strings.Contains(logged.Reason, tt.reason) {
+				t.Fatalf("ledger = %q (%v), want one deny naming %q", ledger, err, tt.reason)
+			}
+		})
 	}
 }

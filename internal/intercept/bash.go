@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -47,6 +48,13 @@ type call struct {
 	// set is env as the command line set it, kept when env is widened to
 	// the full environment for the checks.
 	set map[string]string
+	// opaque names the program the analysis does not know whose arguments
+	// this call was read from: it may run it, under an environment and with
+	// options the hook cannot see.
+	opaque string
+	// suffix: the call is an unknown program's arguments from an operand
+	// on, read as a command as they stand (not code parsed out of a word).
+	suffix bool
 }
 
 // unknownValue marks an assignment whose value is not known statically.
@@ -61,13 +69,18 @@ const maxNesting = 4
 
 // analyseBash parses a command line. base is the hook's environment: the
 // variables the command starts with.
-func analyseBash(command string, base map[string]string) *analysis {
+func analyseBash(command string, base map[string]string, read func(string) (string, bool)) *analysis {
 	a := &analysis{}
-	w := &walker{an: a, base: base, printer: syntax.NewPrinter(), written: map[string]string{}, taint: map[string]bool{}}
+	w := &walker{an: a, base: base, printer: syntax.NewPrinter(), written: map[string]string{}, taint: map[string]bool{},
+		numeric: map[string]bool{}, intVars: map[string]bool{}, piped: map[*syntax.Stmt]bool{}, read: read}
 	w.env.base, w.env.taint = base, w.taint
 	w.cfg = &expand.Config{Env: &w.env,
 		CmdSubst:  func(io.Writer, *syntax.CmdSubst) error { w.env.missing = true; return nil },
 		ProcSubst: func(*syntax.ProcSubst) (string, error) { w.env.missing = true; return "/dev/fd/63", nil },
+	}
+	if controlBytes(command) {
+		w.deny("the command holds control bytes (NUL, CR, …) that bash drops or reads differently from what is shown")
+		return a
 	}
 	w.nested(command, map[string]string{}, 0)
 	return a
@@ -127,6 +140,27 @@ type walker struct {
 	// (bash evaluates a[$(cmd)] in arithmetic): its commands are recorded,
 	// nothing in it is denied.
 	lenient int
+	// opaque is the unknown program whose arguments are being read as
+	// code (calls found there are recorded as opaque).
+	opaque string
+	// writers are the commands of the line that may write files the
+	// analysis cannot follow; a file run after one may be its output.
+	writers []writer
+	suffix  bool // the next call recorded is an opaque suffix
+	// numeric holds variables whose value is unknown but free of code (a
+	// loop over literal words, an arithmetic result): safe in arithmetic.
+	numeric map[string]bool
+	// intVars are declared -i: every value assigned to them is arithmetic.
+	intVars map[string]bool
+	// stmt is the statement being walked; piped holds those that read a
+	// pipe (where an interpreter's program may come from).
+	stmt  *syntax.Stmt
+	piped map[*syntax.Stmt]bool
+	// read returns a script file's content from the filesystem (nil: no
+	// filesystem); cd is set once the line changes directory, after which
+	// relative names are not read.
+	read func(string) (string, bool)
+	cd   bool
 }
 
 func (w *walker) deny(format string, args ...any) {
@@ -146,6 +180,9 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 	if err != nil && w.lenient > 0 {
 		return
 	}
+	if err == nil {
+		dropBytes(f)
+	}
 	if err != nil {
 		if depth == 0 {
 			w.deny("the command does not parse as shell (%v)", err)
@@ -154,6 +191,8 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 		}
 		return
 	}
+	saved := w.stmt
+	defer func() { w.stmt = saved }()
 	state := clone(env)
 	// Assignments in a subshell, $(…), <(…), a pipe or a background job do
 	// not reach the rest of the line; those in a branch, loop, function body
@@ -186,6 +225,7 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 			switch n.Op {
 			case syntax.Pipe, syntax.PipeAll:
 				roles[n.X], roles[n.Y] = scopeRestore, scopeRestore
+				w.piped[n.Y] = true
 			case syntax.AndStmt, syntax.OrStmt:
 				roles[n.Y] = max(roles[n.Y], scopeMerge)
 			}
@@ -198,6 +238,7 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 		switch n := n.(type) {
 		case *syntax.Stmt:
 			w.redirects(n, state)
+			w.stmt = n
 		case *syntax.SglQuoted:
 			// '$(cmd)' or '`cmd`' is text here, but bash runs it when the
 			// text reaches an arithmetic context: x='a[$(cmd)]'; [[ $x -eq 1 ]].
@@ -211,23 +252,77 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
 				w.taint[n.Param.Value] = true
 			}
+			w.paramExp(state, n)
+			w.promptExp(state, n)
+		case *syntax.ArrayElem:
+			if n.Index != nil {
+				w.arith(state, n.Index)
+			}
+		case *syntax.UnaryTest:
+			if n.Op == syntax.TsVarSet {
+				if wd, ok := n.X.(*syntax.Word); ok {
+					for _, x := range w.expandWord(state, wd) {
+						w.subscripted(state, x, "[[ -v … ]]")
+					}
+				}
+			}
+		case *syntax.ArithmExp:
+			w.arith(state, n.X)
+		case *syntax.ArithmCmd:
+			w.arith(state, n.X)
+		case *syntax.LetClause:
+			for _, x := range n.Exprs {
+				w.arith(state, x)
+			}
+		case *syntax.Assign:
+			if n.Index != nil {
+				w.arith(state, n.Index)
+			}
+		case *syntax.BinaryTest:
+			if isTestArith(n.Op) {
+				for _, x := range []syntax.TestExpr{n.X, n.Y} {
+					if wd, ok := x.(*syntax.Word); ok {
+						w.arithWord(state, wd)
+					}
+				}
+			}
 		case *syntax.DeclClause:
 			flagged := false // declare -n (nameref), -a, -i, …: not a plain value
+			flags := ""
 			for _, a := range n.Args {
 				if a.Naked && a.Name == nil && a.Value != nil {
 					flagged = true
+					if lit, ok := wordLit(a.Value); ok && strings.HasPrefix(lit, "-") {
+						flags += lit[1:]
+					} else {
+						w.deny("%s is given options only known when it runs", n.Variant.Value)
+					}
 				}
 			}
+			if strings.Contains(flags, "n") {
+				w.deny("%s -n makes a name refer to another variable, so what its assignments change is not known", n.Variant.Value)
+			}
 			for _, a := range n.Args {
+				if strings.Contains(flags, "i") && a.Name != nil {
+					w.intVars[a.Name.Value] = true
+				}
 				w.persist(state, a)
 				if flagged && a.Name != nil {
 					state[a.Name.Value] = unknownValue
 				}
 			}
 		case *syntax.ForClause:
-			// The loop variable takes values only known as the loop runs.
+			// The loop variable takes values only known as the loop runs;
+			// over literal words, it holds no code.
 			if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
-				state[wi.Name.Value] = unknownValue
+				w.loopVar(state, wi)
+			}
+			if cl, ok := n.Loop.(*syntax.CStyleLoop); ok {
+				for _, x := range []syntax.ArithmExpr{cl.Init, cl.Cond, cl.Post} {
+					if x != nil {
+						w.arith(state, x)
+					}
+				}
 			}
 		case *syntax.CallExpr:
 			if len(n.Args) == 0 {
@@ -259,6 +354,7 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 							if a.dyn {
 								v = unknownValue
 							}
+							w.special(k, v, a.dyn, buf.String())
 							setPersistent(state, k, v)
 							w.assigned = append(w.assigned, k)
 						}
@@ -274,14 +370,12 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 						case !fn && envName(a.s):
 							setPersistent(state, a.s, unsetValue)
 							w.assigned = append(w.assigned, a.s)
+						default:
+							w.subscripted(state, a, buf.String())
 						}
 					}
-				case "read", "mapfile", "readarray", "getopts", "printf":
-					for _, a := range words[1:] {
-						if envName(a.s) {
-							state[a.s] = unknownValue
-						}
-					}
+				case "read", "mapfile", "readarray", "getopts", "printf", "wait":
+					w.readsInto(state, words, buf.String())
 				}
 			}
 		}
@@ -375,6 +469,25 @@ func (w *walker) copies(words []word) {
 func (w *walker) runsWritten(file, text string, env map[string]string, depth int) bool {
 	body, ok := w.written[cleanPath(file)]
 	if !ok {
+		// The same file spelled another way (x.sh, $PWD/x.sh, /tmp/x.sh after
+		// cd /tmp): matched by its base name.
+		for f, b := range w.written {
+			if path.Base(f) == path.Base(file) {
+				body, ok = b, true
+				if b == unknownValue {
+					break
+				}
+			}
+		}
+	}
+	if !ok {
+		for _, wr := range w.writers {
+			if wr.content || slices.ContainsFunc(wr.args, func(a string) bool { return sameFile(a, file) }) {
+				w.deny("it runs %s, which %s earlier on the line may have written, with content the hook cannot read (%q)", file, wr.name, clip(text, 80))
+				return true
+			}
+		}
+		w.readScript(file, env, depth)
 		return false
 	}
 	if body == unknownValue {
@@ -418,6 +531,7 @@ func (w *walker) expandWord(env map[string]string, wd *syntax.Word) []word {
 func (w *walker) assign(env map[string]string, a *syntax.Assign) {
 	if v, ok := w.value(env, a); ok {
 		env[a.Name.Value] = v
+		w.special(a.Name.Value, v, false, a.Name.Value+"=…")
 	}
 }
 
@@ -446,7 +560,12 @@ func (w *walker) value(env map[string]string, a *syntax.Assign) (string, bool) {
 // x=jira; (x=ls); $x runs jira.
 func (w *walker) persist(state map[string]string, a *syntax.Assign) {
 	if v, ok := w.value(state, a); ok {
-		setPersistent(state, a.Name.Value, v)
+		k := a.Name.Value
+		w.special(k, v, false, k+"=…")
+		prev, had := state[k]
+		setPersistent(state, k, v)
+		// Two code-free values (i=0 … i=1) leave it unknown but code-free.
+		w.numeric[k] = had && state[k] == unknownValue && (codeFree(prev) || w.numeric[k]) && codeFree(v)
 		w.assigned = append(w.assigned, a.Name.Value)
 	}
 }
@@ -479,6 +598,7 @@ func (w *walker) leaveScope(state map[string]string, role scopeRole, snap map[st
 			}
 			if old != v {
 				state[k] = unknownValue
+				w.numeric[k] = (codeFree(old) || w.numeric[k]) && (codeFree(v) || w.numeric[k])
 			}
 		}
 	}
@@ -516,72 +636,13 @@ func hasGlob(wd *syntax.Word) bool {
 	return false
 }
 
-// shells read a script: from -c, from a file operand, else from stdin.
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true,
-	"yash": true, "posh": true, "csh": true, "tcsh": true, "fish": true, "rbash": true}
-
-// wrapper describes a command that runs another command given in its
-// arguments (sudo cmd, timeout 5 cmd, xargs cmd).
-type wrapper struct {
-	value       []string // options that take a value (-u user, --signal=KILL)
-	positionals int      // operands before the command (timeout's duration)
-	code        []string // options whose value is shell code (su -c, flock -c)
-	onlyCode    bool     // runs nothing but its code option (su, script)
-	noRun       []string // options after which nothing runs (command -v)
-	assigns     bool     // NAME=value words set the command's environment (env)
-	joinCode    bool     // the rest is joined and run by sh -c (watch)
-}
-
-var wrappers = map[string]wrapper{
-	"sudo": {value: []string{"-u", "-g", "-h", "-p", "-C", "-r", "-t", "-U", "-D", "-R", "-T",
-		"--user", "--group", "--host", "--prompt", "--close-from", "--role", "--type", "--other-user", "--chdir", "--chroot", "--command-timeout"}, assigns: true},
-	"doas":             {value: []string{"-u", "-C"}},
-	"env":              {value: []string{"-u", "--unset", "-C", "--chdir"}, code: []string{"-S", "--split-string"}, assigns: true},
-	"nohup":            {},
-	"setsid":           {},
-	"builtin":          {},
-	"unbuffer":         {},
-	"busybox":          {},
-	"chroot":           {value: []string{"--userspec", "--groups"}, positionals: 1},
-	"unshare":          {value: []string{"-S", "--setuid", "-G", "--setgid", "--propagation", "-R", "--root", "-w", "--wd"}},
-	"nsenter":          {value: []string{"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-r", "--root", "-w", "--wd"}},
-	"setpriv":          {value: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--selinux-label", "--apparmor-profile"}},
-	"taskset":          {value: []string{"-c", "--cpu-list"}, positionals: 1},
-	"chrt":             {positionals: 1},
-	"firejail":         {},
-	"proxychains":      {value: []string{"-f"}},
-	"proxychains4":     {value: []string{"-f"}},
-	"torsocks":         {},
-	"sg":               {code: []string{"-c"}, positionals: 1},
-	"catchsegv":        {},
-	"fakeroot":         {},
-	"systemd-run":      {value: []string{"-u", "--unit", "-p", "--property", "--slice", "-E", "--setenv", "--uid", "--gid", "-M", "--machine", "--description", "--working-directory"}},
-	"dbus-run-session": {},
-	"exec":             {value: []string{"-a"}},
-	"command":          {noRun: []string{"-v", "-V"}},
-	"nice":             {value: []string{"-n", "--adjustment"}},
-	"ionice":           {value: []string{"-c", "-n", "--class", "--classdata"}},
-	"timeout":          {value: []string{"-s", "--signal", "-k", "--kill-after"}, positionals: 1},
-	"gtimeout":         {value: []string{"-s", "--signal", "-k", "--kill-after"}, positionals: 1},
-	"time":             {value: []string{"-f", "--format", "-o", "--output"}},
-	"stdbuf":           {value: []string{"-i", "-o", "-e", "--input", "--output", "--error"}},
-	"flock":            {value: []string{"-w", "--timeout", "-E", "--conflict-exit-code"}, code: []string{"-c", "--command"}, positionals: 1},
-	"su":               {value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group"}, code: []string{"-c", "--command"}, onlyCode: true},
-	"runuser":          {value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-u", "--user"}, code: []string{"-c", "--command"}, onlyCode: true},
-	"script":           {value: []string{"-E", "--echo", "-I", "--log-in", "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing"}, code: []string{"-c", "--command"}, onlyCode: true},
-	"strace":           {value: []string{"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X"}},
-	"ltrace":           {value: []string{"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-n"}},
-	"watch":            {value: []string{"-n", "--interval", "-d", "--differences", "-q", "--equexit"}, joinCode: true},
-	"xargs": {value: []string{"-I", "-n", "-P", "-L", "-l", "-s", "-d", "-E", "-e", "-a", "--max-args", "--max-procs",
-		"--max-lines", "--max-chars", "--delimiter", "--eof", "--arg-file", "--process-slot-var"}},
-}
-
 // command records one simple command and what it runs in turn: the real
 // command of a wrapper, the code of eval / sh -c / alias / trap, the
 // command of find -exec. appended: the command's arguments get more words
 // from its input (xargs), so a wrapper left with no command runs input.
 func (w *walker) command(text string, words []word, env map[string]string, depth int, appended bool) {
-	w.an.calls = append(w.an.calls, call{text: text, words: words, env: env})
+	w.an.calls = append(w.an.calls, call{text: text, words: words, env: env, opaque: w.opaque, suffix: w.suffix})
+	w.suffix = false
 	if len(words) == 0 {
 		return
 	}
@@ -594,6 +655,20 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 	}
 	base := path.Base(name.s)
 	args := words[1:]
+	defer w.noteWriter(base, args)
+	if base == "cd" || base == "pushd" || base == "popd" {
+		w.cd = true
+	}
+	if !strings.Contains(name.s, "/") {
+		w.pathLookup(name.s, text, env)
+	}
+	if (base == "test" || base == "[") && len(args) > 1 {
+		for i, a := range args[:len(args)-1] {
+			if a.s == "-v" {
+				w.subscripted(env, args[i+1], text)
+			}
+		}
+	}
 	if strings.Contains(name.s, "/") && w.runsWritten(name.s, text, env, depth) {
 		return
 	}
@@ -623,32 +698,23 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 		w.deny("parallel runs commands built from its input (%q)", clip(text, 80))
 	case shells[base]:
 		w.shell(base, text, args, env, depth)
+	case w.callbacks(base, text, args, env, depth, code):
 	case base == "alias":
 		for _, a := range args {
 			if _, v, ok := strings.Cut(a.s, "="); ok {
 				code([]word{{s: v, dyn: a.dyn}}, "alias")
 			}
 		}
-	case base == "trap":
-		if len(args) > 0 && !strings.HasPrefix(args[0].s, "-") {
-			code(args[:1], "trap")
-		}
 	case base == "find":
 		w.findExec(args, env, depth)
-	case base == "hash" || base == "enable":
-		// hash -p FILE NAME makes NAME run FILE; enable -f loads a builtin.
-		for i, a := range args {
-			if (a.s == "-p" || a.s == "-f") && (i+1 >= len(args) || args[i+1].dyn) || a.dyn {
-				w.deny("%s maps a command name to a file only known when it runs (%q)", base, clip(text, 80))
-				return
-			}
-		}
 	default:
-		spec, ok := wrappers[base]
-		if !ok {
+		if spec, ok := wrappers[base]; ok {
+			w.unwrap(base, text, spec, args, clone(env), depth, appended)
 			return
 		}
-		w.unwrap(base, text, spec, args, clone(env), depth, appended)
+		if !w.interpreterCode(base, text, args) && !dataPrograms[base] {
+			w.unknownProgram(base, args, env, depth)
+		}
 	}
 }
 
@@ -673,7 +739,10 @@ func (w *walker) shell(name, text string, args []word, env map[string]string, de
 		}
 		if len(s) > 1 && (s[0] == '-' || s[0] == '+') {
 			switch s {
-			case "-o", "+o", "-O", "+O", "--rcfile", "--init-file":
+			case "--rcfile", "--init-file":
+				w.deny("%s %s sources a file the hook does not read (%q)", name, s, clip(text, 80))
+				return
+			case "-o", "+o", "-O", "+O":
 				i++
 				continue
 			}
@@ -714,92 +783,32 @@ func (w *walker) shell(name, text string, args []word, env map[string]string, de
 
 // unwrap finds the command a wrapper runs and records it in turn.
 func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[string]string, depth int, appended bool) {
-	replace := ""
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a.dyn {
-			w.deny("%s is given options only known when it runs (%q)", name, clip(text, 80))
-			return
-		}
-		s := a.s
-		if s == "--" {
-			i++
-			break
-		}
-		if spec.assigns {
-			if k, v, ok := strings.Cut(s, "="); ok && envName(k) {
-				env[k] = v
-				continue
-			}
-			switch {
-			case s == "-" || s == "-i" || s == "--ignore-environment":
-				// The command runs with only what follows.
-				for k := range w.base {
-					env[k] = unsetValue
-				}
-				for k := range env {
-					env[k] = unsetValue
-				}
-				continue
-			case strings.HasPrefix(s, "-u") && len(s) > 2:
-				env[s[2:]] = unsetValue
-				continue
-			}
-		}
-		if len(s) < 2 || s[0] != '-' {
-			break
-		}
-		opt, val, hasVal := strings.Cut(s, "=")
-		if containsStr(spec.noRun, opt) {
-			return
-		}
-		isCode, isValue := containsStr(spec.code, opt), containsStr(spec.value, opt)
-		if !isCode && !isValue && !hasVal && len(s) > 2 && s[1] != '-' {
-			// A cluster of short flags (-qc, -lc) ending in one that takes a
-			// value takes it from the next word.
-			last := "-" + s[len(s)-1:]
-			isCode, isValue = containsStr(spec.code, last), containsStr(spec.value, last)
-		}
-		if (isCode || isValue) && !hasVal && i+1 < len(args) {
-			i++
-			val, hasVal = args[i].s, true
-			if args[i].dyn {
-				w.deny("%s is given options only known when it runs (%q)", name, clip(text, 80))
-				return
-			}
-		}
-		if isCode && hasVal {
-			w.nested(val, env, depth+1)
-		}
-		if spec.assigns && hasVal && (opt == "-u" || opt == "--unset") {
-			env[val] = unsetValue
-		}
-		if name == "systemd-run" && hasVal && (opt == "-E" || opt == "--setenv") {
-			if k, v, ok := strings.Cut(val, "="); ok && envName(k) {
-				env[k] = v
-			}
-		}
-		if name == "xargs" {
-			switch {
-			case opt == "-I" && hasVal:
-				replace = val
-			case strings.HasPrefix(s, "-I") && len(s) > 2:
-				replace = s[2:]
-			case s == "-i" || s == "--replace":
-				replace = "{}"
-			case strings.HasPrefix(s, "-i") || opt == "--replace":
-				replace = strings.TrimPrefix(strings.TrimPrefix(s, "-i"), "--replace=")
-			}
-		}
-	}
-	if spec.onlyCode {
+	wr := splitWrapper(name, spec, args)
+	if wr.dyn {
+		w.deny("%s is given options only known when it runs (%q)", name, clip(text, 80))
 		return
 	}
-	for n := 0; n < spec.positionals && i < len(args); n++ {
-		i++
+	if wr.clear {
+		// The command runs with only what follows.
+		for k := range w.base {
+			env[k] = unsetValue
+		}
+		for k := range env {
+			env[k] = unsetValue
+		}
 	}
-	rest := args[i:]
+	for k, v := range wr.env {
+		env[k] = v
+		w.special(k, v, false, text)
+	}
+	for _, code := range wr.code {
+		w.nested(code, env, depth+1)
+	}
+	if wr.noRun {
+		return
+	}
+	replace := wr.replace
+	rest := wr.rest
 	if len(rest) == 0 {
 		if appended {
 			w.deny("%s runs a command that comes from its input (%q)", name, clip(text, 80))

@@ -79,11 +79,19 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 	var an *analysis
 	if req.ToolName == "Bash" {
 		command, _ = req.ToolInput["command"].(string)
+		if why := overLimits(command); why != "" && (len(p.deniedPaths) > 0 || p.git != nil || slices.ContainsFunc(p.handlers, func(h prepared) bool {
+			return len(h.filters) > 0 && slices.Contains(h.Patterns, "Bash")
+		})) {
+			d.Kind = Deny
+			d.Reason = "Blocked by eval harness: the hook cannot tell what this command would run: " + why + ". Split it into smaller commands."
+			d.Detail = "command over the analysis limits"
+			return d
+		}
 		if pd := decidePaths(p, req, command); pd.Kind == Deny {
 			return pd
 		}
 		if p.git != nil {
-			an = analyseBash(command, req.Env)
+			an = analyseBash(command, req.Env, scriptReader(req))
 			why := gitVerdict(p.git, an)
 			if why == "" && p.git.ReadOnly {
 				why = gitFolderVerdict(p.git, command, an)
@@ -106,13 +114,20 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 				continue
 			}
 			if an == nil {
-				an = analyseBash(command, req.Env)
+				an = analyseBash(command, req.Env, scriptReader(req))
 			}
 			if an.unknown != "" {
 				// A Bash handler is active and the command runs something
 				// the hook cannot see: fail closed.
 				d.Handler, d.Kind = i, Deny
 				d.Reason = redact.String("Blocked by eval harness: the hook cannot tell what this command would run: " + an.unknown +
+					". Run the command by its plain name, with literal arguments.")
+				d.Detail = "unknowable command (" + strings.TrimSuffix(oneLine(h.Match), ".") + " is active)"
+				return d
+			}
+			if why := opaqueHit(h.filters, an.calls); why != "" {
+				d.Handler, d.Kind = i, Deny
+				d.Reason = redact.String("Blocked by eval harness: the hook cannot tell what this command would run: " + why +
 					". Run the command by its plain name, with literal arguments.")
 				d.Detail = "unknowable command (" + strings.TrimSuffix(oneLine(h.Match), ".") + " is active)"
 				return d
@@ -139,6 +154,28 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 		return gate(d, h, []call{{env: req.Env}}, lineOf{})
 	}
 	return d
+}
+
+// opaqueHit says why a call read from the arguments of a program the
+// analysis does not know matches a filter ("" when none does): the program
+// may run it, under an environment the hook cannot check. A program whose
+// own name matches is the gated command itself, judged as usual.
+func opaqueHit(filters []*regexp.Regexp, calls []call) string {
+	for _, c := range calls {
+		// A suffix (mywrap -- jira …) is the outer call's own words, which
+		// its texts judge with the environment as usual.
+		if c.opaque == "" || c.suffix || slices.ContainsFunc(filters, func(f *regexp.Regexp) bool { return f.MatchString(c.opaque) }) {
+			continue // the gated command itself, judged as usual
+		}
+		for _, t := range c.texts() {
+			for _, f := range filters {
+				if f.MatchString(t) {
+					return fmt.Sprintf("%s, a program the hook does not know, is given %q, which it may run as a command under an environment the hook cannot check", c.opaque, clip(t, 80))
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // matchBash tries the filters on the whole command and on each simple

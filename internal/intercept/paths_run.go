@@ -1,0 +1,251 @@
+package intercept
+
+// Files and programs the path layer cannot read: a script written earlier
+// on the same line, and programs the analysis does not know, whose
+// arguments may be shell code (a wrapper not in the table, a tool taking a
+// script).
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// knownProgram reports whether the path layer, or the shared table, knows
+// what a program does with its arguments.
+func knownProgram(name string) bool {
+	if dataPrograms[name] || shells[name] {
+		return true
+	}
+	_, wrapper := wrappers[name]
+	return wrapper || slices.Contains(interpreters, name) || slices.Contains(copiers, name) || slices.Contains(listers, name) ||
+		slices.Contains(treeReaders, name) || slices.Contains(readers, name) || slices.Contains(consumers, name) || decoderName(name)
+}
+
+func decoderName(name string) bool {
+	switch name {
+	case "base64", "base32", "basenc", "xxd", "openssl", "uudecode", "rev", "tr", "zcat", "gunzip", "gzip", "bzcat", "xzcat", "zstdcat", "unxz", "iconv", "recode", "od", "hexdump":
+		return true
+	}
+	return false
+}
+
+// builtAtRunTime reports whether a word of the call is built when it runs
+// ($(…), a variable the hook cannot know), so code it carries is unknown.
+func (c *pathCheck) builtAtRunTime(ce *syntax.CallExpr) bool {
+	for _, w := range ce.Args {
+		if _, ok := wordLit(w); ok {
+			continue
+		}
+		if slices.ContainsFunc(c.words(w), func(f string) bool { return strings.Contains(f, unknownGlob) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// opaque reads the arguments of a program the analysis does not know as
+// code: each argument that parses as shell, and the arguments from each
+// operand on as a command (prlimit bash -c …, tmux new 'cmd', mywrap -- cat
+// …). What cannot be parsed is left to the words' own check.
+func (c *pathCheck) opaque(rest []string, depth int) *pathDeny {
+	if c.opaqueDepth > 0 || depth >= maxNesting {
+		return nil
+	}
+	c.opaqueDepth++
+	c.lenient++
+	defer func() { c.opaqueDepth--; c.lenient-- }()
+	budget := maxOpaqueBytes
+	for _, a := range rest {
+		if strings.ContainsAny(a, " \t\n;|&$`(<>'\"\\") {
+			if budget -= len(a); budget < 0 {
+				return c.cannot(fmt.Sprintf("a program the hook does not know is given more text that may be code than the hook reads (%d bytes)", maxOpaqueBytes))
+			}
+			if pd := c.analyse(a, depth+1); pd != nil {
+				return pd
+			}
+			if _, v, ok := strings.Cut(a, "="); ok {
+				if pd := c.analyse(v, depth+1); pd != nil {
+					return pd
+				}
+			}
+		}
+	}
+	n := 0
+	for i, a := range rest {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if n++; n > 8 {
+			break
+		}
+		if b := path.Base(a); !shells[b] && !knownWrapper(b) && b != "eval" && b != "find" && b != "xargs" && !slices.Contains(interpreters, b) && !strings.HasPrefix(b, "python") {
+			continue
+		}
+		if pd := c.analyse(quoteWords(rest[i:]), depth+1); pd != nil {
+			return pd
+		}
+	}
+	return nil
+}
+
+func knownWrapper(name string) bool {
+	_, ok := wrappers[name]
+	return ok
+}
+
+// runsArgs are programs the path layer knows whose options may run a
+// command given as a value.
+var runsArgs = map[string]bool{"mapfile": true, "readarray": true, "tar": true, "bsdtar": true, "zip": true, "rsync": true, "ssh": true, "scp": true, "git": true, "sed": true}
+
+// quoteWords spells words as one command line that reads back as them.
+func quoteWords(ws []string) string {
+	var b strings.Builder
+	for i, w := range ws {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString("'" + strings.ReplaceAll(w, "'", `'\''`) + "'")
+	}
+	return b.String()
+}
+
+// runsFile judges running a script file: one the line wrote with a known
+// here-doc is read as code; one it may have written otherwise, or that a
+// command before it may have written, cannot be read.
+func (c *pathCheck) runsFile(file string, depth int) *pathDeny {
+	if c.lenient > 0 {
+		return nil // an unknown program's words, read as code: paths only
+	}
+	abs := c.normalise(file)
+	if body, ok := c.written[abs]; ok {
+		if body == unknownValue {
+			return c.cannot(fmt.Sprintf("it runs %s, which this command line writes with content the hook cannot read", c.show(abs)))
+		}
+		return c.analyse(body, depth+1)
+	}
+	for f, body := range c.written {
+		if path.Base(f) == path.Base(abs) && body == unknownValue {
+			return c.cannot(fmt.Sprintf("it runs %s, which this command line may write with content the hook cannot read", c.show(abs)))
+		}
+	}
+	if wr := c.wroteIt(file); wr != "" {
+		return c.cannot(fmt.Sprintf("it runs %s, which %s earlier on the line may have written, so what it reads cannot be checked", c.show(abs), wr))
+	}
+	// A script already on disk (an earlier call may have written it) is
+	// read: the paths it names count. What cannot be parsed in it is left.
+	if fr, ok := c.fs.(FileReader); ok && depth < maxNesting {
+		if b, err := fr.ReadFile(abs, maxScriptBytes); err == nil && strings.IndexByte(string(b), 0) < 0 {
+			c.lenient++
+			defer func() { c.lenient-- }()
+			if pd := c.analyse(string(b), depth+1); pd != nil {
+				return &pathDeny{rule: pd.rule, why: fmt.Sprintf("it runs %s, and in it %s", c.show(abs), pd.why)}
+			}
+		}
+	}
+	return nil
+}
+
+// wroteIt names a command before this one on the line that may have
+// written file: one that writes content it is given or unpacks, or one
+// naming the file.
+func (c *pathCheck) wroteIt(file string) string {
+	for _, wr := range c.writers {
+		if wr.content || slices.ContainsFunc(wr.args, func(a string) bool { return sameFile(a, file) }) {
+			return wr.name
+		}
+	}
+	if c.writer != "" && strings.HasPrefix(c.writer, "a redirect") {
+		return c.writer
+	}
+	return ""
+}
+
+// recordWrites notes the files a statement's redirects write, with the
+// here-doc that fills them when there is one.
+func (c *pathCheck) recordWrites(st *syntax.Stmt) {
+	body := unknownValue
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				if lit, ok := wordLit(r.Hdoc); ok {
+					body = lit
+				} else {
+					body = rawWord(r.Hdoc.Parts)
+				}
+			}
+		case syntax.WordHdoc:
+			if r.Word != nil {
+				body = strings.Join(c.words(r.Word), " ")
+			}
+		}
+	}
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+			if r.Word == nil {
+				continue
+			}
+			for _, t := range c.words(r.Word) {
+				if strings.HasPrefix(t, "/dev/") && !strings.Contains(t, unknownGlob) {
+					continue
+				}
+				abs := c.normalise(t)
+				if _, ok := c.written[abs]; ok || strings.Contains(t, unknownGlob) || r.Op == syntax.AppOut {
+					body = unknownValue
+				}
+				c.written[abs] = body
+				if strings.Contains(t, unknownGlob) && c.writer == "" {
+					c.writer = "a redirect to a file only known when it runs"
+				}
+			}
+		}
+	}
+}
+
+// noteWriter records a command of the line that may write files the
+// analysis does not follow.
+func (c *pathCheck) noteWriter(name string, args []string) {
+	if c.lenient == 0 && mayWrite(name, args) {
+		c.writers = append(c.writers, writer{name: name, args: args, content: contentWriter(name, args)})
+	}
+}
+
+// laterCode reads as code the values of variables another program or bash
+// itself runs (GIT_PAGER=…, EDITOR=…, PS4=…, BASH_FUNC_x%%=…), set inline or
+// through env.
+func (c *pathCheck) laterCode(ce *syntax.CallExpr) *pathDeny {
+	var vals []string
+	for _, a := range ce.Assigns {
+		if a.Name != nil && a.Value != nil && laterVar(a.Name.Value) {
+			vals = append(vals, strings.Join(c.words(a.Value), " "))
+		}
+	}
+	for _, w := range ce.Args {
+		for _, f := range c.words(w) {
+			if k, v, ok := strings.Cut(f, "="); ok && laterVar(k) {
+				if strings.HasPrefix(k, "BASH_FUNC_") {
+					v = "f" + v
+				}
+				vals = append(vals, v)
+			}
+		}
+	}
+	for _, v := range vals {
+		c.lenient++
+		pd := c.analyse(strings.TrimLeft(v, "|-"), 1)
+		c.lenient--
+		if pd != nil {
+			return pd
+		}
+	}
+	return nil
+}
+
+func laterVar(name string) bool {
+	return promptVars[name] || programVars[name] || strings.HasPrefix(name, "BASH_FUNC_")
+}
