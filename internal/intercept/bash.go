@@ -712,7 +712,7 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 			w.unwrap(base, text, spec, args, clone(env), depth, appended)
 			return
 		}
-		if !w.interpreterCode(base, text, args) && !dataPrograms[base] {
+		if !w.interpreterCode(base, text, args) && !dataPrograms[base] && !(base == "git" && gitTakesData(args, env)) {
 			w.unknownProgram(base, args, env, depth)
 		}
 	}

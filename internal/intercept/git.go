@@ -657,3 +657,31 @@ func longHitsAny(opts []string, names ...string) bool {
 func shortHas(o, letter string) bool {
 	return len(o) > 1 && o[0] == '-' && o[1] != '-' && strings.Contains(o[1:], letter)
 }
+
+// gitDataCommands are the git sub-commands whose arguments are data
+// (messages, patterns, paths, revisions): none runs a program it is given.
+// rebase -x, bisect run, submodule foreach, difftool -x and the like are
+// not here, so their arguments are read as code.
+var gitDataCommands = setOf(`add blame branch checkout cherry-pick clone commit describe diff fetch grep init log
+	ls-files ls-tree merge mv notes pull push remote reset restore revert rev-list rev-parse rm shortlog show stash
+	status switch tag`)
+
+// gitTakesData reports whether a git call's arguments are data: its global
+// options and environment are inert (no -c key or GIT_* variable that
+// makes git run a program) and its sub-command is one of gitDataCommands.
+// Such a call's text is not read as commands git might run.
+func gitTakesData(args []word, env map[string]string) bool {
+	if (&GitPolicy{}).judgeGit(args, env, true) != "" {
+		return false
+	}
+	for i := 0; i < len(args); i++ {
+		switch s := args[i].s; {
+		case slices.Contains([]string{"-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace", "--attr-source", "--super-prefix"}, s):
+			i++ // and its value
+		case strings.HasPrefix(s, "-"):
+		default:
+			return gitDataCommands[s]
+		}
+	}
+	return false
+}
