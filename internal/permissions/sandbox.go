@@ -8,7 +8,8 @@ import (
 // SandboxSpec is what a run knows when it compiles Claude Code's sandbox
 // block for one workspace. Paths are absolute.
 type SandboxSpec struct {
-	// Network is permissions.network.allow; nil means no limit.
+	// Network is permissions.network.allow; nil or empty allows no host
+	// ("*" allows any).
 	Network []string
 	// AllowWrite are places outside the workspace the agent's commands must
 	// keep writing: the caches under $HOME that builds use, an output folder
@@ -16,8 +17,13 @@ type SandboxSpec struct {
 	AllowWrite []string
 	// DenyRead are places the harness keeps out of reach whatever the rules
 	// say: the dataset the cases are copied from, the run directory, the
-	// other cases' workspaces, the git baselines.
+	// other cases' workspaces, the git baselines. They are not writable
+	// either.
 	DenyRead []string
+	// DenyWrite are places the agent's commands may read but never write:
+	// what scoring reads (eval.yaml's folder, judge prompt files, the
+	// hook's handlers).
+	DenyWrite []string
 }
 
 // UnlimitedNetwork is the allowedDomains entry that lets sandboxed commands
@@ -32,27 +38,27 @@ const UnlimitedNetwork = "*"
 //     missing (without it claude only warns and goes on);
 //   - allowUnsandboxedCommands: false ignores the model's
 //     dangerouslyDisableSandbox, which would otherwise run a command outside;
-//   - the network is closed unless allowedDomains lists the host: "*" keeps
-//     it open; "localhost" matches the name only, so its addresses are added;
+//   - the network is closed unless allowedDomains lists the host (a
+//     connection elsewhere gets "Connection blocked by network allowlist"
+//     from the proxy, without a prompt in --print): "*" opens it;
+//     "localhost" matches the name only, so its addresses are added;
 //   - writes are confined to the working directory and $TMPDIR: the caches
 //     (~/.cache: GOCACHE, pip, ...) are added so builds keep working.
 func Sandbox(s SandboxSpec) map[string]any {
-	domains := []string{UnlimitedNetwork}
-	if s.Network != nil {
-		domains = []string{}
-		for _, d := range s.Network {
-			domains = appendNew(domains, d)
-			if d == "localhost" {
-				domains = appendNew(domains, "127.0.0.1", "::1")
-			}
+	domains := []string{}
+	for _, d := range s.Network {
+		domains = appendNew(domains, d)
+		if d == "localhost" {
+			domains = appendNew(domains, "127.0.0.1", "::1")
 		}
 	}
 	allowWrite := appendNew([]string{"~/.cache"}, s.AllowWrite...)
 	fs := map[string]any{"allowWrite": allowWrite}
 	if len(s.DenyRead) > 0 {
-		deny := appendNew([]string{}, s.DenyRead...)
-		fs["denyRead"] = deny
-		fs["denyWrite"] = slices.Clone(deny)
+		fs["denyRead"] = appendNew([]string{}, s.DenyRead...)
+	}
+	if deny := appendNew(appendNew([]string{}, s.DenyRead...), s.DenyWrite...); len(deny) > 0 {
+		fs["denyWrite"] = deny
 	}
 	return map[string]any{
 		"enabled":                  true,
@@ -69,9 +75,9 @@ func Sandbox(s SandboxSpec) map[string]any {
 // that hold the enforcement (enabled, failIfUnavailable,
 // allowUnsandboxedCommands) and the denied paths always come from block.
 // Lists are unioned, the block's entries first, except the network
-// allowlist: permissions.network decides it, and only without it does the
-// runner's own allowedDomains apply. block (from Sandbox) becomes
-// part of the result.
+// allowlist: permissions.network decides it, and only without it (an empty
+// list in block: validate refuses both at once) does the runner's own
+// allowedDomains apply. block (from Sandbox) becomes part of the result.
 func WithSandbox(settings, block map[string]any) map[string]any {
 	out := cloneJSON(settings)
 	user, _ := out["sandbox"].(map[string]any)
@@ -90,8 +96,9 @@ func WithSandbox(settings, block map[string]any) map[string]any {
 				if l, ok := bm[kk].([]string); ok {
 					if k == "network" && kk == "allowedDomains" {
 						// permissions.network is the allowlist; without it
-						// (["*"]) the runner's own list, if any, narrows it.
-						if slices.Equal(l, []string{UnlimitedNetwork}) {
+						// (nothing allowed) the runner's own list, if any,
+						// is.
+						if len(l) == 0 {
 							bm[kk] = appendNew([]string{}, stringList(vv)...)
 						}
 						continue
