@@ -239,6 +239,7 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 	}
 	c := r.s.Permissions
 	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies...)
+	c.Deny = append(c.Deny, r.protectedEditDenies(ws)...) // what scoring reads (protect.go)
 	if r.credDir != "" {
 		pat := permissions.PathPattern(r.credDir + "/")
 		c.Deny = append(c.Deny, "Read("+pat+")", "Edit("+pat+")")
@@ -382,6 +383,7 @@ func (r *started) sandboxSpec(ws string) permissions.SandboxSpec {
 	if r.s.Repo != "" {
 		spec.AllowWrite = append(spec.AllowWrite, abs(ws))
 	}
+	spec.DenyWrite = r.protectedWrites(ws) // what scoring reads (protect.go)
 	if d := ev.DatasetDir(); d != "" {
 		spec.DenyRead = append(spec.DenyRead, abs(d))
 	}
