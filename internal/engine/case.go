@@ -144,6 +144,7 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 			defer st.collectModified(cr)
 		}
 	}
+	defer st.checkTamper(c) // before the defers above: the after_each hooks are the eval's own
 	if st.p.Steps {
 		st.runSteps(ctx, cr)
 		return cr.c

@@ -43,6 +43,7 @@ type state struct {
 	caps      runner.Capabilities
 	fakeURL   string
 	hookEnv   map[string]string // before_all's outputs
+	tamper    *tamperGuard      // what scoring reads, as it was at the start (tamper.go)
 	redOnce   sync.Once
 	red       *redact.Redactor // runRedactor
 
@@ -213,6 +214,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 			}
 		}()
 	}
+	st.startTamperGuard()
 	started = true
 	if p.Mode == ModeBatch {
 		return st.runBatch(ctx, start)
