@@ -112,7 +112,7 @@ func (e *Eval) Sandbox() SandboxDecision {
 		userOff, userOn = ok && !en, ok && en
 	}
 	off := func(why string) SandboxDecision {
-		return SandboxDecision{Why: why, OptedOut: len(open) > 0, Open: open, Lost: p.lostWithoutSandbox(open)}
+		return SandboxDecision{Why: why, OptedOut: len(open) > 0, Open: open, Lost: p.LostWithoutSandbox(open)}
 	}
 	switch {
 	case e.RunnerType() != DefaultRunner:
@@ -136,9 +136,9 @@ func (e *Eval) Sandbox() SandboxDecision {
 	return SandboxDecision{On: true, Why: sandboxDefaultWhy}
 }
 
-// lostWithoutSandbox names what the agent's Bash commands may do when they
+// LostWithoutSandbox names what the agent's Bash commands may do when they
 // run outside the sandbox; nil when Bash is denied outright.
-func (p Permissions) lostWithoutSandbox(open []string) []string {
+func (p Permissions) LostWithoutSandbox(open []string) []string {
 	if p.BashDenied() {
 		return nil
 	}

@@ -145,8 +145,8 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		defer stop()
 	}
 	sandbox := st.ev.Sandbox()
-	if !st.caps.Sandbox {
-		sandbox = config.SandboxDecision{}
+	if !st.caps.Sandbox && sandbox.On {
+		sandbox = config.SandboxDecision{Why: "runner " + string(p.Runner) + " has no OS sandbox", Lost: st.ev.Permissions.LostWithoutSandbox(st.ev.Permissions.BashOpenPaths())}
 	}
 	st.rr, err = rn.Start(ctx, runner.RunSetup{Eval: st.ev, Model: p.Model, AgentBin: p.AgentBin, HarnessBin: p.HarnessBin,
 		RunDir: st.dir.Path, WorkspaceRoot: st.wsRoot, Baselines: st.baselines, Workspaces: p.Workspaces(st.wsRoot),
@@ -181,7 +181,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		toRun = len(p.Cases)
 	}
 	obs.RunStarted(RunInfo{RunID: st.runID, Dir: st.dir.Path, Mode: p.Mode, Model: p.Model, Agent: agent, AgentVersion: agentVersion,
-		ToRun: toRun, Total: len(p.Cases), Resume: p.Resume})
+		ToRun: toRun, Total: len(p.Cases), Resume: p.Resume, Unprotected: sandbox.Lost, SandboxOff: sandbox.Why})
 
 	start := time.Now()
 	hooksLog, err := os.Create(st.dir.HooksLog())

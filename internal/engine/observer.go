@@ -39,6 +39,11 @@ type RunInfo struct {
 	// an earlier attempt.
 	ToRun, Total int
 	Resume       bool
+	// Unprotected names the protections the agent's commands run without
+	// because the OS sandbox is off (an opt-out, or a runner without one),
+	// and SandboxOff why; empty when the sandbox is on or not needed.
+	Unprotected []string
+	SandboxOff  string
 }
 
 // Summary is a finished (or interrupted) run, for the closing table.

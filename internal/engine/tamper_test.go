@@ -96,3 +96,18 @@ func TestNotTampered(t *testing.T) {
 		}
 	}
 }
+
+// A run whose eval opts out of the sandbox tells its observer, at the
+// start, which protections are off.
+func TestRunInfoSandboxOff(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval+"permissions: {sandbox: off, allow: [Bash], deny: [{path: secret/, tools: [Read, Bash]}]}\n", "a")
+	r := newRun(t, dir, map[string]fake.Script{"a": {Text: "done"}})
+	if _, err := r.exec(context.Background(), t); err != nil {
+		t.Fatal(err)
+	}
+	info := r.obs.info
+	if info == nil || info.SandboxOff != "permissions.sandbox: off" || !strings.Contains(strings.Join(info.Unprotected, "; "), "secret/") {
+		t.Errorf("RunInfo = %+v; want the opt-out and the protections it costs, secret/ among them", info)
+	}
+}
