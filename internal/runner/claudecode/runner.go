@@ -97,7 +97,7 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Run,
 	}
 	if s.Sandbox.On {
 		if err := CheckSandbox(ctx, os.Getenv("PATH")); err != nil {
-			return nil, &runner.ConfigError{Err: fmt.Errorf("%w (the sandbox is on because %s; permissions.sandbox: off runs without it)", err, s.Sandbox.Why)}
+			return nil, &runner.ConfigError{Err: fmt.Errorf("%w (the sandbox is on because %s; to run the agent's commands unconfined instead, set permissions.sandbox: off)", err, s.Sandbox.Why)}
 		}
 	}
 	if err := r.hookCredentials(); err != nil {
