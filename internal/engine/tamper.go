@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/agent-eval/agent-eval/internal/results"
 )
@@ -30,9 +31,9 @@ const maxTamperLines = 20
 type tamperGuard struct {
 	roots []string
 	skip  []string // folders under a root that the run itself writes
-	base  map[string]mark
 
 	mu   sync.Mutex
+	base map[string]mark
 	sums map[statKey]string // content hashes by unchanged inode state
 }
 
@@ -56,7 +57,10 @@ type statKey struct {
 // every .git (repo mode guards the project's git state on its own).
 func newTamperGuard(roots, skip []string) *tamperGuard {
 	g := &tamperGuard{roots: roots, skip: skip, sums: map[statKey]string{}}
-	g.base = g.snapshot()
+	base := g.snapshot()
+	g.mu.Lock()
+	g.base = base
+	g.mu.Unlock()
 	return g
 }
 
@@ -141,6 +145,8 @@ func (g *tamperGuard) fileSum(p string, fi fs.FileInfo) string {
 // "added", "removed" or "changed" (content, type or mode), by path.
 func (g *tamperGuard) changes() []string {
 	now := g.snapshot()
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	var out []string
 	for p, m := range now {
 		was, ok := g.base[p]
@@ -158,6 +164,51 @@ func (g *tamperGuard) changes() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// hookSlack widens a hook's time window for the file system's coarse
+// clock, which may stamp a change a few milliseconds early.
+const hookSlack = 100 * time.Millisecond
+
+// absorb takes into the fingerprint what changed while the eval's own
+// lifecycle hooks ran, from start until now: a change whose inode change
+// time falls in that window (a removal: its folder's), which an agent
+// running at the same time could only hide behind by writing within it.
+func (g *tamperGuard) absorb(start time.Time) {
+	from, to := start.Add(-hookSlack), time.Now().Add(hookSlack)
+	inWindow := func(p string) bool {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return false
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return false
+		}
+		c := time.Unix(0, st.Ctim.Nano())
+		return !c.Before(from) && !c.After(to)
+	}
+	now := g.snapshot()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for p, m := range now {
+		if was, ok := g.base[p]; (!ok || was != m) && inWindow(p) {
+			g.base[p] = m
+		}
+	}
+	for p := range g.base {
+		if _, ok := now[p]; !ok && inWindow(filepath.Dir(p)) {
+			delete(g.base, p)
+		}
+	}
+}
+
+// hooksRan absorbs what the eval's lifecycle hooks that ran since start
+// changed (they are the eval's own, not the agent's).
+func (st *state) hooksRan(start time.Time) {
+	if st.tamper != nil {
+		st.tamper.absorb(start)
+	}
 }
 
 // startTamperGuard fingerprints what scoring will read, before the first

@@ -111,3 +111,33 @@ func TestRunInfoSandboxOff(t *testing.T) {
 		t.Errorf("RunInfo = %+v; want the opt-out and the protections it costs, secret/ among them", info)
 	}
 }
+
+// What the eval's own lifecycle hooks write beside eval.yaml is theirs, not
+// the agent's: no case is tampered by it, while an agent's write between
+// them still is.
+func TestHooksWritesAreNotTampering(t *testing.T) {
+	t.Parallel()
+	hooks := `hooks:
+  before_each:
+    - command: echo before >> "$CASE_SOURCE_DIR/../../hooks-before.log"
+  after_each:
+    - command: echo after >> "$CASE_SOURCE_DIR/../../hooks-after.log"
+`
+	dir := project(t, caseEval+hooks, "a", "b", "c")
+	r := newRun(t, dir, map[string]fake.Script{
+		"c": {Text: "done", Do: func(string) error { return os.WriteFile(filepath.Join(dir, "planted.py"), nil, 0o644) }},
+	})
+	r.flags.Parallel = 1
+	res, err := r.exec(context.Background(), t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a", "b"} {
+		if c := res.PerCase[id]; c.Status != results.StatusCompleted {
+			t.Errorf("%s: status %s (%s); the hooks' logs are no tampering", id, c.Status, c.Error)
+		}
+	}
+	if c := res.PerCase["c"]; c.Status != results.StatusTampered || strings.Join(c.Tampered, ",") != filepath.Join(dir, "planted.py")+": added" {
+		t.Errorf("c: status %s, tampered %q; want planted.py alone", c.Status, c.Tampered)
+	}
+}
