@@ -53,8 +53,10 @@ type statKey struct {
 	mtime, ctim int64
 }
 
-// newTamperGuard fingerprints roots, leaving out the skip folders and
-// every .git (repo mode guards the project's git state on its own).
+// newTamperGuard fingerprints roots, leaving out the skip folders, every
+// .git (repo mode guards the project's git state on its own) and every
+// .claude (Claude Code keeps its own files there, in repo mode in the
+// project; no judge reads them).
 func newTamperGuard(roots, skip []string) *tamperGuard {
 	g := &tamperGuard{roots: roots, skip: skip, sums: map[statKey]string{}}
 	base := g.snapshot()
@@ -77,7 +79,7 @@ func (g *tamperGuard) snapshot() map[string]mark {
 				out[p] = mark{sum: "unreadable: " + err.Error()}
 				return nil
 			}
-			if p != root && d.IsDir() && (d.Name() == ".git" || slices.Contains(g.skip, p)) {
+			if p != root && d.IsDir() && (d.Name() == ".git" || d.Name() == ".claude" || slices.Contains(g.skip, p)) {
 				return filepath.SkipDir
 			}
 			out[p] = g.mark(p)
