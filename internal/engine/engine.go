@@ -42,8 +42,9 @@ type state struct {
 	rr        runner.Run
 	caps      runner.Capabilities
 	fakeURL   string
-	hookEnv   map[string]string // before_all's outputs
-	tamper    *tamperGuard      // what scoring reads, as it was at the start (tamper.go)
+	hookEnv   map[string]string       // before_all's outputs
+	tamper    *tamperGuard            // what scoring reads, as it was at the start (tamper.go)
+	sealed    map[string]*tamperGuard // finished cases' folders (tamper.go)
 	redOnce   sync.Once
 	red       *redact.Redactor // runRedactor
 
@@ -379,6 +380,8 @@ func (st *state) finish(c *results.Case) {
 	st.mu.Unlock()
 	if err != nil {
 		st.obs.Warn(fmt.Sprintf("%s: its result could not be written: %v", c.CaseID, err))
+	} else {
+		st.sealCase(c.CaseID)
 	}
 	st.obs.CaseFinished(c)
 }
@@ -394,6 +397,9 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.Run, 
 		st.mu.Unlock()
 		var c *results.Case
 		if ran {
+			if err := st.checkSealed(id); err != nil {
+				return nil, err
+			}
 			var err error
 			if c, err = st.dir.ReadCase(id); err != nil {
 				return nil, fmt.Errorf("build the run's result: %w", err)

@@ -250,6 +250,56 @@ func (st *state) checkTamper(c *results.Case) {
 	c.Error = strings.TrimSpace(c.Error + " what scoring reads was changed during the case: " + strings.Join(shown, "; "))
 }
 
+// sealCase fingerprints a finished case's folder in the run directory:
+// what scoring reads of it (its outputs, transcript, result) is final, so a
+// later change is another agent's.
+func (st *state) sealCase(id string) {
+	if st.tamper == nil {
+		return
+	}
+	g := newTamperGuard([]string{st.dir.Case(id)}, nil)
+	st.mu.Lock()
+	if st.sealed == nil {
+		st.sealed = map[string]*tamperGuard{}
+	}
+	st.sealed[id] = g
+	st.mu.Unlock()
+}
+
+// checkSealed fails a finished case as tampered when its folder changed
+// after it was written (by an agent of a later or parallel case), and
+// rewrites its result.
+func (st *state) checkSealed(id string) error {
+	st.mu.Lock()
+	g := st.sealed[id]
+	st.mu.Unlock()
+	if g == nil {
+		return nil
+	}
+	changed := g.changes()
+	if len(changed) == 0 {
+		return nil
+	}
+	c, err := st.dir.ReadCase(id)
+	if err != nil {
+		return nil // the caller reports an unreadable result
+	}
+	c.Tampered = append(c.Tampered, changed...)
+	c.Status = results.StatusTampered
+	if c.ExitCode == 0 {
+		c.ExitCode = 1
+	}
+	c.Error = strings.TrimSpace(c.Error + " its results were changed after it ended: " + strings.Join(changed[:min(len(changed), 3)], "; "))
+	if err := results.WriteJSON(st.dir.CaseResult(id), c); err != nil {
+		return fmt.Errorf("write the result of case %s: %w", id, err)
+	}
+	st.mu.Lock()
+	st.rows[id] = RowOf(c)
+	st.mu.Unlock()
+	st.obs.Warn(fmt.Sprintf("%s: its results were changed after it ended (%s): tampered", id, strings.Join(changed[:min(len(changed), 3)], "; ")))
+	return nil
+}
+
 func absPath(p string) string {
 	a, err := filepath.Abs(p)
 	if err != nil {

@@ -141,3 +141,38 @@ func TestHooksWritesAreNotTampering(t *testing.T) {
 		t.Errorf("c: status %s, tampered %q; want planted.py alone", c.Status, c.Tampered)
 	}
 }
+
+// An agent that forges a finished case's results in the run directory (its
+// outputs, which the judges read) makes that case tampered when the run
+// ends (the forger itself is not caught by this: the run directory is
+// written by the run while cases go on).
+func TestFinishedCaseForged(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval, "a", "b")
+	r := newRun(t, dir, map[string]fake.Script{
+		"a": {Text: "done", Files: map[string]string{"out/answer.txt": "wrong"}},
+		"b": {Text: "done", Do: func(string) error {
+			p := filepath.Join(dir, "runs", "demo", "r1", "cases", "a", "outputs", "out", "answer.txt")
+			return os.WriteFile(p, []byte("right"), 0o644)
+		}},
+	})
+	r.flags.Parallel = 1
+	res, err := r.exec(context.Background(), t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.PerCase["a"]
+	if a.Status != results.StatusTampered || !strings.Contains(strings.Join(a.Tampered, ","), "answer.txt: changed") {
+		t.Errorf("a: status %s, tampered %q; want its forged output named", a.Status, a.Tampered)
+	}
+	onDisk, err := r.runDir().ReadCase("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if onDisk.Status != results.StatusTampered {
+		t.Errorf("a's run_result.json: status %s", onDisk.Status)
+	}
+	if r.obs.summary == nil || r.obs.summary.Rows[0].Status != results.StatusTampered {
+		t.Errorf("the closing table's row of a: %+v", r.obs.summary)
+	}
+}
