@@ -523,13 +523,14 @@ func (d *decoder) checkString(n *yaml.Node, path, s string, r rules) {
 		d.add(n, path, CodeFormat, "must name an environment variable ([A-Za-z_][A-Za-z0-9_]*), got %q", s)
 	}
 	if r.has("host") && !hostRE().MatchString(s) {
-		d.add(n, path, CodeFormat, "must be a host name (example.test), a subdomain wildcard (*.test) or an IP address, without scheme, port or path; got %q", s)
+		d.add(n, path, CodeFormat, "must be a host name (example.test), a subdomain wildcard (*.test), an IP address or * (any host), without scheme, port or path; got %q", s)
 	}
 }
 
 // hostRE is a network allowlist entry: a host name or IPv4 address, with an
-// optional leading "*." for any subdomain, or an IPv6 address.
-var hostRE = lazyre.New(`^(?:(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*)$`)
+// optional leading "*." for any subdomain, an IPv6 address, or "*" for any
+// host.
+var hostRE = lazyre.New(`^(?:\*|(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*)$`)
 
 // pathProblem applies the path rules of r to s and says what is wrong, if
 // anything.

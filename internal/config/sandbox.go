@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -88,11 +89,20 @@ type SandboxDecision struct {
 	// Bash; Open names those paths.
 	OptedOut bool
 	Open     []string
+	// Lost names the protections the agent's commands run without when the
+	// sandbox is off (an opt-out, or a runner that has none); run says them
+	// at start. Empty when the sandbox is on or Bash is denied outright.
+	Lost []string
 }
 
-// Sandbox decides the sandbox of the top-level runner. Only the claude-code
-// runner has one: for any other runner it is off, and Open names what its
-// Bash commands can still read.
+// sandboxDefaultWhy is the reason of a sandbox on by default.
+const sandboxDefaultWhy = "it is the default for the claude-code runner"
+
+// Sandbox decides the sandbox of the top-level runner. The claude-code
+// runner has one, and it is on unless the eval opts out (permissions.sandbox:
+// off, runner.settings.sandbox.enabled: false) or denies Bash outright
+// (nothing then runs inside it). Any other runner has none: its Bash
+// commands run unconfined, and Lost says what that leaves open.
 func (e *Eval) Sandbox() SandboxDecision {
 	p := e.Permissions
 	open := p.BashOpenPaths()
@@ -101,13 +111,16 @@ func (e *Eval) Sandbox() SandboxDecision {
 		en, ok := sb["enabled"].(bool)
 		userOff, userOn = ok && !en, ok && en
 	}
+	off := func(why string) SandboxDecision {
+		return SandboxDecision{Why: why, OptedOut: len(open) > 0, Open: open, Lost: p.LostWithoutSandbox(open)}
+	}
 	switch {
 	case e.RunnerType() != DefaultRunner:
-		return SandboxDecision{Why: "runner type " + e.RunnerType() + " has no OS sandbox", OptedOut: len(open) > 0, Open: open}
+		return off("runner type " + e.RunnerType() + " has no OS sandbox")
 	case p.SandboxMode() == SandboxOff:
-		return SandboxDecision{Why: "permissions.sandbox: off", OptedOut: len(open) > 0, Open: open}
+		return off("permissions.sandbox: off")
 	case userOff:
-		return SandboxDecision{Why: "runner.settings.sandbox.enabled: false", OptedOut: len(open) > 0, Open: open}
+		return off("runner.settings.sandbox.enabled: false")
 	case p.SandboxMode() == SandboxOn:
 		return SandboxDecision{On: true, Why: "permissions.sandbox: on"}
 	case userOn:
@@ -117,8 +130,28 @@ func (e *Eval) Sandbox() SandboxDecision {
 		return SandboxDecision{On: true, Why: "permissions.network is set"}
 	case len(open) > 0:
 		return SandboxDecision{On: true, Why: fmt.Sprintf("%s is denied while Bash may run", strings.Join(open, ", "))}
+	case p.BashDenied():
+		return SandboxDecision{Why: "Bash is denied, so no command would run inside it"}
 	}
-	return SandboxDecision{Why: "no path is denied for Bash and no network limit is set"}
+	return SandboxDecision{On: true, Why: sandboxDefaultWhy}
+}
+
+// LostWithoutSandbox names what the agent's Bash commands may do when they
+// run outside the sandbox; nil when Bash is denied outright.
+func (p Permissions) LostWithoutSandbox(open []string) []string {
+	if p.BashDenied() {
+		return nil
+	}
+	lost := []string{
+		"writes outside the workspace (the dataset, eval.yaml's folder, the runs folder: agent-eval checks them for tampering after each case)",
+		"reads of the other cases' workspaces, the dataset's answers and the run's logs",
+		"the network allowlist (the agent's commands reach any host they can resolve)",
+		"the credential scrub of the commands' environment (they see the API key)",
+	}
+	if len(open) > 0 {
+		lost = append(lost, "path denies for Bash ("+strings.Join(open, ", ")+": only the hook's best-effort reading of the command text stands in the way)")
+	}
+	return lost
 }
 
 // sandbox checks permissions.sandbox against permissions.network and
@@ -130,6 +163,11 @@ func (v *validator) sandbox() {
 	}
 	if p.Network != nil && v.e.RunnerType() != DefaultRunner {
 		v.errf("permissions.network", CodeSemantic, "permissions.network needs Claude Code's sandbox; runner type %s has none", v.e.RunnerType())
+	}
+	if sb, ok := v.e.Runner.Settings["sandbox"].(map[string]any); ok && p.Network != nil {
+		if n, ok := sb["network"].(map[string]any); ok && n["allowedDomains"] != nil {
+			v.errf("runner.settings.sandbox.network.allowedDomains", CodeSemantic, "permissions.network is the allowlist of the agent's hosts; drop one of the two")
+		}
 	}
 	d := v.e.Sandbox()
 	if p.Network != nil && strings.HasPrefix(d.Why, "runner.settings") {
@@ -152,4 +190,58 @@ func (v *validator) sandbox() {
 	}
 	v.warnf(at, "%s: Bash commands can still read %s (python, symlinks, grep -r, ... get around rules on the command text); only the hook's best-effort checks of the command words stand in the way; %s",
 		d.Why, strings.Join(d.Open, ", "), fix)
+}
+
+// ScoringInputs are the absolute paths whose content decides a run's
+// verdict, which the agent must not change: eval.yaml's folder (the eval,
+// its judges' prompt, context and check code, tool_handlers.yaml), the
+// dataset, the sources of shared workspace files (relative to projectRoot)
+// and the programs of exec judges named by a path. Each appears once; a
+// path inside another is left out. The run's own folders (the runs
+// folder, the workspaces) are the caller's to leave out of them.
+func (e *Eval) ScoringInputs(projectRoot string) []string {
+	abs := func(base, p string) string {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(base, p)
+		}
+		return filepath.Clean(p)
+	}
+	var paths []string
+	if e.path != "" {
+		paths = append(paths, abs(projectRoot, e.Dir()))
+	}
+	if d := e.DatasetDir(); d != "" {
+		paths = append(paths, abs(projectRoot, d))
+	}
+	if w := e.Dataset.Workspace; w != nil {
+		for _, f := range w.Files {
+			if f.Source != "" {
+				paths = append(paths, abs(projectRoot, f.Source))
+			}
+		}
+	}
+	for _, j := range e.Judges {
+		if len(j.Exec) > 0 && strings.Contains(j.Exec[0], "/") {
+			paths = append(paths, abs(abs(projectRoot, e.Dir()), j.Exec[0]))
+		}
+	}
+	return outermost(paths)
+}
+
+// outermost drops the paths that are inside (or equal to) another.
+func outermost(paths []string) []string {
+	slices.Sort(paths)
+	var out []string
+	for _, p := range paths {
+		if !slices.ContainsFunc(out, func(o string) bool { return within(p, o) }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// within reports whether p is dir or inside it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -148,13 +148,13 @@ type Permissions struct {
 	// Sandbox and Network drive Claude Code's OS sandbox (bubblewrap): the
 	// only layer that stops every spelling of a Bash command from reading a
 	// denied path or reaching a host.
-	Sandbox string   `yaml:"sandbox" doc:"Claude Code's OS sandbox for Bash commands: auto turns it on when a path is denied for Bash, or for Read/Grep/Glob while Bash is not denied, or when network is set; on always; off never (validate then names the paths that stay open to Bash)." enum:"auto|on|off" default:"\"auto\""`
-	Network *Network `yaml:"network" doc:"Hosts the agent's commands may reach; setting it turns the sandbox on. Absent: no network limit."`
+	Sandbox string   `yaml:"sandbox" doc:"Claude Code's OS sandbox for Bash commands (bubblewrap): auto turns it on for the claude-code runner unless Bash is denied outright; on always; off never (run then names the protections that are off, validate the paths that stay open to Bash)." enum:"auto|on|off" default:"\"auto\""`
+	Network *Network `yaml:"network" doc:"Hosts the agent's commands may reach, through the sandbox's proxy; setting it turns the sandbox on. Absent: none (the agent CLI's own API traffic does not go through the sandbox)."`
 }
 
 // Network is the allowlist of hosts sandboxed commands may reach.
 type Network struct {
-	Allow []string `yaml:"allow" doc:"Host names the agent's commands may reach: \"localhost\", \"example.test\", \"*.test\" (any subdomain) or an IP address. An empty list allows none." check:"host"`
+	Allow []string `yaml:"allow" doc:"Host names the agent's commands may reach: \"localhost\", \"example.test\", \"*.test\" (any subdomain), an IP address, or \"*\" (any host). An empty list allows none." check:"host"`
 }
 
 // Dataset locates the cases.

@@ -119,6 +119,7 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	}
 	if len(h.AfterEach) > 0 {
 		defer func() {
+			defer st.hooksRan(time.Now())
 			if _, err := lifecycle.Phase(context.WithoutCancel(ctx), "after_each", h.AfterEach, cr.ws, st.hookEnviron(cr.vars), hooksLog, false); err != nil {
 				st.obs.Warn(fmt.Sprintf("%s: %v", id, err))
 			}
@@ -126,7 +127,9 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	}
 	cr.env = map[string]string{}
 	if len(h.BeforeEach) > 0 {
+		t0 := time.Now()
 		out, err := lifecycle.Phase(ctx, "before_each", h.BeforeEach, cr.ws, st.hookEnviron(cr.vars), hooksLog, true)
+		st.hooksRan(t0)
 		if err != nil {
 			return fail(err)
 		}
@@ -147,6 +150,7 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 			defer st.collectModified(cr)
 		}
 	}
+	defer st.checkTamper(c) // before the defers above: the after_each hooks are the eval's own
 	if st.p.Steps {
 		st.runSteps(ctx, cr)
 		return cr.c
@@ -537,10 +541,12 @@ func (st *state) runStep(ctx context.Context, cr *caseRun, sc *results.Case, s c
 	var calls []transcript.ToolCall
 	failed := false
 	if len(st.ev.Hooks.BeforeStep) > 0 {
+		t0 := time.Now()
 		o, err := lifecycle.Phase(ctx, "before_step", st.ev.Hooks.BeforeStep, cr.ws, st.hookEnviron(merged(vars, stepEnv)), hooksLog, true)
 		if err != nil {
 			sc.ExitCode, sc.Status, sc.Error, failed = -1, results.StatusError, err.Error(), true
 		}
+		st.hooksRan(t0)
 		for k, v := range o.Env {
 			stepEnv[k] = v
 		}
@@ -555,6 +561,7 @@ func (st *state) runStep(ctx context.Context, cr *caseRun, sc *results.Case, s c
 	}
 	if len(st.ev.Hooks.AfterStep) > 0 {
 		vars["STEP_EXIT_CODE"] = fmt.Sprint(sc.ExitCode)
+		defer st.hooksRan(time.Now())
 		if _, err := lifecycle.Phase(context.WithoutCancel(ctx), "after_step", st.ev.Hooks.AfterStep, cr.ws, st.hookEnviron(vars), hooksLog, false); err != nil {
 			st.obs.Warn(fmt.Sprintf("%s: %v", sc.CaseID, err))
 		}

@@ -49,6 +49,8 @@ type state struct {
 	fakeURL   string
 	hookEnv   map[string]string // before_all's outputs
 	contain   agentproc.Containment
+	tamper    *tamperGuard            // what scoring reads, as it was at the start (tamper.go)
+	sealed    map[string]*tamperGuard // finished cases' folders (tamper.go)
 	redOnce   sync.Once
 	red       *redact.Redactor // runRedactor
 
@@ -153,8 +155,8 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		defer stop()
 	}
 	sandbox := st.ev.Sandbox()
-	if !st.caps.Sandbox {
-		sandbox = config.SandboxDecision{}
+	if !st.caps.Sandbox && sandbox.On {
+		sandbox = config.SandboxDecision{Why: "runner " + string(p.Runner) + " has no OS sandbox", Lost: st.ev.Permissions.LostWithoutSandbox(st.ev.Permissions.BashOpenPaths())}
 	}
 	// How the agents' processes are kept from outliving their cases: said
 	// at the start and in run_result.json, never silently weaker.
@@ -187,7 +189,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		toRun = len(p.Cases)
 	}
 	obs.RunStarted(RunInfo{RunID: st.runID, Dir: st.dir.Path, Mode: p.Mode, Model: p.Model, Agent: agent, AgentVersion: agentVersion,
-		ToRun: toRun, Total: len(p.Cases), Resume: p.Resume, Containment: st.contain.String()})
+		ToRun: toRun, Total: len(p.Cases), Resume: p.Resume, Containment: st.contain.String(), Unprotected: sandbox.Lost, SandboxOff: sandbox.Why})
 	if c := st.contain; c.Mode == agentproc.Subreaper || (c.Mode == agentproc.PIDNamespace && c.Detail != "") {
 		obs.Warn("the agents' processes are contained by a " + c.String() + "; see Containment in the README")
 	}
@@ -224,6 +226,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 			}
 		}()
 	}
+	st.startTamperGuard()
 	started = true
 	if p.Mode == ModeBatch {
 		return st.runBatch(ctx, start)
@@ -445,6 +448,8 @@ func (st *state) finish(c *results.Case) {
 	st.mu.Unlock()
 	if err != nil {
 		st.obs.Warn(fmt.Sprintf("%s: its result could not be written: %v", c.CaseID, err))
+	} else {
+		st.sealCase(c.CaseID)
 	}
 	st.obs.CaseFinished(c)
 }
@@ -460,6 +465,9 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.Run, 
 		st.mu.Unlock()
 		var c *results.Case
 		if ran {
+			if err := st.checkSealed(id); err != nil {
+				return nil, err
+			}
 			var err error
 			if c, err = st.dir.ReadCase(id); err != nil {
 				return nil, fmt.Errorf("build the run's result: %w", err)

@@ -42,6 +42,11 @@ type RunInfo struct {
 	// Containment says how the agents' processes are kept from outliving
 	// their cases (agentproc.Containment).
 	Containment string
+	// Unprotected names the protections the agent's commands run without
+	// because the OS sandbox is off (an opt-out, or a runner without one),
+	// and SandboxOff why; empty when the sandbox is on or not needed.
+	Unprotected []string
+	SandboxOff  string
 }
 
 // Summary is a finished (or interrupted) run, for the closing table.

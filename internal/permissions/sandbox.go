@@ -8,7 +8,8 @@ import (
 // SandboxSpec is what a run knows when it compiles Claude Code's sandbox
 // block for one workspace. Paths are absolute.
 type SandboxSpec struct {
-	// Network is permissions.network.allow; nil means no limit.
+	// Network is permissions.network.allow; nil or empty allows no host
+	// ("*" allows any).
 	Network []string
 	// AllowWrite are places outside the workspace the agent's commands must
 	// keep writing: the caches under $HOME that builds use, an output folder
@@ -16,14 +17,19 @@ type SandboxSpec struct {
 	AllowWrite []string
 	// DenyRead are places the harness keeps out of reach whatever the rules
 	// say: the dataset the cases are copied from, the run directory, the
-	// private root of every run's workspaces, the git baselines.
+	// private root of every run's workspaces, the git baselines. They are
+	// not writable either.
 	DenyRead []string
 	// AllowRead are places inside DenyRead the agent's commands may read
 	// again: its own slot of the private root (workspace and home). A
-	// DenyRead entry at or above one is not made read-only (denyWrite
-	// would take the agent's own workspace with it; what is hidden cannot
-	// be written anyway).
+	// DenyRead or DenyWrite entry at or above one is not made read-only
+	// (denyWrite would take the agent's own workspace with it; what is
+	// hidden cannot be written anyway).
 	AllowRead []string
+	// DenyWrite are places the agent's commands may read but never write:
+	// what scoring reads (eval.yaml's folder, judge prompt files, the
+	// hook's handlers).
+	DenyWrite []string
 }
 
 // UnlimitedNetwork is the allowedDomains entry that lets sandboxed commands
@@ -38,35 +44,33 @@ const UnlimitedNetwork = "*"
 //     missing (without it claude only warns and goes on);
 //   - allowUnsandboxedCommands: false ignores the model's
 //     dangerouslyDisableSandbox, which would otherwise run a command outside;
-//   - the network is closed unless allowedDomains lists the host: "*" keeps
-//     it open; "localhost" matches the name only, so its addresses are added;
+//   - the network is closed unless allowedDomains lists the host (a
+//     connection elsewhere gets "Connection blocked by network allowlist"
+//     from the proxy, without a prompt in --print): "*" opens it;
+//     "localhost" matches the name only, so its addresses are added;
 //   - writes are confined to the working directory and $TMPDIR: the caches
 //     (~/.cache: GOCACHE, pip, ...) are added so builds keep working.
 func Sandbox(s SandboxSpec) map[string]any {
-	domains := []string{UnlimitedNetwork}
-	if s.Network != nil {
-		domains = []string{}
-		for _, d := range s.Network {
-			domains = appendNew(domains, d)
-			if d == "localhost" {
-				domains = appendNew(domains, "127.0.0.1", "::1")
-			}
+	domains := []string{}
+	for _, d := range s.Network {
+		domains = appendNew(domains, d)
+		if d == "localhost" {
+			domains = appendNew(domains, "127.0.0.1", "::1")
 		}
 	}
 	allowWrite := appendNew([]string{"~/.cache"}, s.AllowWrite...)
 	fs := map[string]any{"allowWrite": allowWrite}
 	if len(s.DenyRead) > 0 {
-		deny := appendNew([]string{}, s.DenyRead...)
-		fs["denyRead"] = deny
-		var denyWrite []string
-		for _, d := range deny {
-			if !slices.ContainsFunc(s.AllowRead, func(a string) bool { return within(a, d) }) {
-				denyWrite = append(denyWrite, d)
-			}
+		fs["denyRead"] = appendNew([]string{}, s.DenyRead...)
+	}
+	var denyWrite []string
+	for _, d := range appendNew(appendNew([]string{}, s.DenyRead...), s.DenyWrite...) {
+		if !slices.ContainsFunc(s.AllowRead, func(a string) bool { return within(a, d) }) {
+			denyWrite = append(denyWrite, d)
 		}
-		if len(denyWrite) > 0 {
-			fs["denyWrite"] = denyWrite
-		}
+	}
+	if len(denyWrite) > 0 {
+		fs["denyWrite"] = denyWrite
 	}
 	if len(s.AllowRead) > 0 {
 		fs["allowRead"] = appendNew([]string{}, s.AllowRead...)
@@ -86,9 +90,9 @@ func Sandbox(s SandboxSpec) map[string]any {
 // that hold the enforcement (enabled, failIfUnavailable,
 // allowUnsandboxedCommands) and the denied paths always come from block.
 // Lists are unioned, the block's entries first, except the network
-// allowlist: permissions.network decides it, and only without it does the
-// runner's own allowedDomains apply. block (from Sandbox) becomes
-// part of the result.
+// allowlist: permissions.network decides it, and only without it (an empty
+// list in block: validate refuses both at once) does the runner's own
+// allowedDomains apply. block (from Sandbox) becomes part of the result.
 func WithSandbox(settings, block map[string]any) map[string]any {
 	out := cloneJSON(settings)
 	user, _ := out["sandbox"].(map[string]any)
@@ -122,8 +126,9 @@ func WithSandbox(settings, block map[string]any) map[string]any {
 				if l, ok := bm[kk].([]string); ok {
 					if k == "network" && kk == "allowedDomains" {
 						// permissions.network is the allowlist; without it
-						// (["*"]) the runner's own list, if any, narrows it.
-						if slices.Equal(l, []string{UnlimitedNetwork}) {
+						// (nothing allowed) the runner's own list, if any,
+						// is.
+						if len(l) == 0 {
 							bm[kk] = appendNew([]string{}, stringList(vv)...)
 						}
 						continue

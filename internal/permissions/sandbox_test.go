@@ -11,18 +11,24 @@ func TestSandbox(t *testing.T) {
 		spec SandboxSpec
 		want string
 	}{
-		{"no network limit", SandboxSpec{},
+		// Without permissions.network no host is reachable: secure by default.
+		{"no allowlist closes the network", SandboxSpec{},
+			`{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache"]},"network":{"allowedDomains":[]}}`},
+		{"any host on request", SandboxSpec{Network: []string{"*"}},
 			`{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache"]},"network":{"allowedDomains":["*"]}}`},
 		{"allowlist with localhost", SandboxSpec{Network: []string{"localhost", "*.test", "localhost"}},
 			`{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache"]},"network":{"allowedDomains":["localhost","127.0.0.1","::1","*.test"]}}`},
 		{"empty allowlist closes the network", SandboxSpec{Network: []string{}},
 			`{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache"]},"network":{"allowedDomains":[]}}`},
 		{"harness paths", SandboxSpec{AllowWrite: []string{"/out", "~/.cache"}, DenyRead: []string{"/data/cases", "/runs", "/data/cases"}},
-			`{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache","/out"],"denyRead":["/data/cases","/runs"],"denyWrite":["/data/cases","/runs"]},"network":{"allowedDomains":["*"]}}`},
+			`{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache","/out"],"denyRead":["/data/cases","/runs"],"denyWrite":["/data/cases","/runs"]},"network":{"allowedDomains":[]}}`},
 		// The private root is hidden but for the agent's own slot, which it
 		// must keep writing: the root is not made read-only.
 		{"private root with the agent's slot", SandboxSpec{AllowWrite: []string{"/root/0a"}, DenyRead: []string{"/runs", "/root"}, AllowRead: []string{"/root/0a"}},
-			`{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowRead":["/root/0a"],"allowWrite":["~/.cache","/root/0a"],"denyRead":["/runs","/root"],"denyWrite":["/runs"]},"network":{"allowedDomains":["*"]}}`},
+			`{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowRead":["/root/0a"],"allowWrite":["~/.cache","/root/0a"],"denyRead":["/runs","/root"],"denyWrite":["/runs"]},"network":{"allowedDomains":[]}}`},
+		// What scoring reads stays readable but not writable.
+		{"write-only denies", SandboxSpec{DenyRead: []string{"/runs"}, DenyWrite: []string{"/eval", "/runs"}},
+			`{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache"],"denyRead":["/runs"],"denyWrite":["/runs","/eval"]},"network":{"allowedDomains":[]}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := json.Marshal(Sandbox(tc.spec))

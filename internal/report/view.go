@@ -336,6 +336,8 @@ func statusWhy(s string) string {
 		return "the agent was stopped at its timeout"
 	case "interrupted":
 		return "the run was interrupted"
+	case "tampered":
+		return "the agent changed what scoring reads (eval.yaml's folder, the dataset, the judge cache): every verdict is a failure"
 	case "no result":
 		return "the case folder has no run_result.json"
 	}

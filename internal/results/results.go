@@ -23,6 +23,10 @@ const (
 	StatusTimeout     Status = "timeout"     // it was killed at the timeout
 	StatusError       Status = "error"       // the harness could not run it
 	StatusInterrupted Status = "interrupted" // the run was interrupted while it ran
+	// StatusTampered: what scoring reads (eval.yaml's folder, the dataset,
+	// the judge cache) changed while the case ran; Tampered says what. Its
+	// verdicts are failures, whatever the judges would say.
+	StatusTampered Status = "tampered"
 )
 
 // Case is one case's result (cases/<id>/run_result.json, and per_case.<id> of
@@ -59,6 +63,9 @@ type Case struct {
 	// bookkeeping; stdout.log has them.
 	ToolCalls []transcript.ToolCall `json:"-"`
 	Prompt    string                `json:"prompt"`
+	// Tampered lists what scoring reads that changed while the case ran
+	// ("<path>: added|removed|changed"), when its status is tampered.
+	Tampered []string `json:"tampered,omitempty"`
 	// RepoModified: in repo mode, the case changed the repository (its
 	// refs, index, configuration, hooks or work tree); RepoChanges says
 	// what, one "what: how" line each. The harness undid them.

@@ -40,6 +40,10 @@ type Summary struct {
 	// BrokenJudges are the judges that judged no case: every case they
 	// did not skip was an error sample. Each fails the verdict.
 	BrokenJudges []string `yaml:"broken_judges,omitempty"`
+	// Tampered are the cases whose agent run changed what scoring reads
+	// (status tampered): each of their verdicts is a failure, and any one
+	// fails the verdict.
+	Tampered []string `yaml:"tampered,omitempty"`
 	// Passed: every threshold held (and no regression against the
 	// baseline); false makes score exit 1.
 	Passed bool `yaml:"passed"`

@@ -25,6 +25,7 @@ type fixtureCase struct {
 	answers     []results.Answer
 	annotations string // the dataset's annotations.yaml
 	input       string
+	tampered    []string // status tampered, with these changes
 }
 
 // writeProject writes eval.yaml (with cases/ as the dataset) and a run
@@ -66,8 +67,11 @@ func writeRun(t testing.TB, path string, cases ...fixtureCase) rundir.Dir {
 		if c.exitCode != 0 {
 			status = results.StatusFailed
 		}
+		if c.tampered != nil {
+			status = results.StatusTampered
+		}
 		rc := &results.Case{CaseID: c.id, ExitCode: c.exitCode, Status: status, CostUSD: c.cost, DurationS: 2, NumTurns: 3,
-			PermissionDenials: c.denials, AnswerLog: c.answers, AnswersByTier: results.TierCounts(c.answers)}
+			PermissionDenials: c.denials, AnswerLog: c.answers, AnswersByTier: results.TierCounts(c.answers), Tampered: c.tampered}
 		must(t, results.WriteJSON(d.CaseResult(c.id), rc))
 		run.Add(rc)
 		for name, body := range c.files {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/expr"
 	"github.com/agent-eval/agent-eval/internal/llm"
 	"github.com/agent-eval/agent-eval/internal/redact"
+	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
@@ -276,6 +278,12 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	// A judge that could judge no case (every one it did not skip was an
 	// error sample) fails the verdict even without a threshold: a broken
 	// judge is never a silent pass.
+	for _, c := range cases {
+		if c.Status == string(results.StatusTampered) {
+			s.Tampered = append(s.Tampered, c.ID)
+			s.Passed = false
+		}
+	}
 	for _, j := range s.Judges {
 		if j.Scored == 0 && j.Errors > 0 {
 			s.BrokenJudges = append(s.BrokenJudges, j.Name)
@@ -316,9 +324,30 @@ func scoreCase(ctx context.Context, dir rundir.Dir, ev *config.Eval, id string, 
 		cs.Status, cs.CostUSD, cs.DurationS, cs.Turns, cs.Answers = string(c.Status), c.CostUSD, c.DurationS, c.NumTurns, c.AnswersByTier
 	}
 	for _, b := range judges {
+		if rec.Result != nil && rec.Result.Status == results.StatusTampered {
+			cs.Verdicts = append(cs.Verdicts, tamperedVerdict(b, rec.Result))
+			continue
+		}
 		cs.Verdicts = append(cs.Verdicts, judgeCase(ctx, b, rec, red))
 	}
 	return cs, nil
+}
+
+// tamperedVerdict is a judge's verdict on a case whose agent changed what
+// scoring reads: a failure at the bottom of the judge's scale, never run
+// (its code, prompt or cache may be the agent's).
+func tamperedVerdict(b built, c *results.Case) rundir.Verdict {
+	low := 0.0
+	if r := b.cfg.ScoreRange; r != nil {
+		low = r.Min
+	}
+	v := rundir.Verdict{Judge: b.name, Value: &low,
+		Rationale: "not judged: the case is tampered (" + strings.Join(c.Tampered, "; ") + ")"}
+	if t := b.cfg.FeedbackType; t != "int" && t != "float" {
+		no := false
+		v.Passed = &no
+	}
+	return v
 }
 
 // judgeCase is one judge's verdict on one case: skipped when its if: is

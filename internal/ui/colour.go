@@ -22,7 +22,7 @@ func statusColour(status string) string {
 	switch strings.ToLower(strings.TrimSpace(status)) {
 	case "completed", "ok":
 		return ansiGreen
-	case "failed", "timeout", "error", "budget_exceeded":
+	case "failed", "timeout", "error", "budget_exceeded", "tampered":
 		return ansiRed
 	case "interrupted":
 		return ansiYellow

@@ -41,6 +41,9 @@ func (t *Terminal) RunStarted(i engine.RunInfo) {
 		model = "the agent's own model" // a cli runner whose command names none
 	}
 	fmt.Fprintf(t.p, "run %s: %s with %s (%s) → %s\n", i.RunID, engine.Plural(i.ToRun, "case"), model, strings.TrimSpace(i.Agent+" "+i.AgentVersion), i.Dir)
+	if len(i.Unprotected) > 0 {
+		t.Warn(fmt.Sprintf("the OS sandbox is off (%s), so the agent's commands run without: %s", i.SandboxOff, strings.Join(i.Unprotected, "; ")))
+	}
 	if i.Mode == engine.ModeBatch {
 		t.p.begin(1)
 		return

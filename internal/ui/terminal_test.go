@@ -79,3 +79,23 @@ func TestSummaryColoursStatusesAndKeepsColumns(t *testing.T) {
 		}
 	}
 }
+
+// A run without the sandbox says at its start which protections are off.
+func TestRunStartedSandboxOff(t *testing.T) {
+	var b strings.Builder
+	term := NewTerminal(&b, func(string) string { return "" })
+	term.RunStarted(engine.RunInfo{RunID: "r1", ToRun: 1, Total: 1, SandboxOff: "permissions.sandbox: off",
+		Unprotected: []string{"writes outside the workspace", "the network allowlist"}})
+	term.Stop()
+	want := "agent-eval: warning: the OS sandbox is off (permissions.sandbox: off), so the agent's commands run without: writes outside the workspace; the network allowlist\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("RunStarted printed\n%s\nwant a line\n%s", b.String(), want)
+	}
+	b.Reset()
+	term = NewTerminal(&b, func(string) string { return "" })
+	term.RunStarted(engine.RunInfo{RunID: "r1", ToRun: 1, Total: 1})
+	term.Stop()
+	if strings.Contains(b.String(), "sandbox") {
+		t.Errorf("with the sandbox on, RunStarted printed %q", b.String())
+	}
+}

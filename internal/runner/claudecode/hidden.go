@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/permissions"
@@ -137,11 +136,6 @@ func spellings(p string) []string {
 	return out
 }
 
-// within reports whether p is dir or lies below it.
-func within(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
-}
-
 // sandboxSpec is what the OS sandbox lets the agent in ws write, read and
 // reach.
 func (r *started) sandboxSpec(ws string, h hiddenPaths) permissions.SandboxSpec {
@@ -158,5 +152,6 @@ func (r *started) sandboxSpec(ws string, h hiddenPaths) permissions.SandboxSpec 
 	}
 	spec.DenyRead = append(slices.Clone(h.paths), h.roots...)
 	spec.AllowRead = slices.Clone(h.slots)
+	spec.DenyWrite = r.protectedWrites(ws) // what scoring reads (protect.go)
 	return spec
 }

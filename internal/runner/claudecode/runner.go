@@ -108,7 +108,7 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Run,
 	}
 	if s.Sandbox.On {
 		if err := CheckSandbox(ctx, os.Getenv("PATH")); err != nil {
-			return nil, &runner.ConfigError{Err: fmt.Errorf("%w (the sandbox is on because %s; permissions.sandbox: off runs without it)", err, s.Sandbox.Why)}
+			return nil, &runner.ConfigError{Err: fmt.Errorf("%w (the sandbox is on because %s; to run the agent's commands unconfined instead, set permissions.sandbox: off)", err, s.Sandbox.Why)}
 		}
 	}
 	if err := r.hookCredentials(); err != nil {
@@ -301,6 +301,7 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 	}
 	c := r.s.Permissions
 	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies...)
+	c.Deny = append(c.Deny, r.protectedEditDenies(ws)...) // what scoring reads (protect.go)
 	// What the sandbox hides from Bash is hidden from the file tools too,
 	// which run outside it, whether the sandbox is on or not. The rules go
 	// into the settings, not on the command line.

@@ -42,6 +42,9 @@ type Script struct {
 	// Files are written into the workspace (path relative to it → content;
 	// "$ENV{NAME}" in a content is replaced by the agent's NAME).
 	Files map[string]string
+	// Do runs as the agent, in its workspace, after Files are written: what
+	// a test's agent does beyond its workspace (an attack).
+	Do func(workspace string) error
 	// Stdout and Stderr are printed to the agent's logs.
 	Stdout, Stderr string
 	// Err fails the invocation as if the agent could not start.
@@ -257,6 +260,12 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	}
 	if sc.During != nil {
 		if err := sc.During(); err != nil {
+			res.ExitCode, res.Err, res.Duration = -1, err, time.Since(start)
+			return res
+		}
+	}
+	if sc.Do != nil {
+		if err := sc.Do(s.w.Dir); err != nil {
 			res.ExitCode, res.Err, res.Duration = -1, err, time.Since(start)
 			return res
 		}

@@ -1,0 +1,309 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/results"
+)
+
+// maxTamperLines caps the changes a tampered case lists.
+const maxTamperLines = 20
+
+// tamperGuard fingerprints what scoring will read (eval.yaml's folder, the
+// dataset, shared sources, exec judges, the run's judge cache) before the
+// first agent starts, so that a case after which any of it differs is
+// failed as tampered, whichever agent (or sandbox-escaping tool) changed it
+// and however. The sandbox keeps the agent's commands from writing these
+// places; this check holds where it is off, and behind the tools that do
+// not run inside it.
+type tamperGuard struct {
+	roots []string
+	skip  []string // folders under a root that the run itself writes
+
+	mu   sync.Mutex
+	base map[string]mark
+	sums map[statKey]string // content hashes by unchanged inode state
+}
+
+// mark is one path's fingerprint: its type and mode, and the sha256 of a
+// file's content or a link's target.
+type mark struct {
+	mode fs.FileMode
+	sum  string
+}
+
+// statKey identifies a file's content without reading it: the change time
+// moves on every write, rename or chmod and cannot be set back by an
+// unprivileged process (unlike the modification time).
+type statKey struct {
+	dev, ino    uint64
+	size        int64
+	mtime, ctim int64
+}
+
+// newTamperGuard fingerprints roots, leaving out the skip folders, every
+// .git (repo mode guards the project's git state on its own) and every
+// .claude (Claude Code keeps its own files there, in repo mode in the
+// project; no judge reads them).
+func newTamperGuard(roots, skip []string) *tamperGuard {
+	g := &tamperGuard{roots: roots, skip: skip, sums: map[statKey]string{}}
+	base := g.snapshot()
+	g.mu.Lock()
+	g.base = base
+	g.mu.Unlock()
+	return g
+}
+
+// snapshot walks the roots; a path that cannot be read is fingerprinted by
+// its error, so that a later change of it still shows.
+func (g *tamperGuard) snapshot() map[string]mark {
+	out := map[string]mark{}
+	for _, root := range g.roots {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == root && os.IsNotExist(err) {
+					return nil // absent; a later one is "added"
+				}
+				out[p] = mark{sum: "unreadable: " + err.Error()}
+				return nil
+			}
+			if p != root && d.IsDir() && (d.Name() == ".git" || d.Name() == ".claude" || slices.Contains(g.skip, p)) {
+				return filepath.SkipDir
+			}
+			out[p] = g.mark(p)
+			return nil
+		})
+		if err != nil {
+			out[root] = mark{sum: "unreadable: " + err.Error()}
+		}
+	}
+	return out
+}
+
+func (g *tamperGuard) mark(p string) mark {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return mark{sum: "unreadable: " + err.Error()}
+	}
+	m := mark{mode: fi.Mode()}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := os.Readlink(p)
+		if err != nil {
+			t = "unreadable: " + err.Error()
+		}
+		m.sum = "-> " + t
+	case fi.Mode().IsRegular():
+		m.sum = g.fileSum(p, fi)
+	}
+	return m
+}
+
+// fileSum is the sha256 of p's content, read again only when its inode
+// state changed since it was last read.
+func (g *tamperGuard) fileSum(p string, fi fs.FileInfo) string {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	var key statKey
+	if ok {
+		key = statKey{dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctim: st.Ctim.Nano()}
+		g.mu.Lock()
+		sum, seen := g.sums[key]
+		g.mu.Unlock()
+		if seen {
+			return sum
+		}
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unreadable: " + err.Error()
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if ok {
+		g.mu.Lock()
+		g.sums[key] = sum
+		g.mu.Unlock()
+	}
+	return sum
+}
+
+// changes lists what differs from the fingerprint taken at the start:
+// "added", "removed" or "changed" (content, type or mode), by path.
+func (g *tamperGuard) changes() []string {
+	now := g.snapshot()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []string
+	for p, m := range now {
+		was, ok := g.base[p]
+		switch {
+		case !ok:
+			out = append(out, p+": added")
+		case was != m:
+			out = append(out, p+": changed")
+		}
+	}
+	for p := range g.base {
+		if _, ok := now[p]; !ok {
+			out = append(out, p+": removed")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// hookSlack widens a hook's time window for the file system's coarse
+// clock, which may stamp a change a few milliseconds early.
+const hookSlack = 100 * time.Millisecond
+
+// absorb takes into the fingerprint what changed while the eval's own
+// lifecycle hooks ran, from start until now: a change whose inode change
+// time falls in that window (a removal: its folder's), which an agent
+// running at the same time could only hide behind by writing within it.
+func (g *tamperGuard) absorb(start time.Time) {
+	from, to := start.Add(-hookSlack), time.Now().Add(hookSlack)
+	inWindow := func(p string) bool {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return false
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return false
+		}
+		c := time.Unix(0, st.Ctim.Nano())
+		return !c.Before(from) && !c.After(to)
+	}
+	now := g.snapshot()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for p, m := range now {
+		if was, ok := g.base[p]; (!ok || was != m) && inWindow(p) {
+			g.base[p] = m
+		}
+	}
+	for p := range g.base {
+		if _, ok := now[p]; !ok && inWindow(filepath.Dir(p)) {
+			delete(g.base, p)
+		}
+	}
+}
+
+// hooksRan absorbs what the eval's lifecycle hooks that ran since start
+// changed (they are the eval's own, not the agent's).
+func (st *state) hooksRan(start time.Time) {
+	if st.tamper != nil {
+		st.tamper.absorb(start)
+	}
+}
+
+// startTamperGuard fingerprints what scoring will read, before the first
+// case starts.
+func (st *state) startTamperGuard() {
+	roots := append(st.ev.ScoringInputs(st.p.ProjectRoot), absPath(st.dir.JudgeCache()))
+	skip := []string{absPath(st.p.RunsDir), absPath(st.wsRoot), absPath(st.baselines), absPath(os.TempDir())}
+	if home, err := os.UserHomeDir(); err == nil {
+		skip = append(skip, absPath(home)) // the agent's caches, not the eval's files
+	}
+	st.tamper = newTamperGuard(roots, skip)
+}
+
+// checkTamper fails c as tampered when what scoring reads changed since the
+// run started (by this case's agent or, with cases in parallel, another's:
+// either way its verdict could not be trusted).
+func (st *state) checkTamper(c *results.Case) {
+	if st.tamper == nil {
+		return
+	}
+	changed := st.tamper.changes()
+	if len(changed) == 0 {
+		return
+	}
+	c.Tampered = changed
+	if len(changed) > maxTamperLines {
+		c.Tampered = append(changed[:maxTamperLines:maxTamperLines], fmt.Sprintf("... and %d more", len(changed)-maxTamperLines))
+	}
+	c.Status = results.StatusTampered
+	if c.ExitCode == 0 {
+		c.ExitCode = 1
+	}
+	shown := changed
+	if len(shown) > 3 {
+		shown = append(shown[:3:3], fmt.Sprintf("... (%d in all)", len(changed)))
+	}
+	c.Error = strings.TrimSpace(c.Error + " what scoring reads was changed during the case: " + strings.Join(shown, "; "))
+}
+
+// sealCase fingerprints a finished case's folder in the run directory:
+// what scoring reads of it (its outputs, transcript, result) is final, so a
+// later change is another agent's.
+func (st *state) sealCase(id string) {
+	if st.tamper == nil {
+		return
+	}
+	g := newTamperGuard([]string{st.dir.Case(id)}, nil)
+	st.mu.Lock()
+	if st.sealed == nil {
+		st.sealed = map[string]*tamperGuard{}
+	}
+	st.sealed[id] = g
+	st.mu.Unlock()
+}
+
+// checkSealed fails a finished case as tampered when its folder changed
+// after it was written (by an agent of a later or parallel case), and
+// rewrites its result.
+func (st *state) checkSealed(id string) error {
+	st.mu.Lock()
+	g := st.sealed[id]
+	st.mu.Unlock()
+	if g == nil {
+		return nil
+	}
+	changed := g.changes()
+	if len(changed) == 0 {
+		return nil
+	}
+	c, err := st.dir.ReadCase(id)
+	if err != nil {
+		return nil // the caller reports an unreadable result
+	}
+	c.Tampered = append(c.Tampered, changed...)
+	c.Status = results.StatusTampered
+	if c.ExitCode == 0 {
+		c.ExitCode = 1
+	}
+	c.Error = strings.TrimSpace(c.Error + " its results were changed after it ended: " + strings.Join(changed[:min(len(changed), 3)], "; "))
+	if err := results.WriteJSON(st.dir.CaseResult(id), c); err != nil {
+		return fmt.Errorf("write the result of case %s: %w", id, err)
+	}
+	st.mu.Lock()
+	st.rows[id] = RowOf(c)
+	st.mu.Unlock()
+	st.obs.Warn(fmt.Sprintf("%s: its results were changed after it ended (%s): tampered", id, strings.Join(changed[:min(len(changed), 3)], "; ")))
+	return nil
+}
+
+func absPath(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
+}

@@ -1,0 +1,100 @@
+package claudecode
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/permissions"
+)
+
+// protectedWrites are the places the agent in ws must not write, whatever
+// the sandbox's own defaults (Claude Code 2.1.332 binds /home, /root, /tmp,
+// /var, /opt, /run and /mnt writable inside it): what scoring reads and
+// the runs folder. A protected folder that holds the workspace, the
+// run's own folders, $HOME or $TMPDIR (which the sandbox mounts over) is
+// replaced by its other entries, walked as deep as needed.
+func (r *started) protectedWrites(ws string) []string {
+	roots := r.s.Eval.ScoringInputs(projectRoot())
+	if r.s.RunDir != "" {
+		roots = append(roots, absPath(filepath.Dir(r.s.RunDir)))
+	}
+	hold := []string{absPath(ws)}
+	for _, d := range []string{r.configDir, r.credDir, r.s.Repo} {
+		if d != "" {
+			hold = append(hold, absPath(d)) // repo mode guards the project on its own
+		}
+	}
+	around := []string{absPath(os.TempDir())}
+	if home, err := os.UserHomeDir(); err == nil {
+		around = append(around, absPath(home))
+	}
+	var out []string
+	for _, root := range roots {
+		out = carve(out, root, hold, around)
+	}
+	return out
+}
+
+// protectedEditDenies are Edit deny rules for the protected places: the
+// Write and Edit tools do not run inside the sandbox.
+func (r *started) protectedEditDenies(ws string) []string {
+	var out []string
+	for _, p := range r.protectedWrites(ws) {
+		pat := permissions.PathPattern(p)
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+			pat = permissions.PathPattern(p + "/")
+		}
+		out = append(out, "Edit("+pat+")")
+	}
+	return out
+}
+
+// carve appends to out the path p, or, when p holds a place in hold or
+// around, its entries (recursively). p is left out when it is inside a
+// place in hold, or is one in around.
+func carve(out []string, p string, hold, around []string) []string {
+	if slices.ContainsFunc(hold, func(k string) bool { return within(p, k) }) || slices.Contains(around, p) {
+		return out
+	}
+	inside := func(k string) bool { return within(k, p) }
+	if !slices.ContainsFunc(hold, inside) && !slices.ContainsFunc(around, inside) {
+		if _, err := os.Lstat(p); err == nil && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+		return out
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		out = carve(out, filepath.Join(p, e.Name()), hold, around)
+	}
+	return out
+}
+
+// within reports whether p is dir or inside it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+func absPath(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
+}
+
+// projectRoot is the folder relative paths of eval.yaml's shared files are
+// read from: the working directory of the run.
+func projectRoot() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	return wd
+}
