@@ -58,7 +58,7 @@ func TestWithSandbox(t *testing.T) {
 		// runner.settings cannot re-open what the harness hides.
 		{"user allowRead inside or above a harness deny is dropped", SandboxSpec{DenyRead: []string{"/ds", "/root"}, AllowRead: []string{"/root/0a"}},
 			`{"sandbox":{"filesystem":{"allowRead":["/ds/case","/","/root/0b","/elsewhere"]}}}`,
-			`{"sandbox":{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowRead":["/root/0a","/elsewhere"],"allowWrite":["~/.cache"],"denyRead":["/ds","/root"],"denyWrite":["/ds"]},"network":{"allowedDomains":["*"]}}}`},
+			`{"sandbox":{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowRead":["/root/0a","/elsewhere"],"allowWrite":["~/.cache"],"denyRead":["/ds","/root"],"denyWrite":["/ds"]},"network":{"allowedDomains":[]}}}`},
 		// Without permissions.network the runner's own allowlist still holds.
 		{"the runner's allowlist without permissions.network", SandboxSpec{}, `{"sandbox":{"network":{"allowedDomains":["api.test"]}}}`,
 			`{"sandbox":{"allowUnsandboxedCommands":false,"autoAllowBashIfSandboxed":false,"enabled":true,"failIfUnavailable":true,"filesystem":{"allowWrite":["~/.cache"]},"network":{"allowedDomains":["api.test"]}}}`},
