@@ -1,0 +1,231 @@
+package workspace
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 17 §2, attacked: a hostile agent (sandbox off) against the
+// repository's record, its compare and its restore.
+
+// evilScript writes a script that leaves marker when run; it returns both.
+func evilScript(t *testing.T) (script, marker string) {
+	t.Helper()
+	d := t.TempDir()
+	marker = filepath.Join(d, "ran")
+	script = filepath.Join(d, "evil.sh")
+	write(t, script, "#!/bin/sh\ntouch "+marker+"\ncat\n")
+	if err := os.Chmod(script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return script, marker
+}
+
+// TestRepoAttackCompareRunsNothing: a filter driver the agent configured
+// (in the repository's config, with a .gitattributes naming it) is not run
+// by the harness when it compares and restores the repository, after the
+// agent has ended and with the harness's environment.
+func TestRepoAttackCompareRunsNothing(t *testing.T) {
+	ctx := context.Background()
+	dir := gitRepo(t)
+	s, err := SnapshotRepo(ctx, dir, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, marker := evilScript(t)
+	f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString("[filter \"x\"]\n\tclean = " + script + "\n\tsmudge = " + script + "\n[diff \"x\"]\n\ttextconv = " + script + "\n")
+	f.Close()
+	write(t, filepath.Join(dir, ".gitattributes"), "* filter=x diff=x\n")
+	write(t, filepath.Join(dir, "README.md"), "changed by the agent\n")
+	changes, err := s.Diff(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(joinChanges(changes), ".git/config: changed") {
+		t.Errorf("changes = %v, want .git/config", changes)
+	}
+	if err := s.SaveWorktree(ctx, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the harness ran the agent's filter driver while comparing or restoring the repository")
+	}
+}
+
+// TestRepoAttackBaselineConfig: the agent rewrites the baseline
+// repository's own files (its config, info/exclude, info/attributes) so that
+// its additions are not seen or the harness runs its program; the record is
+// not believed.
+func TestRepoAttackBaselineConfig(t *testing.T) {
+	ctx := context.Background()
+	for name, tamper := range map[string]func(t *testing.T, base, script string){
+		"exclude": func(t *testing.T, base, _ string) {
+			write(t, filepath.Join(base, "info", "exclude"), "*\n")
+		},
+		"config excludesFile": func(t *testing.T, base, _ string) {
+			write(t, filepath.Join(base, "everything"), "*\n")
+			appendFile(t, filepath.Join(base, "config"), "[core]\n\texcludesFile = "+filepath.Join(base, "everything")+"\n")
+		},
+		"config filter": func(t *testing.T, base, script string) {
+			appendFile(t, filepath.Join(base, "config"), "[filter \"x\"]\n\tclean = "+script+"\n")
+			write(t, filepath.Join(base, "info", "attributes"), "* filter=x\n")
+		},
+		"alternates": func(t *testing.T, base, _ string) {
+			write(t, filepath.Join(base, "objects", "info", "alternates"), "/tmp/elsewhere\n")
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := gitRepo(t)
+			saved := t.TempDir()
+			s, err := SnapshotRepo(ctx, dir, saved, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(dir, "planted.sh"), "#!/bin/sh\n")
+			script, marker := evilScript(t)
+			tamper(t, filepath.Join(saved, "worktree.git"), script)
+			changes, err := s.Diff(ctx)
+			if _, serr := os.Stat(marker); serr == nil {
+				t.Fatal("the harness ran a program the agent configured in the record")
+			}
+			if err == nil && !strings.Contains(joinChanges(changes), "planted.sh") {
+				t.Fatalf("Diff = %v, nil: the agent's file is hidden by a changed record", changes)
+			}
+		})
+	}
+}
+
+// TestRepoAttackRestoreThroughLink: the agent swaps a folder of the git
+// folder (hooks, refs) for a link elsewhere; Restore writes nothing through
+// it and puts the folder back.
+func TestRepoAttackRestoreThroughLink(t *testing.T) {
+	ctx := context.Background()
+	for _, sub := range []string{"hooks", "refs/heads", "info"} {
+		t.Run(sub, func(t *testing.T) {
+			dir := gitRepo(t)
+			before := repoView(t, dir)
+			s, err := SnapshotRepo(ctx, dir, t.TempDir(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outside := t.TempDir()
+			p := filepath.Join(dir, ".git", filepath.FromSlash(sub))
+			if err := os.Rename(p, p+".old"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, p); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Diff(ctx); err != nil {
+				t.Fatal(err)
+			}
+			_ = s.Restore(ctx)
+			if es, _ := os.ReadDir(outside); len(es) > 0 {
+				t.Errorf("Restore wrote %d files into the folder the link points at (%s …)", len(es), es[0].Name())
+			}
+			if st, err := os.Lstat(p); err != nil || !st.IsDir() {
+				t.Errorf(".git/%s after Restore: %v, %v; want the folder back", sub, st, err)
+			}
+			_ = os.RemoveAll(p + ".old")
+			if after := repoView(t, dir); after != before {
+				t.Errorf("the repository after Restore differs:\n%s\nwant\n%s", after, before)
+			}
+		})
+	}
+}
+
+// TestRepoAttackIncludedFile: the user's configuration includes a file
+// that does not exist (an includeIf for some folders, a local extra); the
+// agent creates it with a hooks path. That is a change, and it is undone.
+func TestRepoAttackIncludedFile(t *testing.T) {
+	ctx := context.Background()
+	dir := gitRepo(t)
+	home := os.Getenv("HOME")
+	write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:/nowhere/\"]\n\tpath = work.cfg\n")
+	rgit(t, dir, "config", "include.path", "../extra.cfg")
+	s, err := SnapshotRepo(ctx, dir, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := []string{filepath.Join(home, ".gitconfig.local"), filepath.Join(home, "work.cfg"), filepath.Join(dir, ".git", "..", "extra.cfg")}
+	for _, p := range planted {
+		write(t, p, "[core]\n\thooksPath = /tmp/evil\n")
+	}
+	changes, err := s.Diff(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := joinChanges(changes)
+	for _, p := range planted[:2] {
+		if !strings.Contains(got, p+": added") {
+			t.Errorf("changes = %v, want %s added", changes, p)
+		}
+	}
+	if err := s.Restore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range planted {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s is still there after Restore", p)
+		}
+	}
+}
+
+func joinChanges(cs []RepoChange) string {
+	var b strings.Builder
+	for _, c := range cs {
+		b.WriteString(c.String() + "\n")
+	}
+	return b.String()
+}
+
+func appendFile(t *testing.T, p, s string) {
+	t.Helper()
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRepoAttackRestoreTempLink: the agent changes the global git
+// configuration and plants a link where Restore would write its temporary
+// copy; Restore writes nothing through it.
+func TestRepoAttackRestoreTempLink(t *testing.T) {
+	ctx := context.Background()
+	dir := gitRepo(t)
+	cfg := filepath.Join(os.Getenv("HOME"), ".gitconfig")
+	write(t, cfg, "[user]\n\tname = dev\n")
+	s, err := SnapshotRepo(ctx, dir, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(t.TempDir(), "victim")
+	write(t, victim, "the user's file\n")
+	write(t, cfg, "[core]\n\thooksPath = /tmp/evil\n")
+	if err := os.Symlink(victim, cfg+".agent-eval-restore"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "the user's file\n" {
+		t.Errorf("Restore wrote through the planted link: %q", b)
+	}
+	if b, _ := os.ReadFile(cfg); string(b) != "[user]\n\tname = dev\n" {
+		t.Errorf("~/.gitconfig after Restore: %q", b)
+	}
+}
