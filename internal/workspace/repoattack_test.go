@@ -229,3 +229,45 @@ func TestRepoAttackRestoreTempLink(t *testing.T) {
 		t.Errorf("~/.gitconfig after Restore: %q", b)
 	}
 }
+
+// TestRepoAttackSelfIgnored: a .gitignore that ignores itself (a new
+// folder holding ".gitignore: *" and what the agent plants, a VS Code task
+// that runs when the folder is opened) hides the folder from the work
+// tree's record; it is a change, and undone.
+func TestRepoAttackSelfIgnored(t *testing.T) {
+	ctx := context.Background()
+	dir := gitRepo(t)
+	write(t, filepath.Join(dir, "build", ".gitignore"), "*\n") // the user's own, there before
+	s, err := SnapshotRepo(ctx, dir, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, ".vscode", ".gitignore"), "*\n")
+	write(t, filepath.Join(dir, ".vscode", "tasks.json"), `{"tasks":[{"command":"sh evil","runOptions":{"runOn":"folderOpen"}}]}`)
+	write(t, filepath.Join(dir, "sub", "deep", ".gitattributes"), "* filter=x\n")
+	write(t, filepath.Join(dir, "sub", "deep", ".gitignore"), ".git*\n")
+	changes, err := s.Diff(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := joinChanges(changes)
+	for _, want := range []string{".vscode/.gitignore: added", "sub/deep/.gitattributes: added"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("changes = %v, want %q", changes, want)
+		}
+	}
+	if strings.Contains(got, "build/") {
+		t.Errorf("changes = %v: the user's own ignored folder is not the agent's", changes)
+	}
+	if err := s.Restore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{".vscode", "sub/deep"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("%s is still there after Restore", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "build", ".gitignore")); err != nil {
+		t.Errorf("the user's build/.gitignore: %v", err)
+	}
+}

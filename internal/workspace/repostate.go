@@ -46,6 +46,7 @@ type RepoState struct {
 	indexSum               [32]byte            // of the baseline's index, which Restore checks out from
 	baseline               map[string][32]byte // the baseline repository's own files but its objects, by hash
 	nested                 map[string]bool     // repositories inside the work tree (git status shows "?? dir/")
+	hiders                 map[string]bool     // .gitignore/.gitattributes files git ignores (work-tree paths)
 }
 
 type fileRecord struct {
@@ -155,6 +156,9 @@ func SnapshotRepo(ctx context.Context, dir, saved string, exclude []string) (*Re
 	}
 	s.indexSum = sha256.Sum256(b)
 	if s.nested, err = s.nestedRepos(ctx); err != nil {
+		return nil, err
+	}
+	if s.hiders, err = s.ignoredHiders(ctx); err != nil {
 		return nil, err
 	}
 	if s.baseline, err = s.baselineFiles(); err != nil {
@@ -481,6 +485,13 @@ func (s *RepoState) Diff(ctx context.Context) ([]RepoChange, error) {
 	for _, p := range nested {
 		out = append(out, RepoChange{What: p + "/.git", How: "added (a repository inside the project)", Worktree: true})
 	}
+	hiders, err := s.newHiders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range hiders {
+		out = append(out, RepoChange{What: p, How: "added (a file git ignores, hiding what is beside it from the record)", Worktree: true})
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Worktree != out[j].Worktree {
 			return !out[i].Worktree
@@ -508,6 +519,42 @@ func (s *RepoState) nestedRepos(ctx context.Context) (map[string]bool, error) {
 		}
 	}
 	return m, nil
+}
+
+// ignoredHiders are the .gitignore and .gitattributes files that git
+// ignores (one whose own rules name it: a new folder holding ".gitignore:
+// *"): the work tree's record does not see them nor what they hide. Asked
+// of the baseline repository, which runs nothing of the agent's.
+func (s *RepoState) ignoredHiders(ctx context.Context) (map[string]bool, error) {
+	out, err := s.baselineGit(ctx, "", nil, "ls-files", "--others", "--ignored", "--exclude-standard", "-z", "--",
+		":(glob)**/.gitignore", ":(glob)**/.gitattributes")
+	if err != nil {
+		return nil, fmt.Errorf("list the ignored .gitignore files: %w", err)
+	}
+	m := map[string]bool{}
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" && !slices.ContainsFunc(s.exclude, func(e string) bool { return p == e || strings.HasPrefix(p, e+"/") }) {
+			m[p] = true
+		}
+	}
+	return m, nil
+}
+
+// newHiders are the ignored .gitignore/.gitattributes files the agent
+// added.
+func (s *RepoState) newHiders(ctx context.Context) ([]string, error) {
+	now, err := s.ignoredHiders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for p := range now {
+		if !s.hiders[p] {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // newNested are the repositories the agent made inside the work tree.
@@ -818,6 +865,19 @@ func (s *RepoState) Restore(ctx context.Context) error {
 		if err := removeAll(filepath.Join(s.Top, filepath.FromSlash(p), ".git")); err != nil {
 			errs = append(errs, fmt.Errorf("remove %s/.git: %w", p, err))
 		}
+	}
+	// A .gitignore of the agent's that ignores itself hides its folder
+	// until it is gone.
+	hiders, err := s.newHiders(ctx)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, p := range hiders {
+		abs := filepath.Join(s.Top, filepath.FromSlash(p))
+		if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove %s: %w", p, err))
+		}
+		s.pruneDirs(filepath.Dir(abs), s.Top)
 	}
 	// Twice: a folder the agent made a repository of (a gitlink) hides the
 	// files in it until its .git is gone.
