@@ -533,7 +533,7 @@ func (s *RepoState) ignoredHiders(ctx context.Context) (map[string]bool, error) 
 	}
 	m := map[string]bool{}
 	for _, p := range strings.Split(out, "\x00") {
-		if p != "" && !slices.ContainsFunc(s.exclude, func(e string) bool { return p == e || strings.HasPrefix(p, e+"/") }) {
+		if p != "" {
 			m[p] = true
 		}
 	}
@@ -543,29 +543,24 @@ func (s *RepoState) ignoredHiders(ctx context.Context) (map[string]bool, error) 
 // newHiders are the ignored .gitignore/.gitattributes files the agent
 // added.
 func (s *RepoState) newHiders(ctx context.Context) ([]string, error) {
-	now, err := s.ignoredHiders(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for p := range now {
-		if !s.hiders[p] {
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return s.added(ctx, s.ignoredHiders, s.hiders)
 }
 
 // newNested are the repositories the agent made inside the work tree.
 func (s *RepoState) newNested(ctx context.Context) ([]string, error) {
-	now, err := s.nestedRepos(ctx)
+	return s.added(ctx, s.nestedRepos, s.nested)
+}
+
+// added lists what list finds now that was not in before, leaving out
+// the harness's own paths, sorted.
+func (s *RepoState) added(ctx context.Context, list func(context.Context) (map[string]bool, error), before map[string]bool) ([]string, error) {
+	now, err := list(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for p := range now {
-		if !s.nested[p] && !slices.ContainsFunc(s.exclude, func(e string) bool { return p == e || strings.HasPrefix(p, e+"/") }) {
+		if !before[p] && !slices.ContainsFunc(s.exclude, func(e string) bool { return p == e || strings.HasPrefix(p, e+"/") }) {
 			out = append(out, p)
 		}
 	}
