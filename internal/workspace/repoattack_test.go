@@ -271,3 +271,37 @@ func TestRepoAttackSelfIgnored(t *testing.T) {
 		t.Errorf("the user's build/.gitignore: %v", err)
 	}
 }
+
+// TestRepoAttackLinkedConfig: ~/.gitconfig is a link into the user's
+// dotfiles (common); the agent writes through it. The change is found and
+// the dotfile put back.
+func TestRepoAttackLinkedConfig(t *testing.T) {
+	ctx := context.Background()
+	dir := gitRepo(t)
+	dotfile := filepath.Join(t.TempDir(), "dotfiles", "gitconfig")
+	write(t, dotfile, "[user]\n\tname = dev\n")
+	if err := os.Symlink(dotfile, filepath.Join(os.Getenv("HOME"), ".gitconfig")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := SnapshotRepo(ctx, dir, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, filepath.Join(os.Getenv("HOME"), ".gitconfig"), "[core]\n\thooksPath = /tmp/evil\n")
+	changes, err := s.Diff(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(joinChanges(changes), dotfile+": changed") {
+		t.Errorf("changes = %v, want %s changed", changes, dotfile)
+	}
+	if err := s.Restore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(dotfile); string(b) != "[user]\n\tname = dev\n" {
+		t.Errorf("the dotfile after Restore: %q", b)
+	}
+	if left, err := s.Diff(ctx); err != nil || len(left) > 0 {
+		t.Errorf("after Restore: %v, %v", left, err)
+	}
+}

@@ -215,6 +215,13 @@ func (s *RepoState) watched(ctx context.Context) ([]string, error) {
 	}
 	for _, p := range configFiles(ctx, s.Top) {
 		add(p)
+		// A link (~/.gitconfig into the user's dotfiles): what it points at
+		// is what git reads, and what an agent writes through it.
+		if st, err := os.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			if t, err := filepath.EvalSymlinks(p); err == nil {
+				add(t)
+			}
+		}
 	}
 	return out, nil
 }
