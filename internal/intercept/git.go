@@ -506,6 +506,11 @@ func gitReadOnly(sub string, rest []word) string {
 		return ""
 	}
 	if modes, ok := gitSubModes[sub]; ok {
+		// git stash -q list is git stash push -q list: with an option
+		// first, stash pushes (the words after it are pathspecs).
+		if sub == "stash" && len(words) > 0 && !slices.Contains(modes, words[0]) {
+			return changes
+		}
 		if sub == "notes" {
 			ops = withoutValue(words, "--ref")
 		}
