@@ -506,8 +506,9 @@ func gitReadOnly(sub string, rest []word) string {
 		return ""
 	}
 	if modes, ok := gitSubModes[sub]; ok {
-		// git stash -q list is git stash push -q list: with an option
-		// first, stash pushes (the words after it are pathspecs).
+		// git stash -q -- list is git stash push -q -- list (measured,
+		// git 2.39: it stashes the file "list"): with an option first,
+		// stash pushes.
 		if sub == "stash" && len(words) > 0 && !slices.Contains(modes, words[0]) {
 			return changes
 		}
