@@ -305,3 +305,39 @@ func TestRepoAttackLinkedConfig(t *testing.T) {
 		t.Errorf("after Restore: %v, %v", left, err)
 	}
 }
+
+// TestRepoAttackObjectRewritten: the agent overwrites a loose object (same
+// size: the repository's history is corrupt); that is a change.
+func TestRepoAttackObjectRewritten(t *testing.T) {
+	ctx := context.Background()
+	dir := gitRepo(t)
+	s, err := SnapshotRepo(ctx, dir, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj string
+	for p := range s.objects {
+		if strings.Contains(p, "/objects/") && !strings.Contains(p, "/pack/") {
+			obj = p
+			break
+		}
+	}
+	b, err := os.ReadFile(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(obj, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] ^= 0xff
+	if err := os.WriteFile(obj, b, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := s.Diff(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(joinChanges(changes), "objects: 1 object files rewritten") {
+		t.Errorf("changes = %v, want the rewritten object", changes)
+	}
+}

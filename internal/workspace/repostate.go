@@ -37,9 +37,9 @@ type RepoState struct {
 	exclude                []string // work-tree paths (relative, slash) that are not the agent's
 	files                  map[string]fileRecord
 	dirs                   map[string]bool
-	hooksDir               string          // core.hooksPath outside the repository, "" for none
-	absent                 map[string]bool // configuration files that did not exist
-	objects                map[string]bool
+	hooksDir               string              // core.hooksPath outside the repository, "" for none
+	absent                 map[string]bool     // configuration files that did not exist
+	objects                map[string][32]byte // a loose one by its content, a pack by its size
 	index                  string
 	config                 string
 	tree                   string              // the work tree's baseline tree
@@ -100,7 +100,7 @@ func SnapshotRepo(ctx context.Context, dir, saved string, exclude []string) (*Re
 		return nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
 	}
 	s := &RepoState{Top: lines[0], GitDir: lines[1], CommonDir: lines[2], saved: saved,
-		files: map[string]fileRecord{}, dirs: map[string]bool{}, objects: map[string]bool{}, absent: map[string]bool{}}
+		files: map[string]fileRecord{}, dirs: map[string]bool{}, objects: map[string][32]byte{}, absent: map[string]bool{}}
 	for _, e := range exclude {
 		if rel, err := filepath.Rel(s.Top, e); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 			s.exclude = append(s.exclude, filepath.ToSlash(rel))
@@ -136,7 +136,7 @@ func SnapshotRepo(ctx context.Context, dir, saved string, exclude []string) (*Re
 		case isDir:
 			s.dirs[p] = true
 		case rec != nil && rec.copy == "" && rec.link == "" && objectFile(s, p):
-			s.objects[p] = true
+			s.objects[p] = rec.sum
 		case rec != nil:
 			s.files[p] = *rec
 		}
@@ -329,7 +329,16 @@ func (s *RepoState) record(p string, keep bool, n *int) (*fileRecord, bool, erro
 	case !st.Mode().IsRegular():
 		return rec, false, nil // a socket or fifo: its presence only
 	case objectFile(s, p):
+		// A loose object by its content (small, and git touches one it
+		// would write again, so not by its time); a pack by its size.
 		rec.sum = sha256.Sum256([]byte(fmt.Sprint(st.Size())))
+		if !strings.Contains(filepath.ToSlash(p), "/pack/") && st.Size() < 1<<20 {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, false, err
+			}
+			rec.sum = sha256.Sum256(b)
+		}
 		return rec, false, nil
 	}
 	b, err := os.ReadFile(p)
@@ -432,7 +441,7 @@ func (s *RepoState) Diff(ctx context.Context) ([]RepoChange, error) {
 		if isDir || p == index {
 			continue
 		}
-		if s.objects[p] {
+		if _, ok := s.objects[p]; ok {
 			continue
 		}
 		before, had := s.files[p]
@@ -447,14 +456,21 @@ func (s *RepoState) Diff(ctx context.Context) ([]RepoChange, error) {
 			out = append(out, RepoChange{What: s.show(p), How: "changed", Stub: before.mode == rec.mode && s.stubFile(p, &before)})
 		}
 	}
-	gone := 0
-	for p := range s.objects {
-		if _, err := os.Lstat(p); err != nil {
+	gone, rewritten := 0, 0
+	for p, sum := range s.objects {
+		rec, _, err := s.record(p, false, nil)
+		switch {
+		case err != nil || rec == nil:
 			gone++
+		case rec.sum != sum:
+			rewritten++ // git writes an object once; this one was overwritten
 		}
 	}
 	if gone > 0 {
 		out = append(out, RepoChange{What: "objects", How: fmt.Sprintf("%d object files removed (repacked or pruned)", gone)})
+	}
+	if rewritten > 0 {
+		out = append(out, RepoChange{What: "objects", How: fmt.Sprintf("%d object files rewritten (not recoverable from the record: check with git fsck)", rewritten)})
 	}
 	for p := range s.files {
 		if p == index {
@@ -816,7 +832,7 @@ func (s *RepoState) Restore(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	for _, p := range paths {
-		if s.objects[p] || s.dirs[p] {
+		if _, ok := s.objects[p]; ok || s.dirs[p] {
 			continue
 		}
 		rec, isDir, err := s.record(p, false, nil)
