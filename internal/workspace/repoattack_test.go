@@ -2,10 +2,13 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Issue 17 §2, attacked: a hostile agent (sandbox off) against the
@@ -339,5 +342,39 @@ func TestRepoAttackObjectRewritten(t *testing.T) {
 	}
 	if !strings.Contains(joinChanges(changes), "objects: 1 object files rewritten") {
 		t.Errorf("changes = %v, want the rewritten object", changes)
+	}
+}
+
+// TestRepoAttackFifo: a FIFO named .gitattributes (or .gitignore) makes
+// git wait for ever on the work tree; comparing and restoring end with an
+// error instead of hanging the run.
+func TestRepoAttackFifo(t *testing.T) {
+	ctx := context.Background()
+	defer func(d time.Duration) { gitTimeout = d }(gitTimeout)
+	gitTimeout = 2 * time.Second
+	for _, name := range []string{".gitattributes", "sub/.gitignore"} {
+		t.Run(name, func(t *testing.T) {
+			dir := gitRepo(t)
+			s, err := SnapshotRepo(ctx, dir, t.TempDir(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(filepath.Join(dir, filepath.FromSlash(name)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := s.Diff(ctx)
+				done <- errors.Join(err, s.Restore(ctx))
+			}()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Error("Diff and Restore found nothing wrong with a FIFO git blocks on")
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("comparing the repository hangs on a FIFO the agent left")
+			}
+		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // RepoState is what a repository was before an agent worked in it (repo
@@ -1012,12 +1013,29 @@ func (s *RepoState) pruneDirs(dir, root string) {
 	}
 }
 
+// gitTimeout bounds each git command the record runs: what the agent
+// leaves can make git wait for ever (a FIFO named .gitattributes or
+// .gitignore in the work tree, an include.path naming one), after the
+// agent, where nothing else would end it. A command past it is an error:
+// the case is not compared, and fails.
+var gitTimeout = 3 * time.Minute
+
+// gitError says why a git command of the record failed.
+func gitError(ctx context.Context, args []string, err error, stderr *bytes.Buffer) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("git %s: no answer in %s (does git wait on a FIFO the agent left, as .gitattributes, .gitignore or an included configuration file?)", args[0], gitTimeout)
+	}
+	return fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+}
+
 // inspectGit runs a git command that only reads the repository dir is in,
 // with the user's configuration (a change to it is what Diff looks for):
 // no optional locks (status would refresh the index), no fsmonitor.
 func inspectGit(ctx context.Context, dir string, args ...string) (string, error) {
 	// (No core.hooksPath override: these commands run no hooks, and it
 	// would hide the repository's own setting from `config --get`.)
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(gitEnv(), "GIT_OPTIONAL_LOCKS=0")
@@ -1025,7 +1043,7 @@ func inspectGit(ctx context.Context, dir string, args ...string) (string, error)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return string(out), fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		return string(out), gitError(ctx, args, err, &stderr)
 	}
 	return string(out), nil
 }
@@ -1039,6 +1057,8 @@ func (s *RepoState) baselineGit(ctx context.Context, index string, stdin *string
 	full := append([]string{"-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false", "-c", "core.autocrlf=false",
 		"-c", "core.symlinks=true", "-c", "core.quotepath=false", "-c", "core.excludesFile=" + os.DevNull,
 		"-c", "core.attributesFile=" + os.DevNull}, gitArgs(s.Top, gitDir)...)
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
 	cmd.Dir = s.Top
 	cmd.Env = append(gitEnv(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1", "GIT_ATTR_NOSYSTEM=1", "HOME="+s.saved)
@@ -1052,7 +1072,7 @@ func (s *RepoState) baselineGit(ctx context.Context, index string, stdin *string
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return string(out), fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		return string(out), gitError(ctx, args, err, &stderr)
 	}
 	return string(out), nil
 }
