@@ -147,6 +147,10 @@ var (
 	// core.fsmonitor, a filter driver): ~/.gitconfig, $XDG_CONFIG_HOME/git/
 	// config, attributes and ignore, /etc/gitconfig.
 	gitConfigRE = lazyre.New(`(?:^|/)(?:\.?gitconfig|\.config/git|git/(?:config|attributes|ignore))(?:/|$)`)
+	// gitExclusionRE finds where a command line names .git only to leave
+	// it out (grep --exclude-dir=.git, find -not -path './.git/*', find
+	// -path ./.git -prune, rg -g '!.git', grep -v .git).
+	gitExclusionRE = lazyre.New(`--exclude-dir[= ]['"]?\.git['"]?|(?:-not|!)\s+-(?:path|name|wholename)\s+['"]?[^\s'"]*\.git[^\s'"]*['"]?|-path\s+['"]?[^\s'"]*\.git['"]?\s+-prune|(?:-g|--glob)[= ]['"]?![^\s'"]*\.git[^\s'"]*['"]?|grep\s+-v\s+['"]?[^\s'"]*\.git[^\s'"]*['"]?`)
 	// redirectTargetRE finds what a redirect writes.
 	redirectTargetRE = lazyre.New(`>{1,2}\|?\s*("[^"]*"|'[^']*'|[^\s;&|<>()]+)`)
 )
@@ -182,7 +186,7 @@ sha1sum sha256sum md5sum od xxd hexdump realpath readlink basename dirname echo 
 // tee, sed -i, ln, rm, chmod, …); the sandbox makes it read-only as well,
 // and the repository's record catches what a spelling hides.
 func gitFolderVerdict(g *GitPolicy, command string, an *analysis) string {
-	mentions := strings.Contains(command, ".git")
+	mentions := strings.Contains(gitExclusionRE().ReplaceAllString(command, ""), ".git")
 	if gitRedirectRE().MatchString(command) || redirectsInto(command, g.Folders) {
 		return "the command writes into a .git folder, and this eval runs in the user's own repository (workspace_mode: repo)"
 	}
@@ -199,6 +203,20 @@ func gitFolderVerdict(g *GitPolicy, command string, an *analysis) string {
 		base := path.Base(c.words[0].s)
 		if base == "git" || strings.HasPrefix(base, "git-") {
 			continue // judged by its sub-command
+		}
+		if (base == "xargs" || base == "parallel") && mentions {
+			// grep -rl x .git | xargs rm: the paths come from the input.
+			if prog := xargsProgram(c.words[1:]); prog != "" && !gitFolderReaders[prog] && prog != "git" && !strings.HasPrefix(prog, "git-") {
+				return base + " " + prog + " is given paths from its input on a command line that names .git, and this eval runs in the user's own repository (workspace_mode: repo), whose git state the agent may not change"
+			}
+		}
+		if base == "mkfifo" || base == "mknod" {
+			// git waits for ever on a FIFO named .gitattributes or .gitignore.
+			for _, w := range c.words[1:] {
+				if strings.HasPrefix(path.Base(w.s), ".git") {
+					return base + " " + clip(w.s, 40) + " would make git wait for ever on it, and this eval runs in the user's own repository (workspace_mode: repo)"
+				}
+			}
 		}
 		named := false
 		for _, w := range c.words[1:] {
@@ -218,6 +236,24 @@ func gitFolderVerdict(g *GitPolicy, command string, an *analysis) string {
 			continue
 		}
 		return base + " is given a path in a .git folder or git's configuration, and this eval runs in the user's own repository (workspace_mode: repo), whose git state the agent may not change"
+	}
+	return ""
+}
+
+// xargsProgram is the base name of the program xargs (or parallel) runs,
+// "" when none is named (xargs alone runs echo).
+func xargsProgram(args []word) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i].s
+		switch {
+		case slices.Contains([]string{"-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-a", "-E", "-e", "--max-args", "--max-procs", "--delimiter", "--arg-file", "--eof", "-j", "--jobs"}, a):
+			if a != "-i" && a != "-l" && a != "-e" {
+				i++ // its value
+			}
+		case strings.HasPrefix(a, "-"):
+		default:
+			return path.Base(a)
+		}
 	}
 	return ""
 }
