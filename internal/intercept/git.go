@@ -146,7 +146,7 @@ var (
 	// the repository's git reads all the same (core.hooksPath,
 	// core.fsmonitor, a filter driver): ~/.gitconfig, $XDG_CONFIG_HOME/git/
 	// config, attributes and ignore, /etc/gitconfig.
-	gitConfigRE = lazyre.New(`(?:^|/)(?:\.?gitconfig|\.config/git|git/(?:config|attributes|ignore))(?:/|$)`)
+	gitConfigRE = lazyre.New(`(?:^|/)\.?gitconfig$|(?:^|/)(?:\.config|\$\{?XDG_CONFIG_HOME\}?)/git(?:/|$)`)
 	// gitExclusionRE finds where a command line names .git only to leave
 	// it out (grep --exclude-dir=.git, find -not -path './.git/*', find
 	// -path ./.git -prune, rg -g '!.git', grep -v .git).
