@@ -142,7 +142,39 @@ func setOf(words string) map[string]bool {
 var (
 	gitFolderRE   = lazyre.New(`(?:^|[/="':,(])\.git(?:[/"',)]|$)`)
 	gitRedirectRE = lazyre.New(`>[>|&]?\s*['"]?(?:[^\s;&|<>'"]*/)?\.git(?:[/\s'";&|)]|$)`)
+	// gitConfigRE finds git's configuration outside the repository, which
+	// the repository's git reads all the same (core.hooksPath,
+	// core.fsmonitor, a filter driver): ~/.gitconfig, $XDG_CONFIG_HOME/git/
+	// config, attributes and ignore, /etc/gitconfig.
+	gitConfigRE = lazyre.New(`(?:^|/)\.?gitconfig$|(?:^|/)(?:\.config|\$\{?XDG_CONFIG_HOME\}?)/git(?:/|$)`)
+	// gitExclusionRE finds where a command line names .git only to leave
+	// it out (grep --exclude-dir=.git, find -not -path './.git/*', find
+	// -path ./.git -prune, rg -g '!.git', grep -v .git).
+	gitExclusionRE = lazyre.New(`--exclude-dir[= ]['"]?\.git['"]?|(?:-not|!)\s+-(?:path|name|wholename)\s+['"]?[^\s'"]*\.git[^\s'"]*['"]?|-path\s+['"]?[^\s'"]*\.git['"]?\s+-prune|(?:-g|--glob)[= ]['"]?![^\s'"]*\.git[^\s'"]*['"]?|grep\s+-v\s+['"]?[^\s'"]*\.git[^\s'"]*['"]?`)
+	// redirectTargetRE finds what a redirect writes.
+	redirectTargetRE = lazyre.New(`>{1,2}\|?\s*("[^"]*"|'[^']*'|[^\s;&|<>()]+)`)
 )
+
+// namesGitState: a word (or a redirect's target) names a path in a git
+// folder or a git configuration file, also through a glob that matches
+// .git (.gi?, .[g]it, .g*); dynamic: it is only known when the command
+// runs, and mentions is whether the command line names .git anywhere.
+func namesGitState(g *GitPolicy, v string, dynamic, mentions bool) bool {
+	if gitFolderRE().MatchString(v) || gitConfigRE().MatchString(v) || slices.ContainsFunc(g.Folders, func(f string) bool { return within(f, v) }) {
+		return true
+	}
+	if dynamic && mentions {
+		return true // d=.git; cp x $d/hooks, $(echo .git)/config
+	}
+	for _, seg := range strings.Split(v, "/") {
+		if strings.ContainsAny(seg, "*?[") {
+			if ok, _ := path.Match(seg, ".git"); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // gitFolderReaders only read what they are given (find as long as it
 // deletes and runs nothing): they may name .git.
@@ -154,8 +186,15 @@ sha1sum sha256sum md5sum od xxd hexdump realpath readlink basename dirname echo 
 // tee, sed -i, ln, rm, chmod, …); the sandbox makes it read-only as well,
 // and the repository's record catches what a spelling hides.
 func gitFolderVerdict(g *GitPolicy, command string, an *analysis) string {
+	mentions := strings.Contains(gitExclusionRE().ReplaceAllString(command, ""), ".git")
 	if gitRedirectRE().MatchString(command) || redirectsInto(command, g.Folders) {
 		return "the command writes into a .git folder, and this eval runs in the user's own repository (workspace_mode: repo)"
+	}
+	for _, m := range redirectTargetRE().FindAllStringSubmatch(command, -1) {
+		t := strings.Trim(m[1], `"'`)
+		if t != "" && t[0] != '&' && namesGitState(g, t, strings.ContainsAny(t, "$`"), mentions) {
+			return "the command writes into a .git folder or git's configuration (" + clip(t, 60) + "), and this eval runs in the user's own repository (workspace_mode: repo)"
+		}
 	}
 	for _, c := range an.calls {
 		if len(c.words) == 0 {
@@ -165,13 +204,27 @@ func gitFolderVerdict(g *GitPolicy, command string, an *analysis) string {
 		if base == "git" || strings.HasPrefix(base, "git-") {
 			continue // judged by its sub-command
 		}
+		if (base == "xargs" || base == "parallel") && mentions {
+			// grep -rl x .git | xargs rm: the paths come from the input.
+			if prog := xargsProgram(c.words[1:]); prog != "" && !gitFolderReaders[prog] && prog != "git" && !strings.HasPrefix(prog, "git-") {
+				return base + " " + prog + " is given paths from its input on a command line that names .git, and this eval runs in the user's own repository (workspace_mode: repo), whose git state the agent may not change"
+			}
+		}
+		if base == "mkfifo" || base == "mknod" {
+			// git waits for ever on a FIFO named .gitattributes or .gitignore.
+			for _, w := range c.words[1:] {
+				if strings.HasPrefix(path.Base(w.s), ".git") {
+					return base + " " + clip(w.s, 40) + " would make git wait for ever on it, and this eval runs in the user's own repository (workspace_mode: repo)"
+				}
+			}
+		}
 		named := false
 		for _, w := range c.words[1:] {
 			v := w.s
 			if _, after, ok := strings.Cut(v, "="); ok && strings.HasPrefix(v, "-") {
 				v = after
 			}
-			if gitFolderRE().MatchString(v) || slices.ContainsFunc(g.Folders, func(f string) bool { return within(f, v) }) {
+			if namesGitState(g, v, w.dyn, mentions) {
 				named = true
 				break
 			}
@@ -182,7 +235,25 @@ func gitFolderVerdict(g *GitPolicy, command string, an *analysis) string {
 		if gitFolderReaders[base] && !(base == "find" && findActs(c.words[1:])) {
 			continue
 		}
-		return base + " is given a path in a .git folder, and this eval runs in the user's own repository (workspace_mode: repo), whose git state the agent may not change"
+		return base + " is given a path in a .git folder or git's configuration, and this eval runs in the user's own repository (workspace_mode: repo), whose git state the agent may not change"
+	}
+	return ""
+}
+
+// xargsProgram is the base name of the program xargs (or parallel) runs,
+// "" when none is named (xargs alone runs echo).
+func xargsProgram(args []word) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i].s
+		switch {
+		case slices.Contains([]string{"-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-a", "-E", "-e", "--max-args", "--max-procs", "--delimiter", "--arg-file", "--eof", "-j", "--jobs"}, a):
+			if a != "-i" && a != "-l" && a != "-e" {
+				i++ // its value
+			}
+		case strings.HasPrefix(a, "-"):
+		default:
+			return path.Base(a)
+		}
 	}
 	return ""
 }
@@ -333,7 +404,8 @@ func (g *GitPolicy) judgeGit(args []word, env map[string]string, globals bool) s
 		case slices.Contains([]string{"--exec-path", "--html-path", "--man-path", "--info-path", "--version", "-v", "--help", "-h"}, s) ||
 			strings.HasPrefix(s, "--list-cmds="):
 			if s == "--help" || s == "-h" {
-				return "" // git help SUB: reads documentation
+				// git --help WORDS is git help WORDS (-w runs a browser).
+				return g.judgeGit(append([]word{{s: "help"}}, args[i+1:]...), nil, false)
 			}
 			if i == len(args)-1 {
 				return "" // prints and exits
@@ -355,6 +427,14 @@ func (g *GitPolicy) judgeGit(args []word, env map[string]string, globals bool) s
 		return "the git sub-command is only known when the command runs"
 	}
 	name := sub.s
+	for _, a := range rest {
+		// A remote helper that runs a command or talks over a descriptor;
+		// git refuses it unless protocol.allow says otherwise, which the
+		// hook does not see.
+		if l := strings.ToLower(a.s); strings.HasPrefix(l, "ext::") || strings.HasPrefix(l, "fd::") {
+			return "git " + name + " " + clip(a.s, 40) + " names a remote that runs a command"
+		}
+	}
 	if !gitCommands[name] {
 		return fmt.Sprintf("git %s is not a git command the hook knows (an alias or a git-%s program could run anything)", clip(name, 40), clip(name, 40))
 	}
@@ -462,6 +542,12 @@ func gitReadOnly(sub string, rest []word) string {
 		return ""
 	}
 	if modes, ok := gitSubModes[sub]; ok {
+		// git stash -q -- list is git stash push -q -- list (measured,
+		// git 2.39: it stashes the file "list"): with an option first,
+		// stash pushes.
+		if sub == "stash" && len(words) > 0 && !slices.Contains(modes, words[0]) {
+			return changes
+		}
 		if sub == "notes" {
 			ops = withoutValue(words, "--ref")
 		}
@@ -489,7 +575,11 @@ func gitReadOnly(sub string, rest []word) string {
 			"no-contains", "merged", "no-merged", "points-at", "format", "sort", "column", "no-column", "color", "no-color",
 			"ignore-case", "abbrev", "no-abbrev", "quiet", "omit-empty"})
 	case "tag":
-		if slices.ContainsFunc(opts, func(o string) bool { return o == "-v" || longHits(o, []string{"verify"}) }) {
+		// -v/--verify with nothing else that acts: it reads.
+		if slices.ContainsFunc(opts, func(o string) bool { return o == "-v" || longHits(o, []string{"verify"}) }) &&
+			!slices.ContainsFunc(opts, func(o string) bool {
+				return !(o == "-v" || longHits(o, []string{"verify"}) || strings.HasPrefix(o, "--format"))
+			}) {
 			return ""
 		}
 		return gitListing(sub, opts, ops, changes, "lni", []string{"list", "contains", "no-contains", "merged", "no-merged",
@@ -507,7 +597,7 @@ func gitReadOnly(sub string, rest []word) string {
 		}
 		return changes
 	case "format-patch":
-		if slices.Contains(opts, "--stdout") && !slices.ContainsFunc(opts, func(o string) bool { return o == "-o" || longHits(o, []string{"output-directory"}) }) {
+		if slices.Contains(opts, "--stdout") && !slices.ContainsFunc(opts, func(o string) bool { return shortHas(o, "o") || longHits(o, []string{"output-directory"}) }) {
 			return ""
 		}
 		return changes

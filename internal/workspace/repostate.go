@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // RepoState is what a repository was before an agent worked in it (repo
@@ -36,22 +38,26 @@ type RepoState struct {
 	exclude                []string // work-tree paths (relative, slash) that are not the agent's
 	files                  map[string]fileRecord
 	dirs                   map[string]bool
-	hooksDir               string          // core.hooksPath outside the repository, "" for none
-	absent                 map[string]bool // configuration files that did not exist
-	objects                map[string]bool
+	hooksDir               string              // core.hooksPath outside the repository, "" for none
+	absent                 map[string]bool     // configuration files that did not exist
+	objects                map[string][32]byte // a loose one by its content, a pack by its size
 	index                  string
 	config                 string
-	tree                   string          // the work tree's baseline tree
-	indexSum               [32]byte        // of the baseline's index, which Restore checks out from
-	nested                 map[string]bool // repositories inside the work tree (git status shows "?? dir/")
+	tree                   string              // the work tree's baseline tree
+	indexSum               [32]byte            // of the baseline's index, which Restore checks out from
+	baseline               map[string][32]byte // the baseline repository's own files but its objects, by hash
+	nested                 map[string]bool     // repositories inside the work tree (git status shows "?? dir/")
+	hiders                 map[string]bool     // .gitignore/.gitattributes files git ignores (work-tree paths)
 }
 
 type fileRecord struct {
 	sum  [32]byte
 	mode fs.FileMode
 	// copy is where the content is kept ("" for an object file, whose
-	// name is its content); link is a symlink's target.
-	copy, link string
+	// name is its content); link is a symlink's target; dir the folder it
+	// is in with every link resolved (a folder on the way swapped for a
+	// link elsewhere is not written through).
+	copy, link, dir string
 }
 
 // RepoChange is one difference between a repository and its RepoState.
@@ -95,7 +101,7 @@ func SnapshotRepo(ctx context.Context, dir, saved string, exclude []string) (*Re
 		return nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
 	}
 	s := &RepoState{Top: lines[0], GitDir: lines[1], CommonDir: lines[2], saved: saved,
-		files: map[string]fileRecord{}, dirs: map[string]bool{}, objects: map[string]bool{}, absent: map[string]bool{}}
+		files: map[string]fileRecord{}, dirs: map[string]bool{}, objects: map[string][32]byte{}, absent: map[string]bool{}}
 	for _, e := range exclude {
 		if rel, err := filepath.Rel(s.Top, e); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 			s.exclude = append(s.exclude, filepath.ToSlash(rel))
@@ -131,7 +137,7 @@ func SnapshotRepo(ctx context.Context, dir, saved string, exclude []string) (*Re
 		case isDir:
 			s.dirs[p] = true
 		case rec != nil && rec.copy == "" && rec.link == "" && objectFile(s, p):
-			s.objects[p] = true
+			s.objects[p] = rec.sum
 		case rec != nil:
 			s.files[p] = *rec
 		}
@@ -150,8 +156,14 @@ func SnapshotRepo(ctx context.Context, dir, saved string, exclude []string) (*Re
 		return nil, fmt.Errorf("snapshot the work tree: %w", err)
 	}
 	s.indexSum = sha256.Sum256(b)
-	if s.nested, err = nestedRepos(ctx, s.Top); err != nil {
+	if s.nested, err = s.nestedRepos(ctx); err != nil {
 		return nil, err
+	}
+	if s.hiders, err = s.ignoredHiders(ctx); err != nil {
+		return nil, err
+	}
+	if s.baseline, err = s.baselineFiles(); err != nil {
+		return nil, fmt.Errorf("snapshot the work tree: %w", err)
 	}
 	return s, nil
 }
@@ -204,6 +216,13 @@ func (s *RepoState) watched(ctx context.Context) ([]string, error) {
 	}
 	for _, p := range configFiles(ctx, s.Top) {
 		add(p)
+		// A link (~/.gitconfig into the user's dotfiles): what it points at
+		// is what git reads, and what an agent writes through it.
+		if st, err := os.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			if t, err := filepath.EvalSymlinks(p); err == nil {
+				add(t)
+			}
+		}
 	}
 	return out, nil
 }
@@ -229,14 +248,30 @@ func configFiles(ctx context.Context, top string) []string {
 	if xdg != "" {
 		out = append(out, filepath.Join(xdg, "git", "config"), filepath.Join(xdg, "git", "attributes"), filepath.Join(xdg, "git", "ignore"))
 	}
-	origins, _ := inspectGit(ctx, top, "config", "--list", "--show-origin", "--includes", "--name-only")
-	for _, l := range strings.Split(origins, "\n") {
-		f, _, _ := strings.Cut(l, "\t")
-		if p, ok := strings.CutPrefix(f, "file:"); ok {
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(top, p)
+	// -z: origin NUL key LF value NUL.
+	list, _ := inspectGit(ctx, top, "config", "--list", "--show-origin", "--includes", "-z")
+	f := strings.Split(list, "\x00")
+	for i := 0; i+1 < len(f); i += 2 {
+		p, ok := strings.CutPrefix(f[i], "file:")
+		if !ok {
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(top, p)
+		}
+		p = filepath.Clean(p)
+		out = append(out, p)
+		// A file an include names, taken or not (includeIf's condition may
+		// hold later) and existing or not: an agent that creates it
+		// changes the configuration as much as one that edits it.
+		key, value, _ := strings.Cut(f[i+1], "\n")
+		key = strings.ToLower(key)
+		if (key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path")) && value != "" {
+			inc := expandHome(value)
+			if !filepath.IsAbs(inc) {
+				inc = filepath.Join(filepath.Dir(p), inc)
 			}
-			out = append(out, filepath.Clean(p))
+			out = append(out, filepath.Clean(inc))
 		}
 	}
 	return out
@@ -277,6 +312,11 @@ func (s *RepoState) record(p string, keep bool, n *int) (*fileRecord, bool, erro
 		return nil, false, err
 	}
 	rec := &fileRecord{mode: st.Mode()}
+	if keep {
+		if rec.dir, err = filepath.EvalSymlinks(filepath.Dir(p)); err != nil {
+			return nil, false, err
+		}
+	}
 	switch {
 	case st.IsDir():
 		return nil, true, nil
@@ -290,7 +330,16 @@ func (s *RepoState) record(p string, keep bool, n *int) (*fileRecord, bool, erro
 	case !st.Mode().IsRegular():
 		return rec, false, nil // a socket or fifo: its presence only
 	case objectFile(s, p):
+		// A loose object by its content (small, and git touches one it
+		// would write again, so not by its time); a pack by its size.
 		rec.sum = sha256.Sum256([]byte(fmt.Sprint(st.Size())))
+		if !strings.Contains(filepath.ToSlash(p), "/pack/") && st.Size() < 1<<20 {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, false, err
+			}
+			rec.sum = sha256.Sum256(b)
+		}
 		return rec, false, nil
 	}
 	b, err := os.ReadFile(p)
@@ -393,7 +442,7 @@ func (s *RepoState) Diff(ctx context.Context) ([]RepoChange, error) {
 		if isDir || p == index {
 			continue
 		}
-		if s.objects[p] {
+		if _, ok := s.objects[p]; ok {
 			continue
 		}
 		before, had := s.files[p]
@@ -408,14 +457,21 @@ func (s *RepoState) Diff(ctx context.Context) ([]RepoChange, error) {
 			out = append(out, RepoChange{What: s.show(p), How: "changed", Stub: before.mode == rec.mode && s.stubFile(p, &before)})
 		}
 	}
-	gone := 0
-	for p := range s.objects {
-		if _, err := os.Lstat(p); err != nil {
+	gone, rewritten := 0, 0
+	for p, sum := range s.objects {
+		rec, _, err := s.record(p, false, nil)
+		switch {
+		case err != nil || rec == nil:
 			gone++
+		case rec.sum != sum:
+			rewritten++ // git writes an object once; this one was overwritten
 		}
 	}
 	if gone > 0 {
 		out = append(out, RepoChange{What: "objects", How: fmt.Sprintf("%d object files removed (repacked or pruned)", gone)})
+	}
+	if rewritten > 0 {
+		out = append(out, RepoChange{What: "objects", How: fmt.Sprintf("%d object files rewritten (not recoverable from the record: check with git fsck)", rewritten)})
 	}
 	for p := range s.files {
 		if p == index {
@@ -453,6 +509,13 @@ func (s *RepoState) Diff(ctx context.Context) ([]RepoChange, error) {
 	for _, p := range nested {
 		out = append(out, RepoChange{What: p + "/.git", How: "added (a repository inside the project)", Worktree: true})
 	}
+	hiders, err := s.newHiders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range hiders {
+		out = append(out, RepoChange{What: p, How: "added (a file git ignores, hiding what is beside it from the record)", Worktree: true})
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Worktree != out[j].Worktree {
 			return !out[i].Worktree
@@ -462,32 +525,66 @@ func (s *RepoState) Diff(ctx context.Context) ([]RepoChange, error) {
 	return out, nil
 }
 
-// nestedRepos are the untracked repositories inside top's work tree: git
-// status lists each as one "?? dir/" even with --untracked-files=all, and
-// the work tree's record does not look into them.
-func nestedRepos(ctx context.Context, top string) (map[string]bool, error) {
-	out, err := inspectGit(ctx, top, "status", "--porcelain", "-z", "--untracked-files=all", "--ignore-submodules=all", "--no-renames")
+// nestedRepos are the untracked repositories inside the work tree: git
+// lists each as one "dir/" among the untracked files, and the work tree's
+// record does not look into them. ls-files, not status: status hashes
+// files whose stat data changed, through the filter drivers the agent may
+// have configured (.gitattributes and a [filter] section), which would run
+// in the harness after the agent has ended.
+func (s *RepoState) nestedRepos(ctx context.Context) (map[string]bool, error) {
+	out, err := inspectGit(ctx, s.Top, "ls-files", "--others", "--exclude-standard", "-z")
 	if err != nil {
-		return nil, fmt.Errorf("read the repository's status: %w", err)
+		return nil, fmt.Errorf("list the repository's untracked files: %w", err)
 	}
 	m := map[string]bool{}
-	for _, e := range strings.Split(out, "\x00") {
-		if p, ok := strings.CutPrefix(e, "?? "); ok && strings.HasSuffix(p, "/") {
+	for _, p := range strings.Split(out, "\x00") {
+		if strings.HasSuffix(p, "/") {
 			m[strings.TrimSuffix(p, "/")] = true
 		}
 	}
 	return m, nil
 }
 
+// ignoredHiders are the .gitignore and .gitattributes files that git
+// ignores (one whose own rules name it: a new folder holding ".gitignore:
+// *"): the work tree's record does not see them nor what they hide. Asked
+// of the baseline repository, which runs nothing of the agent's.
+func (s *RepoState) ignoredHiders(ctx context.Context) (map[string]bool, error) {
+	out, err := s.baselineGit(ctx, "", nil, "ls-files", "--others", "--ignored", "--exclude-standard", "-z", "--",
+		":(glob)**/.gitignore", ":(glob)**/.gitattributes")
+	if err != nil {
+		return nil, fmt.Errorf("list the ignored .gitignore files: %w", err)
+	}
+	m := map[string]bool{}
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" {
+			m[p] = true
+		}
+	}
+	return m, nil
+}
+
+// newHiders are the ignored .gitignore/.gitattributes files the agent
+// added.
+func (s *RepoState) newHiders(ctx context.Context) ([]string, error) {
+	return s.added(ctx, s.ignoredHiders, s.hiders)
+}
+
 // newNested are the repositories the agent made inside the work tree.
 func (s *RepoState) newNested(ctx context.Context) ([]string, error) {
-	now, err := nestedRepos(ctx, s.Top)
+	return s.added(ctx, s.nestedRepos, s.nested)
+}
+
+// added lists what list finds now that was not in before, leaving out
+// the harness's own paths, sorted.
+func (s *RepoState) added(ctx context.Context, list func(context.Context) (map[string]bool, error), before map[string]bool) ([]string, error) {
+	now, err := list(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for p := range now {
-		if !s.nested[p] && !slices.ContainsFunc(s.exclude, func(e string) bool { return p == e || strings.HasPrefix(p, e+"/") }) {
+		if !before[p] && !slices.ContainsFunc(s.exclude, func(e string) bool { return p == e || strings.HasPrefix(p, e+"/") }) {
 			out = append(out, p)
 		}
 	}
@@ -499,12 +596,68 @@ func (s *RepoState) newNested(ctx context.Context) ([]string, error) {
 // memory (an agent with the sandbox off can reach the folder it is in):
 // the baseline index by its hash, the objects by git's own check.
 func (s *RepoState) checkRecord(ctx context.Context) error {
+	if err := s.checkBaselineFiles(); err != nil {
+		return err
+	}
 	b, err := os.ReadFile(filepath.Join(s.saved, "worktree.git", "index"))
 	if err != nil || sha256.Sum256(b) != s.indexSum {
 		return fmt.Errorf("the record of the work tree in %s was changed since the snapshot (%v); nothing is compared or put back from it", s.saved, err)
 	}
 	if _, err := s.baselineGit(ctx, "", nil, "fsck", "--no-dangling", "--no-progress", "--no-reflogs"); err != nil {
 		return fmt.Errorf("the record of the work tree in %s was changed since the snapshot: %w", s.saved, err)
+	}
+	return nil
+}
+
+// baselineFiles hashes the baseline repository's own files (config,
+// HEAD, info/exclude, …) but its objects and the index.after beside the
+// index; what git itself adds there while the harness compares
+// (objects/xx/…, objects/pack/…) is left out.
+func (s *RepoState) baselineFiles() (map[string][32]byte, error) {
+	root := filepath.Join(s.saved, "worktree.git")
+	m := map[string][32]byte{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() && rel != "objects" && strings.HasPrefix(rel, "objects/") && rel != "objects/info" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || strings.HasPrefix(rel, "index.after") {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 || !d.Type().IsRegular() {
+			m[rel] = sha256.Sum256([]byte("not a file: " + d.Type().String()))
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		m[rel] = sha256.Sum256(b)
+		return nil
+	})
+	return m, err
+}
+
+// checkBaselineFiles: the baseline repository's own files are as the
+// snapshot left them. Its config, info/exclude or info/attributes changed
+// would hide the agent's additions or make the harness's git run a
+// program of the agent's (a filter driver), so nothing is run there then.
+func (s *RepoState) checkBaselineFiles() error {
+	now, err := s.baselineFiles()
+	if err == nil && len(now) != len(s.baseline) {
+		err = fmt.Errorf("%d files where there were %d", len(now), len(s.baseline))
+	}
+	for rel, sum := range now {
+		if err == nil && s.baseline[rel] != sum {
+			err = fmt.Errorf("%s differs", rel)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("the record of the work tree in %s was changed since the snapshot (%v); nothing is compared or put back from it", s.saved, err)
 	}
 	return nil
 }
@@ -615,6 +768,9 @@ func (s *RepoState) show(p string) string {
 // of every file it added or changed under files/. It writes nothing when
 // the work tree is as it was.
 func (s *RepoState) SaveWorktree(ctx context.Context, dir string) error {
+	if err := s.checkBaselineFiles(); err != nil {
+		return err
+	}
 	after, err := s.worktreeTree(ctx, false)
 	if err != nil || after == s.tree {
 		return err
@@ -654,12 +810,30 @@ func (s *RepoState) SaveWorktree(ctx context.Context, dir string) error {
 // first (SaveWorktree). It returns what it could not put back.
 func (s *RepoState) Restore(ctx context.Context) error {
 	var errs []error
+	// Folders first: one the agent swapped for a link (or a file) would be
+	// written through, outside the repository.
+	dirs := slices.Sorted(maps.Keys(s.dirs))
+	for _, d := range dirs {
+		st, err := os.Lstat(d)
+		if err == nil && st.IsDir() {
+			continue
+		}
+		if err == nil {
+			if err := os.Remove(d); err != nil {
+				errs = append(errs, fmt.Errorf("remove %s, which was a folder: %w", s.show(d), err))
+				continue
+			}
+		}
+		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			errs = append(errs, fmt.Errorf("restore the folder %s: %w", s.show(d), err))
+		}
+	}
 	paths, err := s.watched(ctx)
 	if err != nil {
 		errs = append(errs, err)
 	}
 	for _, p := range paths {
-		if s.objects[p] || s.dirs[p] {
+		if _, ok := s.objects[p]; ok || s.dirs[p] {
 			continue
 		}
 		rec, isDir, err := s.record(p, false, nil)
@@ -710,6 +884,19 @@ func (s *RepoState) Restore(ctx context.Context) error {
 		if err := removeAll(filepath.Join(s.Top, filepath.FromSlash(p), ".git")); err != nil {
 			errs = append(errs, fmt.Errorf("remove %s/.git: %w", p, err))
 		}
+	}
+	// A .gitignore of the agent's that ignores itself hides its folder
+	// until it is gone.
+	hiders, err := s.newHiders(ctx)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, p := range hiders {
+		abs := filepath.Join(s.Top, filepath.FromSlash(p))
+		if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove %s: %w", p, err))
+		}
+		s.pruneDirs(filepath.Dir(abs), s.Top)
 	}
 	// Twice: a folder the agent made a repository of (a gitlink) hides the
 	// files in it until its .git is gone.
@@ -772,6 +959,9 @@ func (s *RepoState) put(p string, r fileRecord) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err != nil || r.dir != "" && dir != r.dir {
+		return fmt.Errorf("its folder is now %s, not %s (a link was put on the way); not written through", dir, r.dir)
+	}
 	if st, err := os.Lstat(p); err == nil && (st.IsDir() || st.Mode()&fs.ModeSymlink != 0 || r.link != "") {
 		if err := removeAll(p); err != nil {
 			return err
@@ -790,14 +980,27 @@ func (s *RepoState) put(p string, r fileRecord) error {
 	if sha256.Sum256(b) != r.sum {
 		return fmt.Errorf("the copy kept in %s was changed since the snapshot; not put back", r.copy)
 	}
-	tmp := p + ".agent-eval-restore"
-	if err := os.WriteFile(tmp, b, r.mode.Perm()|0o200); err != nil {
+	// A fresh name (O_EXCL): a link the agent planted at a fixed one would
+	// be written through.
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".agent-eval-restore-*")
+	if err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp, r.mode.Perm()); err != nil {
-		return err
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return os.Rename(tmp, p)
+	if err == nil {
+		err = os.Chmod(tmp, r.mode.Perm())
+	}
+	if err == nil {
+		err = os.Rename(tmp, p)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
 }
 
 // pruneDirs removes the empty folders from dir up to root (not root
@@ -810,12 +1013,29 @@ func (s *RepoState) pruneDirs(dir, root string) {
 	}
 }
 
+// gitTimeout bounds each git command the record runs: what the agent
+// leaves can make git wait for ever (a FIFO named .gitattributes or
+// .gitignore in the work tree, an include.path naming one), after the
+// agent, where nothing else would end it. A command past it is an error:
+// the case is not compared, and fails.
+var gitTimeout = 3 * time.Minute
+
+// gitError says why a git command of the record failed.
+func gitError(ctx context.Context, args []string, err error, stderr *bytes.Buffer) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("git %s: no answer in %s (does git wait on a FIFO the agent left, as .gitattributes, .gitignore or an included configuration file?)", args[0], gitTimeout)
+	}
+	return fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+}
+
 // inspectGit runs a git command that only reads the repository dir is in,
 // with the user's configuration (a change to it is what Diff looks for):
 // no optional locks (status would refresh the index), no fsmonitor.
 func inspectGit(ctx context.Context, dir string, args ...string) (string, error) {
 	// (No core.hooksPath override: these commands run no hooks, and it
 	// would hide the repository's own setting from `config --get`.)
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(gitEnv(), "GIT_OPTIONAL_LOCKS=0")
@@ -823,7 +1043,7 @@ func inspectGit(ctx context.Context, dir string, args ...string) (string, error)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return string(out), fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		return string(out), gitError(ctx, args, err, &stderr)
 	}
 	return string(out), nil
 }
@@ -835,7 +1055,10 @@ func inspectGit(ctx context.Context, dir string, args ...string) (string, error)
 func (s *RepoState) baselineGit(ctx context.Context, index string, stdin *strings.Reader, args ...string) (string, error) {
 	gitDir := filepath.Join(s.saved, "worktree.git")
 	full := append([]string{"-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false", "-c", "core.autocrlf=false",
-		"-c", "core.symlinks=true", "-c", "core.quotepath=false"}, gitArgs(s.Top, gitDir)...)
+		"-c", "core.symlinks=true", "-c", "core.quotepath=false", "-c", "core.excludesFile=" + os.DevNull,
+		"-c", "core.attributesFile=" + os.DevNull}, gitArgs(s.Top, gitDir)...)
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
 	cmd.Dir = s.Top
 	cmd.Env = append(gitEnv(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1", "GIT_ATTR_NOSYSTEM=1", "HOME="+s.saved)
@@ -849,7 +1072,7 @@ func (s *RepoState) baselineGit(ctx context.Context, index string, stdin *string
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return string(out), fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		return string(out), gitError(ctx, args, err, &stderr)
 	}
 	return string(out), nil
 }
