@@ -323,7 +323,9 @@ func dropBytes(f *syntax.File) {
 			return true
 		}
 		sq.Value = ctrlEscapes(sq.Value)
-		s, err := expand.Literal(nil, &syntax.Word{Parts: []syntax.WordPart{sq}})
+		// A config of its own: with nil, expand prepares one shared default
+		// config, a data race between concurrent decisions.
+		s, err := expand.Literal(&expand.Config{}, &syntax.Word{Parts: []syntax.WordPart{sq}})
 		if err != nil {
 			return true
 		}
