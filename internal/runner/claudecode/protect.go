@@ -34,6 +34,17 @@ func (r *started) protectedWrites(ws string) []string {
 	for _, root := range roots {
 		out = carve(out, root, hold, around)
 	}
+	// The user's own home is not the agent's (it has a home of its own in
+	// its slot): nothing there is its to write, so no ~/.bashrc, ~/.profile
+	// or ~/.config file it leaves runs on the user's next login. What the
+	// run keeps there (the workspace, the agent's home, the project in repo
+	// mode) is carved out.
+	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
+		if own := r.ownHome(ws); own != "" {
+			hold = append(hold, absPath(own))
+		}
+		out = carve(out, absPath(home), hold, []string{absPath(os.TempDir())})
+	}
 	return out
 }
 
