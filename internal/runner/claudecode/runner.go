@@ -302,17 +302,20 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 	c := r.s.Permissions
 	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies...)
 	c.Deny = append(c.Deny, r.protectedEditDenies(ws)...) // what scoring reads (protect.go)
-	// What the sandbox hides from Bash is hidden from the file tools too,
-	// which run outside it, whether the sandbox is on or not. The rules go
-	// into the settings, not on the command line.
-	withHidden := c
-	withHidden.Deny = append(slices.Clone(c.Deny), hidden.rules...)
 	base := ws
 	if r.s.Repo != "" {
 		deny, allow := r.answerKeyDenies(ws)
 		c.Deny, c.Allow = append(c.Deny, deny...), append(slices.Clone(c.Allow), allow...)
 		base = r.s.Repo // twins are rooted where the agent runs
 	}
+	// What the sandbox hides from Bash is hidden from the file tools too,
+	// which run outside it, whether the sandbox is on or not. The rules go
+	// into the settings, not on the command line. The settings hold repo
+	// mode's rules too: Claude Code's sandbox takes the Edit denies of its
+	// settings (not of its command line) as its denyWrite, which is what
+	// keeps Bash from writing the project and its git folders.
+	withHidden := c
+	withHidden.Deny = append(slices.Clone(c.Deny), hidden.rules...)
 	exists := func(rel string) bool { return fileExists(filepath.Join(base, rel)) }
 	settings, _, warn := permissions.WorkspaceSettings(settings, withHidden, []string{base}, exists)
 	if warn != "" {
@@ -578,12 +581,12 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 			in.Transcript.Write(e)
 		}
 	}
-	before := workspace.TopLevel(s.w.Dir)
 	budget := in.MaxBudgetUSD
 	dir := s.w.Dir
 	if r.s.Repo != "" {
 		dir = r.s.Repo
 	}
+	before := workspace.TopLevel(dir)
 	res := Run(ctx, Spec{
 		Bin: r.bin, Dir: dir, Prompt: in.Prompt, Model: r.s.Model, Effort: rc.Effort,
 		PermissionMode: rc.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: rc.SystemPrompt,
@@ -593,8 +596,9 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	})
 	var errs []error
 	errs = append(errs, stdout.Close(), stderr.Close())
-	// What the sandbox mounted over the agent's workspace is not its work.
-	workspace.RemoveSandboxPlaceholders(s.w.Dir, before)
+	// What the sandbox mounted over where the agent ran (its workspace, the
+	// project in repo mode) is not its work.
+	workspace.RemoveSandboxPlaceholders(dir, before)
 	sum := res.Summary
 	out := runner.Result{ExitCode: res.ExitCode, TimedOut: res.TimedOut, Interrupted: res.Interrupted, Duration: res.Duration,
 		Err: res.Err, Model: sum.Model, Text: sum.Result, IsError: sum.IsError, CostUSD: sum.CostUSD, Usage: sum.Usage,
