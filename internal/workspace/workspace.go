@@ -394,7 +394,7 @@ func TopLevel(dir string) map[string]bool {
 // RemoveSandboxPlaceholders removes from dir what Claude Code's sandbox left
 // there: the names of its placeholder list that were not in before (a
 // TopLevel taken before the agent ran) and are an empty regular file or an
-// empty directory. Anything with content, and anything that was there
+// empty directory (node_modules: or one holding an empty .bin alone). Anything with content, and anything that was there
 // before, stays. It returns the names removed.
 func RemoveSandboxPlaceholders(dir string, before map[string]bool) []string {
 	if before == nil {
@@ -412,14 +412,28 @@ func RemoveSandboxPlaceholders(dir string, before map[string]bool) []string {
 		}
 		empty := st.Mode().IsRegular() && st.Size() == 0
 		if st.IsDir() {
-			entries, err := os.ReadDir(p)
-			empty = err == nil && len(entries) == 0
+			empty = emptyDir(p)
+			if !empty && name == "node_modules" && emptyDir(filepath.Join(p, ".bin")) {
+				// 2.1.332 mounts over node_modules/.bin too: the folder is
+				// left holding that empty folder alone.
+				entries, err := os.ReadDir(p)
+				empty = err == nil && len(entries) == 1 && entries[0].Name() == ".bin" && os.Remove(filepath.Join(p, ".bin")) == nil
+			}
 		}
 		if empty && os.Remove(p) == nil {
 			removed = append(removed, name)
 		}
 	}
 	return removed
+}
+
+// emptyDir reports p being a folder (not a link to one) with nothing in it.
+func emptyDir(p string) bool {
+	if st, err := os.Lstat(p); err != nil || !st.IsDir() {
+		return false
+	}
+	entries, err := os.ReadDir(p)
+	return err == nil && len(entries) == 0
 }
 
 // RemoveAll removes every path in paths (workspaces, their baselines), a

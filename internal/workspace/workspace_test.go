@@ -1305,6 +1305,25 @@ func TestRemoveSandboxPlaceholders(t *testing.T) {
 	if RemoveSandboxPlaceholders(dir, nil) != nil {
 		t.Error("without a listing from before, nothing may be removed")
 	}
+	// node_modules as 2.1.332 leaves it, holding an empty .bin; one whose
+	// .bin holds a file is the agent's.
+	for _, tc := range []struct {
+		file string
+		want bool
+	}{{"", true}, {"tool", false}} {
+		d := t.TempDir()
+		before := TopLevel(d)
+		if err := os.MkdirAll(filepath.Join(d, "node_modules", ".bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if tc.file != "" {
+			writeFile(t, filepath.Join(d, "node_modules", ".bin", tc.file), "x", 0o755)
+		}
+		got := slices.Equal(RemoveSandboxPlaceholders(d, before), []string{"node_modules"})
+		if _, err := os.Lstat(filepath.Join(d, "node_modules")); got != tc.want || (err == nil) == tc.want {
+			t.Errorf("node_modules/.bin holding %q: removed %v (%v), want %v", tc.file, got, err, tc.want)
+		}
+	}
 }
 
 func TestRemoveAll(t *testing.T) {
