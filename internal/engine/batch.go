@@ -85,7 +85,7 @@ func (st *state) runBatch(ctx context.Context, start time.Time) (*results.Run, e
 		trRed := st.runRedactor().JSONWriter(trFile)
 		cr.tr = transcript.NewWriter(trRed)
 		st.invoke(ctx, cr, c, st.dir.Path, prompt, invocationSpec{}, true)
-		st.checkTamper(c)
+		st.checkTamper(c, nil)
 		if err := errors.Join(cr.tr.Flush(), trRed.Close(), trFile.Close()); err != nil {
 			st.obs.Warn(fmt.Sprintf("batch: write the transcript: %v", err))
 		}

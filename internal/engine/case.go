@@ -150,7 +150,10 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 			defer st.collectModified(cr)
 		}
 	}
-	defer st.checkTamper(c) // before the defers above: the after_each hooks are the eval's own
+	// What scoring reads as the agent left it, in repo mode before the
+	// project is put back (the restore must not hide a change there).
+	var seen []string
+	defer func() { st.checkTamper(c, seen) }() // before the defers above: the after_each hooks are the eval's own
 	if st.p.Steps {
 		st.runSteps(ctx, cr)
 		return cr.c
@@ -171,7 +174,7 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	}
 	st.invoke(ctx, cr, cr.c, cr.out, c.Prompt, invocationSpec{}, true)
 	if snap != nil {
-		st.undoRepoChanges(ctx, cr, snap)
+		seen = st.undoRepoChanges(ctx, cr, snap)
 	}
 	return c
 }
@@ -193,11 +196,15 @@ func (st *state) harnessPaths() []string {
 // changed; the agent's work-tree changes are kept in the case's
 // repo_changes/ (a patch and the files), and everything is put back as it
 // was. A change of the git state fails the case; a change of the work tree
-// does unless runner.repo_changes is report.
-func (st *state) undoRepoChanges(ctx context.Context, cr *caseRun, snap *workspace.RepoState) {
+// does unless runner.repo_changes is report. It returns what differed in
+// what scoring reads before anything was put back (the tamper check's
+// changes, less the sandbox's placeholders): a change the restore undoes
+// there is the case's tampering all the same.
+func (st *state) undoRepoChanges(ctx context.Context, cr *caseRun, snap *workspace.RepoState) []string {
 	ctx = context.WithoutCancel(ctx) // an interrupted case is undone too
 	c, id := cr.c, cr.c.CaseID
 	changes, err := snap.Diff(ctx)
+	seen := st.tamperChanges(stubPaths(snap, changes))
 	if err != nil {
 		// Put back what can be: the git files' copies are checked one by
 		// one against the hashes held in memory.
@@ -208,7 +215,7 @@ func (st *state) undoRepoChanges(ctx context.Context, cr *caseRun, snap *workspa
 		c.Status, c.ExitCode, c.RepoModified = results.StatusError, -1, true
 		c.Error = strings.TrimSpace(c.Error + msg)
 		st.obs.Warn(id + ":" + msg)
-		return
+		return seen
 	}
 	gitState := false
 	var stubs []string
@@ -228,7 +235,7 @@ func (st *state) undoRepoChanges(ctx context.Context, cr *caseRun, snap *workspa
 				st.obs.Warn(fmt.Sprintf("%s: remove the sandbox's placeholders from the project (%s): %v", id, strings.Join(stubs, "; "), err))
 			}
 		}
-		return
+		return seen
 	}
 	c.RepoModified = true
 	if err := snap.SaveWorktree(ctx, filepath.Join(cr.out, rundir.RepoChangesDir)); err != nil {
@@ -257,7 +264,7 @@ func (st *state) undoRepoChanges(ctx context.Context, cr *caseRun, snap *workspa
 	msg := "the case modified the project (" + strings.Join(shown, "; ") + "); " + undone + ", see " + rundir.RepoModsFile
 	if !gitState && st.ev.Runner.RepoChanges == "report" {
 		st.obs.Warn(id + ": " + msg)
-		return
+		return seen
 	}
 	c.Error = strings.TrimSpace(c.Error + " " + msg)
 	if c.Status == results.StatusCompleted {
@@ -266,6 +273,19 @@ func (st *state) undoRepoChanges(ctx context.Context, cr *caseRun, snap *workspa
 	if c.ExitCode == 0 {
 		c.ExitCode = 1
 	}
+	return seen
+}
+
+// stubPaths are the work-tree files among changes that Claude Code's
+// sandbox left for its mounts (not the agent's), by absolute path.
+func stubPaths(snap *workspace.RepoState, changes []workspace.RepoChange) []string {
+	var out []string
+	for _, ch := range changes {
+		if ch.Stub && ch.Worktree && ch.How == "added" {
+			out = append(out, filepath.Join(snap.Top, filepath.FromSlash(ch.What)))
+		}
+	}
+	return out
 }
 
 func (st *state) baselineDir(id string) string {

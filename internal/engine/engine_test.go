@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,7 +27,12 @@ import (
 // each id) into a temporary folder and returns it.
 func project(t testing.TB, evalYAML string, ids ...string) string {
 	t.Helper()
-	dir := t.TempDir()
+	return projectIn(t, t.TempDir(), evalYAML, ids...)
+}
+
+// projectIn writes the eval of project into dir.
+func projectIn(t testing.TB, dir, evalYAML string, ids ...string) string {
+	t.Helper()
 	files := map[string]string{"eval.yaml": evalYAML}
 	for _, id := range ids {
 		files["cases/"+id+"/input.yaml"] = "name: " + id + "\n"
@@ -78,6 +84,7 @@ func (r *recorder) RunFinished(s engine.Summary) { r.mu.Lock(); r.summary = &s; 
 // run plans and runs the eval in dir with the fake runner.
 type run struct {
 	dir   string
+	cwd   string // the working directory (the project in repo mode); dir when ""
 	flags engine.Flags
 	fake  *fake.Runner
 	obs   *recorder
@@ -94,7 +101,7 @@ func (r *run) plan(t testing.TB) engine.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := engine.NewPlan(ev, filepath.Join(r.dir, "eval.yaml"), r.flags, engine.Environment{Dir: r.dir, Now: time.Now(),
+	p, err := engine.NewPlan(ev, filepath.Join(r.dir, "eval.yaml"), r.flags, engine.Environment{Dir: cmp.Or(r.cwd, r.dir), Now: time.Now(),
 		Getenv: func(k string) string {
 			if k == "AGENT_EVAL_RUNS_DIR" {
 				return filepath.Join(r.dir, "runs")
@@ -590,7 +597,9 @@ func TestARunnerWithoutInterceptionIsWarnedAbout(t *testing.T) {
 // repo_modified and what changed, its work-tree change is kept in
 // repo_changes/, and the repository is put back, the user's uncommitted
 // work included; runner.repo_changes: report spares a work-tree-only
-// change, never a change of the git state.
+// change, never a change of the git state, nor one of what scoring reads
+// (eval.yaml's folder, in the project here): that case is tampered though
+// the restore undid the change.
 func TestRepoModeUndoesChanges(t *testing.T) {
 	t.Parallel()
 	gitIn := func(dir string, args ...string) error {
@@ -605,21 +614,25 @@ func TestRepoModeUndoesChanges(t *testing.T) {
 	for _, tc := range []struct {
 		name, knob string
 		gitState   bool
+		inEval     bool // the agent's file goes beside eval.yaml
 		wantStatus results.Status
 	}{
-		{"git state", "", true, results.StatusFailed},
-		{"work tree", "", false, results.StatusFailed},
-		{"work tree, report", "  repo_changes: report\n", false, results.StatusCompleted},
-		{"git state, report", "  repo_changes: report\n", true, results.StatusFailed},
+		{"git state", "", true, false, results.StatusFailed},
+		{"work tree", "", false, false, results.StatusFailed},
+		{"work tree, report", "  repo_changes: report\n", false, false, results.StatusCompleted},
+		{"git state, report", "  repo_changes: report\n", true, false, results.StatusFailed},
+		{"eval's folder", "", false, true, results.StatusTampered},
+		{"eval's folder, report", "  repo_changes: report\n", false, true, results.StatusTampered},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := project(t, caseEval+"runner:\n  workspace_mode: repo\n"+tc.knob, "a")
-			if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("runs/\n"), 0o644); err != nil {
+			top := t.TempDir()
+			dir := projectIn(t, filepath.Join(top, "evals"), caseEval+"runner:\n  workspace_mode: repo\n"+tc.knob, "a")
+			if err := os.WriteFile(filepath.Join(top, ".gitignore"), []byte("runs/\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "init"}} {
-				if err := gitIn(dir, args...); err != nil {
+				if err := gitIn(top, args...); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -627,18 +640,23 @@ func TestRepoModeUndoesChanges(t *testing.T) {
 			if err := os.WriteFile(user, []byte("name: a\n# the user's edit\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			agentFile, agentRel := filepath.Join(top, "agent.txt"), "agent.txt"
+			if tc.inEval {
+				agentFile, agentRel = filepath.Join(dir, "agent.txt"), "evals/agent.txt"
+			}
 			r := newRun(t, dir, map[string]fake.Script{"a": {During: func() error {
-				if err := os.WriteFile(filepath.Join(dir, "agent.txt"), []byte("agent-line\n"), 0o644); err != nil {
+				if err := os.WriteFile(agentFile, []byte("agent-line\n"), 0o644); err != nil {
 					return err
 				}
 				if !tc.gitState {
 					return nil
 				}
-				if err := gitIn(dir, "-C", ".", "tag", "evil"); err != nil {
+				if err := gitIn(top, "-C", ".", "tag", "evil"); err != nil {
 					return err
 				}
-				return gitIn(dir, "config", "core.hooksPath", ".evil")
+				return gitIn(top, "config", "core.hooksPath", ".evil")
 			}}})
+			r.cwd = top
 			res, err := r.exec(context.Background(), t)
 			if err != nil {
 				t.Fatal(err)
@@ -647,8 +665,11 @@ func TestRepoModeUndoesChanges(t *testing.T) {
 			if c.Status != tc.wantStatus || !c.RepoModified {
 				t.Fatalf("status %s, repo_modified %v (%s); want %s, true", c.Status, c.RepoModified, c.Error, tc.wantStatus)
 			}
+			if tampered := strings.Join(c.Tampered, "\n"); tc.inEval != (tampered == agentFile+": added") || tc.inEval != strings.Contains(c.Error, agentFile+": added") {
+				t.Errorf("tampered %q, error %q; want the agent's file named %v", c.Tampered, c.Error, tc.inEval)
+			}
 			all := strings.Join(c.RepoChanges, "\n")
-			want := []string{"agent.txt: added"}
+			want := []string{agentRel + ": added"}
 			if tc.gitState {
 				want = append(want, ".git/refs/tags/evil: added", ".git/config: changed")
 			}
@@ -658,22 +679,22 @@ func TestRepoModeUndoesChanges(t *testing.T) {
 				}
 			}
 			caseDir := filepath.Join(dir, "runs", "demo", "r1", "cases", "a")
-			if b, err := os.ReadFile(filepath.Join(caseDir, "repo_changes", "files", "agent.txt")); err != nil || string(b) != "agent-line\n" {
+			if b, err := os.ReadFile(filepath.Join(caseDir, "repo_changes", "files", filepath.FromSlash(agentRel))); err != nil || string(b) != "agent-line\n" {
 				t.Errorf("the agent's file in repo_changes/: %q, %v", b, err)
 			}
 			if _, err := os.Stat(filepath.Join(caseDir, "repo_modifications.txt")); err != nil {
 				t.Error(err)
 			}
-			if _, err := os.Stat(filepath.Join(dir, "agent.txt")); err == nil {
+			if _, err := os.Stat(agentFile); err == nil {
 				t.Error("the agent's file is still in the project")
 			}
 			if b, _ := os.ReadFile(user); string(b) != "name: a\n# the user's edit\n" {
 				t.Errorf("the user's uncommitted edit = %q", b)
 			}
-			if err := gitIn(dir, "rev-parse", "-q", "--verify", "refs/tags/evil"); err == nil {
+			if err := gitIn(top, "rev-parse", "-q", "--verify", "refs/tags/evil"); err == nil {
 				t.Error("the tag is still there")
 			}
-			if err := gitIn(dir, "config", "--get", "core.hooksPath"); err == nil {
+			if err := gitIn(top, "config", "--get", "core.hooksPath"); err == nil {
 				t.Error("core.hooksPath is still set")
 			}
 		})

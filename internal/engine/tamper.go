@@ -224,14 +224,50 @@ func (st *state) startTamperGuard() {
 	st.tamper = newTamperGuard(roots, skip)
 }
 
+// tamperChanges lists what differs in what scoring reads now (nil without
+// a guard), leaving out an addition of one of the files placeholders names
+// (what Claude Code's sandbox mounts over, which repo mode undoes).
+func (st *state) tamperChanges(placeholders []string) []string {
+	if st.tamper == nil {
+		return nil
+	}
+	var out []string
+	for _, ch := range st.tamper.changes() {
+		p, ok := strings.CutSuffix(ch, ": added")
+		if ok && slices.ContainsFunc(placeholders, func(s string) bool { return sameFile(p, s) }) {
+			continue
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// sameFile reports a and b naming one file that exists.
+func sameFile(a, b string) bool {
+	fa, err := os.Lstat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Lstat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
 // checkTamper fails c as tampered when what scoring reads changed since the
 // run started (by this case's agent or, with cases in parallel, another's:
-// either way its verdict could not be trusted).
-func (st *state) checkTamper(c *results.Case) {
+// either way its verdict could not be trusted). earlier are the changes
+// seen before the case's end, which the run has put back since (repo mode
+// restores the project): they count all the same.
+func (st *state) checkTamper(c *results.Case, earlier []string) {
 	if st.tamper == nil {
 		return
 	}
 	changed := st.tamper.changes()
+	for _, ch := range earlier {
+		if !slices.Contains(changed, ch) {
+			changed = append(changed, ch)
+		}
+	}
+	sort.Strings(changed)
 	if len(changed) == 0 {
 		return
 	}
