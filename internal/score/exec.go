@@ -29,11 +29,11 @@ type execJudge struct {
 	py *pyExec
 }
 
-// pyExec is an exec judge that is python3 SCRIPT.py ARGS or python3 -m
-// MODULE ARGS.
+// pyExec is an exec judge that is python3 SCRIPT.py ARGS, python3 -m
+// MODULE ARGS or python3 -c CODE ARGS.
 type pyExec struct {
 	flags        []string // the interpreter's own options before it (-u, -X utf8)
-	mode, target string   // "script" and its path, or "module" and its name
+	mode, target string   // "script" and its path, "module" and its name, or "command" and its code
 	args         []string
 }
 
@@ -96,6 +96,8 @@ func pythonExec(root string, argv, pass []string) *pyExec {
 		return nil
 	}
 	switch a := argv[i]; {
+	case a == "-c" && i+1 < len(argv):
+		return &pyExec{flags: flags, mode: "command", target: argv[i+1], args: argv[i+2:]}
 	case a == "-m" && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):
 		return &pyExec{flags: flags, mode: "module", target: argv[i+1], args: argv[i+2:]}
 	case strings.HasSuffix(a, ".py") && !strings.HasPrefix(a, "-"):
@@ -152,7 +154,7 @@ func (e *execJudge) Score(ctx context.Context, rec *Record) Outcome {
 		}
 		argv[0] = p
 		if e.py != nil {
-			argv = append(append(append([]string{p, "-I", "-B"}, e.py.flags...), "-c", pyLauncher, e.py.mode, e.py.target, e.host.project), e.py.args...)
+			argv = append(append(append([]string{p, "-I", "-S", "-B"}, e.py.flags...), "-c", pyLauncher, e.py.mode, e.py.target, e.host.project), e.py.args...)
 		}
 		return argv, nil
 	})

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,6 +42,8 @@ judges:
     exec: [python3, judges/no.py]
   - name: exec_module_says_no
     exec: python3 -m judges.no
+  - name: exec_code_says_no
+    exec: [python3, -c, "import json, sys, textwrap; sys.stdin.read(); print(json.dumps({'value': False, 'rationale': textwrap.shorten('the code says no', 40)}))"]
 `
 
 // writePlanted writes the eval above (its judges always fail) and a run of
@@ -153,6 +156,16 @@ func TestPlantedFilesForgeNoVerdict(t *testing.T) {
 			plant(t, filepath.Join(root, "bin", "python3"), forgeSh, 0o755)
 			t.Setenv("PATH", filepath.Join(root, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 		}},
+		{"a .pth and sitecustomize in the interpreter's own site-packages (a virtualenv the agent can write)", func(t *testing.T, _ string, _ rundir.Dir) {
+			venv := writableVenv(t)
+			site := filepath.Join(venv, "lib", "python"+ver, "site-packages")
+			// It lets python3's probes by (their program names version_info
+			// or <check>) and forges every judge's answer.
+			quiet := "import os; c = open('/proc/self/cmdline', 'rb').read(); b'version_info' in c or b'<check>' in c or (os.write(1, b'{\"value\": true, \"rationale\": \"forged\"}\\n'), os._exit(0))\n"
+			plant(t, filepath.Join(site, "zz.pth"), quiet, 0o644)
+			plant(t, filepath.Join(site, "sitecustomize.py"), "exec("+strconv.Quote(quiet)+")\n", 0o644)
+			t.Setenv("PATH", filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+		}},
 		{"json.py beside the exec judge's script", func(t *testing.T, root string, _ rundir.Dir) {
 			for _, m := range []string{"json.py", "textwrap.py", "sys.py", "os.py"} {
 				plant(t, filepath.Join(root, "judges", m), forge, 0o644)
@@ -182,7 +195,7 @@ open(out, "wb").write(be._code_to_timestamp_pyc(code, st.st_mtime, st.st_size))
 			root, run, score := writePlanted(t)
 			tt.plant(t, root, run)
 			s := score()
-			if len(s.Cases[0].Verdicts) != 4 {
+			if len(s.Cases[0].Verdicts) != 5 {
 				t.Fatalf("verdicts = %+v", s.Cases[0].Verdicts)
 			}
 			for _, v := range s.Cases[0].Verdicts {
@@ -195,6 +208,23 @@ open(out, "wb").write(be._code_to_timestamp_pyc(code, st.st_mtime, st.st_size))
 			}
 		})
 	}
+}
+
+// writableVenv makes a virtualenv of python3 where the judges trust a
+// PATH entry (outside the temporary folder and any world-writable one: the
+// package's folder), as a user's own pyenv or virtualenv is, which an agent
+// running as the user (sandbox off) can write.
+func writableVenv(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	must(t, err)
+	d, err := os.MkdirTemp(wd, ".venv-test-")
+	must(t, err)
+	t.Cleanup(func() { os.RemoveAll(d) })
+	if out, err := exec.Command("python3", "-m", "venv", "--without-pip", d).CombinedOutput(); err != nil {
+		t.Skipf("python3 -m venv: %v: %s", err, out)
+	}
+	return d
 }
 
 func ptr(b *bool) any {
@@ -509,7 +539,7 @@ func TestPythonExec(t *testing.T) {
 		{[]string{"/usr/bin/python3.12", "s.py"}, nil, &pyExec{mode: "script", target: "/p/s.py", args: []string{}}},
 		{[]string{"python", "-m", "judges.score", "--x"}, nil, &pyExec{mode: "module", target: "judges.score", args: []string{"--x"}}},
 		{[]string{"python3", "-u", "-X", "utf8", "-Wignore", "-OO", "s.py"}, nil, &pyExec{flags: []string{"-u", "-X", "utf8", "-Wignore", "-OO"}, mode: "script", target: "/p/s.py", args: []string{}}},
-		{[]string{"python3", "-c", "print(1)"}, nil, nil},
+		{[]string{"python3", "-c", "print(1)", "a"}, nil, &pyExec{mode: "command", target: "print(1)", args: []string{"a"}}},
 		{[]string{"python3", "-i", "s.py"}, nil, nil},
 		{[]string{"python3", "s.py"}, []string{"PYTHONPATH"}, nil},
 		{[]string{"python3"}, nil, nil},
@@ -533,15 +563,58 @@ func TestInterpreterArgv(t *testing.T) {
 		major, minor int
 		want         []string
 	}{
-		{3, 10, []string{"/py", "-I", "-B", "-c", "prog"}},
-		{3, 11, []string{"/py", "-I", "-P", "-B", "-c", "prog"}},
-		{3, 13, []string{"/py", "-I", "-P", "-B", "-c", "prog"}},
-		{4, 0, []string{"/py", "-I", "-P", "-B", "-c", "prog"}},
+		{3, 10, []string{"/py", "-I", "-S", "-B", "-c", "prog"}},
+		{3, 11, []string{"/py", "-I", "-P", "-S", "-B", "-c", "prog"}},
+		{3, 13, []string{"/py", "-I", "-P", "-S", "-B", "-c", "prog"}},
+		{4, 0, []string{"/py", "-I", "-P", "-S", "-B", "-c", "prog"}},
 	}
 	for _, tt := range tests {
 		py := &interpreter{path: "/py", major: tt.major, minor: tt.minor}
 		if got := py.argv("prog"); !slices.Equal(got, tt.want) {
 			t.Errorf("python %d.%d: argv = %q, want %q", tt.major, tt.minor, got, tt.want)
+		}
+	}
+}
+
+// Without site at startup (-S), judges still import what the interpreter
+// has installed: a virtualenv's site-packages, and a folder a .pth file
+// names (an editable install's path line). Only the code site would run is
+// left out.
+func TestJudgesImportInstalledPackages(t *testing.T) {
+	if FindPython() == "" {
+		t.Skip("python3 is not installed")
+	}
+	venv := writableVenv(t)
+	site := filepath.Join(venv, "lib", "python"+pythonVersion(t), "site-packages")
+	plant(t, filepath.Join(site, "installed_helper.py"), "def no():\n    return False, 'the installed helper says no'\n", 0o644)
+	linked := filepath.Join(venv, "src")
+	plant(t, filepath.Join(linked, "linked_helper.py"), "def no():\n    return False, 'the linked helper says no'\n", 0o644)
+	plant(t, filepath.Join(site, "linked.pth"), "# an editable install\n"+linked+"\n", 0o644)
+	t.Setenv("PATH", filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	ev, dir := writeProject(t, `name: installed
+execution:
+  prompt: hi
+dataset:
+  path: cases
+judges:
+  - name: installed
+    check: |
+      import installed_helper
+      return installed_helper.no()
+  - name: linked
+    check: |
+      import linked_helper
+      return linked_helper.no()
+  - name: exec_linked
+    exec: [python3, -c, "import json, linked_helper; v, why = linked_helper.no(); print(json.dumps({'value': v, 'rationale': why}))"]
+`, fixtureCase{id: "c1"})
+	s, err := Score(context.Background(), Options{Dir: dir, Eval: ev})
+	if err != nil {
+		t.Fatalf("score: %v", err)
+	}
+	for _, v := range s.Cases[0].Verdicts {
+		if v.Error != "" || v.Passed == nil || *v.Passed || !strings.Contains(v.Rationale, "helper says no") {
+			t.Errorf("%s: passed %v, error %q, rationale %q; want the helper's no", v.Judge, ptr(v.Passed), v.Error, v.Rationale)
 		}
 	}
 }
