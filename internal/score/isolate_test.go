@@ -10,7 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -616,5 +618,47 @@ judges:
 		if v.Error != "" || v.Passed == nil || *v.Passed || !strings.Contains(v.Rationale, "helper says no") {
 			t.Errorf("%s: passed %v, error %q, rationale %q; want the helper's no", v.Judge, ptr(v.Passed), v.Error, v.Rationale)
 		}
+	}
+}
+
+// The case's copy counts each file when it walks the folder; by the time
+// it reads one, a process the agent left could have swapped it for a link
+// (to /dev/zero, a secret), a FIFO or a bigger file. copyFile reads only a
+// regular file, never through a link, without blocking, at most the size
+// that was counted.
+func TestCopyFileSwapped(t *testing.T) {
+	d := t.TempDir()
+	secret := filepath.Join(d, "secret")
+	must(t, os.WriteFile(secret, []byte("SECRET"), 0o600))
+	link := filepath.Join(d, "link")
+	must(t, os.Symlink(secret, link))
+	fifo := filepath.Join(d, "fifo")
+	must(t, syscall.Mkfifo(fifo, 0o600))
+	big := filepath.Join(d, "big")
+	must(t, os.WriteFile(big, []byte("0123456789"), 0o600))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, p := range []string{link, fifo} {
+			to := p + ".copy"
+			if err := copyFile(p, to, 1<<20); err != nil {
+				t.Errorf("copyFile(%s): %v", filepath.Base(p), err)
+			}
+			if _, err := os.Stat(to); err == nil {
+				t.Errorf("copyFile(%s) copied it", filepath.Base(p))
+			}
+		}
+		must(t, copyFile(big, big+".copy", 4))
+		if b, _ := os.ReadFile(big + ".copy"); string(b) != "0123" {
+			t.Errorf("copyFile read %q of a file counted at 4 bytes", b)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("copyFile blocked on a FIFO")
 	}
 }
