@@ -662,3 +662,52 @@ func TestCopyFileSwapped(t *testing.T) {
 		t.Fatal("copyFile blocked on a FIFO")
 	}
 }
+
+// An agent that fails a case can make its judge error there instead (leave
+// out the file the check opens, fill its folder past what a judge copies,
+// write an output the check cannot parse): an error sample is no verdict,
+// and a pass rate over the other cases alone would pass the gate. A gate
+// counts a case its judge errored on as not passed.
+func TestErrorSamplesPassNoGate(t *testing.T) {
+	if FindPython() == "" {
+		t.Skip("python3 is not installed")
+	}
+	ev, dir := writeProject(t, `name: errors
+execution:
+  prompt: hi
+dataset:
+  path: cases
+judges:
+  - name: answer_ok
+    check: |
+      import os
+      with open(os.path.join(outputs["case_dir"], "outputs", "answer.txt")) as f:
+          return f.read() == "ok"
+  - name: answer_score
+    score_range: [0, 10]
+    check: |
+      import os
+      with open(os.path.join(outputs["case_dir"], "outputs", "answer.txt")) as f:
+          return 10 if f.read() == "ok" else 0
+thresholds:
+  answer_ok: {min_pass_rate: 1.0}
+  answer_score: {min_mean: 10}
+`, fixtureCase{id: "good", files: map[string]string{"answer.txt": "ok"}}, fixtureCase{id: "evasive"})
+	s, err := Score(context.Background(), Options{Dir: dir, Eval: ev})
+	if err != nil {
+		t.Fatalf("score: %v", err)
+	}
+	for _, j := range s.Judges {
+		if j.Errors != 1 || j.Scored != 1 {
+			t.Fatalf("%s: scored %d, errors %d; want 1 and 1", j.Name, j.Scored, j.Errors)
+		}
+	}
+	if s.Passed {
+		t.Errorf("the run passed: %+v", s.Thresholds)
+	}
+	for _, th := range s.Thresholds {
+		if th.OK {
+			t.Errorf("%s %s passed with a case errored: %+v", th.Judge, th.Metric, th)
+		}
+	}
+}
