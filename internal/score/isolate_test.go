@@ -711,3 +711,32 @@ thresholds:
 		}
 	}
 }
+
+// A record's file listed as regular and then swapped for a link or a FIFO
+// is read neither through the link nor by waiting on the FIFO.
+func TestReadBoundedSwapped(t *testing.T) {
+	d := t.TempDir()
+	secret := filepath.Join(d, "secret")
+	must(t, os.WriteFile(secret, []byte("SECRET"), 0o600))
+	link := filepath.Join(d, "link")
+	must(t, os.Symlink(secret, link))
+	fifo := filepath.Join(d, "fifo")
+	must(t, syscall.Mkfifo(fifo, 0o600))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, p := range []string{link, fifo} {
+			if v, ok := readBounded(p, filepath.Base(p)).(string); ok {
+				t.Errorf("readBounded(%s) = %q, want an error entry", filepath.Base(p), v)
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("readBounded blocked on a FIFO")
+	}
+}
