@@ -118,14 +118,18 @@ var pyFlagsRE = lazyre.New(`^-[bBdEIOPqsSuv]+$`)
 // fresh one: the program when it holds a "/" (./judges/check.sh), and an
 // argument that names a file or folder there and holds a "/" or a "."
 // (judges/score.py, expected.json). A lone argument that names no file
-// there is a shell command line: sh -c.
+// there, or holds a blank or a shell character, is a shell command line:
+// sh -c.
 func execArgv(root string, exec config.StringList) []string {
 	argv := append([]string(nil), exec...)
 	exists := func(a string) bool {
 		_, err := os.Stat(filepath.Join(root, a))
 		return err == nil
 	}
-	if len(argv) == 1 && !(filepath.IsAbs(argv[0]) || exists(argv[0])) {
+	// A lone argument with a blank or a shell character is a shell line
+	// whatever files there are: a file the agent planted in eval.yaml's
+	// folder under that name would otherwise be run instead.
+	if len(argv) == 1 && (strings.ContainsAny(argv[0], shellChars) || !(filepath.IsAbs(argv[0]) || exists(argv[0]))) {
 		return []string{"sh", "-c", argv[0]}
 	}
 	for k, a := range argv {
@@ -139,6 +143,10 @@ func execArgv(root string, exec config.StringList) []string {
 	}
 	return argv
 }
+
+// shellChars are the characters that make a lone exec argument a shell
+// line: blanks and what a shell gives a meaning to.
+const shellChars = " \t\n;&|<>()$`\\\"'*?[]{}~#=%!"
 
 func (e *execJudge) Kind() string { return "exec" }
 

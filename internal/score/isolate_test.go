@@ -425,7 +425,9 @@ func TestExecArgv(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(root, "judges"), 0o755))
-	for _, f := range []string{"judges/score.py", "expected.json", "check.sh", "cases"} {
+	// An agent that can write eval.yaml's folder plants files named as a
+	// judge's shell line: the line stays a shell line.
+	for _, f := range []string{"judges/score.py", "expected.json", "check.sh", "cases", "echo not json", `echo '{"value": false}'`, "test -s x && echo ok"} {
 		must(t, writeFile(filepath.Join(root, f), ""))
 	}
 	j := func(p string) string { return filepath.Join(root, p) }
@@ -436,6 +438,8 @@ func TestExecArgv(t *testing.T) {
 		{[]string{"./judges/check.sh", "expected.json"}, []string{j("judges/check.sh"), j("expected.json")}},
 		{[]string{"check.sh"}, []string{j("check.sh")}},
 		{[]string{"echo not json"}, []string{"sh", "-c", "echo not json"}},
+		{[]string{`echo '{"value": false}'`}, []string{"sh", "-c", `echo '{"value": false}'`}},
+		{[]string{"test -s x && echo ok"}, []string{"sh", "-c", "test -s x && echo ok"}},
 		{[]string{"grep", "-q", "cases", "missing.json", "/abs/x.py", "-", "."}, []string{"grep", "-q", "cases", "missing.json", "/abs/x.py", "-", "."}},
 		{[]string{"node", "--require=./x.js"}, []string{"node", "--require=./x.js"}},
 	}
