@@ -218,9 +218,16 @@ open(out, "wb").write(be._code_to_timestamp_pyc(code, st.st_mtime, st.st_size))
 // running as the user (sandbox off) can write.
 func writableVenv(t *testing.T) string {
 	t.Helper()
-	wd, err := os.Getwd()
+	base, err := os.Getwd()
 	must(t, err)
-	d, err := os.MkdirTemp(wd, ".venv-test-")
+	if real, err := filepath.EvalSymlinks(base); err != nil || worldWritable(real) != "" || inAny(real, []string{os.TempDir()}) {
+		// A checkout under /tmp: judges take nothing from there, so the
+		// venv goes where the user's own installs go.
+		base, err = os.UserCacheDir()
+		must(t, err)
+		must(t, os.MkdirAll(base, 0o755))
+	}
+	d, err := os.MkdirTemp(base, ".venv-test-")
 	must(t, err)
 	t.Cleanup(func() { os.RemoveAll(d) })
 	if out, err := exec.Command("python3", "-m", "venv", "--without-pip", d).CombinedOutput(); err != nil {
