@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -383,5 +384,51 @@ func TestProbeAnswers(t *testing.T) {
 	}
 	if c := probe(filepath.Join(dir, "missing")); c.Mode != Subreaper || !strings.Contains(c.Detail, "no pid namespace") {
 		t.Errorf("probe of a missing guard = %+v", c)
+	}
+}
+
+// An agent with the capabilities of the run (a run as root) unmounts the
+// namespace's /proc to uncover the host's under it (the run's processes,
+// their command lines and environments, their open files), and tries to
+// enter the pid namespace of a process it finds there to start a sleeper
+// outside. It finds none, and nothing of it runs once Run returns.
+func TestNoReentryIntoTheHostNamespace(t *testing.T) {
+	t.Parallel()
+	self, ms := modes(t)
+	if !slices.Contains(ms, PIDNamespace) {
+		t.Skip("no pid namespace here")
+	}
+	if _, err := exec.LookPath("nsenter"); err != nil {
+		t.Skip("no nsenter")
+	}
+	m := marker(t)
+	dir := t.TempDir()
+	script := `m=` + m + `
+umount -l /proc 2>/dev/null
+me=$(readlink /proc/self/ns/pid)
+for p in /proc/[0-9]*; do
+  [ -e $p/ns/pid ] || continue
+  [ "$(readlink $p/ns/pid 2>/dev/null)" = "$me" ] && continue
+  echo "${p#/proc/}" >> outside
+  nsenter -t ${p#/proc/} -p -- setsid sleep $m </dev/null >/dev/null 2>&1 &
+done
+sleep 0.5
+echo done > out
+`
+	spec := Spec{Path: "sh", Args: []string{"-c", script}, Dir: dir, Env: []string{"PATH=" + os.Getenv("PATH")},
+		Guard: self, Containment: PIDNamespace, Grace: 300 * time.Millisecond, Timeout: 20 * time.Second}
+	res := Run(context.Background(), spec)
+	if _, err := os.Stat(filepath.Join(dir, "out")); err != nil {
+		t.Fatalf("the attack did not run: %+v", res)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "outside")); err == nil {
+		t.Errorf("the agent saw %d processes outside its namespace under /proc", strings.Count(string(b), "\n"))
+	}
+	time.Sleep(200 * time.Millisecond)
+	if left := marked(m); len(left) > 0 {
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Errorf("sleepers started in the host's pid namespace still run after Run returned: %v", left)
 	}
 }

@@ -390,3 +390,87 @@ func CaseOption(pieces []Piece, value func(name string) string, fromCase func(na
 	}
 	return first, arg
 }
+
+// IsShell reports whether prog (a path or a name) is a shell: what follows
+// its script, "--" included, are the script's $1, $2, …, which the script
+// may hand to any program.
+func IsShell(prog string) bool {
+	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
+		prog = prog[i+1:]
+	}
+	return shells[prog]
+}
+
+// PositionalSafe reports whether the shell script hands its positional
+// parameters ($1, "$@", ${2:-x}, …) to programs only where they cannot be
+// options: after a literal "--" among the command's arguments, or inside
+// an argument that the script's own text begins (--prompt="$1"). Any other
+// use (agent "$1", exec "$@", x=$1, a script that does not parse) cannot
+// be known safe.
+func PositionalSafe(script string) bool {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	if err != nil {
+		return false
+	}
+	all, safe := 0, 0
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ParamExp:
+			if positional(x) {
+				all++
+			}
+		case *syntax.CallExpr:
+			ended := false
+			for k, w := range x.Args {
+				if k > 0 && (ended || wordBegunByScript(w)) {
+					safe += countPositional(w)
+				}
+				if k > 0 && w.Lit() == "--" {
+					ended = true
+				}
+			}
+		}
+		return true
+	})
+	return all == safe
+}
+
+func positional(p *syntax.ParamExp) bool {
+	if p.Param == nil {
+		return false
+	}
+	v := p.Param.Value
+	return v == "@" || v == "*" || v != "" && strings.Trim(v, "0123456789") == ""
+}
+
+func countPositional(w *syntax.Word) int {
+	n := 0
+	syntax.Walk(w, func(x syntax.Node) bool {
+		if p, ok := x.(*syntax.ParamExp); ok && positional(p) {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+// wordBegunByScript reports whether w begins with literal text of the
+// script's own (quoted or not).
+func wordBegunByScript(w *syntax.Word) bool {
+	if len(w.Parts) == 0 {
+		return false
+	}
+	switch p := w.Parts[0].(type) {
+	case *syntax.Lit:
+		return p.Value != ""
+	case *syntax.SglQuoted:
+		return p.Value != ""
+	case *syntax.DblQuoted:
+		if len(p.Parts) > 0 {
+			if l, ok := p.Parts[0].(*syntax.Lit); ok {
+				return l.Value != ""
+			}
+		}
+	}
+	return false
+}

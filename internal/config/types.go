@@ -31,7 +31,7 @@ type Eval struct {
 	Dataset     Dataset              `yaml:"dataset" doc:"Where the eval cases live and what is copied into each case workspace."`
 	Generation  Generation           `yaml:"generation" doc:"How the dataset is generated. Not read by run or score."`
 	Inputs      Inputs               `yaml:"inputs" doc:"Inputs the agent receives at run time; inputs.tools intercepts tool calls."`
-	Outputs     []Output             `yaml:"outputs" doc:"Artifacts the agent produces that are collected and judged."`
+	Outputs     []Output             `yaml:"outputs" doc:"Artifacts the agent produces that are collected and judged. Only regular files and folders are collected: a link, a FIFO or a device is left out, and so is a path under a folder that is a link."`
 	Traces      Traces               `yaml:"traces" doc:"Which traces judges may read."`
 	Hooks       Hooks                `yaml:"hooks" doc:"Shell commands run at lifecycle phases of a run."`
 	Judges      []Judge              `yaml:"judges" doc:"How each case's outputs are scored."`
@@ -286,7 +286,7 @@ type AgentJudge struct {
 
 // Threshold is the regression gate of one judge.
 type Threshold struct {
-	MinPassRate  *float64 `yaml:"min_pass_rate" doc:"Fail when the pass rate is below this." check:"rate"`
+	MinPassRate  *float64 `yaml:"min_pass_rate" doc:"Fail when the pass rate is below this (a case the judge errored on counts as not passed)." check:"rate"`
 	MaxErrorRate *float64 `yaml:"max_error_rate" doc:"Fail when more than this share of cases errored." check:"rate"`
 	MinMean      *float64 `yaml:"min_mean" doc:"Fail when the mean score is below this."`
 	MinWinRate   *float64 `yaml:"min_win_rate" doc:"pairwise: fail when the win rate is below this." check:"rate"`

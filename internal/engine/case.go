@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/config"
@@ -360,7 +361,9 @@ func (st *state) collectModified(cr *caseRun) {
 // (deliveredAnswers).
 func (st *state) collect(ws, caseOut string, c *results.Case, calls []transcript.ToolCall) {
 	ledger := filepath.Join(ws, hook.LedgerFile)
-	if f, err := os.Open(ledger); err == nil {
+	// The agent may have made the ledger a FIFO or a link: read it only
+	// as the regular file it should be, without blocking.
+	if f, err := os.OpenFile(ledger, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0); err == nil && regular(f) {
 		answered, lost, err := deliveredAnswers(f, calls)
 		if err != nil {
 			st.obs.Warn(fmt.Sprintf("%s: %v", c.CaseID, err))
@@ -378,7 +381,7 @@ func (st *state) collect(ws, caseOut string, c *results.Case, calls []transcript
 		}
 		src := filepath.Join(ws, o.Path)
 		if fileExists(src) {
-			if err := workspace.CopyTree(src, filepath.Join(caseOut, rundir.OutputsDir, o.Path)); err != nil {
+			if err := workspace.CopyOut(ws, o.Path, filepath.Join(caseOut, rundir.OutputsDir, o.Path)); err != nil {
 				st.obs.Warn(fmt.Sprintf("%s: copy the output %s: %v", c.CaseID, o.Path, err))
 				c.Error = strings.TrimSpace(c.Error + " output " + o.Path + " could not be collected: " + err.Error())
 			}
@@ -611,4 +614,13 @@ func clipText(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// regular reports whether f is a regular file, closing it when it is not.
+func regular(f *os.File) bool {
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		return true
+	}
+	_ = f.Close()
+	return false
 }

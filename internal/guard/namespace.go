@@ -22,7 +22,7 @@ const (
 
 // Namespace sets up the pid namespace whose init the caller is: mounts
 // stay private to it (the host's still reach it), and /proc is the
-// namespace's own, so that the agent sees only its own processes (pgrep,
+// namespace's own, with the host's detached from under it, so that the agent sees only its own processes (pgrep,
 // kill $(pidof …) and /proc/PID mean what they say) and none of the run's
 // (their command lines and environments). A caller that is not root then
 // gives up every capability of its user namespace on the calling thread,
@@ -32,6 +32,14 @@ func Namespace() error {
 	var err error
 	if e := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_SLAVE, ""); e != nil {
 		err = fmt.Errorf("keep the pid namespace's mounts private: %w", e)
+	} else if e := syscall.Unmount("/proc", syscall.MNT_DETACH); e != nil && os.Getuid() == 0 {
+		// An agent with the run's capabilities (a run as root) could
+		// unmount the namespace's /proc and find the host's under it: the
+		// run's processes, their environments and open files. It is
+		// detached first. (In a user namespace of the run's own the host's
+		// /proc is locked under the new one, and the agent has no
+		// capability to unmount that.)
+		err = fmt.Errorf("detach the host's /proc from the pid namespace: %w", e)
 	} else if e := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); e != nil {
 		err = fmt.Errorf("mount the pid namespace's own /proc: %w", e)
 	}

@@ -67,15 +67,17 @@ type interpreter struct {
 
 // argv runs program isolated: -I (no current or script folder on
 // sys.path, no user site, no PYTHON* variables), -P where the interpreter
-// has it (3.11; -I implies it there) and no bytecode written (-B: nothing
-// lands in eval.yaml's folder). A module judge's code is compiled from
+// has it (3.11; -I implies it there), no site module at startup (-S: the
+// program adds site's folders itself, pySite, without the code of .pth
+// files and sitecustomize) and no bytecode written (-B: nothing lands in
+// eval.yaml's folder). A module judge's code is compiled from
 // source (codeProgram).
 func (py *interpreter) argv(program string) []string {
 	a := []string{py.path, "-I"}
 	if py.atLeast(3, 11) {
 		a = append(a, "-P")
 	}
-	return append(a, "-B", "-c", program)
+	return append(a, "-S", "-B", "-c", program)
 }
 
 func (py *interpreter) atLeast(major, minor int) bool {
@@ -123,7 +125,7 @@ func probePython(h *host, candidate string, anywhere bool) (*interpreter, error)
 	if anywhere {
 		pass = []string{"PATH"}
 	}
-	out, err := h.runPlain(context.Background(), func(*judgeRun) []string { return []string{candidate, "-I", "-c", probe} }, pass, nil)
+	out, err := h.runPlain(context.Background(), func(*judgeRun) []string { return []string{candidate, "-I", "-S", "-c", probe} }, pass, nil)
 	if err != nil {
 		return nil, fmt.Errorf("python3 (%s) does not run: %v: %s", candidate, err, clip(strings.TrimSpace(string(out)), 200))
 	}

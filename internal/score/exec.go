@@ -29,11 +29,11 @@ type execJudge struct {
 	py *pyExec
 }
 
-// pyExec is an exec judge that is python3 SCRIPT.py ARGS or python3 -m
-// MODULE ARGS.
+// pyExec is an exec judge that is python3 SCRIPT.py ARGS, python3 -m
+// MODULE ARGS or python3 -c CODE ARGS.
 type pyExec struct {
 	flags        []string // the interpreter's own options before it (-u, -X utf8)
-	mode, target string   // "script" and its path, or "module" and its name
+	mode, target string   // "script" and its path, "module" and its name, or "command" and its code
 	args         []string
 }
 
@@ -96,6 +96,8 @@ func pythonExec(root string, argv, pass []string) *pyExec {
 		return nil
 	}
 	switch a := argv[i]; {
+	case a == "-c" && i+1 < len(argv):
+		return &pyExec{flags: flags, mode: "command", target: argv[i+1], args: argv[i+2:]}
 	case a == "-m" && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-"):
 		return &pyExec{flags: flags, mode: "module", target: argv[i+1], args: argv[i+2:]}
 	case strings.HasSuffix(a, ".py") && !strings.HasPrefix(a, "-"):
@@ -116,14 +118,18 @@ var pyFlagsRE = lazyre.New(`^-[bBdEIOPqsSuv]+$`)
 // fresh one: the program when it holds a "/" (./judges/check.sh), and an
 // argument that names a file or folder there and holds a "/" or a "."
 // (judges/score.py, expected.json). A lone argument that names no file
-// there is a shell command line: sh -c.
+// there, or holds a blank or a shell character, is a shell command line:
+// sh -c.
 func execArgv(root string, exec config.StringList) []string {
 	argv := append([]string(nil), exec...)
 	exists := func(a string) bool {
 		_, err := os.Stat(filepath.Join(root, a))
 		return err == nil
 	}
-	if len(argv) == 1 && !(filepath.IsAbs(argv[0]) || exists(argv[0])) {
+	// A lone argument with a blank or a shell character is a shell line
+	// whatever files there are: a file the agent planted in eval.yaml's
+	// folder under that name would otherwise be run instead.
+	if len(argv) == 1 && (strings.ContainsAny(argv[0], shellChars) || !(filepath.IsAbs(argv[0]) || exists(argv[0]))) {
 		return []string{"sh", "-c", argv[0]}
 	}
 	for k, a := range argv {
@@ -137,6 +143,10 @@ func execArgv(root string, exec config.StringList) []string {
 	}
 	return argv
 }
+
+// shellChars are the characters that make a lone exec argument a shell
+// line: blanks and what a shell gives a meaning to.
+const shellChars = " \t\n;&|<>()$`\\\"'*?[]{}~#=%!"
 
 func (e *execJudge) Kind() string { return "exec" }
 
@@ -152,7 +162,7 @@ func (e *execJudge) Score(ctx context.Context, rec *Record) Outcome {
 		}
 		argv[0] = p
 		if e.py != nil {
-			argv = append(append(append([]string{p, "-I", "-B"}, e.py.flags...), "-c", pyLauncher, e.py.mode, e.py.target, e.host.project), e.py.args...)
+			argv = append(append(append([]string{p, "-I", "-S", "-B"}, e.py.flags...), "-c", pyLauncher, e.py.mode, e.py.target, e.host.project), e.py.args...)
 		}
 		return argv, nil
 	})

@@ -3,6 +3,7 @@ package score
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -364,14 +365,32 @@ func copyReadOnly(src, dst string) error {
 			dirs = append(dirs, to)
 			return os.Mkdir(to, 0o700)
 		case d.Type().IsRegular():
-			return copyFile(p, to)
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			return copyFile(p, to, info.Size())
 		}
 		return nil
 	})
 }
 
-func copyFile(from, to string) error {
-	b, err := os.ReadFile(from)
+// copyFile copies the regular file from, at most max bytes of it (its size
+// when it was counted), without following a link or blocking on a FIFO it
+// may have been swapped for since.
+func copyFile(from, to string, max int64) error {
+	f, err := os.OpenFile(from, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil
+		}
+		return err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max))
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -41,6 +44,8 @@ judges:
     exec: [python3, judges/no.py]
   - name: exec_module_says_no
     exec: python3 -m judges.no
+  - name: exec_code_says_no
+    exec: [python3, -c, "import json, sys, textwrap; sys.stdin.read(); print(json.dumps({'value': False, 'rationale': textwrap.shorten('the code says no', 40)}))"]
 `
 
 // writePlanted writes the eval above (its judges always fail) and a run of
@@ -153,6 +158,16 @@ func TestPlantedFilesForgeNoVerdict(t *testing.T) {
 			plant(t, filepath.Join(root, "bin", "python3"), forgeSh, 0o755)
 			t.Setenv("PATH", filepath.Join(root, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 		}},
+		{"a .pth and sitecustomize in the interpreter's own site-packages (a virtualenv the agent can write)", func(t *testing.T, _ string, _ rundir.Dir) {
+			venv := writableVenv(t)
+			site := filepath.Join(venv, "lib", "python"+ver, "site-packages")
+			// It lets python3's probes by (their program names version_info
+			// or <check>) and forges every judge's answer.
+			quiet := "import os; c = open('/proc/self/cmdline', 'rb').read(); b'version_info' in c or b'<check>' in c or (os.write(1, b'{\"value\": true, \"rationale\": \"forged\"}\\n'), os._exit(0))\n"
+			plant(t, filepath.Join(site, "zz.pth"), quiet, 0o644)
+			plant(t, filepath.Join(site, "sitecustomize.py"), "exec("+strconv.Quote(quiet)+")\n", 0o644)
+			t.Setenv("PATH", filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+		}},
 		{"json.py beside the exec judge's script", func(t *testing.T, root string, _ rundir.Dir) {
 			for _, m := range []string{"json.py", "textwrap.py", "sys.py", "os.py"} {
 				plant(t, filepath.Join(root, "judges", m), forge, 0o644)
@@ -182,7 +197,7 @@ open(out, "wb").write(be._code_to_timestamp_pyc(code, st.st_mtime, st.st_size))
 			root, run, score := writePlanted(t)
 			tt.plant(t, root, run)
 			s := score()
-			if len(s.Cases[0].Verdicts) != 4 {
+			if len(s.Cases[0].Verdicts) != 5 {
 				t.Fatalf("verdicts = %+v", s.Cases[0].Verdicts)
 			}
 			for _, v := range s.Cases[0].Verdicts {
@@ -195,6 +210,30 @@ open(out, "wb").write(be._code_to_timestamp_pyc(code, st.st_mtime, st.st_size))
 			}
 		})
 	}
+}
+
+// writableVenv makes a virtualenv of python3 where the judges trust a
+// PATH entry (outside the temporary folder and any world-writable one: the
+// package's folder), as a user's own pyenv or virtualenv is, which an agent
+// running as the user (sandbox off) can write.
+func writableVenv(t *testing.T) string {
+	t.Helper()
+	base, err := os.Getwd()
+	must(t, err)
+	if real, err := filepath.EvalSymlinks(base); err != nil || worldWritable(real) != "" || inAny(real, []string{os.TempDir()}) {
+		// A checkout under /tmp: judges take nothing from there, so the
+		// venv goes where the user's own installs go.
+		base, err = os.UserCacheDir()
+		must(t, err)
+		must(t, os.MkdirAll(base, 0o755))
+	}
+	d, err := os.MkdirTemp(base, ".venv-test-")
+	must(t, err)
+	t.Cleanup(func() { os.RemoveAll(d) })
+	if out, err := exec.Command("python3", "-m", "venv", "--without-pip", d).CombinedOutput(); err != nil {
+		t.Skipf("python3 -m venv: %v: %s", err, out)
+	}
+	return d
 }
 
 func ptr(b *bool) any {
@@ -393,7 +432,9 @@ func TestExecArgv(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(root, "judges"), 0o755))
-	for _, f := range []string{"judges/score.py", "expected.json", "check.sh", "cases"} {
+	// An agent that can write eval.yaml's folder plants files named as a
+	// judge's shell line: the line stays a shell line.
+	for _, f := range []string{"judges/score.py", "expected.json", "check.sh", "cases", "echo not json", `echo '{"value": false}'`, "test -s x && echo ok"} {
 		must(t, writeFile(filepath.Join(root, f), ""))
 	}
 	j := func(p string) string { return filepath.Join(root, p) }
@@ -404,6 +445,8 @@ func TestExecArgv(t *testing.T) {
 		{[]string{"./judges/check.sh", "expected.json"}, []string{j("judges/check.sh"), j("expected.json")}},
 		{[]string{"check.sh"}, []string{j("check.sh")}},
 		{[]string{"echo not json"}, []string{"sh", "-c", "echo not json"}},
+		{[]string{`echo '{"value": false}'`}, []string{"sh", "-c", `echo '{"value": false}'`}},
+		{[]string{"test -s x && echo ok"}, []string{"sh", "-c", "test -s x && echo ok"}},
 		{[]string{"grep", "-q", "cases", "missing.json", "/abs/x.py", "-", "."}, []string{"grep", "-q", "cases", "missing.json", "/abs/x.py", "-", "."}},
 		{[]string{"node", "--require=./x.js"}, []string{"node", "--require=./x.js"}},
 	}
@@ -509,7 +552,7 @@ func TestPythonExec(t *testing.T) {
 		{[]string{"/usr/bin/python3.12", "s.py"}, nil, &pyExec{mode: "script", target: "/p/s.py", args: []string{}}},
 		{[]string{"python", "-m", "judges.score", "--x"}, nil, &pyExec{mode: "module", target: "judges.score", args: []string{"--x"}}},
 		{[]string{"python3", "-u", "-X", "utf8", "-Wignore", "-OO", "s.py"}, nil, &pyExec{flags: []string{"-u", "-X", "utf8", "-Wignore", "-OO"}, mode: "script", target: "/p/s.py", args: []string{}}},
-		{[]string{"python3", "-c", "print(1)"}, nil, nil},
+		{[]string{"python3", "-c", "print(1)", "a"}, nil, &pyExec{mode: "command", target: "print(1)", args: []string{"a"}}},
 		{[]string{"python3", "-i", "s.py"}, nil, nil},
 		{[]string{"python3", "s.py"}, []string{"PYTHONPATH"}, nil},
 		{[]string{"python3"}, nil, nil},
@@ -533,15 +576,178 @@ func TestInterpreterArgv(t *testing.T) {
 		major, minor int
 		want         []string
 	}{
-		{3, 10, []string{"/py", "-I", "-B", "-c", "prog"}},
-		{3, 11, []string{"/py", "-I", "-P", "-B", "-c", "prog"}},
-		{3, 13, []string{"/py", "-I", "-P", "-B", "-c", "prog"}},
-		{4, 0, []string{"/py", "-I", "-P", "-B", "-c", "prog"}},
+		{3, 10, []string{"/py", "-I", "-S", "-B", "-c", "prog"}},
+		{3, 11, []string{"/py", "-I", "-P", "-S", "-B", "-c", "prog"}},
+		{3, 13, []string{"/py", "-I", "-P", "-S", "-B", "-c", "prog"}},
+		{4, 0, []string{"/py", "-I", "-P", "-S", "-B", "-c", "prog"}},
 	}
 	for _, tt := range tests {
 		py := &interpreter{path: "/py", major: tt.major, minor: tt.minor}
 		if got := py.argv("prog"); !slices.Equal(got, tt.want) {
 			t.Errorf("python %d.%d: argv = %q, want %q", tt.major, tt.minor, got, tt.want)
 		}
+	}
+}
+
+// Without site at startup (-S), judges still import what the interpreter
+// has installed: a virtualenv's site-packages, and a folder a .pth file
+// names (an editable install's path line). Only the code site would run is
+// left out.
+func TestJudgesImportInstalledPackages(t *testing.T) {
+	if FindPython() == "" {
+		t.Skip("python3 is not installed")
+	}
+	venv := writableVenv(t)
+	site := filepath.Join(venv, "lib", "python"+pythonVersion(t), "site-packages")
+	plant(t, filepath.Join(site, "installed_helper.py"), "def no():\n    return False, 'the installed helper says no'\n", 0o644)
+	linked := filepath.Join(venv, "src")
+	plant(t, filepath.Join(linked, "linked_helper.py"), "def no():\n    return False, 'the linked helper says no'\n", 0o644)
+	plant(t, filepath.Join(site, "linked.pth"), "# an editable install\n"+linked+"\n", 0o644)
+	t.Setenv("PATH", filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	ev, dir := writeProject(t, `name: installed
+execution:
+  prompt: hi
+dataset:
+  path: cases
+judges:
+  - name: installed
+    check: |
+      import installed_helper
+      return installed_helper.no()
+  - name: linked
+    check: |
+      import linked_helper
+      return linked_helper.no()
+  - name: exec_linked
+    exec: [python3, -c, "import json, linked_helper; v, why = linked_helper.no(); print(json.dumps({'value': v, 'rationale': why}))"]
+`, fixtureCase{id: "c1"})
+	s, err := Score(context.Background(), Options{Dir: dir, Eval: ev})
+	if err != nil {
+		t.Fatalf("score: %v", err)
+	}
+	for _, v := range s.Cases[0].Verdicts {
+		if v.Error != "" || v.Passed == nil || *v.Passed || !strings.Contains(v.Rationale, "helper says no") {
+			t.Errorf("%s: passed %v, error %q, rationale %q; want the helper's no", v.Judge, ptr(v.Passed), v.Error, v.Rationale)
+		}
+	}
+}
+
+// The case's copy counts each file when it walks the folder; by the time
+// it reads one, a process the agent left could have swapped it for a link
+// (to /dev/zero, a secret), a FIFO or a bigger file. copyFile reads only a
+// regular file, never through a link, without blocking, at most the size
+// that was counted.
+func TestCopyFileSwapped(t *testing.T) {
+	d := t.TempDir()
+	secret := filepath.Join(d, "secret")
+	must(t, os.WriteFile(secret, []byte("SECRET"), 0o600))
+	link := filepath.Join(d, "link")
+	must(t, os.Symlink(secret, link))
+	fifo := filepath.Join(d, "fifo")
+	must(t, syscall.Mkfifo(fifo, 0o600))
+	big := filepath.Join(d, "big")
+	must(t, os.WriteFile(big, []byte("0123456789"), 0o600))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, p := range []string{link, fifo} {
+			to := p + ".copy"
+			if err := copyFile(p, to, 1<<20); err != nil {
+				t.Errorf("copyFile(%s): %v", filepath.Base(p), err)
+			}
+			if _, err := os.Stat(to); err == nil {
+				t.Errorf("copyFile(%s) copied it", filepath.Base(p))
+			}
+		}
+		must(t, copyFile(big, big+".copy", 4))
+		if b, _ := os.ReadFile(big + ".copy"); string(b) != "0123" {
+			t.Errorf("copyFile read %q of a file counted at 4 bytes", b)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("copyFile blocked on a FIFO")
+	}
+}
+
+// An agent that fails a case can make its judge error there instead (leave
+// out the file the check opens, fill its folder past what a judge copies,
+// write an output the check cannot parse): an error sample is no verdict,
+// and a pass rate over the other cases alone would pass the gate. A gate
+// counts a case its judge errored on as not passed.
+func TestErrorSamplesPassNoGate(t *testing.T) {
+	if FindPython() == "" {
+		t.Skip("python3 is not installed")
+	}
+	ev, dir := writeProject(t, `name: errors
+execution:
+  prompt: hi
+dataset:
+  path: cases
+judges:
+  - name: answer_ok
+    check: |
+      import os
+      with open(os.path.join(outputs["case_dir"], "outputs", "answer.txt")) as f:
+          return f.read() == "ok"
+  - name: answer_score
+    score_range: [0, 10]
+    check: |
+      import os
+      with open(os.path.join(outputs["case_dir"], "outputs", "answer.txt")) as f:
+          return 10 if f.read() == "ok" else 0
+thresholds:
+  answer_ok: {min_pass_rate: 1.0}
+  answer_score: {min_mean: 10}
+`, fixtureCase{id: "good", files: map[string]string{"answer.txt": "ok"}}, fixtureCase{id: "evasive"})
+	s, err := Score(context.Background(), Options{Dir: dir, Eval: ev})
+	if err != nil {
+		t.Fatalf("score: %v", err)
+	}
+	for _, j := range s.Judges {
+		if j.Errors != 1 || j.Scored != 1 {
+			t.Fatalf("%s: scored %d, errors %d; want 1 and 1", j.Name, j.Scored, j.Errors)
+		}
+	}
+	if s.Passed {
+		t.Errorf("the run passed: %+v", s.Thresholds)
+	}
+	for _, th := range s.Thresholds {
+		if th.OK {
+			t.Errorf("%s %s passed with a case errored: %+v", th.Judge, th.Metric, th)
+		}
+	}
+}
+
+// A record's file listed as regular and then swapped for a link or a FIFO
+// is read neither through the link nor by waiting on the FIFO.
+func TestReadBoundedSwapped(t *testing.T) {
+	d := t.TempDir()
+	secret := filepath.Join(d, "secret")
+	must(t, os.WriteFile(secret, []byte("SECRET"), 0o600))
+	link := filepath.Join(d, "link")
+	must(t, os.Symlink(secret, link))
+	fifo := filepath.Join(d, "fifo")
+	must(t, syscall.Mkfifo(fifo, 0o600))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, p := range []string{link, fifo} {
+			if v, ok := readBounded(p, filepath.Base(p)).(string); ok {
+				t.Errorf("readBounded(%s) = %q, want an error entry", filepath.Base(p), v)
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("readBounded blocked on a FIFO")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
@@ -93,7 +94,7 @@ type reply struct {
 // answers the caller accepted (keep) are cached: use store afterwards.
 func (r *LLMRunner) call(ctx context.Context, req llm.ToolRequest, sample int) (reply, bool, error) {
 	key := r.cacheKey(req, sample)
-	if !r.noCache {
+	if !r.noCache && r.scoreWrote(r.cache.JudgeCacheEntry(key)) {
 		if b, err := os.ReadFile(r.cache.JudgeCacheEntry(key)); err == nil {
 			var rep reply
 			if json.Unmarshal(b, &rep) == nil && (rep.Input != nil || rep.Text != "") {
@@ -121,6 +122,21 @@ func (r *LLMRunner) call(ctx context.Context, req llm.ToolRequest, sample int) (
 	}
 	r.made.Add(1)
 	return reply{Input: in, Text: text}, false, nil
+}
+
+// scoreWrote reports whether the cache entry at p can only have been
+// written by a scoring: its inode last changed (ctime, which no one can
+// set back) after the run's run_result.json was last written, when every
+// agent of the run had ended. An agent that could write the run's folder
+// (sandbox off) and planted a verdict under the key its output's prompt
+// would have wrote it before then. A run without run_result.json trusts
+// no entry.
+func (r *LLMRunner) scoreWrote(p string) bool {
+	var entry, run syscall.Stat_t
+	if syscall.Lstat(p, &entry) != nil || entry.Mode&syscall.S_IFMT != syscall.S_IFREG || syscall.Stat(r.cache.RunResult(), &run) != nil {
+		return false
+	}
+	return time.Unix(entry.Ctim.Unix()).After(time.Unix(run.Mtim.Unix()))
 }
 
 // store caches an accepted answer. A failure to cache only costs a call

@@ -28,7 +28,7 @@ func rangeList(r *config.ScoreRange) []float64 {
 // a program speaking the exec protocol: the case as JSON on stdin, one
 // {value, rationale} or {error} JSON object on stdout. What the judge
 // prints goes to stderr, so it cannot forge a verdict.
-const pythonShim = `import json, os, sys
+const pythonShim = pySite + `import json, os, sys
 _out = sys.stdout
 sys.stdout = sys.stderr
 _data = json.load(sys.stdin)
@@ -48,6 +48,37 @@ if not isinstance(_v, (bool, int, float)) or _v is None:
     json.dump({"error": "the check returned %%r, not a bool or a number" %% (_v,)}, _out)
 else:
     json.dump({"value": _v, "rationale": "" if _why is None else str(_why)}, _out)
+`
+
+// pySite adds what Python's site module would add to sys.path (a
+// virtualenv's site-packages, the installed packages, the folders .pth
+// files name) to a program run with -S, and runs none of the code site
+// would run: the "import" lines of .pth files, sitecustomize and
+// usercustomize. An interpreter's site-packages is often the user's own (a
+// virtualenv, pyenv, conda), which an agent with the sandbox off can
+// write, and that code would run before the judge's own.
+const pySite = `import os as _os, site as _site, sys as _sys
+def _site_pth(sitedir, name, known_paths):
+    reset = known_paths is None
+    if reset:
+        known_paths = _site._init_pathinfo()
+    try:
+        with open(_os.path.join(sitedir, name), encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        line = line.rstrip()
+        if not line or line.startswith("#") or line.startswith(("import ", "import\t")):
+            continue
+        d, dcase = _site.makepath(sitedir, line)
+        if dcase not in known_paths and _os.path.exists(d):
+            _sys.path.append(d)
+            known_paths.add(dcase)
+    return None if reset else known_paths
+_site.addpackage = _site_pth
+_site.execsitecustomize = _site.execusercustomize = lambda: None
+_site.main()
 `
 
 // checkProgram is the Python program running a check body unchanged, as
@@ -110,14 +141,19 @@ def _judge(outputs, arguments):
 	return fmt.Sprintf(pythonShim, def)
 }
 
-// pyLauncher runs an exec judge's Python script or module isolated
-// (python3 -I -B -c pyLauncher script|module TARGET ARGS...): the script
-// with its own folder, or the module with eval.yaml's folder (ROOT), behind
-// _source_only instead of first on sys.path, as python3 script.py and
-// python3 -m module would put them.
-const pyLauncher = `import os, runpy, sys
+// pyLauncher runs an exec judge's Python script, module or -c code
+// isolated (python3 -I -S -B -c pyLauncher script|module|command TARGET
+// ROOT ARGS...): the script with its own folder, or the module with
+// eval.yaml's folder (ROOT), behind _source_only instead of first on
+// sys.path, as python3 script.py and python3 -m module would put them; -c
+// code as python3 -c would run it, with site's folders but not its code
+// (pySite).
+const pyLauncher = pySite + `import os, runpy, sys
 ` + pySourceOnly + `_mode, _target, _root = sys.argv[1], sys.argv[2], sys.argv[3]
-if _mode == "script":
+if _mode == "command":
+    sys.argv = ["-c"] + sys.argv[4:]
+    exec(compile(_target, "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+elif _mode == "script":
     _source_only(os.path.dirname(os.path.abspath(_target)))
     sys.argv = [_target] + sys.argv[4:]
     runpy.run_path(_target, run_name="__main__")

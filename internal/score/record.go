@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -209,11 +210,16 @@ func (r *Record) read(p, rel string) any {
 // readBounded reads a file as text, cut at MaxFileBytes; a file that is
 // not UTF-8 becomes upstream's binary marker.
 func readBounded(p, rel string) any {
-	f, err := os.Open(p)
+	// Listed as a regular file, it may have been swapped since for a link
+	// (to a secret, /dev/zero) or a FIFO: neither is followed or waited on.
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return map[string]any{"_error": err.Error(), "path": rel, "name": path.Base(rel)}
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return map[string]any{"_error": "not a regular file", "path": rel, "name": path.Base(rel)}
+	}
 	buf := make([]byte, MaxFileBytes+1)
 	n, _ := readFull(f, buf)
 	b := buf[:n]

@@ -35,18 +35,37 @@ func checkThresholds(ev *config.Eval, s *rundir.Summary) []rundir.ThresholdResul
 			}
 			return fmt.Sprintf("%s unavailable: no case was scored, or the judge is not of that type", what)
 		}
+		// A case the judge errored on counts against the gate: the agent
+		// can often make its judge error (leave out the file it reads,
+		// overfill its folder), and the rate over the other cases alone
+		// would pass.
 		if t.MinPassRate != nil {
 			if js == nil || js.PassRate == nil {
 				na("min_pass_rate", *t.MinPassRate, unavailable("pass rate"))
 			} else {
-				out = append(out, atLeast(name, "min_pass_rate", *t.MinPassRate, *js.PassRate))
+				got := *js.PassRate
+				if js.Errors > 0 {
+					got = round(got * float64(js.Scored) / float64(js.Scored+js.Errors))
+				}
+				out = append(out, erroredAsFailed(atLeast(name, "min_pass_rate", *t.MinPassRate, got), js, "not passed"))
 			}
 		}
 		if t.MinMean != nil {
-			if js == nil || js.Mean == nil {
+			var sr *config.ScoreRange
+			if j := judgeByName(ev, name); j != nil {
+				sr = j.ScoreRange
+			}
+			switch {
+			case js == nil || js.Mean == nil:
 				na("min_mean", *t.MinMean, unavailable("mean"))
-			} else {
-				out = append(out, atLeast(name, "min_mean", *t.MinMean, *js.Mean))
+			case js.Errors > 0 && sr == nil:
+				na("min_mean", *t.MinMean, fmt.Sprintf("the judge errored on %d case(s), and the mean of the others is no bound (declare its score_range: an error then counts as its minimum)", js.Errors))
+			default:
+				got := *js.Mean
+				if js.Errors > 0 {
+					got = round((got*float64(js.Scored) + sr.Min*float64(js.Errors)) / float64(js.Scored+js.Errors))
+				}
+				out = append(out, erroredAsFailed(atLeast(name, "min_mean", *t.MinMean, got), js, fmt.Sprintf("scored %s", num(sr0(sr)))))
 			}
 		}
 		if t.MinWinRate != nil {
@@ -69,6 +88,28 @@ func checkThresholds(ev *config.Eval, s *rundir.Summary) []rundir.ThresholdResul
 		}
 	}
 	return out
+}
+
+// erroredAsFailed says in r's detail that the cases js errored on were
+// counted as how.
+func erroredAsFailed(r rundir.ThresholdResult, js *rundir.JudgeSummary, how string) rundir.ThresholdResult {
+	if js.Errors == 0 {
+		return r
+	}
+	note := fmt.Sprintf("%d of %d cases errored, counted as %s", js.Errors, js.Errors+js.Scored, how)
+	if r.Detail == "" {
+		r.Detail = note
+	} else {
+		r.Detail += " (" + note + ")"
+	}
+	return r
+}
+
+func sr0(sr *config.ScoreRange) float64 {
+	if sr == nil {
+		return 0
+	}
+	return sr.Min
 }
 
 func atLeast(judge, metric string, want, got float64) rundir.ThresholdResult {

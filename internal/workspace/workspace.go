@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -48,6 +49,9 @@ func CopyTree(src, dst string) error {
 		return nil
 	}
 	if !st.IsDir() {
+		if !st.Mode().IsRegular() {
+			return nil // a FIFO, socket or device: nothing to copy, and a FIFO would block
+		}
 		return copyFile(src, dst, st.Mode().Perm())
 	}
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -75,15 +79,46 @@ func CopyTree(src, dst string) error {
 	})
 }
 
+// CopyOut copies rel under root (a case's output in its workspace) to dst
+// as CopyTree does, and nothing when a folder on the way from root to it
+// is a symbolic link: out/answer.txt with out a link to ~/.aws would read
+// outside the workspace.
+func CopyOut(root, rel, dst string) error {
+	p := root
+	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
+	for _, part := range parts[:len(parts)-1] {
+		if part == ".." {
+			return fmt.Errorf("%s leaves the workspace", rel)
+		}
+		p = filepath.Join(p, part)
+		st, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if !st.IsDir() {
+			return nil // a link (or not a folder): what is under it is not the workspace's
+		}
+	}
+	return CopyTree(filepath.Join(root, rel), dst)
+}
+
 func copyFile(src, dst string, mode fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	in, err := os.Open(src)
+	// Not following a link and not blocking on a FIFO: src may have been
+	// swapped for one since it was looked at.
+	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil
+		}
 		return err
 	}
 	defer in.Close()
+	if st, err := in.Stat(); err != nil || !st.Mode().IsRegular() {
+		return err
+	}
 	out, err := os.OpenFile(dst, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, mode|0o200)
 	if err != nil {
 		return err

@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -1346,5 +1348,67 @@ func TestRemoveAll(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(filepath.Join(root, "ws")); len(left) != 0 {
 		t.Errorf("RemoveAll left %d workspaces", len(left))
+	}
+}
+
+// An agent that makes its output a FIFO (or a folder holding one) must not
+// hang the run that collects it: nothing is copied, at once.
+func TestCopyTreeFIFO(t *testing.T) {
+	t.Parallel()
+	for _, rel := range []string{"answer.txt", "out/answer.txt"} {
+		t.Run(rel, func(t *testing.T) {
+			root := t.TempDir()
+			p := filepath.Join(root, "ws", rel)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			src := filepath.Join(root, "ws", strings.SplitN(rel, "/", 2)[0])
+			done := make(chan error, 1)
+			go func() { done <- CopyTree(src, filepath.Join(root, "out", "x")) }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("CopyTree: %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				// Unblock the copy so the test ends.
+				if f, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+					f.Close()
+				}
+				t.Fatal("CopyTree blocked on a FIFO")
+			}
+			if _, err := os.Stat(filepath.Join(root, "out", "x", filepath.Base(rel))); err == nil {
+				t.Error("the FIFO was copied")
+			}
+		})
+	}
+}
+
+// An output path whose folder the agent replaced by a link to a folder
+// outside its workspace (out -> ~/.aws) copies nothing from there.
+func TestCopyOutLinkedFolder(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "outside", "answer.txt"), "SECRET", 0o600)
+	ws := filepath.Join(root, "ws")
+	symlink(t, filepath.Join(root, "outside"), filepath.Join(ws, "out"))
+	writeFile(t, filepath.Join(ws, "real", "answer.txt"), "mine", 0o600)
+	if err := CopyOut(ws, "out/answer.txt", filepath.Join(root, "got", "out", "answer.txt")); err != nil {
+		t.Fatalf("CopyOut: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "got", "out", "answer.txt")); err == nil {
+		t.Error("the file behind the linked folder was copied")
+	}
+	if err := CopyOut(ws, "real/answer.txt", filepath.Join(root, "got", "real", "answer.txt")); err != nil {
+		t.Fatalf("CopyOut: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "got", "real", "answer.txt")); err != nil || string(b) != "mine" {
+		t.Errorf("the workspace's own output = %q, %v", b, err)
+	}
+	if err := CopyOut(ws, "../outside/answer.txt", filepath.Join(root, "got", "up")); err == nil {
+		t.Error("CopyOut left the workspace by ..")
 	}
 }

@@ -95,16 +95,23 @@ func OptionProblem(cmd config.StringList, args string, input map[string]any) err
 // optionProblem applies optionInjection to each argument of cmd before
 // the options end (a "--", or the script of a shell's -c).
 func optionProblem(cmd config.StringList, builtins map[string]string, input map[string]any) error {
-	optionsEnded, script := false, config.ScriptIndex(cmd)
+	optionsEnded, script, shell := false, config.ScriptIndex(cmd), len(cmd) > 0 && config.IsShell(cmd[0])
+	safeScript := script >= 0 && config.PositionalSafe(cmd[script])
 	for i, arg := range cmd {
 		pieces, err := config.ParseArg(arg)
 		if err != nil {
 			return fmt.Errorf("runner.command[%d]: %w", i, err)
 		}
 		if err := optionInjection(pieces, builtins, input, optionsEnded); err != nil {
+			if shell && script >= 0 && i > script {
+				err = fmt.Errorf("%w (after the script of %s -c, it is a positional parameter the script hands to a program where it can be an option; write -- before it there: agent -- \"$1\")", err, cmd[0])
+			}
 			return fmt.Errorf("runner.command[%d]: %w", i, err)
 		}
-		optionsEnded = optionsEnded || arg == "--" || (script >= 0 && i >= script)
+		// A shell hands what follows its script, "--" included, to the
+		// script as $1, …: only a script that passes them on after a "--"
+		// of its own (PositionalSafe) ends their options.
+		optionsEnded = optionsEnded || (arg == "--" && !shell) || (safeScript && i >= script)
 	}
 	return nil
 }

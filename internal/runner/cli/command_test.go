@@ -126,8 +126,20 @@ func TestExpandOptionInjection(t *testing.T) {
 
 		{"after --", config.StringList{"claude", "-p", "--", "{args}"}, nil, true},
 		{"after --, text follows", config.StringList{"claude", "-p", "--", "{args} please"}, nil, true},
-		{"bash -c's $1", config.StringList{"bash", "-c", `agent "$1"`, "--", "{q}"}, map[string]any{"q": "--x"}, true},
-		{"sh -c's $1 after $0", config.StringList{"sh", "-c", `agent "$1"`, "agent", "{q}"}, map[string]any{"q": "--x"}, true},
+		// A shell hands what follows its script to the script ("--" is
+		// its $0): the script decides whether $1 is an option.
+		{"bash -c's $1 as an option", config.StringList{"bash", "-c", `agent "$1"`, "--", "{q}"}, map[string]any{"q": "--x"}, false},
+		{"sh -c's $1 after $0", config.StringList{"sh", "-c", `agent "$1"`, "agent", "{q}"}, map[string]any{"q": "--x"}, false},
+		{"sh -c's $@", config.StringList{"sh", "-c", `exec agent -p "$@"`, "sh", "{q}"}, map[string]any{"q": "--x"}, false},
+		{"$1 through a variable", config.StringList{"sh", "-c", `x=$1; agent -- "$x"`, "sh", "{q}"}, map[string]any{"q": "--x"}, false},
+		{"$1 after -- of another command", config.StringList{"sh", "-c", `echo -- ok; agent "$1"`, "sh", "{q}"}, map[string]any{"q": "--x"}, false},
+		{"${1} as the program", config.StringList{"sh", "-c", `${1:-agent} -- x`, "sh", "{q}"}, map[string]any{"q": "--x"}, false},
+		{"a script file's $1", config.StringList{"bash", "run.sh", "{q}"}, map[string]any{"q": "--x"}, false},
+		{"a script file after --", config.StringList{"bash", "--", "run.sh", "{q}"}, map[string]any{"q": "--x"}, false},
+		{"a script that does not parse", config.StringList{"sh", "-c", `agent -- "$1`, "sh", "{q}"}, map[string]any{"q": "--x"}, false},
+		{"bash -c's $1 after its --", config.StringList{"bash", "-c", `agent -p -- "$1"`, "--", "{q}"}, map[string]any{"q": "--x"}, true},
+		{"sh -c's $@ after its --", config.StringList{"sh", "-c", `exec agent -- "$@"`, "sh", "{q}"}, map[string]any{"q": "--x"}, true},
+		{"sh -c's $1 in the script's own option", config.StringList{"sh", "-c", `agent --prompt="$1"`, "sh", "{q}"}, map[string]any{"q": "--x"}, true},
 		{"negative integer", config.StringList{"agent", "--offset", "{n}"}, map[string]any{"n": -5}, true},
 		{"negative decimal text", config.StringList{"agent", "--scale", "{q}"}, map[string]any{"q": "-2.5"}, true},
 		{"negative decimal value", config.StringList{"agent", "--scale", "{f}"}, map[string]any{"f": -2.5}, true},
