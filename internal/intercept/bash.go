@@ -697,6 +697,7 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 	case base == "parallel":
 		w.deny("parallel runs commands built from its input (%q)", clip(text, 80))
 	case shells[base]:
+		w.projectCode(base, text, wordTexts(args))
 		w.shell(base, text, args, env, depth)
 	case w.callbacks(base, text, args, env, depth, code):
 	case base == "alias":
@@ -712,6 +713,7 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 			w.unwrap(base, text, spec, args, clone(env), depth, appended)
 			return
 		}
+		w.programOptions(base, text, args, env, depth)
 		if !w.interpreterCode(base, text, args) && !dataPrograms[base] && !(base == "git" && gitTakesData(args, env)) {
 			w.unknownProgram(base, args, env, depth)
 		}

@@ -134,13 +134,8 @@ func sedExec(script string) bool {
 // language's string, which the hook does not evaluate. It reports whether
 // base is an interpreter (or at/batch, which run their input later).
 func (w *walker) interpreterCode(base, text string, args []word) bool {
-	ss := make([]string, len(args))
-	for i, a := range args {
-		ss[i] = a.s
-		if a.dyn {
-			ss[i] = "\x00"
-		}
-	}
+	ss := wordTexts(args)
+	w.projectCode(base, text, ss)
 	switch {
 	case base == "at" || base == "batch":
 		if !slices.ContainsFunc(ss, func(a string) bool { return a == "-l" || a == "-r" || a == "-d" || a == "-c" }) {
@@ -290,4 +285,145 @@ func scriptReader(req Request) func(string) (string, bool) {
 // scripts a command runs through it (up to limit bytes; more is an error).
 type FileReader interface {
 	ReadFile(path string, limit int) ([]byte, error)
+}
+
+// projectCode denies a program that runs code from files it finds by
+// convention (make's makefile, npm's package.json scripts, git's hooks and
+// config, an interactive or login shell's rc files) when this command line
+// may have written such a file before it: that code is the line's own and
+// the hook cannot read it (printf 'x:\n\t…' > Makefile; make x).
+func (w *walker) projectCode(base, text string, ss []string) {
+	var conv []string
+	switch base {
+	case "make", "gmake":
+		conv = []string{"Makefile", "makefile", "GNUmakefile"}
+		for i, a := range ss {
+			switch {
+			case (a == "-f" || a == "--file" || a == "--makefile") && i+1 < len(ss):
+				conv = append(conv, ss[i+1])
+			case strings.HasPrefix(a, "-f") && len(a) > 2:
+				conv = append(conv, a[2:])
+			case strings.HasPrefix(a, "--file=") || strings.HasPrefix(a, "--makefile="):
+				conv = append(conv, a[strings.IndexByte(a, '=')+1:])
+			}
+		}
+	case "npm", "npx", "yarn", "pnpm", "bun", "node", "corepack":
+		conv = []string{"package.json", ".npmrc", ".yarnrc", ".yarnrc.yml"}
+	case "git":
+		conv = []string{".gitconfig", ".gitattributes", ".gitmodules", "config"}
+	case "go":
+		if len(ss) > 0 && slices.Contains([]string{"run", "test", "generate", "tool"}, ss[0]) {
+			conv = []string{"*.go", "*.c", "*.s", "go.mod"}
+		}
+	case "cargo":
+		conv = []string{"*.rs", "Cargo.toml", ".cargo/config.toml"}
+	case "pytest", "py.test", "tox", "nox":
+		conv = []string{"*.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"}
+	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "busybox":
+		interactive := slices.ContainsFunc(ss, func(a string) bool {
+			return a == "--login" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "il")
+		})
+		conv = []string{".zshenv", ".zshrc", ".zprofile"}
+		if interactive {
+			conv = append(conv, ".bashrc", ".profile", ".bash_profile", ".bash_login", ".kshrc", ".mkshrc")
+		}
+	default:
+		if strings.HasPrefix(base, "python") && slices.Contains(ss, "-m") {
+			conv = []string{"*.py"} // python -m mod: mod may be a file the line wrote
+			break
+		}
+		return
+	}
+	if len(conv) == 0 {
+		return
+	}
+	names := func(f string, exact bool) bool {
+		return slices.ContainsFunc(conv, func(c string) bool {
+			if suf, ok := strings.CutPrefix(c, "*"); ok {
+				return strings.HasSuffix(f, suf)
+			}
+			return path.Base(f) == c || !exact && c != "config" && strings.Contains(f, c)
+		})
+	}
+	for f := range w.written {
+		if names(f, true) || strings.Contains("/"+f+"/", "/.git/") {
+			w.deny("%s runs code from %s, which this command line writes, with content the hook cannot read (%q)", base, f, clip(text, 80))
+			return
+		}
+	}
+	for _, wr := range w.writers {
+		if slices.ContainsFunc(wr.args, func(a string) bool {
+			return names(a, false) || strings.Contains(a, ".git/")
+		}) {
+			w.deny("%s runs code from files such as %s, which %s earlier on the line may have written (%q)", base, strings.TrimPrefix(conv[0], "*"), wr.name, clip(text, 80))
+			return
+		}
+	}
+}
+
+// wordTexts is the words' text, a dynamic word as NUL.
+func wordTexts(args []word) []string {
+	ss := make([]string, len(args))
+	for i, a := range args {
+		ss[i] = a.s
+		if a.dyn {
+			ss[i] = "\x00"
+		}
+	}
+	return ss
+}
+
+// commandOptions are the options of programs otherwise read as data whose
+// value is a command the program runs (sort --compress-program=gzip); a
+// name ending in "*" stands for its unambiguous abbreviations too.
+var commandOptions = map[string][]string{
+	"sort":     {"--co*"},
+	"rg":       {"--pre"},
+	"install":  {"--strip-program", "--strip-p*"},
+	"ginstall": {"--strip-program", "--strip-p*"},
+	"nc":       {"-e", "-c", "--exec", "--sh-exec", "--lua-exec"},
+	"ncat":     {"-e", "-c", "--exec", "--sh-exec", "--lua-exec", "--e*", "--sh*", "--lu*"},
+	"netcat":   {"-e", "-c"},
+	"wget":     {"--use-askpass", "--use-a*"},
+	"wget2":    {"--use-askpass"},
+}
+
+// programOptions reads the commands that a program's options name as code
+// (commandOptions), and denies less and more given commands to run (+!cmd).
+func (w *walker) programOptions(base, text string, args []word, env map[string]string, depth int) {
+	if base == "less" || base == "more" {
+		for _, a := range args {
+			if strings.HasPrefix(a.s, "+") && (a.dyn || strings.ContainsAny(a.s, "!|")) {
+				w.deny("%s runs the commands of %s, which the hook does not read (%q)", base, clip(a.s, 40), clip(text, 80))
+				return
+			}
+		}
+		return
+	}
+	opts := commandOptions[base]
+	if opts == nil {
+		return
+	}
+	match := func(a string) (value string, attached, ok bool) {
+		name, value, attached := strings.Cut(a, "=")
+		for _, o := range opts {
+			if p, abbr := strings.CutSuffix(o, "*"); abbr && strings.HasPrefix(name, p) || name == o {
+				return value, attached, true
+			}
+		}
+		return "", false, false
+	}
+	for i, a := range args {
+		value, attached, ok := match(a.s)
+		switch {
+		case !ok || !attached && i+1 >= len(args):
+			continue
+		case attached && a.dyn || !attached && args[i+1].dyn:
+			w.deny("%s %s runs a command only known when it runs (%q)", base, a.s, clip(text, 80))
+			return
+		case !attached:
+			value = args[i+1].s
+		}
+		w.nested(value, clone(env), depth+1)
+	}
 }
