@@ -57,8 +57,7 @@ func (w *walker) special(name, value string, dyn bool, text string) {
 			w.nested(strings.TrimLeft(value, "|-"), map[string]string{}, 1) // LESSOPEN='|cmd %s'
 			w.lenient--
 		}
-	case name == "LESS" && strings.ContainsAny(value, "!|") || name == "GIT_CONFIG_PARAMETERS" ||
-		(name == "GIT_CONFIG" || name == "GIT_CONFIG_GLOBAL" || name == "GIT_CONFIG_SYSTEM") && value != "/dev/null":
+	case name == "LESS" && strings.ContainsAny(value, "!|") || gitConfigVar(name, value):
 		// less runs the commands of a +… in $LESS; git reads any setting
 		// (an alias, a pager) from these, which the hook does not follow.
 		w.deny("%s gives a program commands or settings that can run commands, which the hook does not read (%q)", name, clip(text, 80))

@@ -5,6 +5,8 @@ package intercept
 // the line may have written, and the shell scripts on disk a command runs.
 
 import (
+	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -288,15 +290,23 @@ type FileReader interface {
 }
 
 // projectCode denies a program that runs code from files it finds by
-// convention (make's makefile, npm's package.json scripts, git's hooks and
-// config, an interactive or login shell's rc files) when this command line
-// may have written such a file before it: that code is the line's own and
-// the hook cannot read it (printf 'x:\n\t…' > Makefile; make x).
+// convention (conventionCode) when this command line may have written one.
 func (w *walker) projectCode(base, text string, ss []string) {
+	if why := conventionCode(base, ss, slices.Collect(maps.Keys(w.written)), w.writers); why != "" {
+		w.deny("%s (%q)", why, clip(text, 80))
+	}
+}
+
+// conventionCode says why a program that runs code from files it finds by
+// convention (make's makefile, npm's package.json scripts, git's hooks and
+// config, a shell's rc files, a toolchain's sources) cannot be judged: the
+// line wrote such a file before it (written, by a redirect) or ran a writer
+// naming one (printf 'x:\n\t…' > Makefile; make x). "" when it can.
+func conventionCode(base string, ss, written []string, writers []writer) string {
 	var conv []string
 	switch base {
 	case "make", "gmake":
-		conv = []string{"Makefile", "makefile", "GNUmakefile"}
+		conv = []string{"Makefile", "makefile", "GNUmakefile", "*.mk"}
 		for i, a := range ss {
 			switch {
 			case (a == "-f" || a == "--file" || a == "--makefile") && i+1 < len(ss):
@@ -307,7 +317,7 @@ func (w *walker) projectCode(base, text string, ss []string) {
 				conv = append(conv, a[strings.IndexByte(a, '=')+1:])
 			}
 		}
-	case "npm", "npx", "yarn", "pnpm", "bun", "node", "corepack":
+	case "npm", "npx", "yarn", "pnpm", "bun", "corepack":
 		conv = []string{"package.json", ".npmrc", ".yarnrc", ".yarnrc.yml"}
 	case "git":
 		conv = []string{".gitconfig", ".gitattributes", ".gitmodules", "config"}
@@ -320,24 +330,24 @@ func (w *walker) projectCode(base, text string, ss []string) {
 	case "pytest", "py.test", "tox", "nox":
 		conv = []string{"*.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"}
 	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "busybox":
-		interactive := slices.ContainsFunc(ss, func(a string) bool {
-			return a == "--login" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "il")
-		})
 		conv = []string{".zshenv", ".zshrc", ".zprofile"}
-		if interactive {
+		if slices.ContainsFunc(ss, func(a string) bool {
+			return a == "--login" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "il")
+		}) {
 			conv = append(conv, ".bashrc", ".profile", ".bash_profile", ".bash_login", ".kshrc", ".mkshrc")
 		}
 	default:
 		if strings.HasPrefix(base, "python") && slices.Contains(ss, "-m") {
 			conv = []string{"*.py"} // python -m mod: mod may be a file the line wrote
-			break
 		}
-		return
 	}
 	if len(conv) == 0 {
-		return
+		return ""
 	}
 	names := func(f string, exact bool) bool {
+		if strings.Contains("/"+f+"/", "/.git/") && base == "git" {
+			return true
+		}
 		return slices.ContainsFunc(conv, func(c string) bool {
 			if suf, ok := strings.CutPrefix(c, "*"); ok {
 				return strings.HasSuffix(f, suf)
@@ -345,20 +355,17 @@ func (w *walker) projectCode(base, text string, ss []string) {
 			return path.Base(f) == c || !exact && c != "config" && strings.Contains(f, c)
 		})
 	}
-	for f := range w.written {
-		if names(f, true) || strings.Contains("/"+f+"/", "/.git/") {
-			w.deny("%s runs code from %s, which this command line writes, with content the hook cannot read (%q)", base, f, clip(text, 80))
-			return
+	for _, f := range written {
+		if names(f, true) {
+			return fmt.Sprintf("%s runs code from %s, which this command line writes, with content the hook cannot read", base, f)
 		}
 	}
-	for _, wr := range w.writers {
-		if slices.ContainsFunc(wr.args, func(a string) bool {
-			return names(a, false) || strings.Contains(a, ".git/")
-		}) {
-			w.deny("%s runs code from files such as %s, which %s earlier on the line may have written (%q)", base, strings.TrimPrefix(conv[0], "*"), wr.name, clip(text, 80))
-			return
+	for _, wr := range writers {
+		if slices.ContainsFunc(wr.args, func(a string) bool { return names(a, false) }) {
+			return fmt.Sprintf("%s runs code from files such as %s, which %s earlier on this command line may have written", base, strings.TrimPrefix(conv[0], "*"), wr.name)
 		}
 	}
+	return ""
 }
 
 // wordTexts is the words' text, a dynamic word as NUL.
