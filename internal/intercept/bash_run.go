@@ -407,6 +407,20 @@ func (w *walker) programOptions(base, text string, args []word, env map[string]s
 		}
 		return
 	}
+	if base == "git" {
+		for i, a := range args {
+			v, ok := strings.CutPrefix(a.s, "-c")
+			dyn := a.dyn
+			if ok && v == "" && i+1 < len(args) {
+				v, dyn = args[i+1].s, args[i+1].dyn
+			}
+			if key, _, _ := strings.Cut(v, "="); ok && (strings.EqualFold(key, "core.hooksPath") || dyn) {
+				w.deny("git -c %s runs hooks from a folder the hook does not read (%q)", clip(v, 40), clip(text, 80))
+				return
+			}
+		}
+		return
+	}
 	opts := commandOptions[base]
 	if opts == nil {
 		return
