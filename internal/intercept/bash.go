@@ -696,7 +696,10 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 		w.deny("%s runs the commands of a file the hook does not read (%q)", base, clip(text, 80))
 	case base == "parallel":
 		w.deny("parallel runs commands built from its input (%q)", clip(text, 80))
+	case base == "fc" && !slices.ContainsFunc(args, func(a word) bool { return !a.dyn && strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "l") }):
+		w.deny("fc runs commands from the shell's history, which the hook does not read (%q)", clip(text, 80))
 	case shells[base]:
+		w.projectCode(base, text, wordTexts(args))
 		w.shell(base, text, args, env, depth)
 	case w.callbacks(base, text, args, env, depth, code):
 	case base == "alias":
@@ -712,6 +715,7 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 			w.unwrap(base, text, spec, args, clone(env), depth, appended)
 			return
 		}
+		w.programOptions(base, text, args, env, depth)
 		if !w.interpreterCode(base, text, args) && !dataPrograms[base] && !(base == "git" && gitTakesData(args, env)) {
 			w.unknownProgram(base, args, env, depth)
 		}

@@ -57,6 +57,18 @@ func (w *walker) special(name, value string, dyn bool, text string) {
 			w.nested(strings.TrimLeft(value, "|-"), map[string]string{}, 1) // LESSOPEN='|cmd %s'
 			w.lenient--
 		}
+	case name == "LESS" && strings.ContainsAny(value, "!|") || gitConfigVar(name, value):
+		// less runs the commands of a +… in $LESS; git reads any setting
+		// (an alias, a pager) from these, which the hook does not follow.
+		w.deny("%s gives a program commands or settings that can run commands, which the hook does not read (%q)", name, clip(text, 80))
+	case strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
+		if dyn {
+			w.deny("%s sets a git setting (which may be a command) to a value only known when it runs (%q)", name, clip(text, 80))
+			return
+		}
+		w.lenient++
+		w.nested(strings.TrimLeft(value, "!"), map[string]string{}, 1) // an alias's !cmd, a pager
+		w.lenient--
 	case w.intVars[name]:
 		if dyn {
 			w.deny("%s is declared -i, so the value it is given (only known when it runs) is evaluated as arithmetic, which can run code (%q)", name, clip(text, 80))

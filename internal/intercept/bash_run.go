@@ -5,6 +5,8 @@ package intercept
 // the line may have written, and the shell scripts on disk a command runs.
 
 import (
+	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -134,13 +136,8 @@ func sedExec(script string) bool {
 // language's string, which the hook does not evaluate. It reports whether
 // base is an interpreter (or at/batch, which run their input later).
 func (w *walker) interpreterCode(base, text string, args []word) bool {
-	ss := make([]string, len(args))
-	for i, a := range args {
-		ss[i] = a.s
-		if a.dyn {
-			ss[i] = "\x00"
-		}
-	}
+	ss := wordTexts(args)
+	w.projectCode(base, text, ss)
 	switch {
 	case base == "at" || base == "batch":
 		if !slices.ContainsFunc(ss, func(a string) bool { return a == "-l" || a == "-r" || a == "-d" || a == "-c" }) {
@@ -290,4 +287,164 @@ func scriptReader(req Request) func(string) (string, bool) {
 // scripts a command runs through it (up to limit bytes; more is an error).
 type FileReader interface {
 	ReadFile(path string, limit int) ([]byte, error)
+}
+
+// projectCode denies a program that runs code from files it finds by
+// convention (conventionCode) when this command line may have written one.
+func (w *walker) projectCode(base, text string, ss []string) {
+	if why := conventionCode(base, ss, slices.Collect(maps.Keys(w.written)), w.writers); why != "" {
+		w.deny("%s (%q)", why, clip(text, 80))
+	}
+}
+
+// conventionCode says why a program that runs code from files it finds by
+// convention (make's makefile, npm's package.json scripts, git's hooks and
+// config, a shell's rc files, a toolchain's sources) cannot be judged: the
+// line wrote such a file before it (written, by a redirect) or ran a writer
+// naming one (printf 'x:\n\t…' > Makefile; make x). "" when it can.
+func conventionCode(base string, ss, written []string, writers []writer) string {
+	var conv []string
+	switch base {
+	case "make", "gmake":
+		conv = []string{"Makefile", "makefile", "GNUmakefile", "*.mk"}
+		for i, a := range ss {
+			switch {
+			case (a == "-f" || a == "--file" || a == "--makefile") && i+1 < len(ss):
+				conv = append(conv, ss[i+1])
+			case strings.HasPrefix(a, "-f") && len(a) > 2:
+				conv = append(conv, a[2:])
+			case strings.HasPrefix(a, "--file=") || strings.HasPrefix(a, "--makefile="):
+				conv = append(conv, a[strings.IndexByte(a, '=')+1:])
+			}
+		}
+	case "npm", "npx", "yarn", "pnpm", "bun", "corepack":
+		conv = []string{"package.json", ".npmrc", ".yarnrc", ".yarnrc.yml"}
+	case "git":
+		conv = []string{".gitconfig", ".gitattributes", ".gitmodules", "config"}
+	case "go":
+		if len(ss) > 0 && slices.Contains([]string{"run", "test", "generate", "tool"}, ss[0]) {
+			conv = []string{"*.go", "*.c", "*.s", "go.mod"}
+		}
+	case "cargo":
+		conv = []string{"*.rs", "Cargo.toml", ".cargo/config.toml"}
+	case "pytest", "py.test", "tox", "nox":
+		conv = []string{"*.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"}
+	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "busybox":
+		conv = []string{".zshenv", ".zshrc", ".zprofile"}
+		if slices.ContainsFunc(ss, func(a string) bool {
+			return a == "--login" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "il")
+		}) {
+			conv = append(conv, ".bashrc", ".profile", ".bash_profile", ".bash_login", ".kshrc", ".mkshrc")
+		}
+	default:
+		if strings.HasPrefix(base, "python") && slices.Contains(ss, "-m") {
+			conv = []string{"*.py"} // python -m mod: mod may be a file the line wrote
+		}
+	}
+	if len(conv) == 0 {
+		return ""
+	}
+	names := func(f string, exact bool) bool {
+		if strings.Contains("/"+f+"/", "/.git/") && base == "git" {
+			return true
+		}
+		return slices.ContainsFunc(conv, func(c string) bool {
+			if suf, ok := strings.CutPrefix(c, "*"); ok {
+				return strings.HasSuffix(f, suf)
+			}
+			return path.Base(f) == c || !exact && c != "config" && strings.Contains(f, c)
+		})
+	}
+	for _, f := range written {
+		if names(f, true) {
+			return fmt.Sprintf("%s runs code from %s, which this command line writes, with content the hook cannot read", base, f)
+		}
+	}
+	for _, wr := range writers {
+		if slices.ContainsFunc(wr.args, func(a string) bool { return names(a, false) }) {
+			return fmt.Sprintf("%s runs code from files such as %s, which %s earlier on this command line may have written", base, strings.TrimPrefix(conv[0], "*"), wr.name)
+		}
+	}
+	return ""
+}
+
+// wordTexts is the words' text, a dynamic word as NUL.
+func wordTexts(args []word) []string {
+	ss := make([]string, len(args))
+	for i, a := range args {
+		ss[i] = a.s
+		if a.dyn {
+			ss[i] = "\x00"
+		}
+	}
+	return ss
+}
+
+// commandOptions are the options of programs otherwise read as data whose
+// value is a command the program runs (sort --compress-program=gzip); a
+// name ending in "*" stands for its unambiguous abbreviations too.
+var commandOptions = map[string][]string{
+	"sort":     {"--co*"},
+	"rg":       {"--pre"},
+	"install":  {"--strip-program", "--strip-p*"},
+	"ginstall": {"--strip-program", "--strip-p*"},
+	"nc":       {"-e", "-c", "--exec", "--sh-exec", "--lua-exec"},
+	"ncat":     {"-e", "-c", "--exec", "--sh-exec", "--lua-exec", "--e*", "--sh*", "--lu*"},
+	"netcat":   {"-e", "-c"},
+	"wget":     {"--use-askpass", "--use-a*"},
+	"wget2":    {"--use-askpass"},
+}
+
+// programOptions reads the commands that a program's options name as code
+// (commandOptions), and denies less and more given commands to run (+!cmd).
+func (w *walker) programOptions(base, text string, args []word, env map[string]string, depth int) {
+	if base == "less" || base == "more" {
+		for _, a := range args {
+			if strings.HasPrefix(a.s, "+") && (a.dyn || strings.ContainsAny(a.s, "!|")) {
+				w.deny("%s runs the commands of %s, which the hook does not read (%q)", base, clip(a.s, 40), clip(text, 80))
+				return
+			}
+		}
+		return
+	}
+	if base == "git" {
+		for i, a := range args {
+			v, ok := strings.CutPrefix(a.s, "-c")
+			dyn := a.dyn
+			if ok && v == "" && i+1 < len(args) {
+				v, dyn = args[i+1].s, args[i+1].dyn
+			}
+			if key, _, _ := strings.Cut(v, "="); ok && (strings.EqualFold(key, "core.hooksPath") || dyn) {
+				w.deny("git -c %s runs hooks from a folder the hook does not read (%q)", clip(v, 40), clip(text, 80))
+				return
+			}
+		}
+		return
+	}
+	opts := commandOptions[base]
+	if opts == nil {
+		return
+	}
+	match := func(a string) (value string, attached, ok bool) {
+		name, value, attached := strings.Cut(a, "=")
+		for _, o := range opts {
+			if p, abbr := strings.CutSuffix(o, "*"); abbr && strings.HasPrefix(name, p) || name == o {
+				return value, attached, true
+			}
+		}
+		return "", false, false
+	}
+	for i, a := range args {
+		value, attached, ok := match(a.s)
+		switch {
+		case !ok || !attached && i+1 >= len(args):
+			continue
+		case attached && a.dyn || !attached && args[i+1].dyn:
+			w.deny("%s %s runs a command only known when it runs (%q)", base, a.s, clip(text, 80))
+			return
+		case !attached:
+			value = args[i+1].s
+		}
+		w.nested(value, clone(env), depth+1)
+	}
 }

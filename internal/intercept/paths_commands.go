@@ -5,6 +5,7 @@ package intercept
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -74,6 +75,23 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 	}
 	rest := args[1:]
 	defer c.noteWriter(name, rest)
+	if c.lenient == 0 {
+		if why := conventionCode(name, rest, slices.Collect(maps.Keys(c.written)), c.writers); why != "" {
+			return c.cannot(why + ", so the files it opens cannot be checked")
+		}
+	}
+	if name == "less" || name == "more" {
+		for _, a := range rest {
+			if cmd, ok := strings.CutPrefix(a, "+"); ok && strings.ContainsAny(cmd, "!|") {
+				c.lenient++
+				pd := c.analyse(cmd[strings.IndexAny(cmd, "!|")+1:], depth+1)
+				c.lenient--
+				if pd != nil {
+					return pd
+				}
+			}
+		}
+	}
 	if strings.Contains(args[0], "/") {
 		if pd := c.runsFile(args[0], depth); pd != nil {
 			return pd

@@ -221,13 +221,17 @@ func (c *pathCheck) noteWriter(name string, args []string) {
 func (c *pathCheck) laterCode(ce *syntax.CallExpr) *pathDeny {
 	var vals []string
 	for _, a := range ce.Assigns {
-		if a.Name != nil && a.Value != nil && laterVar(a.Name.Value) {
+		if a.Name != nil && a.Value != nil && gitConfigVar(a.Name.Value, strings.Join(c.words(a.Value), " ")) {
+			vals = append(vals, "\x00git config file "+a.Name.Value)
+		} else if a.Name != nil && a.Value != nil && laterVar(a.Name.Value) {
 			vals = append(vals, strings.Join(c.words(a.Value), " "))
 		}
 	}
 	for _, w := range ce.Args {
 		for _, f := range c.words(w) {
-			if k, v, ok := strings.Cut(f, "="); ok && laterVar(k) {
+			if k, v, ok := strings.Cut(f, "="); ok && gitConfigVar(k, v) {
+				vals = append(vals, "\x00git config file "+k)
+			} else if ok && laterVar(k) {
 				if strings.HasPrefix(k, "BASH_FUNC_") {
 					v = "f" + v
 				}
@@ -236,8 +240,11 @@ func (c *pathCheck) laterCode(ce *syntax.CallExpr) *pathDeny {
 		}
 	}
 	for _, v := range vals {
+		if strings.HasPrefix(v, "\x00git config file") {
+			return c.cannot("git reads settings (an alias, a pager) from " + v[1:] + ", so the files its commands open cannot be checked")
+		}
 		c.lenient++
-		pd := c.analyse(strings.TrimLeft(v, "|-"), 1)
+		pd := c.analyse(strings.TrimLeft(v, "|-+!"), 1)
 		c.lenient--
 		if pd != nil {
 			return pd
@@ -247,5 +254,14 @@ func (c *pathCheck) laterCode(ce *syntax.CallExpr) *pathDeny {
 }
 
 func laterVar(name string) bool {
-	return promptVars[name] || programVars[name] || strings.HasPrefix(name, "BASH_FUNC_")
+	return promptVars[name] || programVars[name] || strings.HasPrefix(name, "BASH_FUNC_") || name == "LESS" ||
+		strings.HasPrefix(name, "GIT_CONFIG_VALUE_")
+}
+
+// gitConfigVar reports a variable that hands git settings the analysis
+// does not read: GIT_CONFIG_PARAMETERS, or a config file other than
+// /dev/null.
+func gitConfigVar(name, value string) bool {
+	return name == "GIT_CONFIG_PARAMETERS" ||
+		(name == "GIT_CONFIG" || name == "GIT_CONFIG_GLOBAL" || name == "GIT_CONFIG_SYSTEM") && value != "/dev/null"
 }

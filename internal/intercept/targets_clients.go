@@ -101,6 +101,15 @@ func (cc *clientCall) has(names ...string) bool { return len(cc.opt(names...)) >
 
 // clientsByName indexes clientTable by command name.
 var clientsByName = func() map[string]*client {
+	// The service clients speak HTTP through the standard proxy variables
+	// too: a proxy is where their requests go.
+	for _, c := range []*client{jiraClient, kubectlClient, helmClient, awsClient, ghClient, glabClient, gcloudClient, azClient, sfClient, sentryClient, terraformClient} {
+		for k, v := range proxyEnv {
+			if _, ok := c.env[k]; !ok {
+				c.env[k] = v
+			}
+		}
+	}
 	m := map[string]*client{}
 	for _, c := range clientTable {
 		for _, n := range c.names {
