@@ -70,8 +70,7 @@ var (
 )
 
 type probeResult struct {
-	c   Containment
-	err error
+	c Containment
 }
 
 // Probe says which containment agents started under the guard binary

@@ -293,8 +293,3 @@ func checkHost(o override, c EnvCheck) string {
 }
 
 var urlStartRE = lazyre.New(`(?i)[a-z][a-z0-9+.\-]*://\S*`)
-
-// urlIn returns the URL in a word (--url=https://x, https://x/y), or "".
-func urlIn(s string) string {
-	return urlStartRE().FindString(s)
-}

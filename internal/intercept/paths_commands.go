@@ -19,8 +19,6 @@ import (
 var (
 	interpreters = []string{"python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "Rscript", "tclsh", "jshell", "osascript", "pwsh", "irb", "gawk", "awk", "mawk", "nawk", "busybox",
 		"R", "julia", "elixir", "groovy", "scala", "racket", "ghc", "clojure", "kotlin", "crystal", "nim", "raku", "guile", "erl", "sbcl", "clisp", "ecl", "expect", "gdb", "sqlite3", "duckdb"}
-	// pathWrappers run the rest of their arguments as a command.
-	pathWrappers = []string{"sudo", "doas", "env", "nice", "nohup", "time", "timeout", "stdbuf", "ionice", "command", "builtin", "exec", "setsid", "chronic", "unbuffer", "strace", "ltrace", "taskset", "chroot", "runuser", "flock", "watch"}
 	// copiers read their sources whole, directories included when asked.
 	copiers = []string{"cp", "mv", "ln", "install", "rsync", "scp", "rclone", "link", "ditto"}
 	// treeReaders read the contents of every file below a directory.

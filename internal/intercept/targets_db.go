@@ -208,12 +208,8 @@ var mysqlClient = &client{names: []string{"mysql", "mariadb", "mysqldump", "mari
 
 // uriOperand judges the first operand as a URI: [scheme://][user@]host[:port][/db].
 func uriOperand(cc *clientCall) {
-	for _, o := range cc.p.operands {
-		if o.dashed {
-			break
-		}
-		cc.host("URI argument", o.s, o.dyn, false)
-		break
+	if ops := cc.p.operands; len(ops) > 0 && !ops[0].dashed {
+		cc.host("URI argument", ops[0].s, ops[0].dyn, false)
 	}
 }
 
@@ -246,7 +242,8 @@ F,field-separator=~ R,record-separator=~ T,table-attr=~ A,no-align H,html t,tupl
 J,json C,csv G,vertical q,quiet config=X V,version ?,help`, false),
 	hostVars: dbVars, env: map[string]optKind{"HOME": kUnknowable, "XDG_CONFIG_HOME": kUnknowable},
 	operands: func(cc *clientCall) {
-		for _, o := range cc.p.operands {
+		if len(cc.p.operands) > 0 {
+			o := cc.p.operands[0]
 			switch s := o.s; {
 			case o.dyn || strings.Contains(s, "://"):
 				cc.host("DSN argument", s, o.dyn, false)
@@ -259,7 +256,6 @@ J,json C,csv G,vertical q,quiet config=X V,version ?,help`, false),
 			default:
 				cc.unknowable("DSN argument", false, "usql "+clip(s, 40)+" names a connection from usql's config, which the hook does not read")
 			}
-			break
 		}
 		for _, h := range cc.opt("-c", "--command") {
 			if h.dyn || psqlConnectRE().MatchString(h.value) {

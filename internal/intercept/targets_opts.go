@@ -85,17 +85,6 @@ func parseOpts(spec string, singleDash bool) optTable {
 	return t
 }
 
-// merge returns the union of tables (a later one wins).
-func merge(ts ...optTable) optTable {
-	out := optTable{}
-	for _, t := range ts {
-		for k, v := range t {
-			out[k] = v
-		}
-	}
-	return out
-}
-
 // argSyntax is how a client's parser reads its command line.
 type argSyntax uint8
 

@@ -34,7 +34,7 @@ func CheckSandbox(ctx context.Context, path string) error {
 		missing = append(missing, "socat")
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("Claude Code's sandbox, which confines the agent's commands, cannot start: %s not found on PATH; %s",
+		return fmt.Errorf("the OS sandbox of Claude Code, which confines the agent's commands, cannot start: %s not found on PATH; %s",
 			strings.Join(missing, " and "), SandboxInstallHint)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -43,7 +43,7 @@ func CheckSandbox(ctx context.Context, path string) error {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("Claude Code's sandbox, which confines the agent's commands, cannot start: %s %s failed: %v: %s (bubblewrap needs unprivileged user namespaces, or root)",
+		return fmt.Errorf("the OS sandbox of Claude Code, which confines the agent's commands, cannot start: %s %s failed: %v: %s (bubblewrap needs unprivileged user namespaces, or root)",
 			bwrap, strings.Join(bwrapProbe, " "), err, strings.TrimSpace(out.String()))
 	}
 	return nil
