@@ -417,6 +417,9 @@ func (s *RepoState) worktreeTree(ctx context.Context, init bool) (string, error)
 // files (the index by what it stages), its objects (removed ones only: new
 // objects change nothing), its effective configuration and its work tree.
 func (s *RepoState) Diff(ctx context.Context) ([]RepoChange, error) {
+	if err := specialFiles(s.Top); err != nil {
+		return nil, err
+	}
 	var out []RepoChange
 	paths, err := s.watched(ctx)
 	if err != nil {
@@ -1147,4 +1150,39 @@ func GitDirs(ctx context.Context, dir string) []string {
 		}
 	}
 	return dirs
+}
+
+// specialFiles refuses a work tree holding a FIFO, socket or device (a
+// FIFO named .gitattributes or .gitignore makes git wait for ever, or until
+// gitTimeout; whether git opens it at all depends on what it reads first):
+// the repository is not compared, and the case is an error, before any git
+// runs there. Git folders and nested repositories' .git are not walked.
+func specialFiles(top string) error {
+	return filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == top {
+				return err
+			}
+			return nil // gone or unreadable: git reports what it finds
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if t := d.Type(); t&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeDevice|fs.ModeCharDevice) != 0 {
+			rel, _ := filepath.Rel(top, p)
+			return fmt.Errorf("compare the repository: the work tree holds %s, a %s, which git could block on; remove it", filepath.ToSlash(rel), kindOf(t))
+		}
+		return nil
+	})
+}
+
+func kindOf(t fs.FileMode) string {
+	switch {
+	case t&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case t&fs.ModeSocket != 0:
+		return "socket"
+	default:
+		return "device file"
+	}
 }
