@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/pathutil"
 )
 
 // The values of permissions.sandbox.
@@ -233,15 +235,9 @@ func outermost(paths []string) []string {
 	slices.Sort(paths)
 	var out []string
 	for _, p := range paths {
-		if !slices.ContainsFunc(out, func(o string) bool { return within(p, o) }) {
+		if !slices.ContainsFunc(out, func(o string) bool { return pathutil.Within(p, o) }) {
 			out = append(out, p)
 		}
 	}
 	return out
-}
-
-// within reports whether p is dir or inside it.
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/pathutil"
 	"github.com/agent-eval/agent-eval/internal/results"
 )
 
@@ -216,10 +217,10 @@ func (st *state) hooksRan(start time.Time) {
 // startTamperGuard fingerprints what scoring will read, before the first
 // case starts.
 func (st *state) startTamperGuard() {
-	roots := append(st.ev.ScoringInputs(st.p.ProjectRoot), absPath(st.dir.JudgeCache()))
-	skip := []string{absPath(st.p.RunsDir), absPath(st.wsRoot), absPath(st.baselines), absPath(os.TempDir())}
+	roots := append(st.ev.ScoringInputs(st.p.ProjectRoot), pathutil.Abs(st.dir.JudgeCache()))
+	skip := []string{pathutil.Abs(st.p.RunsDir), pathutil.Abs(st.wsRoot), pathutil.Abs(st.baselines), pathutil.Abs(os.TempDir())}
 	if home, err := os.UserHomeDir(); err == nil {
-		skip = append(skip, absPath(home)) // the agent's caches, not the eval's files
+		skip = append(skip, pathutil.Abs(home)) // the agent's caches, not the eval's files
 	}
 	st.tamper = newTamperGuard(roots, skip)
 }
@@ -334,12 +335,4 @@ func (st *state) checkSealed(id string) error {
 	st.mu.Unlock()
 	st.obs.Warn(fmt.Sprintf("%s: its results were changed after it ended (%s): tampered", id, strings.Join(changed[:min(len(changed), 3)], "; ")))
 	return nil
-}
-
-func absPath(p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	return a
 }

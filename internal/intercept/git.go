@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/pathutil"
 )
 
 // GitPolicy gates git commands by their sub-command, as git itself finds
@@ -160,7 +161,7 @@ var (
 // .git (.gi?, .[g]it, .g*); dynamic: it is only known when the command
 // runs, and mentions is whether the command line names .git anywhere.
 func namesGitState(g *GitPolicy, v string, dynamic, mentions bool) bool {
-	if gitFolderRE().MatchString(v) || gitConfigRE().MatchString(v) || slices.ContainsFunc(g.Folders, func(f string) bool { return within(f, v) }) {
+	if gitFolderRE().MatchString(v) || gitConfigRE().MatchString(v) || slices.ContainsFunc(g.Folders, func(f string) bool { return pathutil.Within(v, f) }) {
 		return true
 	}
 	if dynamic && mentions {
@@ -274,13 +275,6 @@ func redirectsInto(command string, folders []string) bool {
 		}
 	}
 	return false
-}
-
-// within: p is folder f or a path below it (p may name it with a trailing
-// part: f/x).
-func within(f, p string) bool {
-	f = strings.TrimSuffix(f, "/")
-	return f != "" && (p == f || strings.HasPrefix(p, f+"/"))
 }
 
 // findActs: find deletes, runs or writes something.

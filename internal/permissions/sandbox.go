@@ -3,6 +3,8 @@ package permissions
 import (
 	"slices"
 	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/pathutil"
 )
 
 // SandboxSpec is what a run knows when it compiles Claude Code's sandbox
@@ -65,7 +67,7 @@ func Sandbox(s SandboxSpec) map[string]any {
 	}
 	var denyWrite []string
 	for _, d := range appendNew(appendNew([]string{}, s.DenyRead...), s.DenyWrite...) {
-		if !slices.ContainsFunc(s.AllowRead, func(a string) bool { return within(a, d) }) {
+		if !slices.ContainsFunc(s.AllowRead, func(a string) bool { return pathutil.Within(a, d) }) {
 			denyWrite = append(denyWrite, d)
 		}
 	}
@@ -114,7 +116,7 @@ func WithSandbox(settings, block map[string]any) map[string]any {
 					deny, _ := bm["denyRead"].([]string)
 					var keep []string
 					for _, a := range stringList(vv) {
-						if !slices.ContainsFunc(deny, func(d string) bool { return within(a, d) || within(d, a) }) {
+						if !slices.ContainsFunc(deny, func(d string) bool { return pathutil.Within(a, d) || pathutil.Within(d, a) }) {
 							keep = append(keep, a)
 						}
 					}
@@ -149,12 +151,6 @@ func WithSandbox(settings, block map[string]any) map[string]any {
 	// The user's lists came through cloneJSON as []any.
 	out["sandbox"] = normalise(merged)
 	return out
-}
-
-// within reports whether the path p is dir or lies below it.
-func within(p, dir string) bool {
-	p, dir = strings.TrimRight(p, "/"), strings.TrimRight(dir, "/")
-	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
 func normalise(m map[string]any) map[string]any {

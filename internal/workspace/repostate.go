@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agent-eval/agent-eval/internal/pathutil"
 )
 
 // RepoState is what a repository was before an agent worked in it (repo
@@ -277,12 +279,8 @@ func configFiles(ctx context.Context, top string) []string {
 	return out
 }
 
-func (s *RepoState) inGit(p string) bool { return within(s.GitDir, p) || within(s.CommonDir, p) }
-
-// within: p is root or below it.
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+func (s *RepoState) inGit(p string) bool {
+	return pathutil.Within(p, s.GitDir) || pathutil.Within(p, s.CommonDir)
 }
 
 // objectFile: p is one of the repository's object files (loose objects,
@@ -850,7 +848,7 @@ func (s *RepoState) Restore(ctx context.Context) error {
 		// changed include.path names may be anybody's.
 		root := ""
 		for _, r := range []string{s.GitDir, s.CommonDir, s.hooksDir} {
-			if r != "" && within(r, p) {
+			if r != "" && pathutil.Within(p, r) {
 				root = r
 				break
 			}
@@ -1009,7 +1007,7 @@ func (s *RepoState) put(p string, r fileRecord) error {
 // pruneDirs removes the empty folders from dir up to root (not root
 // itself) that the snapshot did not see.
 func (s *RepoState) pruneDirs(dir, root string) {
-	for d := dir; d != root && within(root, d) && !s.dirs[d]; d = filepath.Dir(d) {
+	for d := dir; d != root && pathutil.Within(d, root) && !s.dirs[d]; d = filepath.Dir(d) {
 		if os.Remove(d) != nil {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/agent-eval/agent-eval/internal/hook"
+	"github.com/agent-eval/agent-eval/internal/pathutil"
 	"github.com/agent-eval/agent-eval/internal/permissions"
 )
 
@@ -91,7 +92,7 @@ func (r *started) hidden(ws string) (hiddenPaths, error) {
 		}
 	}
 	for _, p := range cands {
-		if within(ws, p) || slices.ContainsFunc(h.slots, func(s string) bool { return within(s, p) }) {
+		if pathutil.Within(ws, p) || slices.ContainsFunc(h.slots, func(s string) bool { return pathutil.Within(s, p) }) {
 			continue // never the agent's own folder
 		}
 		for _, sp := range spellings(p) {

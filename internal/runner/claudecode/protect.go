@@ -4,8 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
+	"github.com/agent-eval/agent-eval/internal/pathutil"
 	"github.com/agent-eval/agent-eval/internal/permissions"
 )
 
@@ -18,17 +18,17 @@ import (
 func (r *started) protectedWrites(ws string) []string {
 	roots := r.s.Eval.ScoringInputs(projectRoot())
 	if r.s.RunDir != "" {
-		roots = append(roots, absPath(filepath.Dir(r.s.RunDir)))
+		roots = append(roots, pathutil.Abs(filepath.Dir(r.s.RunDir)))
 	}
-	hold := []string{absPath(ws)}
+	hold := []string{pathutil.Abs(ws)}
 	for _, d := range []string{r.configDir, r.credDir, r.s.Repo} {
 		if d != "" {
-			hold = append(hold, absPath(d)) // repo mode guards the project on its own
+			hold = append(hold, pathutil.Abs(d)) // repo mode guards the project on its own
 		}
 	}
-	around := []string{absPath(os.TempDir())}
+	around := []string{pathutil.Abs(os.TempDir())}
 	if home, err := os.UserHomeDir(); err == nil {
-		around = append(around, absPath(home))
+		around = append(around, pathutil.Abs(home))
 	}
 	var out []string
 	for _, root := range roots {
@@ -41,9 +41,9 @@ func (r *started) protectedWrites(ws string) []string {
 	// mode) is carved out.
 	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
 		if own := r.ownHome(ws); own != "" {
-			hold = append(hold, absPath(own))
+			hold = append(hold, pathutil.Abs(own))
 		}
-		out = carve(out, absPath(home), hold, []string{absPath(os.TempDir())})
+		out = carve(out, pathutil.Abs(home), hold, []string{pathutil.Abs(os.TempDir())})
 	}
 	return out
 }
@@ -66,10 +66,10 @@ func (r *started) protectedEditDenies(ws string) []string {
 // around, its entries (recursively). p is left out when it is inside a
 // place in hold, or is one in around.
 func carve(out []string, p string, hold, around []string) []string {
-	if slices.ContainsFunc(hold, func(k string) bool { return within(p, k) }) || slices.Contains(around, p) {
+	if slices.ContainsFunc(hold, func(k string) bool { return pathutil.Within(p, k) }) || slices.Contains(around, p) {
 		return out
 	}
-	inside := func(k string) bool { return within(k, p) }
+	inside := func(k string) bool { return pathutil.Within(k, p) }
 	if !slices.ContainsFunc(hold, inside) && !slices.ContainsFunc(around, inside) {
 		if _, err := os.Lstat(p); err == nil && !slices.Contains(out, p) {
 			out = append(out, p)
@@ -84,20 +84,6 @@ func carve(out []string, p string, hold, around []string) []string {
 		out = carve(out, filepath.Join(p, e.Name()), hold, around)
 	}
 	return out
-}
-
-// within reports whether p is dir or inside it.
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-func absPath(p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	return a
 }
 
 // projectRoot is the folder relative paths of eval.yaml's shared files are
