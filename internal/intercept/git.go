@@ -372,7 +372,7 @@ func (g *GitPolicy) judgeGit(args []word, env map[string]string, globals bool) s
 			break
 		}
 		switch {
-		case s == "-C" || s == "--git-dir" || s == "--work-tree" || s == "--namespace" || s == "--attr-source" || s == "--super-prefix":
+		case slices.Contains(gitValueOptions, s):
 			i += 2 // the folder may be any: the sub-command is what is judged
 			continue
 		case s == "-c" || s == "--config-env":
@@ -742,6 +742,10 @@ func shortHas(o, letter string) bool {
 	return len(o) > 1 && o[0] == '-' && o[1] != '-' && strings.Contains(o[1:], letter)
 }
 
+// gitValueOptions are git's global options that take the next word as
+// their value (a folder or a name), whatever it is.
+var gitValueOptions = []string{"-C", "--git-dir", "--work-tree", "--namespace", "--attr-source", "--super-prefix"}
+
 // gitDataCommands are the git sub-commands whose arguments are data
 // (messages, patterns, paths, revisions): none runs a program it is given.
 // rebase -x, bisect run, submodule foreach, difftool -x and the like are
@@ -760,7 +764,7 @@ func gitTakesData(args []word, env map[string]string) bool {
 	}
 	for i := 0; i < len(args); i++ {
 		switch s := args[i].s; {
-		case slices.Contains([]string{"-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace", "--attr-source", "--super-prefix"}, s):
+		case s == "-c" || s == "--config-env" || slices.Contains(gitValueOptions, s):
 			i++ // and its value
 		case strings.HasPrefix(s, "-"):
 		default:
