@@ -20,6 +20,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	clirunner "github.com/agent-eval/agent-eval/internal/runner/cli"
+	"github.com/agent-eval/agent-eval/internal/score"
 	"github.com/agent-eval/agent-eval/internal/ui"
 	"github.com/agent-eval/agent-eval/internal/workspace"
 )
@@ -119,6 +120,11 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		if !p.Warning {
 			problems = append(problems, p)
 		}
+	}
+	problems = append(problems, programProblems(ev)...)
+	if opts.score {
+		// What score would refuse after the agents ran is refused now.
+		problems = append(problems, score.Check(ev, e.Getenv)...)
 	}
 	for _, w := range ev.Warnings {
 		fmt.Fprintln(e.Err, w.Error())

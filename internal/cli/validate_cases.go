@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -64,6 +66,7 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 	}
 	envWarnings(ev, getenv, at)
 	skillProblems(ev, at)
+	errs = append(errs, programProblems(ev)...)
 
 	dir := ev.DatasetDir()
 	if dir == "" {
@@ -160,6 +163,47 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 		}
 	}
 	return warns, errs
+}
+
+// programProblems finds each cli command's program as run will (on PATH,
+// or by its path relative to eval.yaml's folder): one that is missing
+// fails the run before its first case, so it is refused at its line.
+func programProblems(ev *config.Eval) config.Errors {
+	var errs config.Errors
+	for _, c := range ev.CLICommands() {
+		prog := c.Command[0]
+		if strings.Contains(prog, "{") {
+			continue // a placeholder: known per case
+		}
+		if _, err := clirunner.FindProgram(prog, ev.Dir()); err != nil {
+			field := c.Field + "[0]"
+			line, col := ev.Position(field)
+			if line == 0 {
+				field = c.Field
+				line, col = ev.Position(field)
+			}
+			how := "install it or put its folder on PATH, or name it by its path"
+			if strings.Contains(prog, "/") {
+				how = "a relative path is relative to eval.yaml's folder"
+			}
+			errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: field, Code: config.CodeSemantic,
+				Msg: fmt.Sprintf("the command's program %s is not found (%v), so run would fail before the first case; %s", prog, errText(err), how)})
+		}
+	}
+	return errs
+}
+
+// errText is err without the program's name repeated by exec and os.
+func errText(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err.Error()
+	}
+	return err.Error()
 }
 
 type template struct{ field, text string }

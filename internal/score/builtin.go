@@ -54,6 +54,21 @@ func resolveBuiltin(name string) (string, bool) {
 	return "", false
 }
 
+// suggestBuiltin is the builtin a mistyped name likely means: by
+// category/name, or by the bare name when it has no category.
+func suggestBuiltin(name string) string {
+	if strings.Contains(name, "/") {
+		return config.Suggest(name, BuiltinNames())
+	}
+	byBase := map[string]string{}
+	var bases []string
+	for _, full := range BuiltinNames() {
+		byBase[path.Base(full)] = full
+		bases = append(bases, path.Base(full))
+	}
+	return byBase[config.Suggest(name, bases)]
+}
+
 type goBuiltin struct {
 	f    builtinFunc
 	args map[string]any
@@ -71,7 +86,11 @@ func (g *goBuiltin) Score(ctx context.Context, rec *Record) Outcome {
 func newBuiltinJudge(j config.Judge, i int, env *Env) (Judge, error) {
 	full, ok := resolveBuiltin(j.Builtin)
 	if !ok {
-		return nil, configError(env.Eval, judgeField(i, "builtin"), "judge %q: unknown builtin %q; the builtins are %s", j.Name, j.Builtin, strings.Join(BuiltinNames(), ", "))
+		hint := ""
+		if s := suggestBuiltin(j.Builtin); s != "" {
+			hint = fmt.Sprintf("did you mean %s? ", s)
+		}
+		return nil, configError(env.Eval, judgeField(i, "builtin"), "judge %q: unknown builtin %q; %sthe builtins are %s", j.Name, j.Builtin, hint, strings.Join(BuiltinNames(), ", "))
 	}
 	if f, ok := builtins[full]; ok {
 		return &goBuiltin{f: f, args: j.Arguments}, nil

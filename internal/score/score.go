@@ -95,6 +95,10 @@ func Build(ev *config.Eval, env *Env, reg *Registry) ([]built, error) {
 		}
 		kind := j.Type()
 		f, ok := reg.Lookup(kind)
+		if !ok && kind == "agent" {
+			add(configError(ev, judgeField(i, "agent"), "judge %q is an agent judge, which this version does not support; use an llm judge (prompt, prompt_file or llm_rubric, with context: for files it should read) or an exec judge running a program of your own", j.Name))
+			continue
+		}
 		if !ok {
 			add(configError(ev, judgeField(i, ""), "judge %q is an %s judge, which score cannot run yet (it runs %v)", j.Name, kind, reg.Names()))
 			continue
