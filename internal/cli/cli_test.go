@@ -87,7 +87,7 @@ func onlyNotRunnable(stderr string) bool {
 		switch {
 		case strings.Contains(l, ": warning: "):
 		case strings.Contains(l, "is not implemented yet"), strings.Contains(l, "which this version does not support"),
-			strings.Contains(l, "unknown builtin"), strings.Contains(l, "no such file"), strings.Contains(l, "is not found"),
+			strings.Contains(l, "unknown builtin"), strings.Contains(l, "which this version cannot run"), strings.Contains(l, "no such file"), strings.Contains(l, "is not found"),
 			strings.Contains(l, "so it would error on every case"):
 			n++
 		default:

@@ -67,6 +67,7 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 	envWarnings(ev, getenv, at)
 	skillProblems(ev, at)
 	errs = append(errs, programProblems(ev)...)
+	errs = append(errs, openRouterProblems(ev, "", true)...)
 
 	dir := ev.DatasetDir()
 	if dir == "" {
@@ -189,6 +190,36 @@ func programProblems(ev *config.Eval) config.Errors {
 			errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: field, Code: config.CodeSemantic,
 				Msg: fmt.Sprintf("the command's program %s is not found (%v), so run would fail before the first case; %s", prog, errText(err), how)})
 		}
+	}
+	return errs
+}
+
+// openRouterProblems refuses an OpenRouter model ("openrouter:/…"): this
+// version has no OpenRouter provider, so the agent would run its default
+// model and the run would not test what the eval asks (a judge's model
+// would go to the Anthropic API, which has no such model). model is run
+// --model; judges says whether the judges' models count (run --score,
+// validate).
+func openRouterProblems(ev *config.Eval, model string, judges bool) config.Errors {
+	var errs config.Errors
+	if config.IsOpenRouter(model) {
+		errs = append(errs, config.Error{File: "--model", Code: config.CodeSemantic,
+			Msg: fmt.Sprintf("%s is an OpenRouter model, which this version cannot run: the agent would silently run another model; %s", model, config.LaterOpenRouter)})
+	}
+	for _, f := range ev.OpenRouterRoles() {
+		if !judges && (f == "models.judge" || strings.HasPrefix(f, "judges[")) {
+			continue
+		}
+		if f == "models.skill" && model != "" {
+			continue // --model overrides it
+		}
+		why := "the agent would silently run another model, so run refuses it (name an Anthropic model; run --model overrides models.skill)"
+		if f == "models.judge" || strings.HasPrefix(f, "judges[") {
+			why = "score would ask the Anthropic API for it, which has no such model (name an Anthropic model)"
+		}
+		line, col := ev.Position(f)
+		errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: f, Code: config.CodeSemantic,
+			Msg: fmt.Sprintf("names an OpenRouter model, which this version cannot run: %s; %s", why, config.LaterOpenRouter)})
 	}
 	return errs
 }
