@@ -42,6 +42,21 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 	known := runners(ev)
 	if t := ev.RunnerType(); !known.Has(runner.Type(t)) {
 		at("runner.type", false, "runner type %s is not implemented yet; this version runs %v", t, known.Types())
+	} else if rn, err := known.New(runner.Type(t)); err == nil {
+		// What the engine refuses before the first case, refused here.
+		caps := rn.Capabilities()
+		switch {
+		case ev.Mode() == "batch" && !caps.Batch:
+			at("execution.mode", false, "runner %s cannot run a batch; use mode: case", t)
+		case len(ev.Execution.Steps) > 0 && !caps.Steps:
+			at("execution.steps", false, "runner %s cannot run a pipeline", t)
+		}
+		if ev.Runner.WorkspaceMode == "repo" && !caps.RepoMode {
+			at("runner.workspace_mode", false, "runner %s cannot run in the project itself", t)
+		}
+	}
+	if strings.TrimSpace(ev.Models.Skill) == "" && (ev.RunnerType() != "cli" || engine.CommandsNameModel(ev)) {
+		at("models", true, "models.skill is not set: run needs --model (or --fake-model), else it refuses to start")
 	}
 	for i, s := range ev.Execution.Steps {
 		switch {
@@ -71,6 +86,7 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 
 	dir := ev.DatasetDir()
 	if dir == "" {
+		at("dataset", true, "dataset.path is not set: run has no cases to run and refuses to start")
 		return warns, errs
 	}
 	entries, err := os.ReadDir(dir)
@@ -100,6 +116,9 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 		cases = append(cases, name)
 	}
 	sort.Strings(cases)
+	if len(cases) == 0 && len(errs) == 0 {
+		at("dataset.path", true, "%s has no case folders: run has nothing to run and refuses to start", ev.Dataset.Path)
+	}
 	if ev.Mode() == "batch" {
 		scriptProblems(filepath.Join(dir, FakeModelScript), at)
 	}
