@@ -81,7 +81,7 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 	}
 	envWarnings(ev, getenv, at)
 	skillProblems(ev, at)
-	errs = append(errs, programProblems(ev)...)
+	errs = append(errs, programProblems(ev, "")...)
 	errs = append(errs, openRouterProblems(ev, "", true)...)
 
 	dir := ev.DatasetDir()
@@ -186,10 +186,22 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 }
 
 // programProblems finds each cli command's program as run will (on PATH,
-// or by its path relative to eval.yaml's folder): one that is missing
-// fails the run before its first case, so it is refused at its line.
-func programProblems(ev *config.Eval) config.Errors {
+// or by its path relative to eval.yaml's folder), and the Claude Code
+// binary runner.settings.binary names (unless agentBin, run --agent-bin,
+// replaces it): one that is missing fails the run before its first case,
+// so it is refused at its line.
+func programProblems(ev *config.Eval, agentBin string) config.Errors {
 	var errs config.Errors
+	// runner.settings.binary names the Claude Code binary, unless run
+	// --agent-bin names another.
+	claude := ev.RunnerType() == "claude-code" || ev.Runner.Agent == "claude-code"
+	if bin, ok := ev.Runner.Settings["binary"].(string); ok && bin != "" && claude && agentBin == "" {
+		if _, err := exec.LookPath(bin); err != nil {
+			line, col := ev.Position("runner.settings.binary")
+			errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: "runner.settings.binary", Code: config.CodeSemantic,
+				Msg: fmt.Sprintf("the agent CLI %s is not found (%v), so run would fail before the first case; install it, fix the path, or pass run --agent-bin", bin, errText(err))})
+		}
+	}
 	for _, c := range ev.CLICommands() {
 		prog := c.Command[0]
 		if strings.Contains(prog, "{") {
