@@ -127,6 +127,13 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		// What score would refuse after the agents ran is refused now.
 		problems = append(problems, score.Check(ev, e.Getenv)...)
 	}
+	if opts.score && opts.fakeModel {
+		if judge := score.ModelJudge(ev, false); judge != "" {
+			if _, err := os.Stat(filepath.Join(ev.DatasetDir(), FakeJudgeScript)); err != nil {
+				return missingFakeJudge(ev, judge)
+			}
+		}
+	}
 	for _, w := range ev.Warnings {
 		fmt.Fprintln(e.Err, w.Error())
 	}

@@ -316,6 +316,12 @@ type fakeJudge struct {
 	script []byte
 }
 
+// missingFakeJudge is the error of --fake-model scoring without the
+// judges' scripted verdicts when judge calls a model.
+func missingFakeJudge(ev *config.Eval, judge string) error {
+	return usageErrorf("--fake-model: there is no %s: judge %q calls a model, and its verdicts under --fake-model are scripted there (see agent-eval fake-model --help)", filepath.Join(ev.DatasetDir(), FakeJudgeScript), judge)
+}
+
 // startFakeJudge serves the dataset's fake_judge.yaml on 127.0.0.1 for the
 // LLM judges (judge names the first); what they sent is kept in the run
 // directory.
@@ -323,7 +329,7 @@ func startFakeJudge(ev *config.Eval, dir rundir.Dir, judge string) (fakeJudge, f
 	path := filepath.Join(ev.DatasetDir(), FakeJudgeScript)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fakeJudge{}, nil, usageErrorf("--fake-model: there is no %s: judge %q calls a model, and its verdicts under --fake-model are scripted there (see agent-eval fake-model --help)", path, judge)
+		return fakeJudge{}, nil, missingFakeJudge(ev, judge)
 	}
 	if err != nil {
 		return fakeJudge{}, nil, usageErrorf("--fake-model: the LLM judges' scripted verdicts: %v", err)
