@@ -406,13 +406,14 @@ func (st *state) startFakeModel() (stop func(), err error) {
 	}
 	sort.Strings(names)
 	calls := st.callsModel()
+	var unscripted []string
 	for _, name := range names {
 		p := scripts[name]
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) && calls == "" {
 			// A cli agent may call no model: it needs no script, and a
 			// call it does make gets an error saying why.
 			if !strings.Contains(name, "/") {
-				st.obs.Warn(fmt.Sprintf("--fake-model: %s has no %s; runner cli is not known to call a model, so the fake answers any call of it with an error", caseLabel(name), rel(ds, p)))
+				unscripted = append(unscripted, name)
 			}
 			srv.SetScript(name, noScript(rel(ds, p)))
 			continue
@@ -427,6 +428,17 @@ func (st *state) startFakeModel() (stop func(), err error) {
 			return nil, usageErrorf("--fake-model: %v", err)
 		}
 		srv.SetScript(name, script)
+	}
+	if len(unscripted) > 0 {
+		what := caseLabel(unscripted[0]) + " has no " + rel(ds, scripts[unscripted[0]])
+		if n := len(unscripted); n > 1 {
+			list := strings.Join(unscripted[:min(n, 3)], ", ")
+			if n > 3 {
+				list += ", …"
+			}
+			what = fmt.Sprintf("%d cases (%s) have no %s", n, list, FakeModelScript)
+		}
+		st.obs.Warn(fmt.Sprintf("--fake-model: %s; runner cli is not known to call a model, so the fake answers any call with an error naming the missing script", what))
 	}
 	if st.fakeURL, err = srv.Start(""); err != nil {
 		_ = logFile.Close()
