@@ -75,11 +75,11 @@ func runCompare(ctx context.Context, e env, opts compareOptions, a, b string) er
 	}
 	sa, err := da.ReadSummary()
 	if err != nil {
-		return usageErrorf("%s is not scored (run agent-eval score %s first): %v", a, a, err)
+		return inputErrorf("%s is not scored (run agent-eval score %s first): %v", a, a, err)
 	}
 	sb, err := db.ReadSummary()
 	if err != nil {
-		return usageErrorf("%s is not scored (run agent-eval score %s first): %v", b, b, err)
+		return inputErrorf("%s is not scored (run agent-eval score %s first): %v", b, b, err)
 	}
 	c := &rundir.CompareSummary{SchemaVersion: rundir.SummaryVersion, ComparedAt: time.Now().UTC().Format(time.RFC3339), RunA: filepath.Base(da.Path), RunB: filepath.Base(db.Path),
 		Comparison: *score.Compare(sa, sb, db.Path)}
@@ -128,11 +128,11 @@ func runCompare(ctx context.Context, e env, opts compareOptions, a, b string) er
 
 func openRun(p string) (rundir.Dir, error) {
 	if _, err := os.Stat(p); err != nil {
-		return rundir.Dir{}, usageErrorf("no run directory %s", p)
+		return rundir.Dir{}, inputErrorf("no run directory %s", p)
 	}
 	d, err := rundir.Open(p)
 	if err != nil {
-		return rundir.Dir{}, &UsageError{Err: err}
+		return rundir.Dir{}, &codedError{ExitUsage, err}
 	}
 	return d, nil
 }
