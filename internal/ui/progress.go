@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/agent-eval/agent-eval/internal/engine"
+	"github.com/agent-eval/agent-eval/internal/usd"
 )
 
 // progress is agent-eval run's stderr. Everything written to it passes
@@ -194,7 +195,7 @@ func (p *progress) statusLocked() string {
 			fmt.Fprintf(&b, " %s %s", id, clock(now.Sub(p.running[id])))
 		}
 	}
-	fmt.Fprintf(&b, " · $%.4f", p.cost)
+	fmt.Fprintf(&b, " · %s", usd.Format(p.cost))
 	if p.denials > 0 {
 		fmt.Fprintf(&b, " · %s", engine.Plural(p.denials, "denial"))
 	}
