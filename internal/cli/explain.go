@@ -178,7 +178,7 @@ func runExplain(e env, opts explainOptions) error {
 	w := e.Out
 	fmt.Fprintf(w, "handlers: %s\ndecision: %s\n", source, d.Kind)
 	if d.Handler >= 0 {
-		fmt.Fprintf(w, "handler:  handlers[%d]: %s\n", d.Handler, ex.Match)
+		fmt.Fprintf(w, "handler:  %d (handlers[%d]): %s\n", d.Handler+1, d.Handler, ex.Match)
 	} else if d.Kind == intercept.Deny {
 		fmt.Fprintf(w, "handler:  none; the hook's path layer denies it (denied_paths, relative to %s)\n", file.Root)
 	} else {
@@ -231,7 +231,7 @@ func combinedVerdict(d intercept.Decision, rules *permissions.Verdict, mode stri
 	case d.Kind == intercept.Allow:
 		hookWhy += " (" + oneLineText(d.Reason) + ")"
 	case d.Handler >= 0:
-		hookWhy += " (handler " + fmt.Sprint(d.Handler) + "'s checks pass)"
+		hookWhy += " (handler " + fmt.Sprint(d.Handler+1) + "'s checks pass)"
 	default:
 		hookWhy += " (no handler matches)"
 	}
