@@ -56,7 +56,8 @@ sub-command of a Bash line hit it, which env check fails, what the path layer
 says, and which tier would answer an AskUserQuestion. And the verdict of
 eval.yaml's permission rules, compiled as run compiles them, on the same call:
 deny rules first, then allow rules (an approximation of Claude Code's rule
-semantics for Bash(prefix:*), Bash(text), Read/Edit(path globs), tool names
+semantics for Bash(prefix:*), Bash(text), Read/Edit/Write(path globs) (a Read
+deny also covers the files cat, head, grep, … name), tool names, mcp__server
 and WebFetch(domain:…); other forms are listed as not judged). The verdict
 line combines both: a deny by either blocks the call; a hook pass with no rule
 matching leaves it to the permission mode. Nothing is run and no model is
