@@ -76,7 +76,7 @@ type Step struct {
 
 // Runner configures the agent CLI.
 type Runner struct {
-	Type           string         `yaml:"type" doc:"Agent CLI that runs the cases." enum:"claude-code|cursor|cli|codex|responses-api" default:"\"claude-code\""`
+	Type           string         `yaml:"type" doc:"Agent CLI that runs the cases: claude-code, or cli (any agent by command). cursor, codex and responses-api are recognised and refused: they come in a later release." enum:"claude-code|cursor|cli|codex|responses-api" default:"\"claude-code\""`
 	Command        StringList     `yaml:"command" doc:"Command line of a cli runner: a string (split like a shell would, without a shell: no $VAR, pipes or redirections) or a list of arguments. {placeholders} (README: Running any agent) are filled per case, each value inside its one argument; {{ and }} are literal braces."`
 	Agent          string         `yaml:"agent" doc:"cli: the agent the command runs. claude-code declares that it runs Claude Code in the workspace, which then gets Claude Code's .claude/settings.json (the hook, permissions) as with runner.type claude-code: the hook (inputs.tools) and deny rules apply, allow rules do not (README: Running any agent). Otherwise a cli runner enforces neither." enum:"claude-code"`
 	WorkspaceMode  string         `yaml:"workspace_mode" doc:"repo: run the agent in the project itself (prompt mode) instead of an isolated workspace per case." enum:"repo"`
