@@ -335,3 +335,20 @@ func TestReportSaysWhatIs(t *testing.T) {
 		t.Error("report.html numbers a handler 0")
 	}
 }
+
+// TestCaseDetailsGolden: each case's details (verdicts, transcript, hook
+// decisions, outputs) as report.html renders them; -update rewrites
+// testdata/cases.golden.html after an intended change.
+func TestCaseDetailsGolden(t *testing.T) {
+	d, s := fixture(t, true)
+	b, err := Render(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	start, end := strings.Index(html, `<section id="details">`), strings.Index(html, `</main>`)
+	if start < 0 || end < start {
+		t.Fatalf("report.html has no details section")
+	}
+	golden.Assert(t, filepath.Join("testdata", "cases.golden.html"), []byte(html[start:end]))
+}
