@@ -305,12 +305,7 @@ func TestReportRedactsOutputs(t *testing.T) {
 // answered question is a "hook answer"; handlers are numbered from 1 (the
 // ledger's handler is the 0-based index into tool_handlers.yaml).
 func TestReportSaysWhatIs(t *testing.T) {
-	d, s := fixture(t, true)
-	b, err := Render(d, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	html := string(b)
+	html := renderFixture(t)
 	for _, want := range []string{
 		`tool <b>Write</b> <code class="sum">./docs/api.md</code>`,
 		`File created successfully at: ./docs/api.md`,
@@ -340,15 +335,21 @@ func TestReportSaysWhatIs(t *testing.T) {
 // decisions, outputs) as report.html renders them; -update rewrites
 // testdata/cases.golden.html after an intended change.
 func TestCaseDetailsGolden(t *testing.T) {
-	d, s := fixture(t, true)
-	b, err := Render(d, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	html := string(b)
+	html := renderFixture(t)
 	start, end := strings.Index(html, `<section id="details">`), strings.Index(html, `</main>`)
 	if start < 0 || end < start {
 		t.Fatalf("report.html has no details section")
 	}
 	golden.Assert(t, filepath.Join("testdata", "cases.golden.html"), []byte(html[start:end]))
+}
+
+// renderFixture is the scored fixture's report.html.
+func renderFixture(t *testing.T) string {
+	t.Helper()
+	d, s := fixture(t, true)
+	b, err := Render(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
