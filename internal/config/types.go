@@ -32,7 +32,7 @@ type Eval struct {
 	Generation  Generation           `yaml:"generation" doc:"How the dataset is generated. Not read by run or score."`
 	Inputs      Inputs               `yaml:"inputs" doc:"Inputs the agent receives at run time; inputs.tools intercepts tool calls."`
 	Outputs     []Output             `yaml:"outputs" doc:"Artifacts the agent produces that are collected and judged. Only regular files and folders are collected: a link, a FIFO or a device is left out, and so is a path under a folder that is a link."`
-	Traces      Traces               `yaml:"traces" doc:"agent-eval-harness's switches for what judges may read; accepted, not read in this version."`
+	Traces      Traces               `yaml:"traces" doc:"agent-eval-harness's switches for what judges may read; accepted, not read in this version (validate and run warn of each set to false)."`
 	Hooks       Hooks                `yaml:"hooks" doc:"Shell commands run at lifecycle phases of a run."`
 	Judges      []Judge              `yaml:"judges" doc:"How each case's outputs are scored."`
 	Thresholds  map[string]Threshold `yaml:"thresholds" doc:"Regression gates per judge name; a failed gate makes score exit 1."`

@@ -26,6 +26,7 @@ func (e *Eval) validate(d *decoder, root *yaml.Node) {
 	v.judges()
 	v.thresholds()
 	v.reward()
+	v.traces()
 	v.generation()
 	v.matrix()
 }
