@@ -17,7 +17,7 @@ demo: build
 	scripts/install-sandbox.sh
 	./bin/agent-eval run -c examples/quickstart/eval.yaml --fake-model --score --agent-bin "$$(scripts/install-claude.sh)"
 
-## test: what CI runs (README "Run the tests"). Installs the pinned Claude
+## test: what CI runs (README "Development"). Installs the pinned Claude
 ## Code and OpenCode CLIs (Node.js 20+ and npm needed) for the end-to-end
 ## tests first.
 test: vet fmt

@@ -19,6 +19,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/score"
+	"github.com/agent-eval/agent-eval/internal/usd"
 )
 
 type scoreOptions struct {
@@ -240,7 +241,7 @@ func printScoreTable(w io.Writer, s *rundir.Summary) {
 	}
 	_ = tw.Flush()
 	if s.Reward != nil {
-		fmt.Fprintf(w, "reward %.3f · %d denial(s) · agent cost $%.4f · LLM calls %d made, %d cached", *s.Reward, s.Denials, s.CostUSD, s.LLM.Made, s.LLM.Cached)
+		fmt.Fprintf(w, "reward %.3f · %d denial(s) · agent cost %s · LLM calls %d made, %d cached", *s.Reward, s.Denials, usd.Format(s.CostUSD), s.LLM.Made, s.LLM.Cached)
 		if s.LLM.Failed > 0 {
 			fmt.Fprintf(w, ", %d failed", s.LLM.Failed)
 		}

@@ -26,6 +26,7 @@ func (e *Eval) validate(d *decoder, root *yaml.Node) {
 	v.judges()
 	v.thresholds()
 	v.reward()
+	v.traces()
 	v.generation()
 	v.matrix()
 }
@@ -188,7 +189,7 @@ func (v *validator) runner(path string, r *Runner) {
 		typ = "claude-code"
 	case "claude-code", "cursor", "cli", "codex":
 	case "responses-api":
-		v.errf(path+".type", CodeSemantic, "runner type responses-api (upstream's OpenAI Responses API runner) is not supported yet; use claude-code, codex or cli")
+		v.errf(path+".type", CodeSemantic, "runner type responses-api (upstream's OpenAI Responses API runner) is not supported yet; this version runs claude-code and cli")
 		return
 	default:
 		return // the decoder reported the unknown type

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
 	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/usd"
 )
 
 var (
@@ -46,7 +47,7 @@ var funcs = template.FuncMap{
 	"num":   num,
 	"numP":  numP,
 	"pct":   pct,
-	"usd":   usd,
+	"usd":   usd.Format,
 	"dur":   dur,
 	"bytes": humanBytes,
 	"ptr":   func(f float64) *float64 { return &f },
@@ -124,16 +125,6 @@ func pct(f *float64) string {
 		return "–"
 	}
 	return strconv.FormatFloat(*f*100, 'f', 1, 64) + "%"
-}
-
-func usd(f float64) string {
-	switch {
-	case f == 0:
-		return "$0"
-	case f < 0.01:
-		return "$" + strconv.FormatFloat(f, 'f', 4, 64)
-	}
-	return "$" + strconv.FormatFloat(f, 'f', 2, 64)
 }
 
 func dur(s float64) string {

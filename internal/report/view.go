@@ -106,6 +106,8 @@ type caseView struct {
 	// Unmatched are hook decisions no transcript call carries.
 	Unmatched []hookView
 	Prompt    string
+	// RelWS: the case ran in a workspace, whose paths are shown relative.
+	RelWS bool
 }
 
 // cell is one judge's verdict on one case, in the table.
@@ -143,11 +145,16 @@ type hookView struct {
 	Tool     string
 	Decision string
 	Class    string // deny, answer, fallback, allow, pass
-	Handler  int
-	Reason   string
-	Detail   string
-	Answers  []answerView
-	Warnings []string
+	Label    string // what the tag says: hook deny, hook answer, ...
+	// Handler is the matching handler's 0-based index in
+	// tool_handlers.yaml (the ledger's handler; -1: none). People read
+	// HandlerNo, the same handler numbered from 1.
+	Handler   int
+	HandlerNo int
+	Reason    string
+	Detail    string
+	Answers   []answerView
+	Warnings  []string
 }
 
 type answerView struct {
@@ -308,6 +315,17 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 	}
 	if c != nil {
 		events = withDenials(events, c.PermissionDenials)
+		// The workspace is deleted after the run: its paths are shown
+		// relative to it.
+		rel := relativeTo(c.Workspace)
+		cv.RelWS = c.Workspace != ""
+		cv.Error = rel(cv.Error)
+		for i := range events {
+			events[i].Text, events[i].Input = rel(events[i].Text), json.RawMessage(rel(string(events[i].Input)))
+		}
+		for i := range ledger {
+			ledger[i].Reason, ledger[i].Detail = rel(ledger[i].Reason), rel(ledger[i].Detail)
+		}
 	}
 	cv.Items, cv.Unmatched = items(events, ledger)
 	if cv.Prompt != "" && hasKind(events, transcript.KindPrompt) {
@@ -456,6 +474,12 @@ func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookV
 				at[e.ToolUseID] = len(out) - 1
 			}
 		default:
+			if e.Kind == transcript.KindResult && len(out) > 0 && out[len(out)-1].Kind == string(transcript.KindText) && strings.TrimSpace(out[len(out)-1].Text) == strings.TrimSpace(e.Text) {
+				// the final answer repeats the last message: show it once
+				last := &out[len(out)-1]
+				last.Kind, last.Long, last.ResultErr = string(transcript.KindResult), false, e.IsError
+				continue
+			}
 			it := item{Kind: string(e.Kind), Step: e.Step, ResultErr: e.IsError}
 			it.Text, it.Clipped = shown(e.Text, e.Truncated)
 			it.Head, it.Long = head(it.Text)
@@ -466,6 +490,39 @@ func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookV
 		}
 	}
 	return out, unmatched
+}
+
+// relativeTo returns a function that writes the paths under workspace ws
+// relative to it: "ws/a/b" as "./a/b", "ws" alone as ".". A longer name
+// that merely starts with ws ("ws2/…") is left alone.
+func relativeTo(ws string) func(string) string {
+	ws = strings.TrimRight(ws, "/")
+	if ws == "" {
+		return func(s string) string { return s }
+	}
+	return func(s string) string {
+		var b strings.Builder
+		for {
+			i := strings.Index(s, ws)
+			if i < 0 {
+				b.WriteString(s)
+				return b.String()
+			}
+			b.WriteString(s[:i])
+			rest := s[i+len(ws):]
+			if rest != "" && isPathByte(rest[0]) {
+				b.WriteString(ws) // another name: leave it
+			} else {
+				b.WriteByte('.')
+			}
+			s = rest
+		}
+	}
+}
+
+// isPathByte: c continues a file name.
+func isPathByte(c byte) bool {
+	return c == '.' || c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
 }
 
 // withDenials adds the permission denials run_result.json records that the
@@ -508,12 +565,26 @@ func hookOf(d rundir.Decision) hookView {
 		}
 	}
 	sort.Strings(qs)
+	if len(qs) > 0 && h.Class == "allow" {
+		h.Class = "answer" // the hook allows AskUserQuestion with its answers
+	}
 	for _, q := range qs {
 		tier := d.Tiers[q]
 		if tier == "fallback" && h.Class == "answer" {
 			h.Class = "fallback"
 		}
 		h.Answers = append(h.Answers, answerView{Question: q, Answer: d.Answers[q], Tier: tier})
+	}
+	switch h.Class {
+	case "answer":
+		h.Label = "hook answer"
+	case "fallback":
+		h.Label = "hook answer (fallback)"
+	default:
+		h.Label = "hook " + h.Decision
+	}
+	if d.Handler >= 0 {
+		h.HandlerNo = d.Handler + 1
 	}
 	return h
 }

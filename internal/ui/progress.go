@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/agent-eval/agent-eval/internal/engine"
+	"github.com/agent-eval/agent-eval/internal/usd"
 )
 
 // progress is agent-eval run's stderr. Everything written to it passes
@@ -248,7 +249,7 @@ func (p *progress) statusAt(now time.Time, spent string) string {
 			fmt.Fprintf(&b, " %s %s", id, clock(now.Sub(p.running[id])))
 		}
 	}
-	fmt.Fprintf(&b, " · $%.4f%s", p.cost, spent)
+	fmt.Fprintf(&b, " · %s%s", usd.Format(p.cost), spent)
 	if p.denials > 0 {
 		fmt.Fprintf(&b, " · %s", engine.Plural(p.denials, "denial"))
 	}

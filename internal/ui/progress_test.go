@@ -38,8 +38,8 @@ func TestProgressLiveLine(t *testing.T) {
 	fmt.Fprintf(p, "  beta: started\n")
 	out := buf.String()
 	// The first status line, then cleared, the line, and the status redrawn.
-	first := "[0/3] 0s · $0.0000"
-	second := "[0/3] 12s · 2 running: alpha 12s, beta 7s · $0.0000"
+	first := "[0/3] 0s · $0"
+	second := "[0/3] 12s · 2 running: alpha 12s, beta 7s · $0"
 	if exp := first + "\r\x1b[K  beta: started\n" + second; out != exp {
 		t.Fatalf("stderr =\n%q\nwant\n%q", out, exp)
 	}
@@ -49,7 +49,7 @@ func TestProgressLiveLine(t *testing.T) {
 	}
 	now = now.Add(63 * time.Second)
 	fmt.Fprintf(p, "  alpha: completed\n")
-	if exp := "\r\x1b[K  alpha: completed\n[1/3] 1m15s · 1 running: beta 1m10s · $0.2500 · 2 denials"; buf.String() != exp {
+	if exp := "\r\x1b[K  alpha: completed\n[1/3] 1m15s · 1 running: beta 1m10s · $0.25 · 2 denials"; buf.String() != exp {
 		t.Fatalf("stderr =\n%q\nwant\n%q", buf.String(), exp)
 	}
 	buf.Reset()
