@@ -26,6 +26,10 @@ const (
 // Path is the file the eval was loaded from.
 func (e *Eval) Path() string { return e.path }
 
+// Source is the content the eval was parsed from, as the user wrote it
+// ($VAR references unresolved).
+func (e *Eval) Source() []byte { return e.src }
+
 // Dir is the directory of eval.yaml, the base of dataset.path and of
 // inputs.tools[].prompt_file.
 func (e *Eval) Dir() string { return filepath.Dir(e.path) }

@@ -42,6 +42,7 @@ type Eval struct {
 
 	// Set by Load, not read from YAML.
 	path     string
+	src      []byte // the bytes it was parsed from
 	pos      map[string]pos
 	Warnings Errors `yaml:"-"`
 }
