@@ -23,6 +23,7 @@ type compareOptions struct {
 	noPairwise bool
 	noCache    bool
 	json       bool
+	configSet  bool // -c was given (compareEval)
 }
 
 func newCompareCmd(e env) *cobra.Command {
@@ -46,11 +47,12 @@ comparison failed.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.configSet = cmd.Flags().Changed("config")
 			return runCompare(cmd.Context(), e, opts, args[0], args[1])
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE` (for the pairwise judge's prompt and model; optional)")
+	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE` (for the pairwise judge's prompt and model; default: the run's own copy)")
 	f.StringVar(&opts.judgeModel, "judge-model", "", "the pairwise judge's `MODEL`")
 	f.BoolVar(&opts.noPairwise, "no-pairwise", false, "compare the summaries only; call no model")
 	f.BoolVar(&opts.noCache, "no-cache", false, "call the model for every comparison, ignoring RUN_A's judge_cache/")
@@ -59,17 +61,15 @@ comparison failed.`,
 }
 
 func runCompare(ctx context.Context, e env, opts compareOptions, a, b string) error {
-	var ev *config.Eval
-	if _, err := os.Stat(opts.config); err == nil {
-		if ev, err = config.Load(opts.config); err != nil {
-			return err
-		}
-	}
 	da, err := openRun(a)
 	if err != nil {
 		return err
 	}
 	db, err := openRun(b)
+	if err != nil {
+		return err
+	}
+	ev, err := compareEval(e, opts, da)
 	if err != nil {
 		return err
 	}

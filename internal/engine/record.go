@@ -40,15 +40,18 @@ type sandboxRecord struct {
 }
 
 // recordConfig writes the run's config/ folder — eval.yaml as it was
-// loaded, the compiled handlers (nil: none) and permissions — through the
-// run's redactor, and notes eval.yaml's place and its project's git state.
+// loaded, the compiled handlers (nil: none) and permissions — with the
+// secrets the run's redactor knows hidden, and notes eval.yaml's place and
+// its project's git state. Only known values are hidden, not what merely
+// looks like one: the redactor's key patterns would take thresholds'
+// min_pass_rate for a password, and the copy must still load.
 func (st *state) recordConfig(ctx context.Context, handlers *intercept.File, perms permissions.Compiled, sandbox config.SandboxDecision) error {
 	if err := os.MkdirAll(st.dir.ConfigDir(), 0o755); err != nil {
 		return fmt.Errorf("record the run's config: %w", err)
 	}
 	red := st.runRedactor()
 	src := st.ev.Source()
-	if err := os.WriteFile(st.dir.EvalCopy(), []byte(red.String(string(src))), 0o644); err != nil {
+	if err := os.WriteFile(st.dir.EvalCopy(), hideKnown(red, src), 0o644); err != nil {
 		return fmt.Errorf("record the run's config: %w", err)
 	}
 	if handlers != nil {
@@ -56,7 +59,7 @@ func (st *state) recordConfig(ctx context.Context, handlers *intercept.File, per
 		if err != nil {
 			return fmt.Errorf("record the run's handlers: %w", err)
 		}
-		if err := os.WriteFile(st.dir.HandlersCopy(), []byte(red.String(string(b))), 0o644); err != nil {
+		if err := os.WriteFile(st.dir.HandlersCopy(), hideKnown(red, b), 0o644); err != nil {
 			return fmt.Errorf("record the run's handlers: %w", err)
 		}
 	}
@@ -64,7 +67,7 @@ func (st *state) recordConfig(ctx context.Context, handlers *intercept.File, per
 	if err != nil {
 		return fmt.Errorf("record the run's permissions: %w", err)
 	}
-	if err := os.WriteFile(st.dir.PermissionsCopy(), red.JSON(append(b, '\n')), 0o644); err != nil {
+	if err := os.WriteFile(st.dir.PermissionsCopy(), hideKnown(red, append(b, '\n')), 0o644); err != nil {
 		return fmt.Errorf("record the run's permissions: %w", err)
 	}
 	sum := sha256.Sum256(src)
@@ -74,6 +77,17 @@ func (st *state) recordConfig(ctx context.Context, handlers *intercept.File, per
 		st.rec.project = &results.Project{Root: top, Commit: commit, Dirty: dirty}
 	}
 	return nil
+}
+
+// hideKnown is b with every secret value red knows replaced by redact.Mark.
+func hideKnown(red *redact.Redactor, b []byte) []byte {
+	var out []byte
+	last := 0
+	for _, sp := range red.Find(b) {
+		out = append(append(out, b[last:sp[0]]...), redact.Mark...)
+		last = sp[1]
+	}
+	return append(out, b[last:]...)
 }
 
 // secretFlagWords mark a flag whose value is a secret (--api-key KEY).

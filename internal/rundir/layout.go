@@ -31,7 +31,7 @@ const (
 
 // ErrNewerLayout is returned for a run directory written by a newer
 // agent-eval than this one.
-var ErrNewerLayout = errors.New("the run directory has a newer layout than this agent-eval reads")
+var ErrNewerLayout = errors.New("the run directory was written by a newer agent-eval")
 
 // ConfigDir is the run's config/ folder.
 func (d Dir) ConfigDir() string { return filepath.Join(d.Path, ConfigDir) }
@@ -63,5 +63,5 @@ func (d Dir) checkLayout() error {
 	if json.Unmarshal(b, &v) != nil || v.Layout <= LayoutVersion {
 		return nil // a file that does not parse is its reader's to report
 	}
-	return fmt.Errorf("%s: %w (layout %d; this agent-eval reads up to %d): use a newer agent-eval", d.Path, ErrNewerLayout, v.Layout, LayoutVersion)
+	return fmt.Errorf("%s: %w (layout %d; this one reads up to %d); upgrade agent-eval to read it", d.Path, ErrNewerLayout, v.Layout, LayoutVersion)
 }
