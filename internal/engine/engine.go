@@ -505,7 +505,7 @@ func (st *state) newRun() *results.Run {
 		Agent: agent, AgentVersion: v, AgentBin: bin, HarnessVer: vi.Version, HarnessRevision: vi.Revision,
 		StartedAt: st.started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
 		Models: &results.Models{Agent: st.p.Model, Hook: st.ev.HookModel(), Judge: st.ev.Models.Judge},
-		Config: st.rec.config, Project: st.rec.project, CommandLine: redactArgv(st.runRedactor(), st.p.CommandLine),
+		Config: st.rec.config, Project: st.rec.project, CommandLine: st.rec.argv,
 		ExecutionMode: string(st.p.Mode), PerCase: map[string]*results.Case{}, PerModelUsage: map[string]transcript.ModelUsage{},
 		EvalParams:  map[string]any{"timeout_s": st.p.Timeout.Seconds(), "max_budget_usd": st.p.MaxBudgetUSD, "parallelism": st.p.Parallel, "fake_model": st.p.FakeModel},
 		Containment: string(st.contain.Mode), ContainmentDetail: st.contain.Detail}

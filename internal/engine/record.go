@@ -25,6 +25,7 @@ import (
 type record struct {
 	config  *results.ConfigSource
 	project *results.Project
+	argv    []string
 }
 
 // permissionsRecord is config/permissions.json: the compiled permissions
@@ -73,18 +74,26 @@ func (st *state) recordConfig(ctx context.Context, handlers *intercept.File, per
 	sum := sha256.Sum256(src)
 	path := pathutil.Abs(st.ev.Path())
 	st.rec.config = &results.ConfigSource{Path: path, Dir: pathutil.Abs(st.ev.Dir()), SHA256: hex.EncodeToString(sum[:])}
+	// Redacted now, with the secrets of the caller, runner.env and
+	// execution.env: the agents' own (the fake model's key) come later.
+	st.rec.argv = redactArgv(red, st.p.CommandLine)
 	if top, commit, dirty, ok := workspace.ProjectHead(ctx, st.ev.Dir()); ok {
 		st.rec.project = &results.Project{Root: top, Commit: commit, Dirty: dirty}
 	}
 	return nil
 }
 
-// hideKnown is b with every secret value red knows replaced by redact.Mark.
+// configMark stands for a hidden secret in config/'s files: unlike
+// redact.Mark ("[redacted]", a list in YAML), it keeps YAML and JSON
+// well-formed wherever it lands, so the copy still loads.
+const configMark = "REDACTED"
+
+// hideKnown is b with every secret value red knows replaced by configMark.
 func hideKnown(red *redact.Redactor, b []byte) []byte {
 	var out []byte
 	last := 0
 	for _, sp := range red.Find(b) {
-		out = append(append(out, b[last:sp[0]]...), redact.Mark...)
+		out = append(append(out, b[last:sp[0]]...), configMark...)
 		last = sp[1]
 	}
 	return append(out, b[last:]...)

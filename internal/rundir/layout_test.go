@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -139,4 +140,47 @@ func jsonFields(roots ...reflect.Type) []string {
 		}
 	}
 	return out
+}
+
+// A reader refuses a run of a newer layout than it knows, and reads one of
+// its own or an older one (no layout_version: before layout 2).
+func TestOpenChecksTheLayout(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, runResult string
+		newer           bool
+	}{
+		{"older, without the field", `{"schema_version": 1, "run_id": "r"}`, false},
+		{"this one", fmt.Sprintf(`{"schema_version": 1, "layout_version": %d}`, LayoutVersion), false},
+		{"newer", fmt.Sprintf(`{"schema_version": 1, "layout_version": %d}`, LayoutVersion+1), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, RunResultFile), []byte(tc.runResult), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Open(dir)
+			if got := errors.Is(err, ErrNewerLayout); got != tc.newer {
+				t.Fatalf("Open = %v, want ErrNewerLayout: %v", err, tc.newer)
+			}
+			if tc.newer {
+				if want := fmt.Sprintf("(layout %d; this one reads up to %d)", LayoutVersion+1, LayoutVersion); !strings.Contains(err.Error(), want) {
+					t.Errorf("Open = %v, want it to say %s", err, want)
+				}
+				return
+			}
+			d := Dir{Path: dir}
+			if _, err := d.ReadRun(); err != nil {
+				t.Errorf("ReadRun = %v", err)
+			}
+		})
+	}
+	d := Dir{Path: t.TempDir()}
+	if err := os.WriteFile(d.RunResult(), []byte(`{"layout_version": 99}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.ReadRun(); !errors.Is(err, ErrNewerLayout) {
+		t.Errorf("ReadRun of a newer layout = %v, want ErrNewerLayout", err)
+	}
 }
