@@ -42,7 +42,8 @@ printed on stdout.
 The run is RUN_DIR, else --run-id ID under the eval's runs directory
 (-c eval.yaml), else the eval's most recent run. eval.yaml's before_report
 hooks run first, in the current folder, with AGENT_EVAL_RUN_DIR and
-AGENT_EVAL_RUN_ID set.
+AGENT_EVAL_RUN_ID set; without -c, those of the run's own copy of eval.yaml
+(RUN_DIR/config/eval.yaml).
 
   agent-eval report runs/my-eval/20261201-101500.000-claude-sonnet-4-5
   agent-eval report --run-id 20261201-101500.000-claude-sonnet-4-5 --open`,

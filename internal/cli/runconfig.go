@@ -19,7 +19,8 @@ import (
 // its relative paths resolved against the folder of the eval.yaml the run
 // loaded (run_result.json's config.dir), and stderr says when that
 // eval.yaml has changed since; verb names the command ("score"). A run
-// without a copy, made before layout 2, falls back to configFile; the eval
+// without a copy (made before layout 2) or without run_result.json (killed)
+// falls back to configFile; the eval
 // is nil when that is missing too and not configSet (report then runs
 // without one).
 func runEval(e env, dir rundir.Dir, configFile string, configSet bool, verb string) (ev *config.Eval, file string, err error) {
@@ -43,16 +44,16 @@ func runEval(e env, dir rundir.Dir, configFile string, configSet bool, verb stri
 	if err != nil {
 		return nil, "", fmt.Errorf("read the run's own eval.yaml: %w", err)
 	}
+	// run_result.json says where the original was; a run killed before it
+	// wrote one is read with configFile, as before layout 2.
 	r, err := dir.ReadRun()
-	if err != nil {
-		return nil, "", &codedError{ExitUsage, fmt.Errorf("%s has its own %s but no readable %s to say where its eval.yaml was: %w; give -c FILE",
-			dir.Path, rundir.ConfigDir+"/"+rundir.EvalCopyFile, rundir.RunResultFile, err)}
+	if errors.Is(err, rundir.ErrNewerLayout) {
+		return nil, "", err
+	}
+	if err != nil || r.Config == nil || r.Config.Path == "" {
+		return fallback()
 	}
 	src := r.Config
-	if src == nil || src.Path == "" {
-		return nil, "", &codedError{ExitUsage, fmt.Errorf("%s does not say where the eval.yaml of the run was (no config in %s); give -c FILE",
-			dir.Path, rundir.RunResultFile)}
-	}
 	if fi, err := os.Stat(src.Dir); err != nil || !fi.IsDir() {
 		return nil, "", &codedError{ExitUsage, fmt.Errorf("the run's own eval.yaml (%s) resolves its relative paths (dataset, judges, prompt files) against %s, "+
 			"the folder of the eval.yaml it ran, which is gone; restore it, or give -c FILE to %s with another eval.yaml", dir.EvalCopy(), src.Dir, verb)}

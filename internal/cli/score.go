@@ -48,7 +48,10 @@ run again), write summary.yaml into it, compare with --baseline, and check the
 thresholds.
 
 RUN_DIR is the run's directory; --run-id names a run under the runs directory
-instead; with neither, the latest run is scored. LLM judge verdicts are cached
+instead; with neither, the latest run is scored. Without -c the run is scored
+with its own copy of eval.yaml (RUN_DIR/config/eval.yaml, its relative paths
+resolved against the original's folder), and stderr says when eval.yaml has
+changed since the run; -c FILE scores with FILE. LLM judge verdicts are cached
 in RUN_DIR/judge_cache/, so scoring again calls the model only for prompts
 that changed (--no-cache calls it for all).
 
