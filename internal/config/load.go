@@ -56,15 +56,15 @@ func Parse(name string, data []byte) (*Eval, error) {
 // ParseCopy decodes and validates a copy of an eval.yaml (a run's own, in
 // its run directory) as if it were the original at origin: relative paths
 // (dataset.path, prompt files, judge commands) resolve against origin's
-// folder and the eval's name derives from origin; positions name file, the
-// copy.
+// folder (Dir) and the eval's name derives from origin; Path and positions
+// name file, the copy.
 func ParseCopy(file string, data []byte, origin string) (*Eval, error) {
 	return parse(file, origin, data)
 }
 
 // parse is Parse with errors naming file and the eval placed at origin.
 func parse(file, origin string, data []byte) (*Eval, error) {
-	e := &Eval{path: origin, src: data}
+	e := &Eval{path: file, origin: origin, src: data}
 	d := &decoder{file: file, pos: map[string]pos{}, keys: map[string]pos{}}
 	root, err := parseYAML(file, data)
 	if err != nil {
