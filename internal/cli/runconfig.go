@@ -79,7 +79,8 @@ func sha256Hex(b []byte) string {
 }
 
 // compareEval is the eval compare reads for the pairwise judge's prompt and
-// model: -c's file, else run's own copy (else eval.yaml here, if any). A
+// model: -c's file, else the run's own copy (compare passes NEW, the run it
+// writes into; else eval.yaml here, if any). A
 // copy that no longer loads only costs the eval's pairwise settings.
 func compareEval(e env, opts compareOptions, run rundir.Dir) (*config.Eval, error) {
 	if opts.configSet {

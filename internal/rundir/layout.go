@@ -17,7 +17,8 @@ import (
 // written by an agent-eval before layout 2.
 //
 // Layout history: 1, the first (no layout_version, no config/); 2, the run
-// records what it ran (config/, started_at, models, project, ...).
+// records what it ran (config/, started_at, models, project, ...) and the
+// cases it was made with (selection.json), and compare writes compare.html.
 const LayoutVersion = 2
 
 // The files of the run's config/ folder: what the run ran, written by run

@@ -5,6 +5,7 @@
 //
 //	<run>/run_result.json           the run (results.Run)
 //	<run>/config/                   what the run ran: eval.yaml, tool_handlers.yaml, permissions.json
+//	<run>/selection.json            the cases the run was made with
 //	<run>/summary.yaml              the verdict (Summary), written by score
 //	<run>/report.html, junit.xml    written by score and report
 //	<run>/judge_cache/              LLM verdicts, keyed by model and prompt
