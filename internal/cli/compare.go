@@ -24,6 +24,7 @@ type compareOptions struct {
 	noCache    bool
 	json       bool
 	force      bool
+	configSet  bool // -c was given (compareEval)
 }
 
 func newCompareCmd(e env) *cobra.Command {
@@ -50,11 +51,12 @@ comparison failed.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.configSet = cmd.Flags().Changed("config")
 			return runCompare(cmd.Context(), e, opts, args[0], args[1])
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE` (for the pairwise judge's prompt and model; optional)")
+	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE` (for the pairwise judge's prompt and model; default: NEW's own copy)")
 	f.StringVar(&opts.judgeModel, "judge-model", "", "the pairwise judge's `MODEL`")
 	f.BoolVar(&opts.noPairwise, "no-pairwise", false, "compare the summaries only; call no model")
 	f.BoolVar(&opts.noCache, "no-cache", false, "call the model for every comparison, ignoring NEW's judge_cache/")
@@ -66,12 +68,6 @@ comparison failed.`,
 // runCompare compares the run in directory a (the base) with the one in b
 // (the new run), into b.
 func runCompare(ctx context.Context, e env, opts compareOptions, base, next string) error {
-	var ev *config.Eval
-	if _, err := os.Stat(opts.config); err == nil {
-		if ev, err = config.Load(opts.config); err != nil {
-			return err
-		}
-	}
 	db, err := openRun(base)
 	if err != nil {
 		return err
@@ -81,6 +77,10 @@ func runCompare(ctx context.Context, e env, opts compareOptions, base, next stri
 		return err
 	}
 	if err := sameEval(db, dn, opts.force, e.Err); err != nil {
+		return err
+	}
+	ev, err := compareEval(e, opts, dn)
+	if err != nil {
 		return err
 	}
 	sb, err := db.ReadSummary()

@@ -45,7 +45,8 @@ printed on stdout.
 The run is RUN_DIR, else --run-id ID under the eval's runs directory
 (-c eval.yaml), else the eval's most recent run. eval.yaml's before_report
 hooks run first, in the current folder, with AGENT_EVAL_RUN_DIR and
-AGENT_EVAL_RUN_ID set.
+AGENT_EVAL_RUN_ID set; without -c, those of the run's own copy of eval.yaml
+(RUN_DIR/config/eval.yaml).
 
   agent-eval report runs/my-eval/20261201-101500.000-claude-sonnet-4-5
   agent-eval report --run-id 20261201-101500.000-claude-sonnet-4-5 --open`,
@@ -70,9 +71,14 @@ func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) er
 	if dirArg != "" && opts.runID != "" {
 		return usageErrorf("give a RUN_DIR or --run-id, not both")
 	}
-	ev, err := reportConfig(opts, dirArg == "")
-	if err != nil {
-		return err
+	// eval.yaml finds the run; without -c the run's own copy says which
+	// before_report hooks run.
+	var ev *config.Eval
+	var err error
+	if dirArg == "" || opts.configSet {
+		if ev, err = reportConfig(opts, dirArg == ""); err != nil {
+			return err
+		}
 	}
 	path := dirArg
 	if path == "" {
@@ -90,6 +96,14 @@ func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) er
 	if err != nil {
 		return &codedError{ExitUsage, err}
 	}
+	cfgFile := opts.config
+	if !opts.configSet {
+		// The report is the run directory's: an eval that no longer loads
+		// only costs its hooks.
+		if ev, cfgFile, err = runEval(e, dir, opts.config, false, "report"); err != nil {
+			fmt.Fprintf(e.Err, "agent-eval: warning: %v; no before_report hooks run\n", err)
+		}
+	}
 	s, err := dir.ReadSummary()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -98,7 +112,7 @@ func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) er
 	case err != nil:
 		return err
 	}
-	if err := writeReports(ctx, e, ev, opts.config, dir, s); err != nil {
+	if err := writeReports(ctx, e, ev, cfgFile, dir, s); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.Out, dir.Report())

@@ -32,12 +32,14 @@ func OSStreams() Streams { return Streams{In: os.Stdin, Out: os.Stdout, Err: os.
 type env struct {
 	Streams
 	Getenv func(string) string
+	// Args is the command line after the program name (a run records it).
+	Args []string
 }
 
 // Main runs agent-eval with args (without the program name) and returns the
 // exit code. SIGINT and SIGTERM cancel the context commands run under.
 func Main(args []string, s Streams) int {
-	e := env{Streams: s, Getenv: os.Getenv}
+	e := env{Streams: s, Getenv: os.Getenv, Args: args}
 	if a, ok := hookFastPath(args); ok {
 		return runHook(context.Background(), e, a)
 	}

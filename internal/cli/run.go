@@ -145,7 +145,8 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	plan, err := engine.NewPlan(ev, opts.config, engine.Flags{Model: opts.model, Cases: opts.cases, Parallel: opts.parallel,
 		RunID: opts.runID, RunsDir: opts.runsDir, Timeout: opts.timeout, MaxBudgetUSD: opts.maxBudget, AgentBin: opts.agentBin,
 		FakeModel: opts.fakeModel, Resume: opts.resume},
-		engine.Environment{Getenv: e.Getenv, Dir: mustGetwd(), HarnessBin: harness, Now: time.Now()})
+		engine.Environment{Getenv: e.Getenv, Dir: mustGetwd(), HarnessBin: harness, Now: time.Now(),
+			Args: append([]string{"agent-eval"}, e.Args...)})
 	if err != nil {
 		return runError(err)
 	}

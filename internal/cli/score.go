@@ -30,6 +30,9 @@ type scoreOptions struct {
 	json        bool
 	concurrency int
 	fakeModel   bool
+	// configSet: -c was given; without it a run is scored with its own
+	// copy of eval.yaml (runEval).
+	configSet bool
 }
 
 // FakeJudgeScript is the script `score --fake-model` serves at the
@@ -46,7 +49,10 @@ run again), write summary.yaml into it, compare with --baseline, and check the
 thresholds.
 
 RUN_DIR is the run's directory; --run-id names a run under the runs directory
-instead; with neither, the latest run is scored. LLM judge verdicts are cached
+instead; with neither, the latest run is scored. Without -c the run is scored
+with its own copy of eval.yaml (RUN_DIR/config/eval.yaml, its relative paths
+resolved against the original's folder), and stderr says when eval.yaml has
+changed since the run; -c FILE scores with FILE. LLM judge verdicts are cached
 in RUN_DIR/judge_cache/, so scoring again calls the model only for prompts
 that changed (--no-cache calls it for all).
 
@@ -63,6 +69,7 @@ regression on stderr), 2 for a usage or configuration error, 3 when scoring
 itself failed.`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.configSet = cmd.Flags().Changed("config")
 			dir := ""
 			if len(args) == 1 {
 				dir = args[0]
@@ -85,12 +92,14 @@ func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) erro
 	if opts.concurrency < 1 {
 		return usageErrorf("--concurrency must be at least 1, got %d", opts.concurrency)
 	}
-	ev, err := config.Load(opts.config)
-	if err != nil {
-		return err
-	}
-	for _, w := range ev.Warnings {
-		fmt.Fprintln(e.Err, w.Error())
+	// eval.yaml finds the run (--run-id, the latest); with -c it is also
+	// what scores it, else the run's own copy is.
+	var ev *config.Eval
+	if dirArg == "" || opts.configSet {
+		var err error
+		if ev, err = config.Load(opts.config); err != nil {
+			return err
+		}
 	}
 	dir, err := resolveRunDir(ev, e.Getenv, dirArg, opts.runID)
 	if err != nil {
@@ -99,9 +108,24 @@ func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) erro
 	if dir.Running() {
 		return inputErrorf("%s is still running; score it once it has finished", dir.Path)
 	}
+	runsDir := filepath.Dir(dir.Path)
+	if ev != nil {
+		runsDir = ev.RunsDir(e.Getenv)
+	}
+	if !opts.configSet {
+		if ev, opts.config, err = runEval(e, dir, opts.config, false, "score"); err != nil {
+			return err
+		}
+		if ev == nil {
+			return usageErrorf("%s has no %s/%s (an agent-eval before layout %d made it) and there is no %s here: give -c FILE", dir.Path, rundir.ConfigDir, rundir.EvalCopyFile, rundir.LayoutVersion, opts.config)
+		}
+	}
+	for _, w := range ev.Warnings {
+		fmt.Fprintln(e.Err, w.Error())
+	}
 	var baseline *rundir.Dir
 	if opts.baseline != "" {
-		b, err := resolveRunDir(ev, e.Getenv, baselinePath(ev, e.Getenv, opts.baseline), "")
+		b, err := resolveRunDir(nil, e.Getenv, baselinePath(runsDir, opts.baseline), "")
 		if err != nil {
 			return inputErrorf("--baseline: %v", err)
 		}
@@ -183,9 +207,9 @@ func verdict(w io.Writer, s *rundir.Summary, dir rundir.Dir) error {
 }
 
 // resolveRunDir finds the run to score: RUN_DIR, --run-id under the runs
-// directory, or the latest run there.
+// directory, or the latest run there (ev, which says where the runs are,
+// may be nil with a RUN_DIR).
 func resolveRunDir(ev *config.Eval, getenv func(string) string, dirArg, runID string) (rundir.Dir, error) {
-	runs := ev.RunsDir(getenv)
 	switch {
 	case dirArg != "" && runID != "":
 		return rundir.Dir{}, usageErrorf("give the run as RUN_DIR or with --run-id, not both")
@@ -193,9 +217,9 @@ func resolveRunDir(ev *config.Eval, getenv func(string) string, dirArg, runID st
 		if !rundir.SafeSegment(runID) {
 			return rundir.Dir{}, usageErrorf("--run-id %q is not a single path segment", runID)
 		}
-		dirArg = filepath.Join(runs, runID)
+		dirArg = filepath.Join(ev.RunsDir(getenv), runID)
 	case dirArg == "":
-		latest, err := latestRun(runs)
+		latest, err := latestRun(ev.RunsDir(getenv))
 		if err != nil {
 			return rundir.Dir{}, err
 		}
@@ -212,13 +236,13 @@ func resolveRunDir(ev *config.Eval, getenv func(string) string, dirArg, runID st
 }
 
 // baselinePath is a --baseline value as a path: itself when it names a
-// folder, else a run id under the runs directory.
-func baselinePath(ev *config.Eval, getenv func(string) string, v string) string {
+// folder, else a run id under runsDir.
+func baselinePath(runsDir, v string) string {
 	if fi, err := os.Stat(v); err == nil && fi.IsDir() {
 		return v
 	}
 	if rundir.SafeSegment(v) {
-		return filepath.Join(ev.RunsDir(getenv), v)
+		return filepath.Join(runsDir, v)
 	}
 	return v
 }

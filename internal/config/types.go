@@ -41,7 +41,9 @@ type Eval struct {
 	MLflow      *MLflow              `yaml:"mlflow" doc:"Log results to MLflow. A mapping here (even {}) turns MLflow logging on; absent or null leaves it off."`
 
 	// Set by Load, not read from YAML.
-	path     string
+	path     string // the file it was read from (positions name it)
+	origin   string // the eval.yaml it is of: path, or a copy's original (ParseCopy)
+	src      []byte // the bytes it was parsed from
 	pos      map[string]pos
 	Warnings Errors `yaml:"-"`
 }

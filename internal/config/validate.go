@@ -248,7 +248,7 @@ func (v *validator) runner(path string, r *Runner) {
 }
 
 func (v *validator) tools() {
-	dir := filepath.Dir(v.e.path)
+	dir := v.e.Dir()
 	for i, t := range v.e.Inputs.Tools {
 		p := index("inputs.tools", i)
 		if !blank(t.Prompt) && !blank(t.PromptFile) {

@@ -54,6 +54,8 @@ type state struct {
 	sealed    map[string]*tamperGuard // finished cases' folders (tamper.go)
 	redOnce   sync.Once
 	red       *redact.Redactor // runRedactor
+	started   time.Time        // this attempt's start
+	rec       record           // what the run ran (record.go)
 
 	mu       sync.Mutex
 	rows     map[string]Row  // this attempt's finished cases, for the table
@@ -79,7 +81,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	if err != nil {
 		return nil, err
 	}
-	st := &state{p: p, ev: p.Eval, obs: obs, caps: rn.Capabilities(), rows: map[string]Row{}, ran: map[string]bool{}}
+	st := &state{p: p, ev: p.Eval, obs: obs, caps: rn.Capabilities(), rows: map[string]Row{}, ran: map[string]bool{}, started: time.Now()}
 	if p.Mode == ModeBatch && !st.caps.Batch {
 		return nil, usageErrorf("execution.mode: batch: runner %s cannot run a batch", p.Runner)
 	}
@@ -165,6 +167,10 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	if !st.caps.Sandbox && sandbox.On {
 		sandbox = config.SandboxDecision{Why: "runner " + string(p.Runner) + " has no OS sandbox", Lost: st.ev.Permissions.LostWithoutSandbox(st.ev.Permissions.BashOpenPaths())}
 	}
+	perms := permissions.Compile(st.ev.Permissions.Allow, st.ev.Permissions.Deny)
+	if err := st.recordConfig(ctx, handlers, perms, sandbox); err != nil {
+		return nil, err
+	}
 	// How the agents' processes are kept from outliving their cases: said
 	// at the start and in run_result.json, never silently weaker.
 	if st.contain, err = agentproc.Probe(p.HarnessBin); err != nil {
@@ -172,7 +178,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	}
 	st.rr, err = rn.Start(ctx, runner.RunSetup{Eval: st.ev, Model: p.Model, AgentBin: p.AgentBin, HarnessBin: p.HarnessBin,
 		RunDir: st.dir.Path, WorkspaceRoot: st.wsRoot, Private: st.private, Baselines: st.baselines, Workspaces: st.workspaceList(),
-		GitRoot: gitRoot, Repo: p.Repo, Handlers: handlers, Permissions: permissions.Compile(st.ev.Permissions.Allow, st.ev.Permissions.Deny),
+		GitRoot: gitRoot, Repo: p.Repo, Handlers: handlers, Permissions: perms,
 		Sandbox: sandbox, FakeModelURL: st.fakeURL, Warn: obs.Warn})
 	if err != nil {
 		return nil, err
@@ -564,8 +570,16 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.Run, 
 // newRun is the run's aggregate without cases.
 func (st *state) newRun() *results.Run {
 	agent, v := st.rr.Agent()
-	return &results.Run{SchemaVersion: results.SchemaVersion, RunID: st.runID, EvalName: st.ev.EvalName(), Model: st.p.Model,
-		Agent: agent, AgentVersion: v, HarnessVer: version.Get().Version,
+	bin := ""
+	if b, ok := st.rr.(interface{ Bin() string }); ok {
+		bin = b.Bin()
+	}
+	vi := version.Get()
+	return &results.Run{SchemaVersion: results.SchemaVersion, LayoutVersion: rundir.LayoutVersion, RunID: st.runID, EvalName: st.ev.EvalName(), Model: st.p.Model,
+		Agent: agent, AgentVersion: v, AgentBin: bin, HarnessVer: vi.Version, HarnessRevision: vi.Revision,
+		StartedAt: st.started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
+		Models: &results.Models{Agent: st.p.Model, Hook: st.ev.HookModel(), Judge: st.ev.Models.Judge},
+		Config: st.rec.config, Project: st.rec.project, CommandLine: st.rec.argv,
 		ExecutionMode: string(st.p.Mode), PerCase: map[string]*results.Case{}, PerModelUsage: map[string]transcript.ModelUsage{},
 		EvalParams:  map[string]any{"timeout_s": st.p.Timeout.Seconds(), "max_budget_usd": st.p.MaxBudgetUSD, "parallelism": st.p.Parallel, "fake_model": st.p.FakeModel},
 		Containment: string(st.contain.Mode), ContainmentDetail: st.contain.Detail}

@@ -4,6 +4,7 @@
 // builds a path by hand.
 //
 //	<run>/run_result.json           the run (results.Run)
+//	<run>/config/                   what the run ran: eval.yaml, tool_handlers.yaml, permissions.json
 //	<run>/selection.json            the cases the run was made with
 //	<run>/summary.yaml              the verdict (Summary), written by score
 //	<run>/report.html, junit.xml    written by score and report
@@ -52,7 +53,8 @@ const (
 type Dir struct{ Path string }
 
 // Open checks that path is a run directory (it has cases/ or a
-// run_result.json) and returns it.
+// run_result.json) of a layout this agent-eval reads (ErrNewerLayout) and
+// returns it.
 func Open(path string) (Dir, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -61,6 +63,9 @@ func Open(path string) (Dir, error) {
 	d := Dir{abs}
 	if !exists(d.RunResult()) && !exists(filepath.Join(abs, CasesDir)) {
 		return Dir{}, fmt.Errorf("%s is not a run directory: it has neither %s nor %s/", path, RunResultFile, CasesDir)
+	}
+	if err := d.checkLayout(); err != nil {
+		return Dir{}, err
 	}
 	return d, nil
 }
@@ -135,6 +140,9 @@ func (d Dir) ReadRun() (*results.Run, error) {
 	var r results.Run
 	if err := readJSON(d.RunResult(), &r); err != nil {
 		return nil, err
+	}
+	if r.LayoutVersion > LayoutVersion {
+		return nil, d.checkLayout()
 	}
 	return &r, nil
 }
