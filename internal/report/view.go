@@ -59,6 +59,10 @@ type page struct {
 	// Compare links the comparison page in the run directory, when there
 	// is one.
 	Compare string
+	// Batch is the one agent run of a batch run (execution.mode: batch):
+	// its transcript and denials, and the outputs every case shares, shown
+	// once; nil in case mode.
+	Batch *batchView
 	// red hides the secrets of this environment and those the run marked
 	// in its files (rundir.SecretMarksFile); changed are the marked files
 	// that changed since.
@@ -106,6 +110,29 @@ type caseView struct {
 	// Unmatched are hook decisions no transcript call carries.
 	Unmatched []hookView
 	Prompt    string
+	// InBatch: the case was done by the batch's agent run, whose
+	// transcript and metrics the page shows once.
+	InBatch bool
+}
+
+// batchView is a batch run's own agent run.
+type batchView struct {
+	Status    string
+	Error     string
+	CostUSD   float64
+	DurationS float64
+	Turns     int
+	Denials   int
+	Items     []item
+	Unmatched []hookView
+	Prompt    string
+	// Unit: no batch_pattern, the batch is judged as one case.
+	Unit bool
+	// Shared are the files every case got; Unassigned and Refused the
+	// files no case got.
+	Shared     []output
+	Unassigned []string
+	Refused    []string
 }
 
 // cell is one judge's verdict on one case, in the table.
@@ -213,6 +240,13 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 	if err != nil {
 		p.Problems = append(p.Problems, err.Error())
 	}
+	assigned, err := dir.ReadBatchAssignment()
+	if err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	}
+	if run != nil && run.Batch != nil {
+		p.Batch = loadBatch(dir, run.Batch, assigned, p)
+	}
 	byID := map[string]*rundir.CaseSummary{}
 	if s != nil {
 		for i := range s.Cases {
@@ -226,6 +260,9 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 	answers, statuses := map[string]int{}, map[string]int{}
 	for _, id := range ids {
 		cv := loadCase(dir, id, byID[id], p)
+		if assigned.InBatch(id) {
+			batchCase(cv, assigned)
+		}
 		p.Cases = append(p.Cases, cv)
 		p.Totals.Cases++
 		p.Totals.CostUSD += cv.CostUSD
@@ -248,9 +285,61 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 			answers = s.AnswersByTier
 		}
 	}
+	if b := p.Batch; b != nil {
+		p.Totals.CostUSD, p.Totals.DurationS, p.Totals.Turns = b.CostUSD, b.DurationS, b.Turns
+		if s == nil {
+			p.Totals.Denials = b.Denials
+		}
+	}
 	p.Totals.Answers = counts(answers)
 	p.Totals.Statuses = counts(statuses)
 	return p
+}
+
+// loadBatch reads a batch run's own agent run: its transcript and ledger
+// at the run's root, and the outputs it shared with every case.
+func loadBatch(dir rundir.Dir, c *results.Case, a *rundir.BatchAssignment, p *page) *batchView {
+	b := &batchView{Status: string(c.Status), Error: c.Error, CostUSD: c.CostUSD, DurationS: c.DurationS, Turns: c.NumTurns,
+		Denials: len(c.PermissionDenials), Prompt: c.Prompt}
+	events, err := dir.ReadBatchTranscript()
+	if err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	}
+	ledger, err := dir.ReadBatchLedger()
+	if err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	}
+	events = withDenials(events, c.PermissionDenials)
+	b.Items, b.Unmatched = items(events, ledger)
+	if hasKind(events, transcript.KindPrompt) {
+		b.Prompt = ""
+	}
+	if a == nil {
+		return b
+	}
+	b.Unit, b.Unassigned, b.Refused = a.Unit, a.Unassigned, a.Refused
+	inlined := 0
+	for _, f := range a.Shared {
+		// Every case holds a copy: the first one's is shown.
+		for _, id := range a.Order {
+			if slices.Contains(a.Cases[id], f) {
+				o := readOutput(dir, id, f, inlined < maxInlined, p)
+				inlined += len(o.Text)
+				b.Shared = append(b.Shared, o)
+				break
+			}
+		}
+	}
+	return b
+}
+
+// batchCase makes a batch case's view show only what is its own: the
+// batch's metrics, transcript and shared outputs are shown once, above.
+func batchCase(cv *caseView, a *rundir.BatchAssignment) {
+	cv.InBatch = true
+	cv.CostUSD, cv.DurationS, cv.Turns, cv.Denials = 0, 0, 0, 0
+	cv.Items, cv.Unmatched, cv.Prompt = nil, nil, ""
+	cv.Outputs = slices.DeleteFunc(cv.Outputs, func(o output) bool { return slices.Contains(a.Shared, o.Path) })
 }
 
 func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseView {
