@@ -241,9 +241,7 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 		p.Problems = append(p.Problems, err.Error())
 	}
 	assigned, err := dir.ReadBatchAssignment()
-	if err != nil {
-		p.Problems = append(p.Problems, err.Error())
-	}
+	p.note(err)
 	if run != nil && run.Batch != nil {
 		p.Batch = loadBatch(dir, run.Batch, assigned, p)
 	}
@@ -296,19 +294,22 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 	return p
 }
 
+// note keeps err, when there is one, among the page's problems.
+func (p *page) note(err error) {
+	if err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	}
+}
+
 // loadBatch reads a batch run's own agent run: its transcript and ledger
 // at the run's root, and the outputs it shared with every case.
 func loadBatch(dir rundir.Dir, c *results.Case, a *rundir.BatchAssignment, p *page) *batchView {
 	b := &batchView{Status: string(c.Status), Error: c.Error, CostUSD: c.CostUSD, DurationS: c.DurationS, Turns: c.NumTurns,
 		Denials: len(c.PermissionDenials), Prompt: c.Prompt}
 	events, err := dir.ReadBatchTranscript()
-	if err != nil {
-		p.Problems = append(p.Problems, err.Error())
-	}
+	p.note(err)
 	ledger, err := dir.ReadBatchLedger()
-	if err != nil {
-		p.Problems = append(p.Problems, err.Error())
-	}
+	p.note(err)
 	events = withDenials(events, c.PermissionDenials)
 	b.Items, b.Unmatched = items(events, ledger)
 	if hasKind(events, transcript.KindPrompt) {
