@@ -180,6 +180,9 @@ func verdict(w io.Writer, s *rundir.Summary, dir rundir.Dir) error {
 	if s.NotJudged != "" {
 		broken += ", no case judged"
 	}
+	if n := len(s.Tampered); n > 0 {
+		broken += fmt.Sprintf(", %d case(s) tampered", n)
+	}
 	breached := 0
 	for _, t := range s.Thresholds {
 		if !t.OK {

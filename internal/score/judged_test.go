@@ -63,3 +63,18 @@ func TestNothingJudgedFails(t *testing.T) {
 		})
 	}
 }
+
+// TestRegressionsNameEveryFailure: whatever fails the verdict is a
+// regression line (the CLI prints PASS and exits 0 when there is none),
+// a tampered case too when no threshold is set.
+func TestRegressionsNameEveryFailure(t *testing.T) {
+	t.Parallel()
+	ev, dir := writeProject(t, "name: t\nexecution: {prompt: x}\ndataset: {path: cases}\njudges:\n  - {name: always, expr: 'true'}\n",
+		fixtureCase{id: "ok"}, fixtureCase{id: "bad", tampered: []string{"/e/json.py: added"}})
+	s, err := Score(context.Background(), Options{Dir: dir, Eval: ev, Getenv: os.Getenv})
+	must(t, err)
+	regs := Regressions(s)
+	if s.Passed || len(regs) == 0 || !strings.Contains(strings.Join(regs, "\n"), "bad") {
+		t.Errorf("passed %v, regressions %q; want a failure naming the tampered case", s.Passed, regs)
+	}
+}

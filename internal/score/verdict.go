@@ -168,6 +168,9 @@ func Regressions(s *rundir.Summary) []string {
 	if s.NotJudged != "" {
 		out = append(out, "no case was judged ("+s.NotJudged+")")
 	}
+	for _, id := range s.Tampered {
+		out = append(out, fmt.Sprintf("[%s] tampered: the agent changed what scoring reads, so every verdict on it is a failure (see summary.yaml)", id))
+	}
 	for _, name := range s.BrokenJudges {
 		out = append(out, fmt.Sprintf("[%s] judged no case: every case it did not skip was an error (see summary.yaml)", name))
 	}
