@@ -104,8 +104,11 @@ func (st *state) runBatch(ctx context.Context, start time.Time) (*results.Run, e
 	r.WallClockS = time.Since(start).Seconds()
 	r.Interrupted = ctx.Err() != nil
 	redactCase(c, st.runRedactor())
+	// A batch whose outputs could not be assigned keeps its result: its
+	// cases are then missing or empty, and score fails the verdict.
 	if err := st.collectBatch(c, entryCounts); err != nil {
-		return nil, err
+		st.obs.Warn(fmt.Sprintf("batch: assign the outputs to the cases: %v", err))
+		c.Error = strings.TrimSpace(c.Error + " the outputs could not be assigned to the cases: " + err.Error())
 	}
 	st.markSecrets(st.dir.Path)
 	if err := results.WriteJSON(st.dir.RunResult(), r); err != nil {
