@@ -129,7 +129,7 @@ func runExplain(e env, opts explainOptions) error {
 		}
 		caseDir = filepath.Join(ev.DatasetDir(), opts.caseID)
 		if fi, err := os.Stat(caseDir); err != nil || !fi.IsDir() {
-			return usageErrorf("--case %s: no case folder %s", opts.caseID, caseDir)
+			return inputErrorf("--case %s: no case folder %s", opts.caseID, caseDir)
 		}
 		overrides, err := workspace.CaseOverrides(caseDir)
 		if err != nil {

@@ -77,7 +77,7 @@ func runInit(e env, opts initOptions) error {
 			}
 		}
 		if len(existing) > 0 {
-			return usageErrorf("%s already exist(s); use --force to overwrite", strings.Join(existing, ", "))
+			return inputErrorf("%s already exist(s); use --force to overwrite", strings.Join(existing, ", "))
 		}
 	}
 	for _, p := range sortedKeys(files) {

@@ -88,7 +88,12 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		}
 		return nil
 	}
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return resolveConfigFlag(cmd) }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if err := checkNumericFlags(cmd); err != nil {
+			return err
+		}
+		return resolveConfigFlag(cmd)
+	}
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	root.AddCommand(newScoreCmd(e), newCompareCmd(e))

@@ -96,19 +96,19 @@ func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) erro
 		return err
 	}
 	if dir.Running() {
-		return usageErrorf("%s is still running; score it once it has finished", dir.Path)
+		return inputErrorf("%s is still running; score it once it has finished", dir.Path)
 	}
 	var baseline *rundir.Dir
 	if opts.baseline != "" {
 		b, err := resolveRunDir(ev, e.Getenv, baselinePath(ev, e.Getenv, opts.baseline), "")
 		if err != nil {
-			return usageErrorf("--baseline: %v", err)
+			return inputErrorf("--baseline: %v", err)
 		}
 		if b.Path == dir.Path {
-			return usageErrorf("--baseline is the run being scored (%s)", dir.Path)
+			return inputErrorf("--baseline is the run being scored (%s)", dir.Path)
 		}
 		if _, err := os.Stat(b.Summary()); err != nil {
-			return usageErrorf("--baseline %s is not scored: run agent-eval score %s first", opts.baseline, b.Path)
+			return inputErrorf("--baseline %s is not scored: run agent-eval score %s first", opts.baseline, b.Path)
 		}
 		baseline = &b
 	}
@@ -146,7 +146,7 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 			return err
 		}
 		if errors.Is(err, score.ErrNoCredentials) {
-			return &UsageError{Err: err}
+			return inputErrorf("%w; or score offline with --fake-model (the LLM judges answer from the dataset's %s)", err, FakeJudgeScript)
 		}
 		return fmt.Errorf("score %s: %w", dir.Path, err)
 	}
@@ -213,11 +213,11 @@ func resolveRunDir(ev *config.Eval, getenv func(string) string, dirArg, runID st
 		dirArg = latest
 	}
 	if _, err := os.Stat(dirArg); err != nil {
-		return rundir.Dir{}, usageErrorf("no run directory %s", dirArg)
+		return rundir.Dir{}, inputErrorf("no run directory %s", dirArg)
 	}
 	d, err := rundir.Open(dirArg)
 	if err != nil {
-		return rundir.Dir{}, &UsageError{Err: err}
+		return rundir.Dir{}, &codedError{ExitUsage, err}
 	}
 	return d, nil
 }
@@ -323,7 +323,7 @@ func startFakeJudge(ev *config.Eval, dir rundir.Dir) (url string, stop func(), e
 	path := filepath.Join(ev.DatasetDir(), FakeJudgeScript)
 	script, err := fakeapi.LoadScript(path)
 	if err != nil {
-		return "", nil, usageErrorf("--fake-model: the LLM judges' scripted verdicts: %v", err)
+		return "", nil, inputErrorf("--fake-model: the LLM judges' scripted verdicts: %v", err)
 	}
 	log, err := os.Create(dir.FakeJudgeLog())
 	if err != nil {

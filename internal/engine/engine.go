@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -99,6 +100,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	if err := st.openRunDir(); err != nil {
 		return nil, err
 	}
+	p.Cases = st.p.Cases // a resume runs the cases its run was made with
 	if !p.Resume {
 		// A run that fails before its first case leaves nothing behind:
 		// not its folder, nor the folders above it that it made.
@@ -128,6 +130,11 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 			continue
 		}
 		todo = append(todo, id)
+	}
+	if p.Resume && len(todo) > 0 {
+		if err := st.markStale(); err != nil {
+			return nil, err
+		}
 	}
 	gitRoot, err := st.makeWorkspaces(todo)
 	// Removing the workspaces one unlink at a time was a tenth of the
@@ -339,36 +346,103 @@ func missingDirs(dir string) []string {
 	}
 }
 
-// openRunDir creates the run directory, or finds the one to resume.
+// openRunDir creates the run directory and records its cases, or finds
+// the one to resume: the latest run (or the one --run-id names), with the
+// cases it was made with. A run that finished is a *NothingToResumeError.
 func (st *state) openRunDir() error {
 	p := st.p
 	st.runID = p.RunID
-	if p.Resume {
-		if st.runID == "" {
-			id, err := rundir.LatestUnfinished(p.RunsDir, p.Cases)
-			if err != nil {
-				return err
-			}
-			if id == "" {
-				return usageErrorf("--resume: no unfinished run of %s under %s; start one without --resume, or name a run with --run-id", st.ev.EvalName(), p.RunsDir)
-			}
-			st.runID = id
+	if !p.Resume {
+		id, d, err := rundir.Create(p.RunsDir, st.runID, p.ExplicitID)
+		if errors.Is(err, rundir.ErrExists) {
+			return usageErrorf("%s already exists; choose another --run-id, or continue it with --resume", filepath.Join(p.RunsDir, st.runID))
 		}
-		st.dir = rundir.Dir{Path: filepath.Join(p.RunsDir, st.runID)}
-		if fi, err := os.Stat(st.dir.Path); err != nil || !fi.IsDir() {
-			return usageErrorf("--resume: no run %s", st.dir.Path)
+		if err != nil {
+			return err
+		}
+		st.runID, st.dir = id, d
+		return d.WriteSelection(p.Cases)
+	}
+	if st.runID == "" {
+		id, err := rundir.Latest(p.RunsDir)
+		if err != nil {
+			return err
+		}
+		if id == "" {
+			return usageErrorf("--resume: no run of %s under %s; start one without --resume, or name a run with --run-id", st.ev.EvalName(), p.RunsDir)
+		}
+		st.runID = id
+	}
+	st.dir = rundir.Dir{Path: filepath.Join(p.RunsDir, st.runID)}
+	if fi, err := os.Stat(st.dir.Path); err != nil || !fi.IsDir() {
+		return usageErrorf("--resume: no run %s", st.dir.Path)
+	}
+	if st.dir.Running() {
+		return usageErrorf("--resume: %s: %v", st.dir.Path, rundir.ErrRunning)
+	}
+	recorded, err := st.dir.Selection()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// A run from before the cases were recorded: finished as a whole,
+		// or resumed only with the cases named.
+		if st.dir.Finished(nil) {
+			return &NothingToResumeError{RunID: st.runID, Dir: st.dir.Path, Latest: !p.ExplicitID}
+		}
+		if !p.Selected {
+			return usageErrorf("--resume: %s does not record the cases it was made with (an older agent-eval made it); name the ones to run with --cases", st.dir.Path)
+		}
+		recorded = p.Cases
+	case err != nil:
+		return fmt.Errorf("--resume: %w", err)
+	}
+	if st.dir.Finished(recorded) {
+		return &NothingToResumeError{RunID: st.runID, Dir: st.dir.Path, Latest: !p.ExplicitID}
+	}
+	if p.Selected {
+		for _, id := range p.Cases {
+			if !slices.Contains(recorded, id) {
+				return usageErrorf("--resume: --cases %s: run %s was made without it (its cases: %s)", id, st.runID, strings.Join(recorded, ", "))
+			}
 		}
 		return nil
 	}
-	id, d, err := rundir.Create(p.RunsDir, st.runID, p.ExplicitID)
-	if errors.Is(err, rundir.ErrExists) {
-		return usageErrorf("%s already exists; choose another --run-id, or continue it with --resume", filepath.Join(p.RunsDir, st.runID))
-	}
-	if err != nil {
-		return err
-	}
-	st.runID, st.dir = id, d
+	st.p.Cases = recorded
 	return nil
+}
+
+// markStale renames what scoring wrote into a resumed run, which no
+// longer describes it once more cases run, to <file>.stale, and says so.
+func (st *state) markStale() error {
+	var moved []string
+	for _, name := range rundir.ScoredFiles {
+		p := filepath.Join(st.dir.Path, name)
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if err := os.Rename(p, p+".stale"); err != nil {
+			return fmt.Errorf("--resume: mark %s stale: %w", name, err)
+		}
+		moved = append(moved, name)
+	}
+	if len(moved) > 0 {
+		st.obs.Note(fmt.Sprintf("resume: %s described run %s before this resume; renamed to *.stale (score the run again, or resume with --score)",
+			strings.Join(moved, ", "), st.runID))
+	}
+	return nil
+}
+
+// NothingToResumeError: --resume found the run finished; nothing ran.
+type NothingToResumeError struct {
+	RunID, Dir string
+	// Latest: the run is the latest one (no --run-id named it).
+	Latest bool
+}
+
+func (e *NothingToResumeError) Error() string {
+	if e.Latest {
+		return fmt.Sprintf("nothing to resume: the latest run %s finished", e.RunID)
+	}
+	return fmt.Sprintf("nothing to resume: run %s finished", e.RunID)
 }
 
 // startFakeModel serves the cases' fake_model.yaml scripts; what the model

@@ -564,6 +564,9 @@ func TestAResultThatCannotBeWrittenIsTheRunsError(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(r.runDir().CaseResult("a"), "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := r.runDir().WriteSelection([]string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
 	r.flags.Resume = true
 	res, err := r.exec(context.Background(), t)
 	if err == nil || !strings.Contains(err.Error(), "write the result of case a") {

@@ -74,8 +74,10 @@ type Plan struct {
 	// Steps: a multi-step pipeline per case (execution.steps).
 	Steps bool
 	Model string
-	// Cases are the cases to run, in order.
+	// Cases are the cases to run, in order; Selected that --cases named
+	// them.
 	Cases        []string
+	Selected     bool
 	Timeout      time.Duration
 	MaxBudgetUSD float64
 	Parallel     int
@@ -148,7 +150,7 @@ func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan
 				return Plan{}, usageErrorf("--cases: no case %q under %s", c, ev.DatasetDir())
 			}
 		}
-		ids = f.Cases
+		ids, p.Selected = f.Cases, true
 	}
 	if len(ids) == 0 {
 		return Plan{}, usageErrorf("no cases: %s has no case folders", firstNonEmpty(ev.DatasetDir(), "dataset.path"))

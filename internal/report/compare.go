@@ -15,7 +15,7 @@ import (
 
 // CompareFile is the side-by-side page's usual name, in the later run's
 // directory.
-const CompareFile = "compare.html"
+const CompareFile = rundir.CompareHTMLFile
 
 type comparePage struct {
 	Title         string

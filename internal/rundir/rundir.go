@@ -4,6 +4,7 @@
 // builds a path by hand.
 //
 //	<run>/run_result.json           the run (results.Run)
+//	<run>/selection.json            the cases the run was made with
 //	<run>/summary.yaml              the verdict (Summary), written by score
 //	<run>/report.html, junit.xml    written by score and report
 //	<run>/judge_cache/              LLM verdicts, keyed by model and prompt

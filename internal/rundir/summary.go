@@ -168,14 +168,15 @@ type PairwiseCase struct {
 	Error     string `yaml:"error,omitempty"`
 }
 
-// CompareSummary is compare.yaml: `agent-eval compare RUN_A RUN_B`,
-// written into RUN_A.
+// CompareSummary is compare.yaml: `agent-eval compare BASE NEW`, written
+// into NEW.
 type CompareSummary struct {
-	SchemaVersion int        `yaml:"schema_version"`
-	ComparedAt    string     `yaml:"compared_at"`
-	RunA          string     `yaml:"run_a"`
-	RunB          string     `yaml:"run_b"`
-	Comparison    Comparison `yaml:"comparison"`
+	SchemaVersion int    `yaml:"schema_version"`
+	ComparedAt    string `yaml:"compared_at"`
+	// Base and New are the runs' ids: the comparison is New's against Base.
+	Base       string     `yaml:"base"`
+	New        string     `yaml:"new"`
+	Comparison Comparison `yaml:"comparison"`
 }
 
 // JudgeDelta is one judge's aggregate, before and now.
