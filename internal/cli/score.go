@@ -202,7 +202,19 @@ func verdict(w io.Writer, s *rundir.Summary, dir rundir.Dir) error {
 	if n := len(s.BrokenJudges); n > 0 {
 		broken = fmt.Sprintf(", %d judge(s) judged no case", n)
 	}
-	fmt.Fprintf(w, "agent-eval: FAIL: %d of %d threshold(s) breached%s; summary: %s, report: %s\n", len(regs)-len(s.BrokenJudges), len(s.Thresholds), broken, dir.Summary(), dir.Report())
+	if s.NotJudged != "" {
+		broken += ", no case judged"
+	}
+	if n := len(s.Tampered); n > 0 {
+		broken += fmt.Sprintf(", %d case(s) tampered", n)
+	}
+	breached := 0
+	for _, t := range s.Thresholds {
+		if !t.OK {
+			breached++
+		}
+	}
+	fmt.Fprintf(w, "agent-eval: FAIL: %d of %d threshold(s) breached%s; summary: %s, report: %s\n", breached, len(s.Thresholds), broken, dir.Summary(), dir.Report())
 	return errReported{ExitGate}
 }
 

@@ -205,7 +205,7 @@ type Output struct {
 	Path         string         `yaml:"path" doc:"Directory or file inside the workspace; relative, no \"..\", not \".\"." check:"relpath,noparent,notdot"`
 	Tool         string         `yaml:"tool" doc:"Tool name or pattern whose calls are captured as outputs."`
 	Schema       string         `yaml:"schema" doc:"Natural-language description of the output (prose)."`
-	BatchPattern string         `yaml:"batch_pattern" doc:"Batch mode: \"{n}\" (1-based, format spec allowed: {n:03d}) maps outputs to cases; \"*\" shares them with every case; empty auto-detects."`
+	BatchPattern string         `yaml:"batch_pattern" doc:"Batch mode: a file belongs to case n (1-based, in case_order.yaml's order) when its name below path starts with the pattern, {n} expanded (format allowed: {n:03d}); \"*\" shares the files with every case. With no pattern on any output the batch is judged as one case; an output without one beside outputs with one is shared."`
 	Types        map[string]any `yaml:"types" doc:"Report rendering hints: file name or glob to a type."`
 }
 

@@ -268,9 +268,34 @@ func (v *validator) tools() {
 }
 
 func (v *validator) outputs() {
+	patterned := -1
 	for i, o := range v.e.Outputs {
 		if blank(o.Path) && blank(o.Tool) {
 			v.errf(index("outputs", i), CodeSemantic, "an output needs a path or a tool")
+		}
+		if o.BatchPattern == "" {
+			continue
+		}
+		field := index("outputs", i) + ".batch_pattern"
+		switch {
+		case v.e.Execution.Mode != "batch":
+			v.warnf(field, "ignored: batch_pattern assigns a batch run's files to cases, and execution.mode is not batch")
+		case blank(o.Path):
+			v.warnf(field, "ignored: the output has no path, so no files to assign")
+		default:
+			if _, err := ParseBatchPattern(o.BatchPattern); err != nil {
+				v.errf(field, CodeSemantic, "%v", err)
+			} else if patterned < 0 {
+				patterned = i
+			}
+		}
+	}
+	if patterned < 0 {
+		return
+	}
+	for i, o := range v.e.Outputs {
+		if !blank(o.Path) && o.BatchPattern == "" {
+			v.warnf(index("outputs", i), "has no batch_pattern while outputs[%d] has one: its files are shared with every case", patterned)
 		}
 	}
 }

@@ -18,7 +18,8 @@ import (
 //
 // Layout history: 1, the first (no layout_version, no config/); 2, the run
 // records what it ran (config/, started_at, models, project, ...) and the
-// cases it was made with (selection.json), and compare writes compare.html.
+// cases it was made with (selection.json), compare writes compare.html, and
+// a batch run records how its outputs went to its cases (batch_outputs.json).
 const LayoutVersion = 2
 
 // The files of the run's config/ folder: what the run ran, written by run

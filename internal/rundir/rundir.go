@@ -16,6 +16,7 @@
 //	<run>/cases/<id>/outputs/       the collected output files
 //	<run>/cases/<id>/_modified/     other files the agent changed
 //	<run>/cases/<id>/steps/<step>/  a pipeline step's logs
+//	<run>/batch_outputs.json, outputs/, transcript.jsonl  a batch run's (batch.go)
 package rundir
 
 import (
@@ -159,12 +160,16 @@ func (d Dir) ReadCase(id string) (*results.Case, error) {
 // ReadTranscript reads a case's transcript.jsonl; a case without one has
 // no events.
 func (d Dir) ReadTranscript(id string) ([]transcript.Event, error) {
-	f, err := os.Open(d.Transcript(id))
+	return readTranscript(d.Transcript(id), id)
+}
+
+func readTranscript(path, of string) ([]transcript.Event, error) {
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read the transcript of %s: %w", id, err)
+		return nil, fmt.Errorf("read the transcript of %s: %w", of, err)
 	}
 	defer f.Close()
 	ev, _, err := transcript.Read(f)
@@ -190,12 +195,16 @@ type Decision struct {
 // ReadLedger reads a case's hook ledger; a case without one has no
 // decisions. Lines that do not parse are skipped.
 func (d Dir) ReadLedger(id string) ([]Decision, error) {
-	b, err := os.ReadFile(d.Ledger(id))
+	return readLedger(d.Ledger(id), id)
+}
+
+func readLedger(path, of string) ([]Decision, error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read the hook ledger of %s: %w", id, err)
+		return nil, fmt.Errorf("read the hook ledger of %s: %w", of, err)
 	}
 	var out []Decision
 	for _, line := range splitLines(b) {

@@ -44,6 +44,12 @@ type Summary struct {
 	// (status tampered): each of their verdicts is a failure, and any one
 	// fails the verdict.
 	Tampered []string `yaml:"tampered,omitempty"`
+	// JudgedCases counts the cases some judge gave a value to, and whose
+	// agent run the harness could run (status other than error). NotJudged
+	// says why none was, when none was: a verdict of no judged case is a
+	// failure, whatever the thresholds say.
+	JudgedCases int    `yaml:"judged_cases"`
+	NotJudged   string `yaml:"not_judged,omitempty"`
 	// Passed: every threshold held (and no regression against the
 	// baseline); false makes score exit 1.
 	Passed bool `yaml:"passed"`
