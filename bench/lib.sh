@@ -38,8 +38,9 @@ YAML
 
 # record_agent FILE CLAUDE: the --agent-bin of the warm-up case. It keeps
 # what agent-eval gives Claude Code — the arguments, the environment, the
-# working directory (the workspace), its .claude folder and the config
-# folder — in $tmp/recorded, then runs CLAUDE with them.
+# working directory (the workspace), its .claude folder, the config folder
+# and agent-eval's private HOME — in $tmp/recorded, then runs CLAUDE with
+# them.
 record_agent() {
 	cat > "$1" <<SH
 #!/usr/bin/env bash
@@ -50,6 +51,11 @@ env -0 > "\$r/env"
 pwd > "\$r/cwd"
 [ -d .claude ] && cp -a .claude "\$r/dot-claude"
 [ -n "\${CLAUDE_CONFIG_DIR:-}" ] && cp -a "\$CLAUDE_CONFIG_DIR" "\$r/config"
+# A private HOME of agent-eval's (not the user's) is copied too.
+if [ "\$HOME" != "$HOME" ]; then
+	cp -a "\$HOME" "\$r/home"
+	case "\$PWD" in "\$HOME"/*) rm -rf "\$r/home/\${PWD#"\$HOME"/}" ;; esac # the workspace, when inside it
+fi
 exec "$2" "\$@"
 SH
 	chmod +x "$1"
@@ -59,20 +65,22 @@ SH
 # for case $1 like for like with agent-eval's: the same arguments (settings
 # file, appended system prompt, permission and sandbox flags), environment,
 # .claude folder and config folder as the warm-up case recorded
-# (record_agent), with the workspace's path made the bare one's, in a fresh
-# folder (a git repository with one commit when GIT is 1, as the harness's
-# workspace is when Claude sees one), against the fake model named by
+# (record_agent), with the workspace's and HOME's paths made the bare
+# call's own, in a fresh folder (a git repository with one commit when GIT
+# is 1, as the harness's workspace is when Claude sees one), against the
+# fake model named by
 # $FAKE_URL with the case's script by header, the same prompt. What differs
 # is agent-eval's own work: its PreToolUse hook (the "hooks" of the
 # settings), the guard process, preparing the workspace, reading the
 # stream, the ledger.
 bare_agent() {
-	local r="$tmp/recorded" old a prompt=""
+	local r="$tmp/recorded" old home a prompt=""
 	command -v jq >/dev/null || { echo "bench: jq is needed to take agent-eval's hook out of the bare side's settings" >&2; return 1; }
 	[ -s "$r/args" ] || { echo "bench: the warm-up case recorded no claude command line" >&2; return 1; }
-	old="$(cat "$r/cwd")"
+	old="$(cat "$r/cwd")" home=""
+	[ -d "$r/home" ] && home="$(tr '\0' '\n' < "$r/env" | sed -n 's/^HOME=//p')"
 	# The recorded command line up to the prompt and the environment, as
-	# bash arrays with @WS@ for the workspace.
+	# bash arrays with @WS@ for the workspace and @HOME@ for HOME.
 	printf 'args=(' > "$tmp/bare-args.sh"
 	while IFS= read -r -d '' a; do
 		if [ "$a" = -- ]; then
@@ -91,7 +99,9 @@ bare_agent() {
 		case "${a%%=*}" in
 		AGENT_EVAL_* | ANTHROPIC_BASE_URL | ANTHROPIC_CUSTOM_HEADERS | CLAUDE_CONFIG_DIR | PWD | OLDPWD | SHLVL | _) continue ;;
 		esac
-		printf '%q ' "${a//"$old"/@WS@}" >> "$tmp/bare-args.sh"
+		a="${a//"$old"/@WS@}"
+		[ -n "$home" ] && a="${a//"$home"/@HOME@}"
+		printf '%q ' "$a" >> "$tmp/bare-args.sh"
 	done < "$r/env"
 	printf ')\n' >> "$tmp/bare-args.sh"
 	for f in "$r"/dot-claude/*.json; do
@@ -110,9 +120,12 @@ if [ "$3" = 1 ]; then
 fi
 [ -d "$r/dot-claude" ] && cp -a "$r/dot-claude" "\$ws/.claude"
 [ -d "$r/config" ] && cp -a "$r/config" "\$d/config" || mkdir -p "\$d/config"
+[ -d "$r/home" ] && cp -a "$r/home" "\$d/home"
 grep -rlF -- "$old" "\$ws/.claude" "\$d/config" 2>/dev/null | while IFS= read -r f; do sed -i "s#$old#\$ws#g" "\$f"; done
+[ -n "$home" ] && grep -rlF -- "$home" "\$ws/.claude" "\$d/config" 2>/dev/null | while IFS= read -r f; do sed -i "s#$home#\$d/home#g" "\$f"; done
 . "$tmp/bare-args.sh"
-cd "\$ws" && exec env -i "\${envs[@]//@WS@/\$ws}" CLAUDE_CONFIG_DIR="\$d/config" \\
+envs=("\${envs[@]//@WS@/\$ws}")
+cd "\$ws" && exec env -i "\${envs[@]//@HOME@/\$d/home}" CLAUDE_CONFIG_DIR="\$d/config" \\
 	ANTHROPIC_BASE_URL="\$FAKE_URL" ANTHROPIC_CUSTOM_HEADERS="X-Fake-Script: \$id" \\
 	"$2" "\${args[@]//@WS@/\$ws}" -- "Run step \${id#case-}." </dev/null >/dev/null 2>&1
 SH
