@@ -85,13 +85,7 @@ var initBytesOf = map[string]int{
 // initialisation as a whole (the binary's own dependencies, not the test's),
 // allocates more than its budget.
 func TestInitBudget(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
+	out := goList(t, "-deps", ".")
 	deps := map[string]bool{}
 	for _, p := range strings.Fields(string(out)) {
 		deps[p] = true
