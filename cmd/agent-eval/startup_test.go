@@ -94,10 +94,16 @@ func TestInitBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "hook")
+	// A handlers file of its own, so the decision's ledger line lands in
+	// the test's folder.
+	handlers := filepath.Join(t.TempDir(), "tool_handlers.yaml")
+	if err := os.WriteFile(handlers, []byte("handlers: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "hook", "--handlers", handlers)
 	cmd.Args[0] = "agent-eval"
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-	cmd.Stdin = strings.NewReader(`{"tool_name":"Read","tool_input":{"file_path":"x"}}`)
+	cmd.Stdin = strings.NewReader(`{"tool_name":"Read","tool_input":{"file_path":"x"},"cwd":"/"}`)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
