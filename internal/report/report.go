@@ -16,6 +16,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
@@ -36,7 +37,11 @@ var (
 
 // csp allows the page's own inline style and script (by hash) and nothing
 // else: no network, and no script an agent's output could smuggle in.
-var csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-" + hash(script) + "'"
+// It is computed on first use, as the templates are parsed: every start of
+// the binary (the hook's, once per tool call) would pay for it otherwise.
+var csp = sync.OnceValue(func() string {
+	return "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-" + hash(script) + "'"
+})
 
 func hash(s string) string {
 	sum := sha256.Sum256([]byte(s))
@@ -73,9 +78,14 @@ var funcs = template.FuncMap{
 }
 
 var (
-	reportT  = template.Must(template.New("report").Funcs(funcs).Parse(reportTmpl))
-	compareT = template.Must(template.New("compare").Funcs(funcs).Parse(compareTmpl))
+	reportT  = parseOnce("report", reportTmpl)
+	compareT = parseOnce("compare", compareTmpl)
 )
+
+// parseOnce parses an embedded template the first time it is executed.
+func parseOnce(name, text string) func() *template.Template {
+	return sync.OnceValue(func() *template.Template { return template.Must(template.New(name).Funcs(funcs).Parse(text)) })
+}
 
 // Write writes dir's report.html from the run directory and its summary; s
 // is nil for a run that was not scored, which the page says.
@@ -93,9 +103,9 @@ func Write(dir rundir.Dir, s *rundir.Summary) error {
 // Render is report.html's content.
 func Render(dir rundir.Dir, s *rundir.Summary) ([]byte, error) {
 	p := load(dir, s)
-	p.Style, p.Script, p.CSP = template.CSS(style), template.JS(script), csp
+	p.Style, p.Script, p.CSP = template.CSS(style), template.JS(script), csp()
 	var b bytes.Buffer
-	if err := reportT.Execute(&b, p); err != nil {
+	if err := reportT().Execute(&b, p); err != nil {
 		return nil, fmt.Errorf("render the report: %w", err)
 	}
 	return b.Bytes(), nil
