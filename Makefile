@@ -8,6 +8,7 @@ LDFLAGS  := -s -w -X github.com/agent-eval/agent-eval/internal/version.Version=$
 
 ## build: a static binary in bin/
 build:
+	@echo "building $(BIN) (agent-eval $(VERSION), static, $$($(GO) env GOVERSION)); a first build compiles some 650 packages, the Anthropic SDK and the standard library most of it: several minutes on 2 cores (README: What the first run costs)"
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agent-eval
 
 ## demo: the quick start — install the pinned Claude Code CLI (and bubblewrap
@@ -17,7 +18,7 @@ demo: build
 	scripts/install-sandbox.sh
 	./bin/agent-eval run -c examples/quickstart/eval.yaml --fake-model --score --agent-bin "$$(scripts/install-claude.sh)"
 
-## test: what CI runs (README "Run the tests"). Installs the pinned Claude
+## test: what CI runs (README "Development"). Installs the pinned Claude
 ## Code and OpenCode CLIs (Node.js 20+ and npm needed) for the end-to-end
 ## tests first.
 test: vet fmt

@@ -36,26 +36,98 @@ YAML
 	done
 }
 
+# record_agent FILE CLAUDE: the --agent-bin of the warm-up case. It keeps
+# what agent-eval gives Claude Code — the arguments, the environment, the
+# working directory (the workspace), its .claude folder, the config folder
+# and agent-eval's private HOME — in $tmp/recorded, then runs CLAUDE with
+# them.
+record_agent() {
+	cat > "$1" <<SH
+#!/usr/bin/env bash
+r="$tmp/recorded"
+rm -rf "\$r" && mkdir -p "\$r"
+printf '%s\0' "\$@" > "\$r/args"
+env -0 > "\$r/env"
+pwd > "\$r/cwd"
+[ -d .claude ] && cp -a .claude "\$r/dot-claude"
+[ -n "\${CLAUDE_CONFIG_DIR:-}" ] && cp -a "\$CLAUDE_CONFIG_DIR" "\$r/config"
+# A private HOME of agent-eval's (not the user's) is copied too.
+if [ "\$HOME" != "$HOME" ]; then
+	cp -a "\$HOME" "\$r/home"
+	case "\$PWD" in "\$HOME"/*) rm -rf "\$r/home/\${PWD#"\$HOME"/}" ;; esac # the workspace, when inside it
+fi
+exec "$2" "\$@"
+SH
+	chmod +x "$1"
+}
+
 # bare_agent FILE CLAUDE GIT: a script that runs one bare `claude --print`
-# for case $1, as a user would by hand: a fresh folder (a git repository
-# with one commit when GIT is 1, as the harness's workspace is when
-# Claude sees one), its own config folder, the fake model named by
-# $FAKE_URL, the case's script by header, the same prompt.
+# for case $1 like for like with agent-eval's: the same arguments (settings
+# file, appended system prompt, permission and sandbox flags), environment,
+# .claude folder and config folder as the warm-up case recorded
+# (record_agent), with the workspace's and HOME's paths made the bare
+# call's own, in a fresh folder (a git repository with one commit when GIT
+# is 1, as the harness's workspace is when Claude sees one), against the
+# fake model named by
+# $FAKE_URL with the case's script by header, the same prompt. What differs
+# is agent-eval's own work: its PreToolUse hook (the "hooks" of the
+# settings), the guard process, preparing the workspace, reading the
+# stream, the ledger.
 bare_agent() {
+	local r="$tmp/recorded" old home a prompt=""
+	command -v jq >/dev/null || { echo "bench: jq is needed to take agent-eval's hook out of the bare side's settings" >&2; return 1; }
+	[ -s "$r/args" ] || { echo "bench: the warm-up case recorded no claude command line" >&2; return 1; }
+	old="$(cat "$r/cwd")" home=""
+	[ -d "$r/home" ] && home="$(tr '\0' '\n' < "$r/env" | sed -n 's/^HOME=//p')"
+	# The recorded command line up to the prompt and the environment, as
+	# bash arrays with @WS@ for the workspace and @HOME@ for HOME.
+	printf 'args=(' > "$tmp/bare-args.sh"
+	while IFS= read -r -d '' a; do
+		if [ "$a" = -- ]; then
+			IFS= read -r -d '' prompt
+			break
+		fi
+		printf '%q ' "${a//"$old"/@WS@}" >> "$tmp/bare-args.sh"
+	done < "$r/args"
+	case "$prompt" in
+	"Run step "*1.) ;; # the warm-up case's, as the bare calls write it
+	*) echo "bench: warning: agent-eval's prompt for the warm-up case was \"$prompt\", not the bare calls' \"Run step N.\"" >&2 ;;
+	esac
+	printf ')\nenvs=(' >> "$tmp/bare-args.sh"
+	# Not agent-eval's own variables, nor those the bare call sets itself.
+	while IFS= read -r -d '' a; do
+		case "${a%%=*}" in
+		AGENT_EVAL_* | ANTHROPIC_BASE_URL | ANTHROPIC_CUSTOM_HEADERS | CLAUDE_CONFIG_DIR | PWD | OLDPWD | SHLVL | _) continue ;;
+		esac
+		a="${a//"$old"/@WS@}"
+		[ -n "$home" ] && a="${a//"$home"/@HOME@}"
+		printf '%q ' "$a" >> "$tmp/bare-args.sh"
+	done < "$r/env"
+	printf ')\n' >> "$tmp/bare-args.sh"
+	for f in "$r"/dot-claude/*.json; do
+		[ -f "$f" ] && jq 'del(.hooks)' "$f" > "$f.tmp" && mv "$f.tmp" "$f"
+	done
 	cat > "$1" <<SH
 #!/usr/bin/env bash
 set -u
 id="\$1"
 d="\$(mktemp -d "$tmp/bare/\$id-XXXXXX")"
-mkdir -p "\$d/ws" "\$d/config"
+ws="\$d/ws"
+mkdir -p "\$ws"
 if [ "$3" = 1 ]; then
-	git -C "\$d/ws" -c init.defaultBranch=main init -q
-	git -C "\$d/ws" -c user.name=b -c user.email=b@localhost commit -q --allow-empty -m baseline
+	git -C "\$ws" -c init.defaultBranch=main init -q
+	git -C "\$ws" -c user.name=b -c user.email=b@localhost commit -q --allow-empty -m baseline
 fi
-cd "\$d/ws" && exec env -i PATH="\$PATH" HOME="\$HOME" CLAUDE_CONFIG_DIR="\$d/config" \\
-	ANTHROPIC_BASE_URL="\$FAKE_URL" ANTHROPIC_API_KEY=fake ANTHROPIC_CUSTOM_HEADERS="X-Fake-Script: \$id" \\
-	CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 \\
-	"$2" --print --output-format stream-json --verbose -- "Run step \${id#case-}." </dev/null >/dev/null 2>&1
+[ -d "$r/dot-claude" ] && cp -a "$r/dot-claude" "\$ws/.claude"
+[ -d "$r/config" ] && cp -a "$r/config" "\$d/config" || mkdir -p "\$d/config"
+[ -d "$r/home" ] && cp -a "$r/home" "\$d/home"
+grep -rlF -- "$old" "\$ws/.claude" "\$d/config" 2>/dev/null | while IFS= read -r f; do sed -i "s#$old#\$ws#g" "\$f"; done
+[ -n "$home" ] && grep -rlF -- "$home" "\$ws/.claude" "\$d/config" 2>/dev/null | while IFS= read -r f; do sed -i "s#$home#\$d/home#g" "\$f"; done
+. "$tmp/bare-args.sh"
+envs=("\${envs[@]//@WS@/\$ws}")
+cd "\$ws" && exec env -i "\${envs[@]//@HOME@/\$d/home}" CLAUDE_CONFIG_DIR="\$d/config" \\
+	ANTHROPIC_BASE_URL="\$FAKE_URL" ANTHROPIC_CUSTOM_HEADERS="X-Fake-Script: \$id" \\
+	"$2" "\${args[@]//@WS@/\$ws}" -- "Run step \${id#case-}." </dev/null >/dev/null 2>&1
 SH
 	chmod +x "$1"
 }
@@ -98,7 +170,9 @@ compare() {
 	# A warm-up case on each side (file caches, Node's compile cache), which
 	# also shows whether Claude sees a git repository in agent-eval's
 	# workspace: the bare workspaces get one when it does.
-	(cd "$tmp/eval" && "$tmp/agent-eval" run --fake-model --agent-bin "$claude" --cases case-$(printf "%0${#n}d" 1) --run-id warm >/dev/null 2>"$tmp/warm.stderr") ||
+	# It also records what agent-eval gives Claude Code, for the bare side.
+	record_agent "$tmp/record-agent" "$claude"
+	(cd "$tmp/eval" && "$tmp/agent-eval" run --fake-model --agent-bin "$tmp/record-agent" --cases case-$(printf "%0${#n}d" 1) --run-id warm >/dev/null 2>"$tmp/warm.stderr") ||
 		{ echo "agent-eval run failed:" >&2; tail -20 "$tmp/warm.stderr" >&2; return 1; }
 	if [ "$git" = auto ]; then
 		git=0

@@ -4,6 +4,13 @@
 # `claude --print` calls through `xargs -P P`, each with the same fake model
 # (the bare calls' runs as a server of its own, its CPU added to theirs) and
 # a fresh workspace (a git repository when Claude sees one in agent-eval's).
+# The bare calls are like for like: the warm-up case records the command
+# line, environment, .claude folder and config folder agent-eval gives
+# Claude Code (--settings, the appended system prompt, permission and
+# sandbox flags), and each bare call replays them in its own workspace
+# without agent-eval's hook, so the figure is what the harness's own work
+# costs (the hook per tool call, the guard, the workspace, reading the
+# stream). Needs jq.
 # PASSES alternating passes (harness first, then bare first, …), after a
 # one-case warm-up of each. Per pass and side: the CPU of the whole process
 # tree (user+sys of every process waited for, bench/treetime) and the wall

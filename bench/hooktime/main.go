@@ -1,7 +1,10 @@
 // Command hooktime times hook processes as Claude Code runs them: one
 // process per call, the input on stdin. It runs each scenario N times,
-// interleaving the hook and the floor so machine noise hits both alike, and
-// prints medians, 90th percentiles and the ratio to the floor.
+// interleaving the hook (and, with -base, an older build of it) and the
+// floor so machine noise hits all alike, and prints medians, 90th
+// percentiles and the ratio to the floor, of the wall time and of the CPU
+// time (user + system) of each process. On a shared machine the CPU time is
+// the steadier figure: the wall time also counts the waits for a core.
 package main
 
 import (
@@ -23,8 +26,12 @@ type scenario struct {
 	env         []string
 }
 
+// sample is one process: its wall and CPU time.
+type sample struct{ wall, cpu time.Duration }
+
 func main() {
 	hook := flag.String("hook", "", "the agent-eval binary")
+	base := flag.String("base", "", "an older agent-eval binary to time beside it (optional)")
 	floor := flag.String("floor", "", "the floor binary")
 	handlers := flag.String("handlers", "", "the tool_handlers.yaml")
 	n := flag.Int("n", 200, "runs per scenario and binary")
@@ -45,19 +52,36 @@ func main() {
 		{"pass-through", call("Bash", `{"command":"ls -la"}`), nil, nil},
 		{"answer (case_override)", call("AskUserQuestion", `{"questions":[{"question":"Deploy to production?","header":"Deploy","multiSelect":false,"options":[{"label":"yes"},{"label":"no"}]}]}`), nil, nil},
 	}
-	fmt.Printf("%-24s %12s %12s %12s %12s %7s\n", "scenario", "hook p50", "hook p90", "floor p50", "floor p90", "ratio")
+	bins := []string{*hook}
+	names := []string{"hook"}
+	if *base != "" {
+		bins, names = append(bins, *base), append(names, "base")
+	}
+	fmt.Printf("%-24s %-5s %10s %10s %10s %10s %10s %7s %7s\n", "scenario", "", "wall p50", "wall p90", "cpu p50", "floor wall", "floor cpu", "wall x", "cpu x")
+	ratios := make([][2][]float64, len(bins))
 	for _, s := range scenarios {
-		var h, f []time.Duration
+		got := make([][]sample, len(bins))
+		var f []sample
 		for i := 0; i < *n; i++ {
-			h = append(h, run(*hook, hookArgs, s))
+			for j, bin := range bins {
+				got[j] = append(got[j], run(bin, hookArgs, s))
+			}
 			f = append(f, run(*floor, nil, s))
 		}
-		hp50, fp50 := pct(h, 50), pct(f, 50)
-		fmt.Printf("%-24s %12s %12s %12s %12s %6.2fx\n", s.name, hp50, pct(h, 90), fp50, pct(f, 90), float64(hp50)/float64(fp50))
+		fw, fc := pct(f, 50, wallOf), pct(f, 50, cpuOf)
+		for j := range bins {
+			hw, hc := pct(got[j], 50, wallOf), pct(got[j], 50, cpuOf)
+			rw, rc := float64(hw)/float64(fw), float64(hc)/float64(fc)
+			ratios[j][0], ratios[j][1] = append(ratios[j][0], rw), append(ratios[j][1], rc)
+			fmt.Printf("%-24s %-5s %10s %10s %10s %10s %10s %6.2fx %6.2fx\n", s.name, names[j], hw, pct(got[j], 90, wallOf), hc, fw, fc, rw, rc)
+		}
+	}
+	for j, name := range names {
+		fmt.Printf("%s against the floor, median of the scenarios: wall %.2fx, cpu %.2fx (goal: at most 2.5x)\n", name, median(ratios[j][0]), median(ratios[j][1]))
 	}
 }
 
-func run(bin string, args []string, s scenario) time.Duration {
+func run(bin string, args []string, s scenario) sample {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin = strings.NewReader(s.input)
 	var out bytes.Buffer
@@ -68,11 +92,26 @@ func run(bin string, args []string, s scenario) time.Duration {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", bin, err)
 		os.Exit(1)
 	}
-	return time.Since(start)
+	return sample{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 }
 
-func pct(ds []time.Duration, p int) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[(len(s)-1)*p/100].Round(10 * time.Microsecond)
+func wallOf(s sample) time.Duration { return s.wall }
+func cpuOf(s sample) time.Duration  { return s.cpu }
+
+func pct(ss []sample, p int, of func(sample) time.Duration) time.Duration {
+	ds := make([]time.Duration, len(ss))
+	for i, s := range ss {
+		ds[i] = of(s)
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[(len(ds)-1)*p/100].Round(10 * time.Microsecond)
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -16,13 +16,7 @@ import (
 // directory's and transcript's packages and results know no runner; only
 // the claude-code runner reads Claude Code's stream format.
 func TestLayering(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
-	out, err := exec.Command("go", "list", "-json", "github.com/agent-eval/agent-eval/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
+	out := goList(t, "-json", "github.com/agent-eval/agent-eval/...")
 	const mod = "github.com/agent-eval/agent-eval/"
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	for {
@@ -74,4 +68,17 @@ func forbidden(p, imp string) string {
 		return "Claude Code's stream-json parser belongs to runner/claudecode (and runner/cli, which recognises it)"
 	}
 	return ""
+}
+
+// goList runs go list with args (the test is skipped with -short).
+func goList(t *testing.T, args ...string) []byte {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
+	}
+	return out
 }

@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -52,4 +59,117 @@ func TestNoEagerRegexps(t *testing.T) {
 	if err != nil || found < 20 {
 		t.Fatalf("walked %d Go files under internal/ (err %v)", found, err)
 	}
+}
+
+// Init budgets: what package initialisation may allocate on every start of
+// the binary (the hook runs once per tool call). Allocations are counted,
+// not time: they are the same on every run and machine load does not move
+// them. Each of our own packages may do a little (a small map, an error
+// value); tables, templates and anything larger are built on first use.
+const (
+	ownPackageInitBytes = 8 << 10
+	totalInitBytes      = 448 << 10
+	totalInitAllocs     = 3000
+)
+
+// initBytesOf overrides ownPackageInitBytes for a package. intercept's
+// shell word lists (some 800 entries in package-level maps: git's
+// sub-commands, data programs, wrappers, …) are read by every Bash
+// decision; its option tables and client index are built on first use.
+var initBytesOf = map[string]int{
+	"github.com/agent-eval/agent-eval/internal/intercept": 96 << 10,
+}
+
+// TestInitBudget runs the binary (this test binary as agent-eval, see
+// TestMain) with GODEBUG=inittrace=1 and fails when one of our packages, or
+// initialisation as a whole (the binary's own dependencies, not the test's),
+// allocates more than its budget.
+func TestInitBudget(t *testing.T) {
+	out := goList(t, "-deps", ".")
+	deps := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		deps[p] = true
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A handlers file of its own, so the decision's ledger line lands in
+	// the test's folder.
+	handlers := filepath.Join(t.TempDir(), "tool_handlers.yaml")
+	if err := os.WriteFile(handlers, []byte("handlers: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "hook", "--handlers", handlers)
+	cmd.Args[0] = "agent-eval"
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	cmd.Stdin = strings.NewReader(`{"tool_name":"Read","tool_input":{"file_path":"x"},"cwd":"/"}`)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("agent-eval hook: %v\n%s", err, stderr.Bytes())
+	}
+	inits, err := parseInitTrace(stderr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bytes, allocs, n int
+	var others []initCost
+	for _, c := range inits {
+		if !deps[c.pkg] {
+			continue // linked for the test only
+		}
+		n++
+		bytes += c.bytes
+		allocs += c.allocs
+		if strings.HasPrefix(c.pkg, "github.com/agent-eval/agent-eval/") {
+			budget := ownPackageInitBytes
+			if b, ok := initBytesOf[c.pkg]; ok {
+				budget = b
+			}
+			if c.bytes > budget {
+				t.Errorf("%s allocates %d bytes (%d allocations) at init, over its budget of %d bytes: build it on first use (sync.OnceValue, internal/lazyre)", c.pkg, c.bytes, c.allocs, budget)
+			}
+		} else if c.bytes > 0 {
+			others = append(others, c)
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d of the binary's packages in the init trace:\n%s", n, stderr.Bytes())
+	}
+	if bytes > totalInitBytes || allocs > totalInitAllocs {
+		t.Errorf("package initialisation allocates %d bytes in %d allocations, over the budget of %d bytes and %d allocations", bytes, allocs, totalInitBytes, totalInitAllocs)
+	}
+	slices.SortFunc(others, func(a, b initCost) int { return b.bytes - a.bytes })
+	for _, c := range others[:min(len(others), 5)] {
+		t.Logf("init of %s %d bytes, %d allocations", c.pkg, c.bytes, c.allocs)
+	}
+	t.Logf("init of %d packages: %d bytes in %d allocations", n, bytes, allocs)
+}
+
+type initCost struct {
+	pkg           string
+	bytes, allocs int
+}
+
+// parseInitTrace reads GODEBUG=inittrace=1 lines:
+// "init PKG @0.5 ms, 0.1 ms clock, 1576 bytes, 6 allocs".
+func parseInitTrace(s string) ([]initCost, error) {
+	var out []initCost
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 11 || f[0] != "init" || f[8] != "bytes," || f[10] != "allocs" {
+			continue
+		}
+		b, err1 := strconv.Atoi(f[7])
+		a, err2 := strconv.Atoi(f[9])
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, fmt.Errorf("reading init trace line %q: %w", line, err)
+		}
+		out = append(out, initCost{pkg: f[1], bytes: b, allocs: a})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no init trace lines in:\n%s", s)
+	}
+	return out, nil
 }

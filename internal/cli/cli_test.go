@@ -398,7 +398,7 @@ inputs:
 		t.Errorf("explain = %+v", ex)
 	}
 	code, stdout, _ = runCLI(t, "explain", "-c", evalPath, "--tool", "Bash", "--command", "jira issue create", "--env", "JIRA_SERVER=http://localhost:8080")
-	if code != ExitOK || !strings.Contains(stdout, "decision: pass") || !strings.Contains(stdout, "handler:  handlers[1]") || !strings.Contains(stdout, "env_checks passed") {
+	if code != ExitOK || !strings.Contains(stdout, "decision: pass") || !strings.Contains(stdout, "handler:  2 (handlers[1]): ") || !strings.Contains(stdout, "(handler 2's checks pass)") || !strings.Contains(stdout, "env_checks passed") {
 		t.Errorf("explain against localhost = %d, %s", code, stdout)
 	}
 	// A changed inputs.tools makes validate warn that the file is stale.

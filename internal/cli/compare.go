@@ -23,66 +23,76 @@ type compareOptions struct {
 	noPairwise bool
 	noCache    bool
 	json       bool
+	force      bool
+	configSet  bool // -c was given (compareEval)
 }
 
 func newCompareCmd(e env) *cobra.Command {
 	opts := compareOptions{}
 	cmd := &cobra.Command{
-		Use:   "compare RUN_A RUN_B",
-		Short: "Compare two scored runs: per-judge deltas and a pairwise LLM judge",
-		Long: `Compare two scored runs (score both first): per judge, the mean and pass rate
-of each and what got better or worse per case; then, when a judge model is
+		Use:   "compare BASE NEW",
+		Short: "Compare two scored runs, base first: per-judge deltas and a pairwise LLM judge",
+		Long: `Compare two scored runs of one eval (score both first), the base first and the
+new run second, as diff does: per judge, the mean and pass rate of each and
+what got better or worse per case in NEW; then, when a judge model is
 known (--judge-model, the pairwise judge's model, models.judge or
 $EVAL_JUDGE_MODEL), a pairwise LLM judge reads both runs' outputs of each case
 twice, with the positions swapped: a run wins a case only when it wins both
-orders. Win rates count ties as half. compare.yaml is written into RUN_A.
+orders. Win rates are NEW's, ties counting half. compare.yaml and
+compare.html are written into NEW. Runs of different evals (their
+run_result.json's eval_name) are refused unless --force.
 
 Exit status: 0 when compared, 2 for a usage or configuration error, 3 when the
 comparison failed.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return usageErrorf("compare takes two run directories, RUN_A and RUN_B; got %d argument(s)", len(args))
+				return usageErrorf("compare takes two run directories, BASE then NEW; got %d argument(s)", len(args))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.configSet = cmd.Flags().Changed("config")
 			return runCompare(cmd.Context(), e, opts, args[0], args[1])
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE` (for the pairwise judge's prompt and model; optional)")
+	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE` (for the pairwise judge's prompt and model; default: NEW's own copy)")
 	f.StringVar(&opts.judgeModel, "judge-model", "", "the pairwise judge's `MODEL`")
 	f.BoolVar(&opts.noPairwise, "no-pairwise", false, "compare the summaries only; call no model")
-	f.BoolVar(&opts.noCache, "no-cache", false, "call the model for every comparison, ignoring RUN_A's judge_cache/")
+	f.BoolVar(&opts.noCache, "no-cache", false, "call the model for every comparison, ignoring NEW's judge_cache/")
 	f.BoolVar(&opts.json, "json", false, "print compare.yaml as JSON on stdout")
+	f.BoolVar(&opts.force, "force", false, "compare runs of different evals all the same")
 	return cmd
 }
 
-func runCompare(ctx context.Context, e env, opts compareOptions, a, b string) error {
-	var ev *config.Eval
-	if _, err := os.Stat(opts.config); err == nil {
-		if ev, err = config.Load(opts.config); err != nil {
-			return err
-		}
-	}
-	da, err := openRun(a)
+// runCompare compares the run in directory a (the base) with the one in b
+// (the new run), into b.
+func runCompare(ctx context.Context, e env, opts compareOptions, base, next string) error {
+	db, err := openRun(base)
 	if err != nil {
 		return err
 	}
-	db, err := openRun(b)
+	dn, err := openRun(next)
 	if err != nil {
 		return err
 	}
-	sa, err := da.ReadSummary()
+	if err := sameEval(db, dn, opts.force, e.Err); err != nil {
+		return err
+	}
+	ev, err := compareEval(e, opts, dn)
 	if err != nil {
-		return usageErrorf("%s is not scored (run agent-eval score %s first): %v", a, a, err)
+		return err
 	}
 	sb, err := db.ReadSummary()
 	if err != nil {
-		return usageErrorf("%s is not scored (run agent-eval score %s first): %v", b, b, err)
+		return inputErrorf("base %s is not scored (run agent-eval score %s first): %v", base, base, err)
 	}
-	c := &rundir.CompareSummary{SchemaVersion: rundir.SummaryVersion, ComparedAt: time.Now().UTC().Format(time.RFC3339), RunA: filepath.Base(da.Path), RunB: filepath.Base(db.Path),
-		Comparison: *score.Compare(sa, sb, db.Path)}
+	sn, err := dn.ReadSummary()
+	if err != nil {
+		return inputErrorf("new %s is not scored (run agent-eval score %s first): %v", next, next, err)
+	}
+	c := &rundir.CompareSummary{SchemaVersion: rundir.SummaryVersion, ComparedAt: time.Now().UTC().Format(time.RFC3339), Base: filepath.Base(db.Path), New: filepath.Base(dn.Path),
+		Comparison: *score.Compare(sn, sb, db.Path)}
 	model := opts.judgeModel
 	var pj *config.Judge
 	if ev != nil {
@@ -105,21 +115,22 @@ func runCompare(ctx context.Context, e env, opts compareOptions, a, b string) er
 	case model == "":
 		fmt.Fprintln(e.Err, "agent-eval: no judge model (--judge-model, models.judge or $EVAL_JUDGE_MODEL): comparing the summaries only")
 	default:
-		fmt.Fprintf(e.Err, "agent-eval: pairwise comparison of %s and %s with %s\n", c.RunA, c.RunB, model)
-		p, err := score.RunPairwise(ctx, score.PairwiseOptions{Run: da, Baseline: db, Eval: ev, Judge: pj, Model: model, LLM: score.NewLLMRunner(da, 4, opts.noCache)})
+		fmt.Fprintf(e.Err, "agent-eval: pairwise comparison of base %s and new %s with %s\n", c.Base, c.New, model)
+		p, err := score.RunPairwise(ctx, score.PairwiseOptions{Run: dn, Baseline: db, Eval: ev, Judge: pj, Model: model, LLM: score.NewLLMRunner(dn, 4, opts.noCache)})
 		if err != nil {
 			return fmt.Errorf("compare: %w", err)
 		}
 		c.Comparison.Pairwise = p
 	}
-	if err := da.WriteCompare(c); err != nil {
+	if err := dn.WriteCompare(c); err != nil {
 		return err
 	}
-	if err := report.WriteCompare(filepath.Join(da.Path, report.CompareFile), db, da, &c.Comparison); err != nil {
+	page := filepath.Join(dn.Path, report.CompareFile)
+	if err := report.WriteCompare(page, db, dn, &c.Comparison); err != nil {
 		return fmt.Errorf("write the comparison page: %w", err)
 	}
 	printCompare(e.Err, c)
-	fmt.Fprintf(e.Err, "agent-eval: wrote %s\n", da.Compare())
+	fmt.Fprintf(e.Err, "agent-eval: wrote %s and %s\n", dn.Compare(), page)
 	if opts.json {
 		return writeSummaryJSON(e.Out, c)
 	}
@@ -128,18 +139,36 @@ func runCompare(ctx context.Context, e env, opts compareOptions, a, b string) er
 
 func openRun(p string) (rundir.Dir, error) {
 	if _, err := os.Stat(p); err != nil {
-		return rundir.Dir{}, usageErrorf("no run directory %s", p)
+		return rundir.Dir{}, inputErrorf("no run directory %s", p)
 	}
 	d, err := rundir.Open(p)
 	if err != nil {
-		return rundir.Dir{}, &UsageError{Err: err}
+		return rundir.Dir{}, &codedError{ExitUsage, err}
 	}
 	return d, nil
 }
 
+// sameEval refuses (or, with force, warns about) runs of different evals:
+// their cases and judges need not match. A run that names no eval passes.
+func sameEval(base, next rundir.Dir, force bool, stderr io.Writer) error {
+	rb, errB := base.ReadRun()
+	rn, errN := next.ReadRun()
+	if errB != nil || errN != nil || rb.EvalName == "" || rn.EvalName == "" || rb.EvalName == rn.EvalName {
+		return nil
+	}
+	msg := fmt.Sprintf("base %s is a run of eval %q, new %s of eval %q", filepath.Base(base.Path), rb.EvalName, filepath.Base(next.Path), rn.EvalName)
+	if !force {
+		return inputErrorf("%s: their cases and judges need not match; --force compares them all the same", msg)
+	}
+	fmt.Fprintf(stderr, "agent-eval: warning: %s (compared anyway: --force)\n", msg)
+	return nil
+}
+
+// printCompare is compare's table: per judge, the base's and the new run's
+// pass rate (or mean), and the new run's win rate.
 func printCompare(w io.Writer, c *rundir.CompareSummary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "JUDGE\t%s\t%s\tWIN RATE\t\n", c.RunA, c.RunB)
+	fmt.Fprintf(tw, "JUDGE\tbase %s\tnew %s\tWIN RATE\t\n", c.Base, c.New)
 	for _, d := range c.Comparison.Judges {
 		now, before := mean(d.MeanNow), mean(d.MeanBefore)
 		if d.PassNow != nil || d.PassBefore != nil {
@@ -149,16 +178,16 @@ func printCompare(w io.Writer, c *rundir.CompareSummary) {
 		if d.Regression {
 			flag = "worse"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Judge, now, before, mean(d.WinRate), flag)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Judge, before, now, mean(d.WinRate), flag)
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "%d (case, judge) pair(s) better, %d worse", len(c.Comparison.Better), len(c.Comparison.Worse))
+	fmt.Fprintf(w, "new %s: %d (case, judge) pair(s) better, %d worse", c.New, len(c.Comparison.Better), len(c.Comparison.Worse))
 	if c.Comparison.WinRate != nil {
 		fmt.Fprintf(w, ", win rate %.2f", *c.Comparison.WinRate)
 	}
 	fmt.Fprintln(w)
 	if p := c.Comparison.Pairwise; p != nil {
-		fmt.Fprintf(w, "pairwise (%s): %s wins %d | %s wins %d | ties %d | errors %d", p.Model, c.RunA, p.WinsA, c.RunB, p.WinsB, p.Ties, p.Errors)
+		fmt.Fprintf(w, "pairwise (%s): new %s wins %d | base %s wins %d | ties %d | errors %d", p.Model, c.New, p.WinsA, c.Base, p.WinsB, p.Ties, p.Errors)
 		if p.WinRate != nil {
 			fmt.Fprintf(w, " | win rate %.2f", *p.WinRate)
 		}

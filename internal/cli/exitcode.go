@@ -20,7 +20,10 @@ const (
 	ExitInterrupted = 130 // interrupted by SIGINT or SIGTERM
 )
 
-// UsageError is a problem with the command line; it exits ExitUsage.
+// UsageError is a misuse of the command line (an unknown command or flag,
+// a bad flag value, missing or extra arguments); it exits ExitUsage and is
+// followed by the hint to see --help. A problem with the config, a file or
+// a run directory is an inputErrorf instead: the same exit code, no hint.
 type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
@@ -28,6 +31,13 @@ func (e *UsageError) Unwrap() error { return e.Err }
 
 func usageErrorf(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// inputErrorf is a problem the user must fix that is not a misuse of the
+// command line (a config value, a missing file or key, a run not scored):
+// it exits ExitUsage without the usage hint.
+func inputErrorf(format string, args ...any) error {
+	return &codedError{ExitUsage, fmt.Errorf(format, args...)}
 }
 
 // GateError means the command finished and a gate failed; it exits ExitGate.

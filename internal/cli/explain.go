@@ -56,7 +56,8 @@ sub-command of a Bash line hit it, which env check fails, what the path layer
 says, and which tier would answer an AskUserQuestion. And the verdict of
 eval.yaml's permission rules, compiled as run compiles them, on the same call:
 deny rules first, then allow rules (an approximation of Claude Code's rule
-semantics for Bash(prefix:*), Bash(text), Read/Edit(path globs), tool names
+semantics for Bash(prefix:*), Bash(text), Read/Edit/Write(path globs) (a Read
+deny also covers the files cat, head, grep, … name), tool names, mcp__server
 and WebFetch(domain:…); other forms are listed as not judged). The verdict
 line combines both: a deny by either blocks the call; a hook pass with no rule
 matching leaves it to the permission mode. Nothing is run and no model is
@@ -129,7 +130,7 @@ func runExplain(e env, opts explainOptions) error {
 		}
 		caseDir = filepath.Join(ev.DatasetDir(), opts.caseID)
 		if fi, err := os.Stat(caseDir); err != nil || !fi.IsDir() {
-			return usageErrorf("--case %s: no case folder %s", opts.caseID, caseDir)
+			return inputErrorf("--case %s: no case folder %s", opts.caseID, caseDir)
 		}
 		overrides, err := workspace.CaseOverrides(caseDir)
 		if err != nil {
@@ -178,7 +179,7 @@ func runExplain(e env, opts explainOptions) error {
 	w := e.Out
 	fmt.Fprintf(w, "handlers: %s\ndecision: %s\n", source, d.Kind)
 	if d.Handler >= 0 {
-		fmt.Fprintf(w, "handler:  handlers[%d]: %s\n", d.Handler, ex.Match)
+		fmt.Fprintf(w, "handler:  %d (handlers[%d]): %s\n", d.Handler+1, d.Handler, ex.Match)
 	} else if d.Kind == intercept.Deny {
 		fmt.Fprintf(w, "handler:  none; the hook's path layer denies it (denied_paths, relative to %s)\n", file.Root)
 	} else {
@@ -231,7 +232,7 @@ func combinedVerdict(d intercept.Decision, rules *permissions.Verdict, mode stri
 	case d.Kind == intercept.Allow:
 		hookWhy += " (" + oneLineText(d.Reason) + ")"
 	case d.Handler >= 0:
-		hookWhy += " (handler " + fmt.Sprint(d.Handler) + "'s checks pass)"
+		hookWhy += " (handler " + fmt.Sprint(d.Handler+1) + "'s checks pass)"
 	default:
 		hookWhy += " (no handler matches)"
 	}

@@ -75,12 +75,12 @@ func runFakeModel(cmd *cobra.Command, e env, opts fakeModelOptions) error {
 	}
 	if opts.script != "" {
 		if _, err := fakeapi.LoadScript(opts.script); err != nil {
-			return usageErrorf("%v", err)
+			return &codedError{ExitUsage, err}
 		}
 	}
 	if opts.scripts != "" {
 		if st, err := os.Stat(opts.scripts); err != nil || !st.IsDir() {
-			return usageErrorf("--scripts %s: not a directory", opts.scripts)
+			return inputErrorf("--scripts %s: not a directory", opts.scripts)
 		}
 	}
 	fo := fakeapi.Options{ScriptFile: opts.script, ScriptDir: opts.scripts, LogBodies: opts.logBodies}

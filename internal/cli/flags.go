@@ -79,6 +79,52 @@ func flagError(err error) error {
 	return usageErrorf("--%s: %q %s", f.Name, inv.GetValue(), what)
 }
 
+// flagRange is the values a numeric flag takes: at least min (above it,
+// when above), and at most max when max > min.
+type flagRange struct {
+	min, max float64
+	above    bool
+}
+
+// numericFlags are the ranges of the numeric flags, whichever command has
+// them: a count of 0 would run nothing, a timeout of 0 would end every case
+// at once, a negative budget means nothing. A flag left at its default (0
+// for "as eval.yaml says") is not checked.
+var numericFlags = map[string]flagRange{
+	"parallel":    {min: 1},
+	"concurrency": {min: 1},
+	"timeout":     {min: 0, above: true},
+	"max-budget":  {min: 0},
+	"port":        {min: 0, max: 65535},
+}
+
+// checkNumericFlags refuses a numeric flag given a value outside its
+// range: a usage error naming the flag.
+func checkNumericFlags(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		r, ok := numericFlags[f.Name]
+		if !ok || err != nil {
+			return
+		}
+		v, perr := strconv.ParseFloat(f.Value.String(), 64)
+		if d, isDur := f.Value.(*durationValue); isDur {
+			v, perr = time.Duration(*d).Seconds(), nil
+		}
+		switch {
+		case perr != nil:
+			return // not a number: pflag said so already
+		case r.above && v <= r.min:
+			err = usageErrorf("--%s must be more than %g, got %s", f.Name, r.min, f.Value.String())
+		case v < r.min:
+			err = usageErrorf("--%s must be at least %g, got %s", f.Name, r.min, f.Value.String())
+		case r.max > r.min && v > r.max:
+			err = usageErrorf("--%s must be at most %g, got %s", f.Name, r.max, f.Value.String())
+		}
+	})
+	return err
+}
+
 // resolveConfigFlag makes -c DIR mean DIR/eval.yaml for every command
 // taking -c.
 func resolveConfigFlag(cmd *cobra.Command) error {

@@ -24,13 +24,16 @@ func newInitCmd(e env) *cobra.Command {
 	opts := initOptions{}
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
-		Short: "Write a commented starter eval.yaml and one example case",
+		Short: "Write a commented starter eval.yaml and two example cases",
 		Long: `Write a commented starter eval.yaml, its JSON Schema (eval.schema.json, which
-editors pick up through the file's first line) and one example case under
-cases/ into DIR (default: the current directory). The eval is named after
-DIR (so its runs go to their own folder); without DIR it is "quickstart".
-Existing files are never
-overwritten unless --force is given. The result passes 'agent-eval validate'.`,
+editors pick up through the file's first line) and two example cases under
+cases/ into DIR (default: the current directory), each with a fake_model.yaml
+script for 'agent-eval run --fake-model' (example-001's side: entry plays the
+hook model answering its question), and cases/fake_judge.yaml, which
+answers the LLM judge offline for 'run --fake-model --score'. The eval is
+named after DIR (so its runs go to their own folder); without DIR it is
+"quickstart". Existing files are never overwritten unless --force is given.
+The result passes 'agent-eval validate'.`,
 		Args: maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.dir = "."
@@ -77,7 +80,7 @@ func runInit(e env, opts initOptions) error {
 			}
 		}
 		if len(existing) > 0 {
-			return usageErrorf("%s already exist(s); use --force to overwrite", strings.Join(existing, ", "))
+			return inputErrorf("%s already exist(s); use --force to overwrite", strings.Join(existing, ", "))
 		}
 	}
 	for _, p := range sortedKeys(files) {

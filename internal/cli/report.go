@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -42,7 +45,8 @@ printed on stdout.
 The run is RUN_DIR, else --run-id ID under the eval's runs directory
 (-c eval.yaml), else the eval's most recent run. eval.yaml's before_report
 hooks run first, in the current folder, with AGENT_EVAL_RUN_DIR and
-AGENT_EVAL_RUN_ID set.
+AGENT_EVAL_RUN_ID set; without -c, those of the run's own copy of eval.yaml
+(RUN_DIR/config/eval.yaml).
 
   agent-eval report runs/my-eval/20261201-101500.000-claude-sonnet-4-5
   agent-eval report --run-id 20261201-101500.000-claude-sonnet-4-5 --open`,
@@ -67,9 +71,14 @@ func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) er
 	if dirArg != "" && opts.runID != "" {
 		return usageErrorf("give a RUN_DIR or --run-id, not both")
 	}
-	ev, err := reportConfig(opts, dirArg == "")
-	if err != nil {
-		return err
+	// eval.yaml finds the run; without -c the run's own copy says which
+	// before_report hooks run.
+	var ev *config.Eval
+	var err error
+	if dirArg == "" || opts.configSet {
+		if ev, err = reportConfig(opts, dirArg == ""); err != nil {
+			return err
+		}
 	}
 	path := dirArg
 	if path == "" {
@@ -85,7 +94,15 @@ func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) er
 	}
 	dir, err := rundir.Open(path)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return &codedError{ExitUsage, err}
+	}
+	cfgFile := opts.config
+	if !opts.configSet {
+		// The report is the run directory's: an eval that no longer loads
+		// only costs its hooks.
+		if ev, cfgFile, err = runEval(e, dir, opts.config, false, "report"); err != nil {
+			fmt.Fprintf(e.Err, "agent-eval: warning: %v; no before_report hooks run\n", err)
+		}
 	}
 	s, err := dir.ReadSummary()
 	switch {
@@ -95,13 +112,15 @@ func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) er
 	case err != nil:
 		return err
 	}
-	if err := writeReports(ctx, e, ev, opts.config, dir, s); err != nil {
+	if err := writeReports(ctx, e, ev, cfgFile, dir, s); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.Out, dir.Report())
 	if opts.open {
-		if err := openInBrowser(dir.Report()); err != nil {
-			fmt.Fprintf(e.Err, "agent-eval: warning: cannot open the report: %v\n", err)
+		// The report is written and its path printed; that it could not
+		// be shown is still a failure of what was asked.
+		if err := openInBrowser(dir.Report(), e.Getenv); err != nil {
+			return fmt.Errorf("--open: cannot open the report: %w; open %s yourself", err, dir.Report())
 		}
 	}
 	return nil
@@ -138,7 +157,7 @@ func reportConfig(opts reportOptions, needed bool) (*config.Eval, error) {
 		if !needed {
 			return nil, nil
 		}
-		return nil, usageErrorf("no %s here: give the RUN_DIR, or -c eval.yaml to find the eval's runs", opts.config)
+		return nil, inputErrorf("no %s here: give the RUN_DIR, or -c eval.yaml to find the eval's runs", opts.config)
 	}
 	return config.Load(opts.config)
 }
@@ -166,27 +185,52 @@ func latestRun(runsDir string) (string, error) {
 		}
 	}
 	if best == "" {
-		return "", usageErrorf("no finished run under %s; give the RUN_DIR or --run-id", runsDir)
+		return "", inputErrorf("no finished run under %s; give the RUN_DIR or --run-id", runsDir)
 	}
 	return best, nil
 }
 
-// openInBrowser hands path to the desktop's opener and does not wait.
-func openInBrowser(path string) error {
+// openerWait is how long openInBrowser waits to hear that the opener
+// failed; one still running then is taken to be showing the page.
+const openerWait = 3 * time.Second
+
+// openInBrowser hands path to the desktop's opener. Off macOS and Windows
+// it needs a display ($DISPLAY or $WAYLAND_DISPLAY); an opener that fails
+// within openerWait is an error, one still running is left to run.
+func openInBrowser(path string, getenv func(string) string) error {
 	name, args := "xdg-open", []string{path}
 	switch runtime.GOOS {
 	case "darwin":
 		name = "open"
 	case "windows":
 		name, args = "rundll32", []string{"url.dll,FileProtocolHandler", path}
+	default:
+		if getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
+			return errors.New("no display to show a browser on ($DISPLAY and $WAYLAND_DISPLAY are unset)")
+		}
 	}
 	bin, err := exec.LookPath(name)
 	if err != nil {
-		return fmt.Errorf("%s is not installed; open %s yourself", name, path)
+		return fmt.Errorf("%s is not installed", name)
 	}
+	var out bytes.Buffer
 	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", name, err)
 	}
-	return cmd.Process.Release()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			if msg := strings.TrimSpace(out.String()); msg != "" {
+				return fmt.Errorf("%s: %w: %s", name, err, msg)
+			}
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	case <-time.After(openerWait):
+		return nil // still opening; its exit is not waited for
+	}
 }

@@ -32,12 +32,14 @@ func OSStreams() Streams { return Streams{In: os.Stdin, Out: os.Stdout, Err: os.
 type env struct {
 	Streams
 	Getenv func(string) string
+	// Args is the command line after the program name (a run records it).
+	Args []string
 }
 
 // Main runs agent-eval with args (without the program name) and returns the
 // exit code. SIGINT and SIGTERM cancel the context commands run under.
 func Main(args []string, s Streams) int {
-	e := env{Streams: s, Getenv: os.Getenv}
+	e := env{Streams: s, Getenv: os.Getenv, Args: args}
 	if a, ok := hookFastPath(args); ok {
 		return runHook(context.Background(), e, a)
 	}
@@ -68,9 +70,10 @@ func newRootCmd(e env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "agent-eval",
 		Short: "Evaluate coding agents headless over a dataset of cases",
-		Long: `agent-eval runs a coding agent (Claude Code, Cursor or any CLI agent) headless
-over the cases of an eval, intercepts the tool calls that would hang or touch
-production, scores the results with judges and fails CI on regressions.
+		Long: `agent-eval runs a coding agent headless over the cases of an eval (Claude Code,
+or any CLI agent by command with runner.type cli), intercepts the tool calls
+that would hang or touch production, scores the results with judges and fails
+CI on regressions. The Cursor, Codex and Gemini CLI runners come in a later release.
 
 Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 'agent-eval schema' for the JSON Schema editors use to complete it.`,
@@ -88,7 +91,12 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		}
 		return nil
 	}
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return resolveConfigFlag(cmd) }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if err := checkNumericFlags(cmd); err != nil {
+			return err
+		}
+		return resolveConfigFlag(cmd)
+	}
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	root.AddCommand(newScoreCmd(e), newCompareCmd(e))

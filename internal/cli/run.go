@@ -64,6 +64,13 @@ Messages API, so the wiring runs with the real CLI and no API key.
 report.html, junit.xml, the thresholds); with --fake-model the LLM judges
 answer from the dataset's fake_judge.yaml.
 
+--resume continues the latest run, or the one --run-id names: it runs the
+cases that run was made with (its --cases, or every case then) that have no
+finished result, and never others. When that run finished it says "nothing
+to resume" and exits 0. What score wrote into the run (summary.yaml,
+report.html, junit.xml, compare.*) is renamed *.stale once more cases run;
+--score scores it again.
+
 Exit status: 0 when every case exited 0 (and, with --score, every threshold
 holds), 1 when one did not, 2 for a usage or configuration error, 3 for a
 harness failure, 130 when interrupted (the finished cases are kept).`,
@@ -84,9 +91,9 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 	f.StringVar(&opts.runsDir, "runs-dir", "", "where runs go (default: $AGENT_EVAL_RUNS_DIR or eval/runs)")
 	f.Var((*durationValue)(&opts.timeout), "timeout", "per-case timeout, in seconds (600) or as a duration (10m) (default: execution.timeout)")
 	f.Float64("max-budget", 0, "per-case budget in USD (default: execution.max_budget_usd)")
-	f.StringVar(&opts.agentBin, "agent-bin", "", "the agent `PATH` (default: runner.settings.binary, else claude on PATH)")
+	f.StringVar(&opts.agentBin, "agent-bin", "", "the Claude Code CLI at `PATH` (default: runner.settings.binary, else claude on PATH; not for runner.type cli)")
 	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer with each case's fake_model.yaml through the built-in fake Messages API")
-	f.BoolVar(&opts.resume, "resume", false, "continue the latest unfinished run (or the one --run-id names): run only the cases without a finished result")
+	f.BoolVar(&opts.resume, "resume", false, "continue the latest run (or the one --run-id names) with the cases it was made with: run only those without a finished result")
 	f.BoolVar(&opts.json, "json", false, "print the run's run_result.json on stdout")
 	f.BoolVar(&opts.score, "score", false, "score the run when it ends (see agent-eval score)")
 	return cmd
@@ -114,6 +121,9 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	ev, err := config.Load(opts.config)
 	if err != nil {
 		return err
+	}
+	if opts.agentBin != "" && ev.RunnerType() == string(runner.TypeCLI) {
+		return usageErrorf("--agent-bin names the Claude Code CLI of the claude-code runner; runner.type cli runs runner.command, so name the agent's program there")
 	}
 	var problems config.Errors
 	for _, p := range permissionProblems(ev) {
@@ -149,7 +159,8 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	plan, err := engine.NewPlan(ev, opts.config, engine.Flags{Model: opts.model, Cases: opts.cases, Parallel: opts.parallel,
 		RunID: opts.runID, RunsDir: opts.runsDir, Timeout: opts.timeout, MaxBudgetUSD: opts.maxBudget, AgentBin: opts.agentBin,
 		FakeModel: opts.fakeModel, Resume: opts.resume},
-		engine.Environment{Getenv: e.Getenv, Dir: mustGetwd(), HarnessBin: harness, Now: time.Now()})
+		engine.Environment{Getenv: e.Getenv, Dir: mustGetwd(), HarnessBin: harness, Now: time.Now(),
+			Args: append([]string{"agent-eval"}, e.Args...)})
 	if err != nil {
 		return runError(err)
 	}
@@ -165,6 +176,10 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		return loadHandlers(ctx, ev, e.Getenv, warn)
 	}
 	r, err := engine.Run(ctx, plan, runners(ev), term)
+	var done *engine.NothingToResumeError
+	if errors.As(err, &done) {
+		return nothingToResume(e, opts, done)
+	}
 	if r == nil {
 		return runError(err)
 	}
@@ -198,13 +213,30 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	return nil
 }
 
+// nothingToResume says that --resume found its run finished, which is not
+// an error (exit 0): nothing ran, and with --json that run's result is
+// printed.
+func nothingToResume(e env, opts runOptions, done *engine.NothingToResumeError) error {
+	fmt.Fprintf(e.Err, "%v (%s); start a new run without --resume\n", done, done.Dir)
+	if !opts.json {
+		return nil
+	}
+	r, err := rundir.Dir{Path: done.Dir}.ReadRun()
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(e.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
 // runError maps the engine's and the runners' error kinds to the CLI's.
 func runError(err error) error {
 	var usage *engine.UsageError
 	var cfg *runner.ConfigError
 	switch {
 	case errors.As(err, &usage):
-		return &UsageError{Err: usage.Err}
+		return &codedError{ExitUsage, usage.Err}
 	case errors.As(err, &cfg):
 		return &codedError{ExitUsage, err}
 	}

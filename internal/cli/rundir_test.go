@@ -84,12 +84,15 @@ func TestRunFailingAtStartLeavesNothing(t *testing.T) {
 	}
 }
 
-func TestResumeAloneContinuesTheLatestUnfinishedRun(t *testing.T) {
+// TestResumeAloneContinuesTheLatestRunOnly: without --run-id, --resume
+// looks at the latest run and no other; a finished one is nothing to
+// resume (exit 0), however many older runs are unfinished.
+func TestResumeAloneContinuesTheLatestRunOnly(t *testing.T) {
 	t.Parallel()
 	cfg, agent := writeEval(t, oneCaseEval, map[string]string{"cases/a/input.yaml": "name: A\n"})
 	runs := t.TempDir()
 	code, _, stderr := runCLI(t, "run", "-c", cfg, "--resume", "--agent-bin", agent, "--runs-dir", runs)
-	if code != ExitUsage || !strings.Contains(stderr, "--resume: no unfinished run of demo") {
+	if code != ExitUsage || !strings.Contains(stderr, "--resume: no run of demo") {
 		t.Errorf("resume with no runs = %d, stderr %q", code, stderr)
 	}
 	caseResult := `{"case_id": "a", "status": "completed", "exit_code": 0}`
@@ -107,19 +110,22 @@ func TestResumeAloneContinuesTheLatestUnfinishedRun(t *testing.T) {
 		_ = os.Chtimes(filepath.Join(runs, "demo", id, "hooks.log"), at, at)
 	}
 	// An older unfinished run, then a newer finished one.
-	mk("older", map[string]string{"hooks.log": "", "cases/a/run_result.json": caseResult}, 2*time.Hour)
+	mk("older", map[string]string{"hooks.log": "", "selection.json": `{"cases": ["a"]}`, "cases/a/run_result.json": caseResult}, 2*time.Hour)
 	mk("newer", map[string]string{"hooks.log": "", "run_result.json": `{"run_id": "newer"}`, "cases/a/run_result.json": caseResult}, time.Hour)
 	code, _, stderr = runCLI(t, "run", "-c", cfg, "--resume", "--agent-bin", agent, "--runs-dir", runs)
-	if code != ExitOK || !strings.Contains(stderr, "resuming older: 1 of 1 case already finished") {
+	if code != ExitOK || !strings.Contains(stderr, "nothing to resume: the latest run newer finished") {
 		t.Errorf("resume = %d, stderr:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(runs, "demo", "older", "run_result.json")); err == nil {
+		t.Errorf("resume touched the older run")
+	}
+	// --run-id names the older one.
+	code, _, stderr = runCLI(t, "run", "-c", cfg, "--resume", "--run-id", "older", "--agent-bin", agent, "--runs-dir", runs)
+	if code != ExitOK || !strings.Contains(stderr, "resuming older: 1 of 1 case already finished") {
+		t.Errorf("resume --run-id older = %d, stderr:\n%s", code, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(runs, "demo", "older", "run_result.json")); err != nil {
 		t.Errorf("the resumed run has no run_result.json: %v", err)
-	}
-	// Now both are finished.
-	code, _, stderr = runCLI(t, "run", "-c", cfg, "--resume", "--agent-bin", agent, "--runs-dir", runs)
-	if code != ExitUsage || !strings.Contains(stderr, "no unfinished run") {
-		t.Errorf("resume with every run finished = %d, stderr %q", code, stderr)
 	}
 }
 
@@ -139,8 +145,8 @@ func TestResumeLeavesARunningRunAlone(t *testing.T) {
 	}
 	defer unlock()
 	code, _, stderr := runCLI(t, "run", "-c", cfg, "--resume", "--agent-bin", agent, "--runs-dir", runs)
-	if code != ExitUsage || !strings.Contains(stderr, "no unfinished run") {
-		t.Errorf("resume alone = %d, stderr %q; want the running run skipped", code, stderr)
+	if code != ExitUsage || !strings.Contains(stderr, "running in another agent-eval process") {
+		t.Errorf("resume alone = %d, stderr %q; want the running run left alone", code, stderr)
 	}
 	code, _, stderr = runCLI(t, "run", "-c", cfg, "--resume", "--run-id", "busy", "--agent-bin", agent, "--runs-dir", runs)
 	if code != ExitUsage || !strings.Contains(stderr, "running in another agent-eval process") {

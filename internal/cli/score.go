@@ -20,6 +20,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/score"
+	"github.com/agent-eval/agent-eval/internal/usd"
 )
 
 type scoreOptions struct {
@@ -30,6 +31,9 @@ type scoreOptions struct {
 	json        bool
 	concurrency int
 	fakeModel   bool
+	// configSet: -c was given; without it a run is scored with its own
+	// copy of eval.yaml (runEval).
+	configSet bool
 }
 
 // FakeJudgeScript is the script `score --fake-model` serves at the
@@ -46,7 +50,10 @@ run again), write summary.yaml into it, compare with --baseline, and check the
 thresholds.
 
 RUN_DIR is the run's directory; --run-id names a run under the runs directory
-instead; with neither, the latest run is scored. LLM judge verdicts are cached
+instead; with neither, the latest run is scored. Without -c the run is scored
+with its own copy of eval.yaml (RUN_DIR/config/eval.yaml, its relative paths
+resolved against the original's folder), and stderr says when eval.yaml has
+changed since the run; -c FILE scores with FILE. LLM judge verdicts are cached
 in RUN_DIR/judge_cache/, so scoring again calls the model only for prompts
 that changed (--no-cache calls it for all).
 
@@ -63,6 +70,7 @@ regression on stderr), 2 for a usage or configuration error, 3 when scoring
 itself failed.`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.configSet = cmd.Flags().Changed("config")
 			dir := ""
 			if len(args) == 1 {
 				dir = args[0]
@@ -85,31 +93,48 @@ func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) erro
 	if opts.concurrency < 1 {
 		return usageErrorf("--concurrency must be at least 1, got %d", opts.concurrency)
 	}
-	ev, err := config.Load(opts.config)
-	if err != nil {
-		return err
-	}
-	for _, w := range ev.Warnings {
-		fmt.Fprintln(e.Err, w.Error())
+	// eval.yaml finds the run (--run-id, the latest); with -c it is also
+	// what scores it, else the run's own copy is.
+	var ev *config.Eval
+	if dirArg == "" || opts.configSet {
+		var err error
+		if ev, err = config.Load(opts.config); err != nil {
+			return err
+		}
 	}
 	dir, err := resolveRunDir(ev, e.Getenv, dirArg, opts.runID)
 	if err != nil {
 		return err
 	}
 	if dir.Running() {
-		return usageErrorf("%s is still running; score it once it has finished", dir.Path)
+		return inputErrorf("%s is still running; score it once it has finished", dir.Path)
+	}
+	runsDir := filepath.Dir(dir.Path)
+	if ev != nil {
+		runsDir = ev.RunsDir(e.Getenv)
+	}
+	if !opts.configSet {
+		if ev, opts.config, err = runEval(e, dir, opts.config, false, "score"); err != nil {
+			return err
+		}
+		if ev == nil {
+			return usageErrorf("%s has no %s/%s (an agent-eval before layout %d made it) and there is no %s here: give -c FILE", dir.Path, rundir.ConfigDir, rundir.EvalCopyFile, rundir.LayoutVersion, opts.config)
+		}
+	}
+	for _, w := range ev.Warnings {
+		fmt.Fprintln(e.Err, w.Error())
 	}
 	var baseline *rundir.Dir
 	if opts.baseline != "" {
-		b, err := resolveRunDir(ev, e.Getenv, baselinePath(ev, e.Getenv, opts.baseline), "")
+		b, err := resolveRunDir(nil, e.Getenv, baselinePath(runsDir, opts.baseline), "")
 		if err != nil {
-			return usageErrorf("--baseline: %v", err)
+			return inputErrorf("--baseline: %v", err)
 		}
 		if b.Path == dir.Path {
-			return usageErrorf("--baseline is the run being scored (%s)", dir.Path)
+			return inputErrorf("--baseline is the run being scored (%s)", dir.Path)
 		}
 		if _, err := os.Stat(b.Summary()); err != nil {
-			return usageErrorf("--baseline %s is not scored: run agent-eval score %s first", opts.baseline, b.Path)
+			return inputErrorf("--baseline %s is not scored: run agent-eval score %s first", opts.baseline, b.Path)
 		}
 		baseline = &b
 	}
@@ -150,7 +175,7 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 			return err
 		}
 		if errors.Is(err, score.ErrNoCredentials) {
-			return &UsageError{Err: err}
+			return inputErrorf("%w; or score offline with --fake-model (the LLM judges answer from the dataset's %s)", err, FakeJudgeScript)
 		}
 		return fmt.Errorf("score %s: %w", dir.Path, err)
 	}
@@ -181,14 +206,26 @@ func verdict(w io.Writer, s *rundir.Summary, dir rundir.Dir) error {
 	if n := len(s.BrokenJudges); n > 0 {
 		broken = fmt.Sprintf(", %d judge(s) judged no case", n)
 	}
-	fmt.Fprintf(w, "agent-eval: FAIL: %d of %d threshold(s) breached%s; summary: %s, report: %s\n", len(regs)-len(s.BrokenJudges), len(s.Thresholds), broken, dir.Summary(), dir.Report())
+	if s.NotJudged != "" {
+		broken += ", no case judged"
+	}
+	if n := len(s.Tampered); n > 0 {
+		broken += fmt.Sprintf(", %d case(s) tampered", n)
+	}
+	breached := 0
+	for _, t := range s.Thresholds {
+		if !t.OK {
+			breached++
+		}
+	}
+	fmt.Fprintf(w, "agent-eval: FAIL: %d of %d threshold(s) breached%s; summary: %s, report: %s\n", breached, len(s.Thresholds), broken, dir.Summary(), dir.Report())
 	return errReported{ExitGate}
 }
 
 // resolveRunDir finds the run to score: RUN_DIR, --run-id under the runs
-// directory, or the latest run there.
+// directory, or the latest run there (ev, which says where the runs are,
+// may be nil with a RUN_DIR).
 func resolveRunDir(ev *config.Eval, getenv func(string) string, dirArg, runID string) (rundir.Dir, error) {
-	runs := ev.RunsDir(getenv)
 	switch {
 	case dirArg != "" && runID != "":
 		return rundir.Dir{}, usageErrorf("give the run as RUN_DIR or with --run-id, not both")
@@ -196,32 +233,32 @@ func resolveRunDir(ev *config.Eval, getenv func(string) string, dirArg, runID st
 		if !rundir.SafeSegment(runID) {
 			return rundir.Dir{}, usageErrorf("--run-id %q is not a single path segment", runID)
 		}
-		dirArg = filepath.Join(runs, runID)
+		dirArg = filepath.Join(ev.RunsDir(getenv), runID)
 	case dirArg == "":
-		latest, err := latestRun(runs)
+		latest, err := latestRun(ev.RunsDir(getenv))
 		if err != nil {
 			return rundir.Dir{}, err
 		}
 		dirArg = latest
 	}
 	if _, err := os.Stat(dirArg); err != nil {
-		return rundir.Dir{}, usageErrorf("no run directory %s", dirArg)
+		return rundir.Dir{}, inputErrorf("no run directory %s", dirArg)
 	}
 	d, err := rundir.Open(dirArg)
 	if err != nil {
-		return rundir.Dir{}, &UsageError{Err: err}
+		return rundir.Dir{}, &codedError{ExitUsage, err}
 	}
 	return d, nil
 }
 
 // baselinePath is a --baseline value as a path: itself when it names a
-// folder, else a run id under the runs directory.
-func baselinePath(ev *config.Eval, getenv func(string) string, v string) string {
+// folder, else a run id under runsDir.
+func baselinePath(runsDir, v string) string {
 	if fi, err := os.Stat(v); err == nil && fi.IsDir() {
 		return v
 	}
 	if rundir.SafeSegment(v) {
-		return filepath.Join(ev.RunsDir(getenv), v)
+		return filepath.Join(runsDir, v)
 	}
 	return v
 }
@@ -244,7 +281,7 @@ func printScoreTable(w io.Writer, s *rundir.Summary) {
 	}
 	_ = tw.Flush()
 	if s.Reward != nil {
-		fmt.Fprintf(w, "reward %.3f · %d denial(s) · agent cost $%.4f · LLM calls %d made, %d cached", *s.Reward, s.Denials, s.CostUSD, s.LLM.Made, s.LLM.Cached)
+		fmt.Fprintf(w, "reward %.3f · %d denial(s) · agent cost %s · LLM calls %d made, %d cached", *s.Reward, s.Denials, usd.Format(s.CostUSD), s.LLM.Made, s.LLM.Cached)
 		if s.LLM.Failed > 0 {
 			fmt.Fprintf(w, ", %d failed", s.LLM.Failed)
 		}
@@ -319,7 +356,7 @@ type fakeJudge struct {
 // missingFakeJudge is the error of --fake-model scoring without the
 // judges' scripted verdicts when judge calls a model.
 func missingFakeJudge(ev *config.Eval, judge string) error {
-	return usageErrorf("--fake-model: there is no %s: judge %q calls a model, and its verdicts under --fake-model are scripted there (see agent-eval fake-model --help)", filepath.Join(ev.DatasetDir(), FakeJudgeScript), judge)
+	return inputErrorf("--fake-model: there is no %s: judge %q calls a model, and its verdicts under --fake-model are scripted there (see agent-eval fake-model --help)", filepath.Join(ev.DatasetDir(), FakeJudgeScript), judge)
 }
 
 // startFakeJudge serves the dataset's fake_judge.yaml on 127.0.0.1 for the
@@ -332,11 +369,11 @@ func startFakeJudge(ev *config.Eval, dir rundir.Dir, judge string) (fakeJudge, f
 		return fakeJudge{}, nil, missingFakeJudge(ev, judge)
 	}
 	if err != nil {
-		return fakeJudge{}, nil, usageErrorf("--fake-model: the LLM judges' scripted verdicts: %v", err)
+		return fakeJudge{}, nil, inputErrorf("--fake-model: the LLM judges' scripted verdicts: %v", err)
 	}
 	script, err := fakeapi.ParseScript(b)
 	if err != nil {
-		return fakeJudge{}, nil, usageErrorf("--fake-model: the LLM judges' scripted verdicts: %s: %v", path, err)
+		return fakeJudge{}, nil, inputErrorf("--fake-model: the LLM judges' scripted verdicts: %s: %v", path, err)
 	}
 	log, err := os.Create(dir.FakeJudgeLog())
 	if err != nil {

@@ -23,12 +23,25 @@ const (
 	RunsDirEnv = "AGENT_EVAL_RUNS_DIR"
 )
 
-// Path is the file the eval was loaded from.
+// Path is the file the eval was loaded from (for a run's copy, the copy).
 func (e *Eval) Path() string { return e.path }
 
-// Dir is the directory of eval.yaml, the base of dataset.path and of
-// inputs.tools[].prompt_file.
-func (e *Eval) Dir() string { return filepath.Dir(e.path) }
+// originPath is the eval.yaml the eval is of: Path, or the original of a
+// run's copy (ParseCopy).
+func (e *Eval) originPath() string {
+	if e.origin != "" {
+		return e.origin
+	}
+	return e.path
+}
+
+// Source is the content the eval was parsed from, as the user wrote it
+// ($VAR references unresolved).
+func (e *Eval) Source() []byte { return e.src }
+
+// Dir is the directory of eval.yaml (of the original, for a run's copy),
+// the base of dataset.path and of inputs.tools[].prompt_file.
+func (e *Eval) Dir() string { return filepath.Dir(e.originPath()) }
 
 // Position returns the line and column of a field path such as
 // "execution.mode" or "judges[2].name" (0, 0 when it was not in the file).
@@ -102,7 +115,7 @@ func (e *Eval) DisplayName() string {
 	if e.Name != "" {
 		return e.Name
 	}
-	return stem(e.path)
+	return stem(e.originPath())
 }
 
 // TraceEnabled reports whether a traces flag is on (all default to true).
@@ -124,15 +137,15 @@ func (e *Eval) EvalName() string {
 	if s := strings.TrimSpace(e.Execution.Skill); s != "" {
 		return s
 	}
-	if e.Name != "" && e.Name != stem(e.path) {
+	if e.Name != "" && e.Name != stem(e.originPath()) {
 		n := nameCleanRE().ReplaceAllString(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(e.Name)), " ", "-"), "")
 		if n != "" && n != "." && n != ".." {
 			return n
 		}
 	}
-	abs, err := filepath.Abs(e.path)
+	abs, err := filepath.Abs(e.originPath())
 	if err != nil {
-		abs = e.path
+		abs = e.originPath()
 	}
 	dir, base := filepath.Dir(abs), filepath.Base(abs)
 	switch {

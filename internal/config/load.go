@@ -50,9 +50,23 @@ func Load(path string) (*Eval, error) {
 // Parse decodes and validates eval.yaml content; name is used in positions
 // and to derive defaults (the eval name).
 func Parse(name string, data []byte) (*Eval, error) {
-	e := &Eval{path: name}
-	d := &decoder{file: name, pos: map[string]pos{}, keys: map[string]pos{}}
-	root, err := parseYAML(name, data)
+	return parse(name, name, data)
+}
+
+// ParseCopy decodes and validates a copy of an eval.yaml (a run's own, in
+// its run directory) as if it were the original at origin: relative paths
+// (dataset.path, prompt files, judge commands) resolve against origin's
+// folder (Dir) and the eval's name derives from origin; Path and positions
+// name file, the copy.
+func ParseCopy(file string, data []byte, origin string) (*Eval, error) {
+	return parse(file, origin, data)
+}
+
+// parse is Parse with errors naming file and the eval placed at origin.
+func parse(file, origin string, data []byte) (*Eval, error) {
+	e := &Eval{path: file, origin: origin, src: data}
+	d := &decoder{file: file, pos: map[string]pos{}, keys: map[string]pos{}}
+	root, err := parseYAML(file, data)
 	if err != nil {
 		return nil, err
 	}
@@ -61,11 +75,11 @@ func Parse(name string, data []byte) (*Eval, error) {
 		if len(bytes.TrimSpace(data)) > 0 {
 			what = "file holds only comments"
 		}
-		return nil, Errors{{File: name, Line: 1, Col: 1, Code: CodeRequired,
+		return nil, Errors{{File: file, Line: 1, Col: 1, Code: CodeRequired,
 			Msg: what + "; an eval.yaml needs at least an execution block (run `agent-eval init` for a starter)"}}
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, Errors{{File: name, Line: root.Line, Col: root.Column, Code: CodeType,
+		return nil, Errors{{File: file, Line: root.Line, Col: root.Column, Code: CodeType,
 			Msg: "the top level must be a mapping of keys (name, execution, ...), got " + describe(root)}}
 	}
 	d.structure(root, reflect.ValueOf(e).Elem(), "")

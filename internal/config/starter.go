@@ -9,7 +9,7 @@ import (
 var starter embed.FS
 
 // Starter returns the files `agent-eval init` writes: a commented eval.yaml
-// and one example case. eval.schema.json is written beside them by the
+// and two example cases. eval.schema.json is written beside them by the
 // caller.
 func Starter() fs.FS {
 	sub, err := fs.Sub(starter, "starter")

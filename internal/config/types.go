@@ -32,7 +32,7 @@ type Eval struct {
 	Generation  Generation           `yaml:"generation" doc:"How the dataset is generated. Does nothing in this version (validate and run warn): agent-eval generates no cases."`
 	Inputs      Inputs               `yaml:"inputs" doc:"Inputs the agent receives at run time; inputs.tools intercepts tool calls."`
 	Outputs     []Output             `yaml:"outputs" doc:"Artifacts the agent produces that are collected and judged. Only regular files and folders are collected: a link, a FIFO or a device is left out, and so is a path under a folder that is a link."`
-	Traces      Traces               `yaml:"traces" doc:"Which traces judges may read."`
+	Traces      Traces               `yaml:"traces" doc:"agent-eval-harness's switches for what judges may read; accepted, not read in this version (validate and run warn of each set to false)."`
 	Hooks       Hooks                `yaml:"hooks" doc:"Shell commands run at lifecycle phases of a run."`
 	Judges      []Judge              `yaml:"judges" doc:"How each case's outputs are scored."`
 	Thresholds  map[string]Threshold `yaml:"thresholds" doc:"Regression gates per judge name; a failed gate makes score exit 1."`
@@ -41,7 +41,9 @@ type Eval struct {
 	MLflow      *MLflow              `yaml:"mlflow" doc:"Log results to MLflow. Does nothing in this version (validate, run and score warn at its line); MLflow export comes with later work (CI summaries and MLflow export)."`
 
 	// Set by Load, not read from YAML.
-	path     string
+	path     string // the file it was read from (positions name it)
+	origin   string // the eval.yaml it is of: path, or a copy's original (ParseCopy)
+	src      []byte // the bytes it was parsed from
 	pos      map[string]pos
 	Warnings Errors `yaml:"-"`
 }
@@ -76,7 +78,7 @@ type Step struct {
 
 // Runner configures the agent CLI.
 type Runner struct {
-	Type           string         `yaml:"type" doc:"Agent CLI that runs the cases." enum:"claude-code|cursor|cli|codex|responses-api" default:"\"claude-code\""`
+	Type           string         `yaml:"type" doc:"Agent CLI that runs the cases: claude-code, or cli (any agent by command). cursor, codex and responses-api are recognised and refused: they come in a later release." enum:"claude-code|cursor|cli|codex|responses-api" default:"\"claude-code\""`
 	Command        StringList     `yaml:"command" doc:"Command line of a cli runner: a string (split like a shell would, without a shell: no $VAR, pipes or redirections) or a list of arguments. {placeholders} (README: Running any agent) are filled per case, each value inside its one argument; {{ and }} are literal braces."`
 	Agent          string         `yaml:"agent" doc:"cli: the agent the command runs. claude-code declares that it runs Claude Code in the workspace, which then gets Claude Code's .claude/settings.json (the hook, permissions) as with runner.type claude-code: the hook (inputs.tools) and deny rules apply, allow rules do not (README: Running any agent). Otherwise a cli runner enforces neither." enum:"claude-code"`
 	WorkspaceMode  string         `yaml:"workspace_mode" doc:"repo: run the agent in the project itself (prompt mode) instead of an isolated workspace per case." enum:"repo"`
@@ -203,16 +205,17 @@ type Output struct {
 	Path         string         `yaml:"path" doc:"Directory or file inside the workspace; relative, no \"..\", not \".\"." check:"relpath,noparent,notdot"`
 	Tool         string         `yaml:"tool" doc:"Tool name or pattern whose calls are captured as outputs."`
 	Schema       string         `yaml:"schema" doc:"Natural-language description of the output (prose)."`
-	BatchPattern string         `yaml:"batch_pattern" doc:"Batch mode: \"{n}\" (1-based, format spec allowed: {n:03d}) maps outputs to cases; \"*\" shares them with every case; empty auto-detects."`
+	BatchPattern string         `yaml:"batch_pattern" doc:"Batch mode: a file belongs to case n (1-based, in case_order.yaml's order) when its name below path starts with the pattern, {n} expanded (format allowed: {n:03d}); \"*\" shares the files with every case. With no pattern on any output the batch is judged as one case; an output without one beside outputs with one is shared."`
 	Types        map[string]any `yaml:"types" doc:"Report rendering hints: file name or glob to a type."`
 }
 
-// Traces says which traces judges may read.
+// Traces are agent-eval-harness's switches for what judges may read. They
+// are accepted so its files load, and read by nothing in this version.
 type Traces struct {
-	Stdout  *bool `yaml:"stdout" default:"true" doc:"Expose the agent's stdout to judges."`
-	Stderr  *bool `yaml:"stderr" default:"true" doc:"Expose the agent's stderr to judges."`
-	Events  *bool `yaml:"events" default:"true" doc:"Write events.json and expose the event stream to judges."`
-	Metrics *bool `yaml:"metrics" default:"true" doc:"Expose cost, tokens and turns to judges."`
+	Stdout  *bool `yaml:"stdout" default:"true" doc:"From agent-eval-harness; not read in this version: judges are never given stdout.log (it stays in the case folder)."`
+	Stderr  *bool `yaml:"stderr" default:"true" doc:"From agent-eval-harness; not read in this version: judges are never given stderr.log (it stays in the case folder)."`
+	Events  *bool `yaml:"events" default:"true" doc:"From agent-eval-harness; not read in this version: no events.json is written (every run keeps transcript.jsonl) and judges always see the transcript (events, conversation, tool_calls)."`
+	Metrics *bool `yaml:"metrics" default:"true" doc:"From agent-eval-harness; not read in this version: judges always see cost, tokens and turns."`
 }
 
 // Hooks are shell commands run at lifecycle phases.

@@ -26,6 +26,7 @@ func (e *Eval) validate(d *decoder, root *yaml.Node) {
 	v.judges()
 	v.thresholds()
 	v.reward()
+	v.traces()
 	v.generation()
 	v.matrix()
 	v.notYet()
@@ -189,7 +190,7 @@ func (v *validator) runner(path string, r *Runner) {
 		typ = "claude-code"
 	case "claude-code", "cursor", "cli", "codex":
 	case "responses-api":
-		v.errf(path+".type", CodeSemantic, "runner type responses-api (upstream's OpenAI Responses API runner) is not supported yet; use claude-code, codex or cli")
+		v.errf(path+".type", CodeSemantic, "runner type responses-api (upstream's OpenAI Responses API runner) is not supported yet; this version runs claude-code and cli")
 		return
 	default:
 		return // the decoder reported the unknown type
@@ -248,7 +249,7 @@ func (v *validator) runner(path string, r *Runner) {
 }
 
 func (v *validator) tools() {
-	dir := filepath.Dir(v.e.path)
+	dir := v.e.Dir()
 	for i, t := range v.e.Inputs.Tools {
 		p := index("inputs.tools", i)
 		if !blank(t.Prompt) && !blank(t.PromptFile) {
@@ -268,9 +269,34 @@ func (v *validator) tools() {
 }
 
 func (v *validator) outputs() {
+	patterned := -1
 	for i, o := range v.e.Outputs {
 		if blank(o.Path) && blank(o.Tool) {
 			v.errf(index("outputs", i), CodeSemantic, "an output needs a path or a tool")
+		}
+		if o.BatchPattern == "" {
+			continue
+		}
+		field := index("outputs", i) + ".batch_pattern"
+		switch {
+		case v.e.Execution.Mode != "batch":
+			v.warnf(field, "ignored: batch_pattern assigns a batch run's files to cases, and execution.mode is not batch")
+		case blank(o.Path):
+			v.warnf(field, "ignored: the output has no path, so no files to assign")
+		default:
+			if _, err := ParseBatchPattern(o.BatchPattern); err != nil {
+				v.errf(field, CodeSemantic, "%v", err)
+			} else if patterned < 0 {
+				patterned = i
+			}
+		}
+	}
+	if patterned < 0 {
+		return
+	}
+	for i, o := range v.e.Outputs {
+		if !blank(o.Path) && o.BatchPattern == "" {
+			v.warnf(index("outputs", i), "has no batch_pattern while outputs[%d] has one: its files are shared with every case", patterned)
 		}
 	}
 }

@@ -55,6 +55,8 @@ type state struct {
 	sealed    map[string]*tamperGuard // finished cases' folders (tamper.go)
 	redOnce   sync.Once
 	red       *redact.Redactor // runRedactor
+	started   time.Time        // this attempt's start
+	rec       record           // what the run ran (record.go)
 
 	mu       sync.Mutex
 	rows     map[string]Row  // this attempt's finished cases, for the table
@@ -80,7 +82,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	if err != nil {
 		return nil, err
 	}
-	st := &state{p: p, ev: p.Eval, obs: obs, caps: rn.Capabilities(), rows: map[string]Row{}, ran: map[string]bool{}}
+	st := &state{p: p, ev: p.Eval, obs: obs, caps: rn.Capabilities(), rows: map[string]Row{}, ran: map[string]bool{}, started: time.Now()}
 	if p.Mode == ModeBatch && !st.caps.Batch {
 		return nil, usageErrorf("execution.mode: batch: runner %s cannot run a batch", p.Runner)
 	}
@@ -101,6 +103,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	if err := st.openRunDir(); err != nil {
 		return nil, err
 	}
+	p.Cases = st.p.Cases // a resume runs the cases its run was made with
 	if !p.Resume {
 		// A run that fails before its first case leaves nothing behind:
 		// not its folder, nor the folders above it that it made.
@@ -131,6 +134,11 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		}
 		todo = append(todo, id)
 	}
+	if p.Resume && len(todo) > 0 {
+		if err := st.markStale(); err != nil {
+			return nil, err
+		}
+	}
 	gitRoot, err := st.makeWorkspaces(todo)
 	// Removing the workspaces one unlink at a time was a tenth of the
 	// run's own CPU at the end of a large run: in parallel.
@@ -160,6 +168,10 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	if !st.caps.Sandbox && sandbox.On {
 		sandbox = config.SandboxDecision{Why: "runner " + string(p.Runner) + " has no OS sandbox", Lost: st.ev.Permissions.LostWithoutSandbox(st.ev.Permissions.BashOpenPaths())}
 	}
+	perms := permissions.Compile(st.ev.Permissions.Allow, st.ev.Permissions.Deny)
+	if err := st.recordConfig(ctx, handlers, perms, sandbox); err != nil {
+		return nil, err
+	}
 	// How the agents' processes are kept from outliving their cases: said
 	// at the start and in run_result.json, never silently weaker.
 	if st.contain, err = agentproc.Probe(p.HarnessBin); err != nil {
@@ -167,7 +179,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	}
 	st.rr, err = rn.Start(ctx, runner.RunSetup{Eval: st.ev, Model: p.Model, AgentBin: p.AgentBin, HarnessBin: p.HarnessBin,
 		RunDir: st.dir.Path, WorkspaceRoot: st.wsRoot, Private: st.private, Baselines: st.baselines, Workspaces: st.workspaceList(),
-		GitRoot: gitRoot, Repo: p.Repo, Handlers: handlers, Permissions: permissions.Compile(st.ev.Permissions.Allow, st.ev.Permissions.Deny),
+		GitRoot: gitRoot, Repo: p.Repo, Handlers: handlers, Permissions: perms,
 		Sandbox: sandbox, FakeModelURL: st.fakeURL, Warn: obs.Warn})
 	if err != nil {
 		return nil, err
@@ -341,36 +353,103 @@ func missingDirs(dir string) []string {
 	}
 }
 
-// openRunDir creates the run directory, or finds the one to resume.
+// openRunDir creates the run directory and records its cases, or finds
+// the one to resume: the latest run (or the one --run-id names), with the
+// cases it was made with. A run that finished is a *NothingToResumeError.
 func (st *state) openRunDir() error {
 	p := st.p
 	st.runID = p.RunID
-	if p.Resume {
-		if st.runID == "" {
-			id, err := rundir.LatestUnfinished(p.RunsDir, p.Cases)
-			if err != nil {
-				return err
-			}
-			if id == "" {
-				return usageErrorf("--resume: no unfinished run of %s under %s; start one without --resume, or name a run with --run-id", st.ev.EvalName(), p.RunsDir)
-			}
-			st.runID = id
+	if !p.Resume {
+		id, d, err := rundir.Create(p.RunsDir, st.runID, p.ExplicitID)
+		if errors.Is(err, rundir.ErrExists) {
+			return usageErrorf("%s already exists; choose another --run-id, or continue it with --resume", filepath.Join(p.RunsDir, st.runID))
 		}
-		st.dir = rundir.Dir{Path: filepath.Join(p.RunsDir, st.runID)}
-		if fi, err := os.Stat(st.dir.Path); err != nil || !fi.IsDir() {
-			return usageErrorf("--resume: no run %s", st.dir.Path)
+		if err != nil {
+			return err
+		}
+		st.runID, st.dir = id, d
+		return d.WriteSelection(p.Cases)
+	}
+	if st.runID == "" {
+		id, err := rundir.Latest(p.RunsDir)
+		if err != nil {
+			return err
+		}
+		if id == "" {
+			return usageErrorf("--resume: no run of %s under %s; start one without --resume, or name a run with --run-id", st.ev.EvalName(), p.RunsDir)
+		}
+		st.runID = id
+	}
+	st.dir = rundir.Dir{Path: filepath.Join(p.RunsDir, st.runID)}
+	if fi, err := os.Stat(st.dir.Path); err != nil || !fi.IsDir() {
+		return usageErrorf("--resume: no run %s", st.dir.Path)
+	}
+	if st.dir.Running() {
+		return usageErrorf("--resume: %s: %v", st.dir.Path, rundir.ErrRunning)
+	}
+	recorded, err := st.dir.Selection()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// A run from before the cases were recorded: finished as a whole,
+		// or resumed only with the cases named.
+		if st.dir.Finished(nil) {
+			return &NothingToResumeError{RunID: st.runID, Dir: st.dir.Path, Latest: !p.ExplicitID}
+		}
+		if !p.Selected {
+			return usageErrorf("--resume: %s does not record the cases it was made with (an older agent-eval made it); name the ones to run with --cases", st.dir.Path)
+		}
+		recorded = p.Cases
+	case err != nil:
+		return fmt.Errorf("--resume: %w", err)
+	}
+	if st.dir.Finished(recorded) {
+		return &NothingToResumeError{RunID: st.runID, Dir: st.dir.Path, Latest: !p.ExplicitID}
+	}
+	if p.Selected {
+		for _, id := range p.Cases {
+			if !slices.Contains(recorded, id) {
+				return usageErrorf("--resume: --cases %s: run %s was made without it (its cases: %s)", id, st.runID, strings.Join(recorded, ", "))
+			}
 		}
 		return nil
 	}
-	id, d, err := rundir.Create(p.RunsDir, st.runID, p.ExplicitID)
-	if errors.Is(err, rundir.ErrExists) {
-		return usageErrorf("%s already exists; choose another --run-id, or continue it with --resume", filepath.Join(p.RunsDir, st.runID))
-	}
-	if err != nil {
-		return err
-	}
-	st.runID, st.dir = id, d
+	st.p.Cases = recorded
 	return nil
+}
+
+// markStale renames what scoring wrote into a resumed run, which no
+// longer describes it once more cases run, to <file>.stale, and says so.
+func (st *state) markStale() error {
+	var moved []string
+	for _, name := range rundir.ScoredFiles {
+		p := filepath.Join(st.dir.Path, name)
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if err := os.Rename(p, p+".stale"); err != nil {
+			return fmt.Errorf("--resume: mark %s stale: %w", name, err)
+		}
+		moved = append(moved, name)
+	}
+	if len(moved) > 0 {
+		st.obs.Note(fmt.Sprintf("resume: %s described run %s before this resume; renamed to *.stale (score the run again, or resume with --score)",
+			strings.Join(moved, ", "), st.runID))
+	}
+	return nil
+}
+
+// NothingToResumeError: --resume found the run finished; nothing ran.
+type NothingToResumeError struct {
+	RunID, Dir string
+	// Latest: the run is the latest one (no --run-id named it).
+	Latest bool
+}
+
+func (e *NothingToResumeError) Error() string {
+	if e.Latest {
+		return fmt.Sprintf("nothing to resume: the latest run %s finished", e.RunID)
+	}
+	return fmt.Sprintf("nothing to resume: run %s finished", e.RunID)
 }
 
 // startFakeModel serves the cases' fake_model.yaml scripts; what the model
@@ -558,8 +637,16 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.Run, 
 // newRun is the run's aggregate without cases.
 func (st *state) newRun() *results.Run {
 	agent, v := st.rr.Agent()
-	return &results.Run{SchemaVersion: results.SchemaVersion, RunID: st.runID, EvalName: st.ev.EvalName(), Model: st.p.Model,
-		Agent: agent, AgentVersion: v, HarnessVer: version.Get().Version,
+	bin := ""
+	if b, ok := st.rr.(interface{ Bin() string }); ok {
+		bin = b.Bin()
+	}
+	vi := version.Get()
+	return &results.Run{SchemaVersion: results.SchemaVersion, LayoutVersion: rundir.LayoutVersion, RunID: st.runID, EvalName: st.ev.EvalName(), Model: st.p.Model,
+		Agent: agent, AgentVersion: v, AgentBin: bin, HarnessVer: vi.Version, HarnessRevision: vi.Revision,
+		StartedAt: st.started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
+		Models: &results.Models{Agent: st.p.Model, Hook: st.ev.HookModel(), Judge: st.ev.Models.Judge},
+		Config: st.rec.config, Project: st.rec.project, CommandLine: st.rec.argv,
 		ExecutionMode: string(st.p.Mode), PerCase: map[string]*results.Case{}, PerModelUsage: map[string]transcript.ModelUsage{},
 		EvalParams:  map[string]any{"timeout_s": st.p.Timeout.Seconds(), "max_budget_usd": st.p.MaxBudgetUSD, "parallelism": st.p.Parallel, "fake_model": st.p.FakeModel},
 		Containment: string(st.contain.Mode), ContainmentDetail: st.contain.Detail}

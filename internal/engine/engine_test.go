@@ -85,6 +85,7 @@ func (r *recorder) RunFinished(s engine.Summary) { r.mu.Lock(); r.summary = &s; 
 type run struct {
 	dir   string
 	cwd   string // the working directory (the project in repo mode); dir when ""
+	args  []string
 	flags engine.Flags
 	fake  *fake.Runner
 	obs   *recorder
@@ -101,7 +102,7 @@ func (r *run) plan(t testing.TB) engine.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := engine.NewPlan(ev, filepath.Join(r.dir, "eval.yaml"), r.flags, engine.Environment{Dir: cmp.Or(r.cwd, r.dir), Now: time.Now(),
+	p, err := engine.NewPlan(ev, filepath.Join(r.dir, "eval.yaml"), r.flags, engine.Environment{Dir: cmp.Or(r.cwd, r.dir), Now: time.Now(), Args: r.args,
 		Getenv: func(k string) string {
 			if k == "AGENT_EVAL_RUNS_DIR" {
 				return filepath.Join(r.dir, "runs")
@@ -562,6 +563,9 @@ func TestAResultThatCannotBeWrittenIsTheRunsError(t *testing.T) {
 	r := newRun(t, dir, map[string]fake.Script{"": {}})
 	// A resumed run whose case a has a folder where its result would go.
 	if err := os.MkdirAll(filepath.Join(r.runDir().CaseResult("a"), "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.runDir().WriteSelection([]string{"a", "b"}); err != nil {
 		t.Fatal(err)
 	}
 	r.flags.Resume = true

@@ -62,6 +62,9 @@ type Environment struct {
 	HarnessBin string
 	// Now is the run's start (it names a new run).
 	Now time.Time
+	// Args is the command line (program name first), which the run records
+	// with secret-looking values redacted.
+	Args []string
 }
 
 // Plan is what a run will do. NewPlan computes it without side effects.
@@ -74,8 +77,10 @@ type Plan struct {
 	// Steps: a multi-step pipeline per case (execution.steps).
 	Steps bool
 	Model string
-	// Cases are the cases to run, in order.
+	// Cases are the cases to run, in order; Selected that --cases named
+	// them.
 	Cases        []string
+	Selected     bool
 	Timeout      time.Duration
 	MaxBudgetUSD float64
 	Parallel     int
@@ -101,6 +106,8 @@ type Plan struct {
 	LoadHandlers func(ctx context.Context, warn func(string)) (*intercept.File, error)
 	// Getenv is the environment the run reads (runs dir, colours).
 	Getenv func(string) string
+	// CommandLine is Environment.Args (recorded redacted).
+	CommandLine []string
 }
 
 // UsageError is a problem with the flags or the eval that the user must
@@ -119,7 +126,7 @@ func usageErrorf(format string, args ...any) error {
 func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan, error) {
 	p := Plan{Eval: ev, ConfigPath: configPath, Runner: runner.Type(ev.RunnerType()), Mode: Mode(ev.Mode()),
 		Steps: len(ev.Execution.Steps) > 0, Resume: f.Resume, FakeModel: f.FakeModel, AgentBin: f.AgentBin,
-		HarnessBin: env.HarnessBin, ProjectRoot: env.Dir, Getenv: env.Getenv}
+		HarnessBin: env.HarnessBin, ProjectRoot: env.Dir, Getenv: env.Getenv, CommandLine: env.Args}
 	if p.Getenv == nil {
 		p.Getenv = func(string) string { return "" }
 	}
@@ -148,7 +155,7 @@ func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan
 				return Plan{}, usageErrorf("--cases: no case %q under %s", c, ev.DatasetDir())
 			}
 		}
-		ids = f.Cases
+		ids, p.Selected = f.Cases, true
 	}
 	if len(ids) == 0 {
 		return Plan{}, usageErrorf("no cases: %s has no case folders", firstNonEmpty(ev.DatasetDir(), "dataset.path"))

@@ -217,7 +217,9 @@ func (st *state) hooksRan(start time.Time) {
 // startTamperGuard fingerprints what scoring will read, before the first
 // case starts.
 func (st *state) startTamperGuard() {
-	roots := append(st.ev.ScoringInputs(st.p.ProjectRoot), pathutil.Abs(st.dir.JudgeCache()))
+	// The run's config/ is what score reads by default: the agent may no
+	// more change it than eval.yaml itself.
+	roots := append(st.ev.ScoringInputs(st.p.ProjectRoot), pathutil.Abs(st.dir.JudgeCache()), pathutil.Abs(st.dir.ConfigDir()))
 	skip := []string{pathutil.Abs(st.p.RunsDir), pathutil.Abs(st.wsRoot), pathutil.Abs(st.baselines), pathutil.Abs(os.TempDir())}
 	if home, err := os.UserHomeDir(); err == nil {
 		skip = append(skip, pathutil.Abs(home)) // the agent's caches, not the eval's files

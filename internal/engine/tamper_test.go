@@ -38,6 +38,9 @@ func TestTampered(t *testing.T) {
 			}
 			return os.WriteFile(filepath.Join(d, "k.json"), []byte(`{"value": 1}`), 0o644)
 		}, "judge_cache: added"},
+		{"the run's own eval.yaml rewritten", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "runs", "demo", "r1", "config", "eval.yaml"), []byte(caseEval+"judges: []\n"), 0o644)
+		}, filepath.Join("config", "eval.yaml") + ": changed"},
 		{"a file made executable", func(dir string) error {
 			return os.Chmod(filepath.Join(dir, "cases", "a", "input.yaml"), 0o755)
 		}, filepath.Join("cases", "a", "input.yaml") + ": changed"},

@@ -126,7 +126,7 @@ func overridesOf(c call, line lineOf) []override {
 	var out []override
 	known := 0
 	for k := range c.words {
-		if !c.words[k].dyn && clientsByName[path.Base(c.words[k].s)] != nil {
+		if !c.words[k].dyn && clientsByName()[path.Base(c.words[k].s)] != nil {
 			if known++; known > maxClientsPerCall {
 				// Each is read to the end of the call: bound the work.
 				return append(out, override{command: path.Base(c.words[0].s), flag: "(its words)", kind: kUnknowable,

@@ -110,7 +110,7 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 				continue // a Bash call is gated only by handlers that name Bash
 			}
 			if len(h.filters) == 0 {
-				d.Warnings = append(d.Warnings, fmt.Sprintf("handler %d (%s) has Bash in patterns but no input_filters; skipped (it would deny every Bash call)", i, oneLine(h.Match)))
+				d.Warnings = append(d.Warnings, fmt.Sprintf("handler %d (%s) has Bash in patterns but no input_filters; skipped (it would deny every Bash call)", i+1, oneLine(h.Match)))
 				continue
 			}
 			if an == nil {

@@ -3,6 +3,7 @@ package intercept
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // The client table: for each CLI that reaches a service, how its command
@@ -99,8 +100,8 @@ func (cc *clientCall) opt(names ...string) []optHit {
 
 func (cc *clientCall) has(names ...string) bool { return len(cc.opt(names...)) > 0 }
 
-// clientsByName indexes clientTable by command name.
-var clientsByName = func() map[string]*client {
+// clientsByName indexes clientTable by command name, on first use.
+var clientsByName = sync.OnceValue(func() map[string]*client {
 	// The service clients speak HTTP through the standard proxy variables
 	// too: a proxy is where their requests go.
 	for _, c := range []*client{jiraClient, kubectlClient, helmClient, awsClient, ghClient, glabClient, gcloudClient, azClient, sfClient, sentryClient, terraformClient} {
@@ -120,7 +121,7 @@ var clientsByName = func() map[string]*client {
 		}
 	}
 	return m
-}()
+})
 
 // readClient reads the call of a client at words[0] (nil when words[0]
 // is no client the table knows).
@@ -129,7 +130,7 @@ func readClient(words []word, set, env map[string]string, line lineOf) []overrid
 		return nil
 	}
 	name := path.Base(words[0].s)
-	cl := clientsByName[name]
+	cl := clientsByName()[name]
 	if cl == nil {
 		return nil
 	}
@@ -525,7 +526,7 @@ var clientTable = []*client{
 	{names: []string{"wget"}, abbrev: true, opts: parseOpts(wgetOpts, false), env: proxyEnv, operands: wgetOperands},
 	// Other downloaders and text browsers: every operand is a URL (their
 	// options are not read: an unknown option's value is judged too).
-	{names: []string{"aria2c", "axel", "lynx", "links", "elinks", "w3m", "httpx", "websocat"}, abbrev: true, opts: optTable{}, env: proxyEnv,
+	{names: []string{"aria2c", "axel", "lynx", "links", "elinks", "w3m", "httpx", "websocat"}, abbrev: true, opts: parseOpts("", false), env: proxyEnv,
 		operands: func(cc *clientCall) {
 			for _, o := range cc.p.operands {
 				if o.dyn || strings.Trim(o.s, "0123456789") != "" {

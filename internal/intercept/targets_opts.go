@@ -2,6 +2,7 @@ package intercept
 
 import (
 	"strings"
+	"sync"
 )
 
 // The option layer: a client's command line read the way the client's own
@@ -38,8 +39,10 @@ type optSpec struct {
 	unsure bool
 }
 
-// optTable is a client's options by spelling ("-h", "--host", "-chdir").
-type optTable map[string]optSpec
+// optTable is a client's options by spelling ("-h", "--host", "-chdir"),
+// built on first use: the client tables are package-level, and every start
+// of the binary (the hook's, once per tool call) would build them all.
+type optTable func() map[string]optSpec
 
 // parseOpts builds an option table from "h,host=H d,dbname=C p,port= w"
 // words: the names of one option (one letter: -x; longer: --name, or
@@ -47,7 +50,11 @@ type optTable map[string]optSpec
 // connection, N name, X unknowable; nothing after = a plain value, ? an
 // optional one, ~ one it may or may not take), no = for a flag.
 func parseOpts(spec string, singleDash bool) optTable {
-	t := optTable{}
+	return sync.OnceValue(func() map[string]optSpec { return buildOpts(spec, singleDash) })
+}
+
+func buildOpts(spec string, singleDash bool) map[string]optSpec {
+	t := map[string]optSpec{}
 	for _, tok := range strings.Fields(spec) {
 		names, kind, hasVal := strings.Cut(tok, "=")
 		s := optSpec{kind: kFlag}
@@ -125,7 +132,8 @@ type operand struct {
 
 // parseArgs reads args (the words after the command name) against t.
 // abbrev: long options may be shortened to a prefix.
-func parseArgs(args []word, t optTable, sx argSyntax, abbrev bool) parsedArgs {
+func parseArgs(args []word, table optTable, sx argSyntax, abbrev bool) parsedArgs {
+	t := table()
 	var p parsedArgs
 	ended, dashed, maybeNext := false, false, false
 	stopAtOperand := sx == firstOperand
@@ -227,7 +235,7 @@ type namedSpec struct {
 
 // lookupLong finds a long option: exactly, or (abbrev) every option it is a
 // prefix of. An option of the wrong form (--x for a -x table) is not found.
-func lookupLong(t optTable, name string, abbrev, goStyle bool) []namedSpec {
+func lookupLong(t map[string]optSpec, name string, abbrev, goStyle bool) []namedSpec {
 	forms := []string{name}
 	if goStyle {
 		bare := strings.TrimLeft(name, "-")

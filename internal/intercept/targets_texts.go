@@ -18,7 +18,7 @@ func targetTexts(c call) []string {
 	}
 	name := path.Base(c.words[0].s)
 	var out []string
-	if cl := clientsByName[name]; cl != nil {
+	if cl := clientsByName()[name]; cl != nil {
 		p := parseArgs(c.words[1:], cl.opts, cl.syntax, cl.abbrev)
 		ops := make([]word, 0, len(p.operands))
 		for _, o := range p.operands {

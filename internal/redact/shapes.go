@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // findKeyBlocks hides the body of -----BEGIN … PRIVATE KEY----- blocks;
 // one not ended on this line goes on until its END line.
@@ -139,13 +142,15 @@ var tokenShapes = []tokenShape{
 }
 
 // tokenStart marks the byte pairs a token shape begins with, so a line is
-// scanned once, not once per shape.
-var tokenStart = func() (t [1 << 16]bool) {
+// scanned once, not once per shape. It is built on first use: every start
+// of the binary (the hook's, once per tool call) would fill its 64 KiB.
+var tokenStart = sync.OnceValue(func() *[1 << 16]bool {
+	t := new([1 << 16]bool)
 	for _, s := range tokenShapes {
 		t[uint16(s.prefix[0])<<8|uint16(s.prefix[1])] = true
 	}
 	return t
-}()
+})
 
 // tokenRun is a cached run of a class of characters: every start inside
 // it ends at end, and the suffix from off holds a digit (a letter) when
@@ -157,8 +162,9 @@ type tokenRun struct{ end, lastDigit, lastLetter int }
 func findTokens(l string, sp *spans) {
 	var runs [numClasses]tokenRun
 	jwtFrom, jwtTo := -1, -1 // jwtRest's answer for a header ending at jwtFrom
+	starts := tokenStart()
 	for i := 0; i+1 < len(l); i++ {
-		if !tokenStart[uint16(l[i])<<8|uint16(l[i+1])] {
+		if !starts[uint16(l[i])<<8|uint16(l[i+1])] {
 			continue
 		}
 		if i > 0 && isAlnum(l[i-1]) && !escapeBefore(l, i) {

@@ -131,6 +131,21 @@ func TestReportInChromium(t *testing.T) {
 		}
 	}
 
+	// Every text wraps: with every case and every collapsed result open, the
+	// page is no wider than the window and no block scrolls sideways (a
+	// long one-line tool result in docs-002 used to).
+	eval(`(function(){window.wasOpen = Array.from(document.querySelectorAll("details"), d => d.open); document.querySelectorAll("details").forEach(d => d.open = true); return true})()`)
+	for _, c := range []struct{ what, js string }{
+		{"the page does not scroll sideways", `document.documentElement.scrollWidth <= document.documentElement.clientWidth`},
+		{"no pre scrolls sideways", `Array.from(document.querySelectorAll("pre")).filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.textContent.slice(0, 60)).join(" | ") === ""`},
+		{"the long one-line result is there, wrapped", `(function(){const p = document.querySelector('#case-docs-002 [data-tool-use-id="toolu_12"] pre'); return p !== null && p.getBoundingClientRect().height > 40})()`},
+	} {
+		if v := eval(c.js); v != true {
+			t.Errorf("%s: %s = %v", c.what, c.js, v)
+		}
+	}
+	eval(`(function(){document.querySelectorAll("details").forEach((d, i) => d.open = window.wasOpen[i]); return true})()`)
+
 	// Sorting by case id twice puts the last case first; the filter hides rows.
 	eval(`(function(){const th = document.querySelector("#case-table th"); th.click(); th.click(); return true})()`)
 	if v := eval(`document.querySelector("#case-table tbody tr").getAttribute("data-id")`); v != "secret-003" {
@@ -157,6 +172,7 @@ func TestReportInChromium(t *testing.T) {
 	for _, shot := range []struct{ name, scroll string }{
 		{"report.png", `window.scrollTo(0, 0); true`},
 		{"report-case.png", `document.getElementById("case-deploy-001").scrollIntoView(); true`},
+		{"report-wrap.png", `document.getElementById("case-docs-002").open = true; document.querySelector('#case-docs-002 [data-tool-use-id="toolu_11"]').scrollIntoView(); true`},
 	} {
 		eval(shot.scroll)
 		png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())

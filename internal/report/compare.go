@@ -15,7 +15,7 @@ import (
 
 // CompareFile is the side-by-side page's usual name, in the later run's
 // directory.
-const CompareFile = "compare.html"
+const CompareFile = rundir.CompareHTMLFile
 
 type comparePage struct {
 	Title         string
@@ -75,7 +75,7 @@ func WriteCompare(path string, a, b rundir.Dir, cmp *rundir.Comparison) error {
 	if err != nil {
 		return err
 	}
-	p := &comparePage{Cmp: cmp, Style: template.CSS(style), Script: template.JS(script), CSP: csp}
+	p := &comparePage{Cmp: cmp, Style: template.CSS(style), Script: template.JS(script), CSP: csp()}
 	base := filepath.Dir(path)
 	p.A, p.B = ref(a, sa, base), ref(b, sb, base)
 	if cmp.RunID != "" {
@@ -96,7 +96,7 @@ func WriteCompare(path string, a, b rundir.Dir, cmp *rundir.Comparison) error {
 	}
 	p.Cases = compareCases(p, sa, sb, a, b, base)
 	var buf bytes.Buffer
-	if err := compareT.Execute(&buf, p); err != nil {
+	if err := compareT().Execute(&buf, p); err != nil {
 		return fmt.Errorf("render the comparison page: %w", err)
 	}
 	if err := atomicfile.Write(path, buf.Bytes(), 0o644); err != nil {

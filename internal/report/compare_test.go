@@ -48,7 +48,7 @@ func TestCompare(t *testing.T) {
 	html := string(raw)
 	for _, want := range []string{
 		`<h1>before-run → 20261201-031500.000-claude-sonnet-4-5</h1>`,
-		`<b>25.0%</b><span>win rate of now over before`,
+		`<b>25.0%</b><span>win rate of new over base`,
 		`<div class="warn"><b>2</b><span>verdicts worse</span></div>`,
 		`<tr class="c-worse"><td>tests_pass</td><td class="n">100.0%</td><td class="n">66.7%</td><td class="n c-worse">-33.3 pt</td>`,
 		`<span class="tag deny">regression</span>`,
@@ -57,7 +57,7 @@ func TestCompare(t *testing.T) {
 		`<td class="c-worse" data-v="worse">pass → fail</td>`,
 		`<td class="c-worse" data-v="worse">5 → 4</td>`,
 		`<td class="c-same" data-v="same">skipped → skipped</td>`,
-		`<a href="report.html#case-docs-002">now</a>`,
+		`<a href="report.html#case-docs-002">new</a>`,
 		`<td data-v="failed">failed → failed</td>`,
 	} {
 		if !strings.Contains(html, want) {
@@ -65,7 +65,7 @@ func TestCompare(t *testing.T) {
 		}
 	}
 	// Each case links to its place in both runs' reports, relative to the page.
-	if !regexp.MustCompile(`<a href="\.\./\.\./[^/"]+/run/report\.html#case-docs-002">before</a>`).MatchString(html) {
+	if !regexp.MustCompile(`<a href="\.\./\.\./[^/"]+/run/report\.html#case-docs-002">base</a>`).MatchString(html) {
 		t.Error("compare.html does not link a case to the earlier run's report")
 	}
 	selfContained(t, html)

@@ -138,6 +138,11 @@ func scoredJUnit(s *rundir.Summary) junitSuites {
 		su.Tests, su.Time = len(su.Cases), secs(total)
 		doc.Suites = append(doc.Suites, su)
 	}
+	if s.NotJudged != "" {
+		line := "no case was judged (" + s.NotJudged + ")"
+		doc.Suites = append(doc.Suites, junitSuite{Name: "verdict", Tests: 1, Failures: 1, Timestamp: s.ScoredAt, Properties: props(),
+			Cases: []junitCase{{Classname: "verdict", Name: "judged cases", Failure: &junitProblem{Message: line, Type: "nothing judged", Text: xmlSafe(line)}}}})
+	}
 	if len(s.Thresholds) > 0 {
 		su := junitSuite{Name: "thresholds", Timestamp: s.ScoredAt, Properties: props()}
 		for _, t := range s.Thresholds {

@@ -16,10 +16,12 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
 	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/usd"
 )
 
 var (
@@ -35,7 +37,11 @@ var (
 
 // csp allows the page's own inline style and script (by hash) and nothing
 // else: no network, and no script an agent's output could smuggle in.
-var csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-" + hash(script) + "'"
+// It is computed on first use, as the templates are parsed: every start of
+// the binary (the hook's, once per tool call) would pay for it otherwise.
+var csp = sync.OnceValue(func() string {
+	return "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-" + hash(script) + "'"
+})
 
 func hash(s string) string {
 	sum := sha256.Sum256([]byte(s))
@@ -46,7 +52,7 @@ var funcs = template.FuncMap{
 	"num":   num,
 	"numP":  numP,
 	"pct":   pct,
-	"usd":   usd,
+	"usd":   usd.Format,
 	"dur":   dur,
 	"bytes": humanBytes,
 	"ptr":   func(f float64) *float64 { return &f },
@@ -72,9 +78,14 @@ var funcs = template.FuncMap{
 }
 
 var (
-	reportT  = template.Must(template.New("report").Funcs(funcs).Parse(reportTmpl))
-	compareT = template.Must(template.New("compare").Funcs(funcs).Parse(compareTmpl))
+	reportT  = parseOnce("report", reportTmpl)
+	compareT = parseOnce("compare", compareTmpl)
 )
+
+// parseOnce parses an embedded template the first time it is executed.
+func parseOnce(name, text string) func() *template.Template {
+	return sync.OnceValue(func() *template.Template { return template.Must(template.New(name).Funcs(funcs).Parse(text)) })
+}
 
 // Write writes dir's report.html from the run directory and its summary; s
 // is nil for a run that was not scored, which the page says.
@@ -92,9 +103,9 @@ func Write(dir rundir.Dir, s *rundir.Summary) error {
 // Render is report.html's content.
 func Render(dir rundir.Dir, s *rundir.Summary) ([]byte, error) {
 	p := load(dir, s)
-	p.Style, p.Script, p.CSP = template.CSS(style), template.JS(script), csp
+	p.Style, p.Script, p.CSP = template.CSS(style), template.JS(script), csp()
 	var b bytes.Buffer
-	if err := reportT.Execute(&b, p); err != nil {
+	if err := reportT().Execute(&b, p); err != nil {
 		return nil, fmt.Errorf("render the report: %w", err)
 	}
 	return b.Bytes(), nil
@@ -124,16 +135,6 @@ func pct(f *float64) string {
 		return "–"
 	}
 	return strconv.FormatFloat(*f*100, 'f', 1, 64) + "%"
-}
-
-func usd(f float64) string {
-	switch {
-	case f == 0:
-		return "$0"
-	case f < 0.01:
-		return "$" + strconv.FormatFloat(f, 'f', 4, 64)
-	}
-	return "$" + strconv.FormatFloat(f, 'f', 2, 64)
 }
 
 func dur(s float64) string {

@@ -115,7 +115,7 @@ func TestReportStructure(t *testing.T) {
 		`<details class="case" id="case-deploy-001">`,
 		// the denied Bash call, the hook's deny on it, joined by tool_use_id
 		`<div class="ev tool denied iserr" data-tool-use-id="toolu_01">`,
-		`<span class="tag deny">hook deny</span> <small>handler 0</small> — Jira is blocked in evals: production tracker`,
+		`<span class="tag deny">hook deny</span> <small title="handlers[0] in tool_handlers.yaml">handler 1</small> — Jira is blocked in evals: production tracker`,
 		`<span class="tier t-llm">llm</span> <q>Which environment?</q> → <b>staging</b>`,
 		`<span class="tag fallback">hook answer (fallback)</span>`,
 		`<span class="tier t-case_override">case_override</span>`,
@@ -297,4 +297,59 @@ func TestReportRedactsOutputs(t *testing.T) {
 	if strings.Contains(string(b), "plain-looking-value-4711") || strings.Contains(string(b), "pw-hunter2") {
 		t.Error("the report shows a credential an output file holds")
 	}
+}
+
+// TestReportSaysWhatIs: what the page says matches the run. The workspace
+// the agent ran in is gone after the run, so its paths are shown relative
+// to it; the final answer is not repeated as an assistant message; an
+// answered question is a "hook answer"; handlers are numbered from 1 (the
+// ledger's handler is the 0-based index into tool_handlers.yaml).
+func TestReportSaysWhatIs(t *testing.T) {
+	html := renderFixture(t)
+	for _, want := range []string{
+		`tool <b>Write</b> <code class="sum">./docs/api.md</code>`,
+		`File created successfully at: ./docs/api.md`,
+		`&#34;file_path&#34;: &#34;./docs/api.md&#34;`,
+		`<span class="tag answer">hook answer</span> <small title="handlers[2] in tool_handlers.yaml">handler 3</small>`,
+		`<span class="tag deny">hook deny</span> <small title="handlers[0] in tool_handlers.yaml">handler 1</small>`,
+		`<span class="tag fallback">hook answer (fallback)</span>`,
+		`<div class="lbl">final answer</div><pre class="wrap">Wrote docs/api.md.</pre>`,
+		`<p class="note">Paths in the agent's workspace, deleted after the run, are shown relative to it (<code>./…</code>).</p>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+	if strings.Contains(html, "/tmp/agent-eval-0/") {
+		t.Error("report.html shows the path of a workspace that no longer exists")
+	}
+	if n := strings.Count(html, "Wrote docs/api.md."); n != 1 {
+		t.Errorf("the final answer is shown %d times, want once", n)
+	}
+	if strings.Contains(html, ">handler 0<") {
+		t.Error("report.html numbers a handler 0")
+	}
+}
+
+// TestCaseDetailsGolden: each case's details (verdicts, transcript, hook
+// decisions, outputs) as report.html renders them; -update rewrites
+// testdata/cases.golden.html after an intended change.
+func TestCaseDetailsGolden(t *testing.T) {
+	html := renderFixture(t)
+	start, end := strings.Index(html, `<section id="details">`), strings.Index(html, `</main>`)
+	if start < 0 || end < start {
+		t.Fatalf("report.html has no details section")
+	}
+	golden.Assert(t, filepath.Join("testdata", "cases.golden.html"), []byte(html[start:end]))
+}
+
+// renderFixture is the scored fixture's report.html.
+func renderFixture(t *testing.T) string {
+	t.Helper()
+	d, s := fixture(t, true)
+	b, err := Render(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

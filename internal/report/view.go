@@ -59,6 +59,10 @@ type page struct {
 	// Compare links the comparison page in the run directory, when there
 	// is one.
 	Compare string
+	// Batch is the one agent run of a batch run (execution.mode: batch):
+	// its transcript and denials, and the outputs every case shares, shown
+	// once; nil in case mode.
+	Batch *batchView
 	// red hides the secrets of this environment and those the run marked
 	// in its files (rundir.SecretMarksFile); changed are the marked files
 	// that changed since.
@@ -106,6 +110,31 @@ type caseView struct {
 	// Unmatched are hook decisions no transcript call carries.
 	Unmatched []hookView
 	Prompt    string
+	// RelWS: the case ran in a workspace, whose paths are shown relative.
+	RelWS bool
+	// InBatch: the case was done by the batch's agent run, whose
+	// transcript and metrics the page shows once.
+	InBatch bool
+}
+
+// batchView is a batch run's own agent run.
+type batchView struct {
+	Status    string
+	Error     string
+	CostUSD   float64
+	DurationS float64
+	Turns     int
+	Denials   int
+	Items     []item
+	Unmatched []hookView
+	Prompt    string
+	// Unit: no batch_pattern, the batch is judged as one case.
+	Unit bool
+	// Shared are the files every case got; Unassigned and Refused the
+	// files no case got.
+	Shared     []output
+	Unassigned []string
+	Refused    []string
 }
 
 // cell is one judge's verdict on one case, in the table.
@@ -143,11 +172,16 @@ type hookView struct {
 	Tool     string
 	Decision string
 	Class    string // deny, answer, fallback, allow, pass
-	Handler  int
-	Reason   string
-	Detail   string
-	Answers  []answerView
-	Warnings []string
+	Label    string // what the tag says: hook deny, hook answer, ...
+	// Handler is the matching handler's 0-based index in
+	// tool_handlers.yaml (the ledger's handler; -1: none). People read
+	// HandlerNo, the same handler numbered from 1.
+	Handler   int
+	HandlerNo int
+	Reason    string
+	Detail    string
+	Answers   []answerView
+	Warnings  []string
 }
 
 type answerView struct {
@@ -213,6 +247,11 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 	if err != nil {
 		p.Problems = append(p.Problems, err.Error())
 	}
+	assigned, err := dir.ReadBatchAssignment()
+	p.note(err)
+	if run != nil && run.Batch != nil {
+		p.Batch = loadBatch(dir, run.Batch, assigned, p)
+	}
 	byID := map[string]*rundir.CaseSummary{}
 	if s != nil {
 		for i := range s.Cases {
@@ -226,6 +265,9 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 	answers, statuses := map[string]int{}, map[string]int{}
 	for _, id := range ids {
 		cv := loadCase(dir, id, byID[id], p)
+		if assigned.InBatch(id) {
+			batchCase(cv, assigned)
+		}
 		p.Cases = append(p.Cases, cv)
 		p.Totals.Cases++
 		p.Totals.CostUSD += cv.CostUSD
@@ -248,9 +290,78 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 			answers = s.AnswersByTier
 		}
 	}
+	if b := p.Batch; b != nil {
+		p.Totals.CostUSD, p.Totals.DurationS, p.Totals.Turns = b.CostUSD, b.DurationS, b.Turns
+		if s == nil {
+			p.Totals.Denials = b.Denials
+		}
+	}
 	p.Totals.Answers = counts(answers)
 	p.Totals.Statuses = counts(statuses)
 	return p
+}
+
+// relativeWorkspace rewrites the paths inside the deleted workspace ws,
+// in events and ledger (in place) and in errText (returned), relative to it.
+func relativeWorkspace(ws, errText string, events []transcript.Event, ledger []rundir.Decision) string {
+	rel := relativeTo(ws)
+	for i := range events {
+		events[i].Text, events[i].Input = rel(events[i].Text), json.RawMessage(rel(string(events[i].Input)))
+	}
+	for i := range ledger {
+		ledger[i].Reason, ledger[i].Detail = rel(ledger[i].Reason), rel(ledger[i].Detail)
+	}
+	return rel(errText)
+}
+
+// note keeps err, when there is one, among the page's problems.
+func (p *page) note(err error) {
+	if err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	}
+}
+
+// loadBatch reads a batch run's own agent run: its transcript and ledger
+// at the run's root, and the outputs it shared with every case.
+func loadBatch(dir rundir.Dir, c *results.Case, a *rundir.BatchAssignment, p *page) *batchView {
+	b := &batchView{Status: string(c.Status), Error: c.Error, CostUSD: c.CostUSD, DurationS: c.DurationS, Turns: c.NumTurns,
+		Denials: len(c.PermissionDenials), Prompt: c.Prompt}
+	events, err := dir.ReadBatchTranscript()
+	p.note(err)
+	ledger, err := dir.ReadBatchLedger()
+	p.note(err)
+	events = withDenials(events, c.PermissionDenials)
+	b.Error = relativeWorkspace(c.Workspace, b.Error, events, ledger)
+	b.Items, b.Unmatched = items(events, ledger)
+	if hasKind(events, transcript.KindPrompt) {
+		b.Prompt = ""
+	}
+	if a == nil {
+		return b
+	}
+	b.Unit, b.Unassigned, b.Refused = a.Unit, a.Unassigned, a.Refused
+	inlined := 0
+	for _, f := range a.Shared {
+		// Every case holds a copy: the first one's is shown.
+		for _, id := range a.Order {
+			if slices.Contains(a.Cases[id], f) {
+				o := readOutput(dir, id, f, inlined < maxInlined, p)
+				inlined += len(o.Text)
+				b.Shared = append(b.Shared, o)
+				break
+			}
+		}
+	}
+	return b
+}
+
+// batchCase makes a batch case's view show only what is its own: the
+// batch's metrics, transcript and shared outputs are shown once, above.
+func batchCase(cv *caseView, a *rundir.BatchAssignment) {
+	cv.InBatch = true
+	cv.CostUSD, cv.DurationS, cv.Turns, cv.Denials = 0, 0, 0, 0
+	cv.Items, cv.Unmatched, cv.Prompt = nil, nil, ""
+	cv.Outputs = slices.DeleteFunc(cv.Outputs, func(o output) bool { return slices.Contains(a.Shared, o.Path) })
 }
 
 func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseView {
@@ -308,6 +419,8 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 	}
 	if c != nil {
 		events = withDenials(events, c.PermissionDenials)
+		cv.RelWS = c.Workspace != ""
+		cv.Error = relativeWorkspace(c.Workspace, cv.Error, events, ledger)
 	}
 	cv.Items, cv.Unmatched = items(events, ledger)
 	if cv.Prompt != "" && hasKind(events, transcript.KindPrompt) {
@@ -456,6 +569,12 @@ func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookV
 				at[e.ToolUseID] = len(out) - 1
 			}
 		default:
+			if e.Kind == transcript.KindResult && len(out) > 0 && out[len(out)-1].Kind == string(transcript.KindText) && strings.TrimSpace(out[len(out)-1].Text) == strings.TrimSpace(e.Text) {
+				// the final answer repeats the last message: show it once
+				last := &out[len(out)-1]
+				last.Kind, last.Long, last.ResultErr = string(transcript.KindResult), false, e.IsError
+				continue
+			}
 			it := item{Kind: string(e.Kind), Step: e.Step, ResultErr: e.IsError}
 			it.Text, it.Clipped = shown(e.Text, e.Truncated)
 			it.Head, it.Long = head(it.Text)
@@ -466,6 +585,39 @@ func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookV
 		}
 	}
 	return out, unmatched
+}
+
+// relativeTo returns a function that writes the paths under workspace ws
+// relative to it: "ws/a/b" as "./a/b", "ws" alone as ".". A longer name
+// that merely starts with ws ("ws2/…") is left alone.
+func relativeTo(ws string) func(string) string {
+	ws = strings.TrimRight(ws, "/")
+	if ws == "" {
+		return func(s string) string { return s }
+	}
+	return func(s string) string {
+		var b strings.Builder
+		for {
+			i := strings.Index(s, ws)
+			if i < 0 {
+				b.WriteString(s)
+				return b.String()
+			}
+			b.WriteString(s[:i])
+			rest := s[i+len(ws):]
+			if rest != "" && isPathByte(rest[0]) {
+				b.WriteString(ws) // another name: leave it
+			} else {
+				b.WriteByte('.')
+			}
+			s = rest
+		}
+	}
+}
+
+// isPathByte: c continues a file name.
+func isPathByte(c byte) bool {
+	return c == '.' || c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
 }
 
 // withDenials adds the permission denials run_result.json records that the
@@ -508,12 +660,26 @@ func hookOf(d rundir.Decision) hookView {
 		}
 	}
 	sort.Strings(qs)
+	if len(qs) > 0 && h.Class == "allow" {
+		h.Class = "answer" // the hook allows AskUserQuestion with its answers
+	}
 	for _, q := range qs {
 		tier := d.Tiers[q]
 		if tier == "fallback" && h.Class == "answer" {
 			h.Class = "fallback"
 		}
 		h.Answers = append(h.Answers, answerView{Question: q, Answer: d.Answers[q], Tier: tier})
+	}
+	switch h.Class {
+	case "answer":
+		h.Label = "hook answer"
+	case "fallback":
+		h.Label = "hook answer (fallback)"
+	default:
+		h.Label = "hook " + h.Decision
+	}
+	if d.Handler >= 0 {
+		h.HandlerNo = d.Handler + 1
 	}
 	return h
 }

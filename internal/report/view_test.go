@@ -80,7 +80,7 @@ func TestDenialsWithoutTranscript(t *testing.T) {
 	for _, want := range []string{
 		`<div class="ev tool denied" data-tool-use-id="toolu_01">`,
 		`<span class="tag deny">DENIED</span> tool <b>Bash</b> <code class="sum">jira issue create --project OPS</code>`,
-		`<span class="tag deny">hook deny</span> <small>handler 0</small>`,
+		`<span class="tag deny">hook deny</span> <small title="handlers[0] in tool_handlers.yaml">handler 1</small>`,
 		// the answer's call is not in a transcript: listed apart
 		`<h3>Hook decisions without a recorded call</h3>`,
 	} {
@@ -99,5 +99,24 @@ func TestHrefOf(t *testing.T) {
 		if got := hrefOf(in); got != want {
 			t.Errorf("hrefOf(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestRelativeTo(t *testing.T) {
+	rel := relativeTo("/tmp/ws/case-1/")
+	for in, want := range map[string]string{
+		"/tmp/ws/case-1/a/b.txt":           "./a/b.txt",
+		"cd /tmp/ws/case-1 && ls":          "cd . && ls",
+		`{"file_path":"/tmp/ws/case-1/x"}`: `{"file_path":"./x"}`,
+		"/tmp/ws/case-10/x":                "/tmp/ws/case-10/x",
+		"/tmp/ws/case-1.bak":               "/tmp/ws/case-1.bak",
+		"no path":                          "no path",
+	} {
+		if got := rel(in); got != want {
+			t.Errorf("relativeTo(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := relativeTo("")("/a/b"); got != "/a/b" {
+		t.Errorf("without a workspace: %q", got)
 	}
 }

@@ -107,7 +107,10 @@ func TierCounts(answers []Answer) map[string]int {
 
 // Run is the run's run_result.json.
 type Run struct {
-	SchemaVersion int                              `json:"schema_version"`
+	SchemaVersion int `json:"schema_version"`
+	// LayoutVersion is the run directory's layout (rundir.LayoutVersion);
+	// absent (0) in runs of an agent-eval before it, which are layout 1.
+	LayoutVersion int                              `json:"layout_version,omitempty"`
 	RunID         string                           `json:"run_id"`
 	EvalName      string                           `json:"eval_name"`
 	ExitCode      int                              `json:"exit_code"`
@@ -139,6 +142,51 @@ type Run struct {
 	PermissionDenials *[]transcript.Denial `json:"permission_denials,omitempty"`
 	// Batch is the batch run's own record in batch mode.
 	Batch *Case `json:"batch,omitempty"`
+
+	// What the run ran (its config/ folder holds the files).
+	//
+	// StartedAt and EndedAt are this attempt's start and end (RFC 3339).
+	StartedAt string `json:"started_at,omitempty"`
+	EndedAt   string `json:"ended_at,omitempty"`
+	// AgentBin is the agent CLI's path (Agent names the runner).
+	AgentBin string `json:"agent_bin,omitempty"`
+	// HarnessRevision is agent-eval's VCS revision, when it was built from
+	// a checkout.
+	HarnessRevision string `json:"agent_eval_revision,omitempty"`
+	// Models are the models as configured.
+	Models *Models `json:"models,omitempty"`
+	// Config is the eval.yaml the run loaded.
+	Config *ConfigSource `json:"config,omitempty"`
+	// Project is the git state of eval.yaml's work tree, when it is in one.
+	Project *Project `json:"project,omitempty"`
+	// CommandLine is the command that made the run, secret-looking values
+	// redacted.
+	CommandLine []string `json:"command_line,omitempty"`
+}
+
+// Models are a run's models: the agent's (the model under test), the
+// interception hook's and the judges' (models.judge; "" when unset).
+type Models struct {
+	Agent string `json:"agent"`
+	Hook  string `json:"hook"`
+	Judge string `json:"judge"`
+}
+
+// ConfigSource is the eval.yaml a run loaded: where it was (its folder is
+// the base of the copy's relative paths) and the sha256 of its content as
+// loaded, for telling whether it has changed since.
+type ConfigSource struct {
+	Path   string `json:"path"`
+	Dir    string `json:"dir"`
+	SHA256 string `json:"sha256"`
+}
+
+// Project is the git state of the work tree holding eval.yaml when the run
+// started: its commit and whether tracked files differed from it.
+type Project struct {
+	Root   string `json:"root"`
+	Commit string `json:"commit"`
+	Dirty  bool   `json:"dirty"`
 }
 
 // Add folds a finished case into the run's totals.

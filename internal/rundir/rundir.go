@@ -4,6 +4,8 @@
 // builds a path by hand.
 //
 //	<run>/run_result.json           the run (results.Run)
+//	<run>/config/                   what the run ran: eval.yaml, tool_handlers.yaml, permissions.json
+//	<run>/selection.json            the cases the run was made with
 //	<run>/summary.yaml              the verdict (Summary), written by score
 //	<run>/report.html, junit.xml    written by score and report
 //	<run>/judge_cache/              LLM verdicts, keyed by model and prompt
@@ -14,6 +16,7 @@
 //	<run>/cases/<id>/outputs/       the collected output files
 //	<run>/cases/<id>/_modified/     other files the agent changed
 //	<run>/cases/<id>/steps/<step>/  a pipeline step's logs
+//	<run>/batch_outputs.json, outputs/, transcript.jsonl  a batch run's (batch.go)
 package rundir
 
 import (
@@ -51,7 +54,8 @@ const (
 type Dir struct{ Path string }
 
 // Open checks that path is a run directory (it has cases/ or a
-// run_result.json) and returns it.
+// run_result.json) of a layout this agent-eval reads (ErrNewerLayout) and
+// returns it.
 func Open(path string) (Dir, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -60,6 +64,9 @@ func Open(path string) (Dir, error) {
 	d := Dir{abs}
 	if !exists(d.RunResult()) && !exists(filepath.Join(abs, CasesDir)) {
 		return Dir{}, fmt.Errorf("%s is not a run directory: it has neither %s nor %s/", path, RunResultFile, CasesDir)
+	}
+	if err := d.checkLayout(); err != nil {
+		return Dir{}, err
 	}
 	return d, nil
 }
@@ -135,6 +142,9 @@ func (d Dir) ReadRun() (*results.Run, error) {
 	if err := readJSON(d.RunResult(), &r); err != nil {
 		return nil, err
 	}
+	if r.LayoutVersion > LayoutVersion {
+		return nil, d.checkLayout()
+	}
 	return &r, nil
 }
 
@@ -150,12 +160,16 @@ func (d Dir) ReadCase(id string) (*results.Case, error) {
 // ReadTranscript reads a case's transcript.jsonl; a case without one has
 // no events.
 func (d Dir) ReadTranscript(id string) ([]transcript.Event, error) {
-	f, err := os.Open(d.Transcript(id))
+	return readTranscript(d.Transcript(id), id)
+}
+
+func readTranscript(path, of string) ([]transcript.Event, error) {
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read the transcript of %s: %w", id, err)
+		return nil, fmt.Errorf("read the transcript of %s: %w", of, err)
 	}
 	defer f.Close()
 	ev, _, err := transcript.Read(f)
@@ -181,12 +195,16 @@ type Decision struct {
 // ReadLedger reads a case's hook ledger; a case without one has no
 // decisions. Lines that do not parse are skipped.
 func (d Dir) ReadLedger(id string) ([]Decision, error) {
-	b, err := os.ReadFile(d.Ledger(id))
+	return readLedger(d.Ledger(id), id)
+}
+
+func readLedger(path, of string) ([]Decision, error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read the hook ledger of %s: %w", id, err)
+		return nil, fmt.Errorf("read the hook ledger of %s: %w", of, err)
 	}
 	var out []Decision
 	for _, line := range splitLines(b) {

@@ -44,6 +44,12 @@ type Summary struct {
 	// (status tampered): each of their verdicts is a failure, and any one
 	// fails the verdict.
 	Tampered []string `yaml:"tampered,omitempty"`
+	// JudgedCases counts the cases some judge gave a value to, and whose
+	// agent run the harness could run (status other than error). NotJudged
+	// says why none was, when none was: a verdict of no judged case is a
+	// failure, whatever the thresholds say.
+	JudgedCases int    `yaml:"judged_cases"`
+	NotJudged   string `yaml:"not_judged,omitempty"`
 	// Passed: every threshold held (and no regression against the
 	// baseline); false makes score exit 1.
 	Passed bool `yaml:"passed"`
@@ -162,14 +168,15 @@ type PairwiseCase struct {
 	Error     string `yaml:"error,omitempty"`
 }
 
-// CompareSummary is compare.yaml: `agent-eval compare RUN_A RUN_B`,
-// written into RUN_A.
+// CompareSummary is compare.yaml: `agent-eval compare BASE NEW`, written
+// into NEW.
 type CompareSummary struct {
-	SchemaVersion int        `yaml:"schema_version"`
-	ComparedAt    string     `yaml:"compared_at"`
-	RunA          string     `yaml:"run_a"`
-	RunB          string     `yaml:"run_b"`
-	Comparison    Comparison `yaml:"comparison"`
+	SchemaVersion int    `yaml:"schema_version"`
+	ComparedAt    string `yaml:"compared_at"`
+	// Base and New are the runs' ids: the comparison is New's against Base.
+	Base       string     `yaml:"base"`
+	New        string     `yaml:"new"`
+	Comparison Comparison `yaml:"comparison"`
 }
 
 // JudgeDelta is one judge's aggregate, before and now.

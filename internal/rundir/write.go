@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"syscall"
 	"time"
 
@@ -28,7 +27,17 @@ const (
 	CaseOrderFile  = "case_order.yaml"
 	RepoModsFile   = "repo_modifications.txt"
 	RepoChangesDir = "repo_changes"
+	// SelectionFile lists the cases a run was made with (its --cases, else
+	// every case of the dataset), written as it starts: a resume runs
+	// these cases and no others.
+	SelectionFile = "selection.json"
+	// CompareHTMLFile is compare's page, beside compare.yaml.
+	CompareHTMLFile = "compare.html"
 )
+
+// ScoredFiles are the files score and compare write into a run: a resume
+// that runs more cases makes them stale.
+var ScoredFiles = []string{SummaryFile, ReportFile, JUnitFile, CompareFile, CompareHTMLFile}
 
 // FakeJudgeLog is what score --fake-model's judges sent the fake model.
 func (d Dir) FakeJudgeLog() string { return filepath.Join(d.Path, FakeJudgeLog) }
@@ -145,18 +154,14 @@ func (d Dir) Finished(ids []string) bool {
 	return true
 }
 
-// LatestUnfinished is the id of the most recently started run under
-// runsDir that did not finish ids and is not running, or "".
-func LatestUnfinished(runsDir string, ids []string) (string, error) {
+// Latest is the id of the most recently started run under runsDir, or ""
+// when there is none.
+func Latest(runsDir string) (string, error) {
 	entries, err := os.ReadDir(runsDir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("list the runs: %w", err)
 	}
-	type run struct {
-		id      string
-		started time.Time
-	}
-	var runs []run
+	best, bestStarted := "", time.Time{}
 	for _, e := range entries {
 		if !e.IsDir() || !SafeSegment(e.Name()) {
 			continue
@@ -171,19 +176,34 @@ func LatestUnfinished(runsDir string, ids []string) (string, error) {
 		if hi, err := os.Stat(filepath.Join(runsDir, e.Name(), HooksLogFile)); err == nil {
 			started = hi.ModTime()
 		}
-		runs = append(runs, run{e.Name(), started})
-	}
-	sort.Slice(runs, func(i, j int) bool {
-		if !runs[i].started.Equal(runs[j].started) {
-			return runs[i].started.After(runs[j].started)
-		}
-		return runs[i].id > runs[j].id
-	})
-	for _, r := range runs {
-		d := Dir{Path: filepath.Join(runsDir, r.id)}
-		if !d.Finished(ids) && !d.Running() {
-			return r.id, nil
+		// Ties (a coarse clock) go to the later name: generated ids sort
+		// by start time.
+		if best == "" || started.After(bestStarted) || (started.Equal(bestStarted) && e.Name() > best) {
+			best, bestStarted = e.Name(), started
 		}
 	}
-	return "", nil
+	return best, nil
+}
+
+// selection is selection.json.
+type selection struct {
+	Cases []string `json:"cases"`
+}
+
+// WriteSelection records ids as the cases the run was made with.
+func (d Dir) WriteSelection(ids []string) error {
+	if err := results.WriteJSON(filepath.Join(d.Path, SelectionFile), selection{Cases: ids}); err != nil {
+		return fmt.Errorf("record the run's cases: %w", err)
+	}
+	return nil
+}
+
+// Selection is the cases the run was made with; an error wrapping
+// fs.ErrNotExist for a run made before they were recorded.
+func (d Dir) Selection() ([]string, error) {
+	var s selection
+	if err := readJSON(filepath.Join(d.Path, SelectionFile), &s); err != nil {
+		return nil, err
+	}
+	return s.Cases, nil
 }

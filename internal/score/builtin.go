@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/usd"
 )
 
 // builtinFunc is a builtin judge written in Go.
@@ -227,9 +228,9 @@ func costBudget(rec *Record, args map[string]any) Outcome {
 	}
 	c := rec.Result.CostUSD
 	if c <= limit {
-		return Outcome{Value: true, Rationale: fmt.Sprintf("Cost $%.2f within budget $%.2f", c, limit)}
+		return Outcome{Value: true, Rationale: fmt.Sprintf("Cost %s within budget %s", usd.Format(c), usd.Format(limit))}
 	}
-	return Outcome{Value: false, Rationale: fmt.Sprintf("Cost $%.2f over budget $%.2f", c, limit)}
+	return Outcome{Value: false, Rationale: fmt.Sprintf("Cost %s over budget %s", usd.Format(c), usd.Format(limit))}
 }
 
 // consultedDocs passes when the agent read at least min_coverage of

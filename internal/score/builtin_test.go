@@ -58,6 +58,7 @@ func TestBuiltins(t *testing.T) {
 		{"tool errors", "tool_call_validation", nil, fixtureCase{events: []transcript.Event{call("t1", "Bash", `{"command":"make"}`), result("t1", "make: *** no rule", true)}}, false, "1 of 1 tool call(s) errored"},
 		{"tool errors, denial left out", "tool_call_validation", nil, fixtureCase{events: denyRead}, true, "none errored"},
 		{"cost within budget", "cost_budget", map[string]any{"max_cost_usd": 0.5}, fixtureCase{cost: 0.42}, true, "Cost $0.42 within budget $0.50"},
+		{"small cost keeps its digits", "cost_budget", map[string]any{"max_cost_usd": 0.0005}, fixtureCase{cost: 0.0009}, false, "Cost $0.0009 over budget $0.0005"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

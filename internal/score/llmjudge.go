@@ -15,6 +15,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/llm"
 	"github.com/agent-eval/agent-eval/internal/prompt"
+	"github.com/agent-eval/agent-eval/internal/usd"
 )
 
 // llmJudge asks a model for a verdict with a forced tool call: pass/fail
@@ -414,7 +415,7 @@ func evidence(rec *Record) string {
 	var turns any = "?"
 	var cost any = "?"
 	if rec.Result != nil {
-		turns, cost = rec.Result.NumTurns, fmt.Sprintf("$%.4f", rec.Result.CostUSD)
+		turns, cost = rec.Result.NumTurns, usd.Format(rec.Result.CostUSD)
 	}
 	return fmt.Sprintf("Turns: %v\nCost: %v\nTool calls: %s\nPermission denials: %d\nQuestions answered: %d",
 		turns, cost, strings.Join(tools, ", "), len(rec.Denials), len(rec.Answers))

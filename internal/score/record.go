@@ -139,10 +139,24 @@ func BuildRecord(dir rundir.Dir, ev *config.Eval, id string) (*Record, error) {
 	if err := r.readFiles(dir, id); err != nil {
 		return nil, err
 	}
-	if r.Events, err = dir.ReadTranscript(id); err != nil {
+	batch, err := dir.ReadBatchAssignment()
+	if err != nil {
 		return nil, fmt.Errorf("build the record of %s: %w", id, err)
 	}
-	if r.Decisions, err = dir.ReadLedger(id); err != nil {
+	// A case of a batch run was done by the batch's one agent run: its
+	// events and hook decisions are the batch's.
+	if batch.InBatch(id) {
+		r.Events, err = dir.ReadBatchTranscript()
+		if err == nil {
+			r.Decisions, err = dir.ReadBatchLedger()
+		}
+	} else {
+		r.Events, err = dir.ReadTranscript(id)
+		if err == nil {
+			r.Decisions, err = dir.ReadLedger(id)
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("build the record of %s: %w", id, err)
 	}
 	r.joinCalls()

@@ -244,8 +244,10 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	s := &rundir.Summary{SchemaVersion: rundir.SummaryVersion, ScoredAt: opts.Now().UTC().Format(time.RFC3339), NumCases: len(ids), Cases: cases}
 	// A run killed before its end has no run_result.json; one that is
 	// there but unreadable is an error, not a run of no cost and no model.
+	batch := false
 	switch run, err := opts.Dir.ReadRun(); {
 	case err == nil:
+		batch = run.ExecutionMode == "batch"
 		s.RunID, s.EvalName, s.Model, s.CostUSD, s.DurationS = run.RunID, run.EvalName, run.Model, run.CostUSD, run.DurationS
 		if run.WallClockS > 0 {
 			s.DurationS = run.WallClockS
@@ -260,7 +262,12 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 		s.RunID = baseName(opts.Dir.Path)
 	}
 	s.CostUSD, s.DurationS = math.Round(s.CostUSD*1e6)/1e6, math.Round(s.DurationS*1e3)/1e3
-	for _, c := range cases {
+	for i, c := range cases {
+		// A batch's cases share its one agent run: its denials and answers
+		// are counted once.
+		if batch && i > 0 {
+			break
+		}
 		s.Denials += c.Denials
 		for tier, n := range c.Answers {
 			if s.AnswersByTier == nil {
@@ -304,6 +311,10 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 			s.BrokenJudges = append(s.BrokenJudges, j.Name)
 			s.Passed = false
 		}
+	}
+	s.JudgedCases, s.NotJudged = judgedCases(judges, cases, batch)
+	if s.NotJudged != "" {
+		s.Passed = false
 	}
 	if env.LLM != nil {
 		s.LLM.Made, s.LLM.Cached, s.LLM.Failed = env.LLM.Counts()

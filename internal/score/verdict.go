@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
@@ -164,8 +165,59 @@ func Regressions(s *rundir.Summary) []string {
 		}
 		out = append(out, fmt.Sprintf("[%s] %s: %s %s -> %s", t.Judge, t.Metric, op, num(t.Want), t.Detail))
 	}
+	if s.NotJudged != "" {
+		out = append(out, "no case was judged ("+s.NotJudged+")")
+	}
+	for _, id := range s.Tampered {
+		out = append(out, fmt.Sprintf("[%s] tampered: the agent changed what scoring reads, so every verdict on it is a failure (see summary.yaml)", id))
+	}
 	for _, name := range s.BrokenJudges {
 		out = append(out, fmt.Sprintf("[%s] judged no case: every case it did not skip was an error (see summary.yaml)", name))
 	}
 	return out
+}
+
+// judgedCases counts the cases judged: the harness ran their agent (status
+// not error or missing) and some judge gave them a value. When none was,
+// why says why, and the verdict fails: a run that judged nothing says
+// nothing about the agent.
+func judgedCases(judges []built, cases []rundir.CaseSummary, batch bool) (n int, why string) {
+	skipped, errored, notRun := 0, 0, 0
+	for _, c := range cases {
+		if c.Status == string(results.StatusError) || c.Status == "missing" {
+			notRun++
+			continue
+		}
+		valued := false
+		for _, v := range c.Verdicts {
+			switch {
+			case v.Skipped:
+				skipped++
+			case v.Error != "":
+				errored++
+			case v.Value != nil:
+				valued = true
+			}
+		}
+		if valued {
+			n++
+		}
+	}
+	switch {
+	case n > 0:
+		return n, ""
+	case len(cases) == 0 && batch:
+		return 0, "the batch run left no case to judge"
+	case len(cases) == 0:
+		return 0, "the run has no cases"
+	case notRun == len(cases):
+		return 0, fmt.Sprintf("the agent could not be run on any of the %d case(s): every one has status error", len(cases))
+	case len(judges) == 0:
+		return 0, "the eval has no judges"
+	case errored == 0:
+		return 0, fmt.Sprintf("every judge skipped every case (%d skipped verdict(s): their if: was false)", skipped)
+	case skipped == 0:
+		return 0, fmt.Sprintf("every verdict was an error (%d error sample(s))", errored)
+	}
+	return 0, fmt.Sprintf("no verdict had a value: %d skipped, %d error sample(s)", skipped, errored)
 }

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/agent-eval/agent-eval/internal/engine"
+	"github.com/agent-eval/agent-eval/internal/usd"
 )
 
 // progress is agent-eval run's stderr. Everything written to it passes
@@ -20,7 +21,9 @@ import (
 // those lines — [done/total], the cases running and for how long, the cost
 // and denials so far — redrawn every second and cleared before anything
 // else is printed, so the per-case lines and warnings stay intact above it.
-// Off a terminal (CI, a pipe, a file, TERM=dumb) it adds nothing.
+// Off a terminal (CI, a pipe, a file, TERM=dumb) it prints the same facts
+// as a plain heartbeat line every 30 s ($AGENT_EVAL_HEARTBEAT), so a CI log
+// shows that a long case is still running.
 type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -35,15 +38,36 @@ type progress struct {
 	denials int
 	running map[string]time.Time
 	every   time.Duration // how often the line is redrawn; 0: only on writes
-	shown   bool          // the status line is on screen
-	stopc   chan struct{}
-	stopped bool
+	// heartbeat is how often a heartbeat line is printed off a terminal;
+	// 0: never.
+	heartbeat time.Duration
+	shown     bool // the status line is on screen
+	stopc     chan struct{}
+	stopped   bool
 }
 
+// HeartbeatEnv sets the heartbeat's period off a terminal: a duration
+// (10s, 2m) or seconds; 0 turns it off.
+const HeartbeatEnv = "AGENT_EVAL_HEARTBEAT"
+
+// defaultHeartbeat is the heartbeat's period when HeartbeatEnv is unset.
+const defaultHeartbeat = 30 * time.Second
+
 func newProgress(w io.Writer, getenv func(string) string) *progress {
-	p := &progress{w: w, now: time.Now, running: map[string]time.Time{}, every: time.Second}
+	p := &progress{w: w, now: time.Now, running: map[string]time.Time{}, every: time.Second, heartbeat: defaultHeartbeat}
 	p.live, p.width = terminal(w, getenv)
 	p.colour = wantColour(p.live, getenv)
+	if v := strings.TrimSpace(getenv(HeartbeatEnv)); v != "" {
+		d, err := time.ParseDuration(v)
+		if s, serr := strconv.ParseFloat(v, 64); serr == nil {
+			d, err = time.Duration(s*float64(time.Second)), nil
+		}
+		if err != nil || d < 0 {
+			fmt.Fprintf(w, "agent-eval: warning: %s=%q is not a duration (10s, 2m, or seconds); the heartbeat stays every %s\n", HeartbeatEnv, v, defaultHeartbeat)
+		} else {
+			p.heartbeat = d
+		}
+	}
 	return p
 }
 
@@ -89,7 +113,18 @@ func (p *progress) begin(total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.total, p.start = total, p.now()
-	if !p.live || p.stopc != nil || p.stopped {
+	if p.stopc != nil || p.stopped {
+		return
+	}
+	if !p.live {
+		if p.heartbeat > 0 {
+			p.stopc = make(chan struct{})
+			t := time.NewTicker(p.heartbeat)
+			go func(stop chan struct{}) {
+				defer t.Stop()
+				p.beat(stop, t.C)
+			}(p.stopc)
+		}
 		return
 	}
 	p.stopc = make(chan struct{})
@@ -97,6 +132,26 @@ func (p *progress) begin(total int) {
 		go p.tick(p.stopc, p.every)
 	}
 	p.drawLocked()
+}
+
+// beat prints a heartbeat line at each tick, timed by the tick, until stop
+// is closed or ticks ends.
+func (p *progress) beat(stop <-chan struct{}, ticks <-chan time.Time) {
+	for {
+		select {
+		case <-stop:
+			return
+		case at, ok := <-ticks:
+			if !ok {
+				return
+			}
+			p.mu.Lock()
+			if !p.stopped {
+				_, _ = io.WriteString(p.w, "agent-eval: progress "+p.statusAt(at, " spent")+"\n")
+			}
+			p.mu.Unlock()
+		}
+	}
 }
 
 func (p *progress) tick(stop chan struct{}, every time.Duration) {
@@ -164,14 +219,14 @@ func (p *progress) drawLocked() {
 	if !p.live || p.stopc == nil {
 		return
 	}
-	_, _ = io.WriteString(p.w, p.statusLocked())
+	_, _ = io.WriteString(p.w, p.statusAt(p.now(), ""))
 	p.shown = true
 }
 
-// statusLocked is the status line, cut to the terminal's width so it never
-// wraps (a wrapped line could not be cleared with one \r).
-func (p *progress) statusLocked() string {
-	now := p.now()
+// statusAt is the status line at now, the cost followed by spent; on a
+// terminal it is cut to the width so it never wraps (a wrapped line could
+// not be cleared with one \r). The caller holds p.mu.
+func (p *progress) statusAt(now time.Time, spent string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%d/%d] %s", p.done, p.total, clock(now.Sub(p.start)))
 	if len(p.running) > 0 {
@@ -194,7 +249,7 @@ func (p *progress) statusLocked() string {
 			fmt.Fprintf(&b, " %s %s", id, clock(now.Sub(p.running[id])))
 		}
 	}
-	fmt.Fprintf(&b, " · $%.4f", p.cost)
+	fmt.Fprintf(&b, " · %s%s", usd.Format(p.cost), spent)
 	if p.denials > 0 {
 		fmt.Fprintf(&b, " · %s", engine.Plural(p.denials, "denial"))
 	}

@@ -12,7 +12,7 @@ import (
 func TestProgressOffTerminalAddsNothing(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	p := newProgress(&buf, func(string) string { return "xterm" })
+	p := newProgress(&buf, func(k string) string { return map[string]string{"TERM": "xterm"}[k] })
 	p.begin(2)
 	p.started("a")
 	fmt.Fprintf(p, "  a: started\n")
@@ -38,8 +38,8 @@ func TestProgressLiveLine(t *testing.T) {
 	fmt.Fprintf(p, "  beta: started\n")
 	out := buf.String()
 	// The first status line, then cleared, the line, and the status redrawn.
-	first := "[0/3] 0s · $0.0000"
-	second := "[0/3] 12s · 2 running: alpha 12s, beta 7s · $0.0000"
+	first := "[0/3] 0s · $0"
+	second := "[0/3] 12s · 2 running: alpha 12s, beta 7s · $0"
 	if exp := first + "\r\x1b[K  beta: started\n" + second; out != exp {
 		t.Fatalf("stderr =\n%q\nwant\n%q", out, exp)
 	}
@@ -49,7 +49,7 @@ func TestProgressLiveLine(t *testing.T) {
 	}
 	now = now.Add(63 * time.Second)
 	fmt.Fprintf(p, "  alpha: completed\n")
-	if exp := "\r\x1b[K  alpha: completed\n[1/3] 1m15s · 1 running: beta 1m10s · $0.2500 · 2 denials"; buf.String() != exp {
+	if exp := "\r\x1b[K  alpha: completed\n[1/3] 1m15s · 1 running: beta 1m10s · $0.25 · 2 denials"; buf.String() != exp {
 		t.Fatalf("stderr =\n%q\nwant\n%q", buf.String(), exp)
 	}
 	buf.Reset()
@@ -136,5 +136,64 @@ func TestProgressForgetsAFinishedCasesSteps(t *testing.T) {
 	p.finished("c", 0, 0)
 	if len(p.running) != 1 || p.running["cc/one"].IsZero() {
 		t.Errorf("running after c finished: %v", p.running)
+	}
+}
+
+// TestProgressHeartbeatOffTerminal: without a terminal, each tick of the
+// heartbeat prints one plain line — cases done of total, the run's time,
+// the cases running and for how long, the spend so far — timed by the
+// tick (a fake clock here), and nothing after stop.
+func TestProgressHeartbeatOffTerminal(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := t0
+	p := &progress{w: &buf, now: func() time.Time { return now }, running: map[string]time.Time{}}
+	p.begin(3)
+	p.started("a")
+	now = t0.Add(20 * time.Second)
+	p.started("b")
+	p.finished("a", 0.125, 0)
+	ticks := make(chan time.Time, 3)
+	ticks <- t0.Add(30 * time.Second)
+	ticks <- t0.Add(95 * time.Second)
+	close(ticks)
+	p.beat(make(chan struct{}), ticks)
+	want := "agent-eval: progress [1/3] 30s · 1 running: b 10s · $0.1250 spent\n" +
+		"agent-eval: progress [1/3] 1m35s · 1 running: b 1m15s · $0.1250 spent\n"
+	if got := buf.String(); got != want {
+		t.Errorf("heartbeat =\n%q\nwant\n%q", got, want)
+	}
+	buf.Reset()
+	p.stop()
+	ticks = make(chan time.Time, 1)
+	ticks <- t0.Add(2 * time.Minute)
+	close(ticks)
+	p.beat(make(chan struct{}), ticks)
+	if buf.Len() > 0 {
+		t.Errorf("a beat after stop printed %q", buf.String())
+	}
+}
+
+func TestHeartbeatPeriod(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		env  string
+		want time.Duration
+		warn bool
+	}{
+		{"", 30 * time.Second, false},
+		{"2s", 2 * time.Second, false},
+		{"5", 5 * time.Second, false},
+		{"0", 0, false},
+		{"soon", 30 * time.Second, true},
+		{"-1s", 30 * time.Second, true},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		p := newProgress(&buf, func(k string) string { return map[string]string{HeartbeatEnv: tt.env}[k] })
+		if p.heartbeat != tt.want || (buf.Len() > 0) != tt.warn {
+			t.Errorf("%s=%q: heartbeat %v, warning %q; want %v, warning %v", HeartbeatEnv, tt.env, p.heartbeat, buf.String(), tt.want, tt.warn)
+		}
 	}
 }

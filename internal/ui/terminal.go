@@ -12,6 +12,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/usd"
 )
 
 // Terminal reports a run on stderr: with a live status line and colours
@@ -63,7 +64,7 @@ func (t *Terminal) CaseFinished(c *results.Case) {
 	if t.mode == engine.ModeBatch {
 		return // the batch's line closes the run
 	}
-	line := fmt.Sprintf("  %s: %s in %.1fs, $%.4f, %s, %s, %s", c.CaseID, t.p.paint(string(c.Status)), c.DurationS, c.CostUSD,
+	line := fmt.Sprintf("  %s: %s in %.1fs, %s, %s, %s, %s", c.CaseID, t.p.paint(string(c.Status)), c.DurationS, usd.Format(c.CostUSD),
 		engine.Plural(c.NumTurns, "turn"), engine.Plural(len(c.PermissionDenials), "denial"), answeredByTier(c))
 	if c.Error != "" {
 		line += " — " + c.Error
@@ -86,8 +87,8 @@ func (t *Terminal) RunFinished(s engine.Summary) {
 	t.p.stop()
 	r := s.Run
 	if c := r.Batch; c != nil {
-		fmt.Fprintf(t.p, "batch run %s: %s — %s in one agent run, exit %d, $%.4f, %s, %.1fs; results in %s\n",
-			r.RunID, t.p.paint(string(c.Status)), engine.Plural(r.NumCases, "case"), c.ExitCode, c.CostUSD, engine.Plural(len(c.PermissionDenials), "denial"), r.WallClockS, s.Dir)
+		fmt.Fprintf(t.p, "batch run %s: %s — %s in one agent run, exit %d, %s, %s, %.1fs; results in %s\n",
+			r.RunID, t.p.paint(string(c.Status)), engine.Plural(r.NumCases, "case"), c.ExitCode, usd.Format(c.CostUSD), engine.Plural(len(c.PermissionDenials), "denial"), r.WallClockS, s.Dir)
 		return
 	}
 	t.summary(s)
@@ -113,7 +114,7 @@ func (t *Terminal) summary(s engine.Summary) {
 		if row.ExitCode == 0 {
 			exited0++
 		}
-		fmt.Fprintf(tw, "%s\t%-*s\t%.1f\t%.4f\t%d\t%d\t%s\n", row.ID, width, row.Status, row.DurationS, row.CostUSD, row.NumTurns, row.Denials, tierCells(row.Answers, row.AnswersByTier))
+		fmt.Fprintf(tw, "%s\t%-*s\t%.1f\t%s\t%d\t%d\t%s\n", row.ID, width, row.Status, row.DurationS, usd.Number(row.CostUSD), row.NumTurns, row.Denials, tierCells(row.Answers, row.AnswersByTier))
 	}
 	_ = tw.Flush()
 	lines := strings.SplitAfter(table.String(), "\n")
@@ -130,8 +131,8 @@ func (t *Terminal) summary(s engine.Summary) {
 	} else if exited0 < len(s.Rows) {
 		status = "FAILED"
 	}
-	fmt.Fprintf(t.p, "run %s: %s — %d/%s exited 0, $%.4f, %.1fs; results in %s\n",
-		s.Run.RunID, t.p.paint(status), exited0, engine.Plural(len(s.Rows), "case"), s.Run.CostUSD, s.Run.WallClockS, s.Dir)
+	fmt.Fprintf(t.p, "run %s: %s — %d/%s exited 0, %s, %.1fs; results in %s\n",
+		s.Run.RunID, t.p.paint(status), exited0, engine.Plural(len(s.Rows), "case"), usd.Format(s.Run.CostUSD), s.Run.WallClockS, s.Dir)
 }
 
 var answerTiers = []string{intercept.TierOverride, intercept.TierLLM, intercept.TierFallback}

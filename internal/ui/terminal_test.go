@@ -99,3 +99,18 @@ func TestRunStartedSandboxOff(t *testing.T) {
 		t.Errorf("with the sandbox on, RunStarted printed %q", b.String())
 	}
 }
+
+// TestSmallCostsKeepTheirDigits: a case that cost a fraction of a cent
+// shows what it cost, in the case line, the table and the run's line.
+func TestSmallCostsKeepTheirDigits(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	term := &Terminal{p: &progress{w: &buf, running: map[string]time.Time{}}}
+	c := &results.Case{CaseID: "a", Status: results.StatusCompleted, CostUSD: 0.000042}
+	term.CaseFinished(c)
+	term.RunFinished(engine.Summary{Dir: "runs/x", Run: &results.Run{RunID: "x", CostUSD: 0.000042}, Rows: []engine.Row{engine.RowOf(c)}})
+	out := buf.String()
+	if n := strings.Count(out, "0.000042"); n != 3 || strings.Contains(out, "0.0000,") {
+		t.Errorf("want 0.000042 in the case line, the table and the run line (%d found):\n%s", n, out)
+	}
+}

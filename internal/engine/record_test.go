@@ -1,0 +1,136 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+)
+
+// recordEval names a secret by reference and one literally: the run's copy
+// keeps the reference and hides the literal.
+const recordEval = `name: demo
+execution: {prompt: hi, env: {TOKEN: $RECORD_TOKEN, API_KEY: "literal-secret-0123456789"}}
+models: {skill: m, hook: hm, judge: jm}
+dataset: {path: cases}
+outputs: [{path: out}]
+permissions: {allow: [Read], deny: ["Bash(rm:*)"]}
+`
+
+// A run records what it ran: eval.yaml as loaded (references kept, a
+// literal secret redacted), the compiled permissions, the agent, the
+// models, the command line (its secrets redacted), its times and, in a git
+// work tree, the project's commit and whether it was dirty.
+func TestRunRecordsWhatItRan(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		git   bool
+		dirty bool
+	}{
+		{"outside git", false, false},
+		{"a clean work tree", true, false},
+		{"a dirty work tree", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := project(t, recordEval, "a")
+			commit := ""
+			if tc.git {
+				commit = gitCommitAll(t, dir)
+				if tc.dirty {
+					if err := os.WriteFile(filepath.Join(dir, "cases", "a", "input.yaml"), []byte("name: changed\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			r := newRun(t, dir, nil)
+			r.args = []string{"agent-eval", "run", "--model", "m", "--api-key", "sk-test-0123456789abcdef"}
+			before := time.Now().Add(-time.Second)
+			if _, err := r.exec(context.Background(), t); err != nil {
+				t.Fatal(err)
+			}
+			got, err := r.runDir().ReadRun()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.LayoutVersion != rundir.LayoutVersion {
+				t.Errorf("layout_version = %d, want %d", got.LayoutVersion, rundir.LayoutVersion)
+			}
+			if got.Agent != "fake" || got.AgentVersion != "1.0" {
+				t.Errorf("agent = %q %q, want fake 1.0", got.Agent, got.AgentVersion)
+			}
+			if want := (results.Models{Agent: "m", Hook: "hm", Judge: "jm"}); got.Models == nil || *got.Models != want {
+				t.Errorf("models = %+v, want %+v", got.Models, want)
+			}
+			for name, ts := range map[string]string{"started_at": got.StartedAt, "ended_at": got.EndedAt} {
+				tm, err := time.Parse(time.RFC3339, ts)
+				if err != nil || tm.Before(before.Truncate(time.Second)) || tm.After(time.Now().Add(time.Second)) {
+					t.Errorf("%s = %q, want an RFC 3339 time of the run (%v)", name, ts, err)
+				}
+			}
+			wantArgs := []string{"agent-eval", "run", "--model", "m", "--api-key", "[redacted]"}
+			if !slices.Equal(got.CommandLine, wantArgs) {
+				t.Errorf("command_line = %q, want %q", got.CommandLine, wantArgs)
+			}
+			src, _ := os.ReadFile(filepath.Join(dir, "eval.yaml"))
+			abs, _ := filepath.Abs(filepath.Join(dir, "eval.yaml"))
+			if c := got.Config; c == nil || c.Path != abs || c.Dir != filepath.Dir(abs) || c.SHA256 == "" {
+				t.Errorf("config = %+v, want path %s", c, abs)
+			}
+			copyB, err := os.ReadFile(r.runDir().EvalCopy())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cp := string(copyB); !strings.Contains(cp, "$RECORD_TOKEN") || strings.Contains(cp, "literal-secret-0123456789") ||
+				cp != strings.ReplaceAll(string(src), "literal-secret-0123456789", "REDACTED") {
+				t.Errorf("config/eval.yaml keeps $VAR references and hides literal secrets; got:\n%s", cp)
+			}
+			var perms struct {
+				Allow, Deny []string
+				Sandbox     struct{ On bool }
+			}
+			b, err := os.ReadFile(r.runDir().PermissionsCopy())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &perms); err != nil || !slices.Equal(perms.Allow, []string{"Read"}) || !slices.Equal(perms.Deny, []string{"Bash(rm:*)"}) {
+				t.Errorf("config/permissions.json = %s (%v), want allow [Read], deny [Bash(rm:*)]", b, err)
+			}
+			switch p := got.Project; {
+			case !tc.git && p != nil:
+				t.Errorf("project = %+v outside a git work tree, want none", p)
+			case tc.git && (p == nil || p.Commit != commit || p.Dirty != tc.dirty):
+				t.Errorf("project = %+v, want commit %s, dirty %v", p, commit, tc.dirty)
+			}
+		})
+	}
+}
+
+// gitCommitAll makes dir a git repository with everything in it committed
+// and returns the commit.
+func gitCommitAll(t *testing.T, dir string) string {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "x"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	cmd := exec.Command("git", "rev-parse", "HEAD")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,69 @@
+package rundir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// LayoutVersion is the version of the run directory's layout: its files and
+// folders (the constants of this package) and the fields of run_result.json
+// (results.Run and results.Case). A change to any of them bumps it, and
+// testdata/layout.golden pins them with it (TestLayoutVersion). A run
+// records it in run_result.json's layout_version; a run without one was
+// written by an agent-eval before layout 2.
+//
+// Layout history: 1, the first (no layout_version, no config/); 2, the run
+// records what it ran (config/, started_at, models, project, ...) and the
+// cases it was made with (selection.json), compare writes compare.html, and
+// a batch run records how its outputs went to its cases (batch_outputs.json).
+const LayoutVersion = 2
+
+// The files of the run's config/ folder: what the run ran, written by run
+// before the first case.
+const (
+	ConfigDir       = "config"
+	EvalCopyFile    = "eval.yaml"          // eval.yaml as loaded ($VAR references kept), redacted
+	HandlersFile    = "tool_handlers.yaml" // the compiled inputs.tools (optional: without it, no hook handlers)
+	PermissionsFile = "permissions.json"   // the compiled permissions block
+)
+
+// ErrNewerLayout is returned for a run directory written by a newer
+// agent-eval than this one.
+var ErrNewerLayout = errors.New("the run directory was written by a newer agent-eval")
+
+// ConfigDir is the run's config/ folder.
+func (d Dir) ConfigDir() string { return filepath.Join(d.Path, ConfigDir) }
+
+// EvalCopy is the run's own copy of eval.yaml.
+func (d Dir) EvalCopy() string { return filepath.Join(d.ConfigDir(), EvalCopyFile) }
+
+// HandlersCopy is the compiled tool_handlers.yaml the run's hook used (before
+// each case's answers and workspace were added).
+func (d Dir) HandlersCopy() string { return filepath.Join(d.ConfigDir(), HandlersFile) }
+
+// PermissionsCopy is the run's compiled permissions.
+func (d Dir) PermissionsCopy() string { return filepath.Join(d.ConfigDir(), PermissionsFile) }
+
+// checkLayout refuses a run whose run_result.json names a layout newer
+// than LayoutVersion. A run without run_result.json (still running, or
+// interrupted before its end) or without the field (older) passes.
+func (d Dir) checkLayout() error {
+	b, err := os.ReadFile(d.RunResult())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", d.RunResult(), err)
+	}
+	var v struct {
+		Layout int `json:"layout_version"`
+	}
+	if json.Unmarshal(b, &v) != nil || v.Layout <= LayoutVersion {
+		return nil // a file that does not parse is its reader's to report
+	}
+	return fmt.Errorf("%s: %w (layout %d; this one reads up to %d); upgrade agent-eval to read it", d.Path, ErrNewerLayout, v.Layout, LayoutVersion)
+}
