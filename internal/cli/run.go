@@ -20,6 +20,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	clirunner "github.com/agent-eval/agent-eval/internal/runner/cli"
+	"github.com/agent-eval/agent-eval/internal/score"
 	"github.com/agent-eval/agent-eval/internal/ui"
 	"github.com/agent-eval/agent-eval/internal/workspace"
 )
@@ -128,6 +129,19 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	for _, p := range permissionProblems(ev) {
 		if !p.Warning {
 			problems = append(problems, p)
+		}
+	}
+	problems = append(problems, programProblems(ev, opts.agentBin)...)
+	problems = append(problems, openRouterProblems(ev, opts.model, opts.score)...)
+	if opts.score {
+		// What score would refuse after the agents ran is refused now.
+		problems = append(problems, score.Check(ev, e.Getenv)...)
+	}
+	if opts.score && opts.fakeModel {
+		if judge := score.ModelJudge(ev, false); judge != "" {
+			if _, err := os.Stat(filepath.Join(ev.DatasetDir(), FakeJudgeScript)); err != nil {
+				return missingFakeJudge(ev, judge)
+			}
 		}
 	}
 	for _, w := range ev.Warnings {

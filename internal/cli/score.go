@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,18 +154,21 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 			return fmt.Errorf("before_scoring: %w", err)
 		}
 	}
-	fakeURL := ""
+	var fake fakeJudge
 	if opts.fakeModel {
-		url, stop, err := startFakeJudge(ev, dir)
-		if err != nil {
-			return err
+		// Only a judge that calls a model needs the scripted verdicts.
+		if judge := score.ModelJudge(ev, baseline != nil); judge != "" {
+			var stop func()
+			var err error
+			if fake, stop, err = startFakeJudge(ev, dir, judge); err != nil {
+				return err
+			}
+			defer stop()
 		}
-		defer stop()
-		fakeURL = url
 	}
 	fmt.Fprintf(e.Err, "agent-eval: scoring %s with %d judge(s)\n", dir.Path, len(ev.Judges))
 	s, err := score.Score(ctx, score.Options{Dir: dir, Eval: ev, Baseline: baseline, NoCache: opts.noCache,
-		Concurrency: opts.concurrency, Getenv: e.Getenv, Observer: scoreProgress{e.Err}, FakeModelURL: fakeURL})
+		Concurrency: opts.concurrency, Getenv: e.Getenv, Observer: scoreProgress{e.Err}, FakeModelURL: fake.url, FakeScript: fake.script})
 	if err != nil {
 		var cfg config.Errors
 		if errors.As(err, &cfg) || errors.Is(err, context.Canceled) {
@@ -342,22 +346,44 @@ func writeSummaryJSON(w io.Writer, v any) error {
 	return enc.Encode(generic)
 }
 
+// fakeJudge is the fake model the LLM judges ask under --fake-model, and
+// the script it answers from.
+type fakeJudge struct {
+	url    string
+	script []byte
+}
+
+// missingFakeJudge is the error of --fake-model scoring without the
+// judges' scripted verdicts when judge calls a model.
+func missingFakeJudge(ev *config.Eval, judge string) error {
+	return inputErrorf("--fake-model: there is no %s: judge %q calls a model, and its verdicts under --fake-model are scripted there (see agent-eval fake-model --help)", filepath.Join(ev.DatasetDir(), FakeJudgeScript), judge)
+}
+
 // startFakeJudge serves the dataset's fake_judge.yaml on 127.0.0.1 for the
-// LLM judges; what they sent is kept in the run directory.
-func startFakeJudge(ev *config.Eval, dir rundir.Dir) (url string, stop func(), err error) {
+// LLM judges (judge names the first); what they sent is kept in the run
+// directory.
+func startFakeJudge(ev *config.Eval, dir rundir.Dir, judge string) (fakeJudge, func(), error) {
 	path := filepath.Join(ev.DatasetDir(), FakeJudgeScript)
-	script, err := fakeapi.LoadScript(path)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fakeJudge{}, nil, missingFakeJudge(ev, judge)
+	}
 	if err != nil {
-		return "", nil, inputErrorf("--fake-model: the LLM judges' scripted verdicts: %v", err)
+		return fakeJudge{}, nil, inputErrorf("--fake-model: the LLM judges' scripted verdicts: %v", err)
+	}
+	script, err := fakeapi.ParseScript(b)
+	if err != nil {
+		return fakeJudge{}, nil, inputErrorf("--fake-model: the LLM judges' scripted verdicts: %s: %v", path, err)
 	}
 	log, err := os.Create(dir.FakeJudgeLog())
 	if err != nil {
-		return "", nil, fmt.Errorf("--fake-model: %w", err)
+		return fakeJudge{}, nil, fmt.Errorf("--fake-model: %w", err)
 	}
 	srv := fakeapi.New(fakeapi.Options{Script: script, Log: log})
-	if url, err = srv.Start(""); err != nil {
+	url, err := srv.Start("")
+	if err != nil {
 		_ = log.Close()
-		return "", nil, fmt.Errorf("--fake-model: start the fake model: %w", err)
+		return fakeJudge{}, nil, fmt.Errorf("--fake-model: start the fake model: %w", err)
 	}
-	return url, func() { srv.Close(); _ = log.Close() }, nil
+	return fakeJudge{url: url, script: b}, func() { srv.Close(); _ = log.Close() }, nil
 }

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/engine"
+	"github.com/agent-eval/agent-eval/internal/score"
 )
 
 type validateOptions struct {
@@ -50,7 +52,10 @@ func newValidateCmd(e env) *cobra.Command {
 		Short: "Check eval.yaml without running anything",
 		Long: `Load eval.yaml strictly and report every problem at once, one line each, as
 file:line:col: field: message. Unknown keys, wrong types, bad values, path
-rules and conflicting keys are all caught here, before any agent starts.
+rules and conflicting keys are all caught here, before any agent starts, and so
+is what run or score would refuse later: the judges are built as score builds
+them (unknown builtins, agent judges, missing prompt, context and module files,
+exec programs not found) and each cli command's program is looked up.
 
 PATH (or -c) is the eval.yaml, or the folder holding it (default: ./eval.yaml).
 
@@ -96,6 +101,13 @@ func runValidate(e env, opts validateOptions) error {
 		cw, ce := caseProblems(ev, e.Getenv)
 		ev.Warnings = append(ev.Warnings, cw...)
 		problems = append(problems, ce...)
+		// What score refuses, or would error on for every case; a field
+		// already reported keeps its first problem.
+		for _, p := range score.Check(ev, e.Getenv) {
+			if !slices.ContainsFunc(problems, func(q config.Error) bool { return q.Field == p.Field }) {
+				problems = append(problems, p)
+			}
+		}
 		if len(problems) > 0 {
 			err = problems
 		}

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -40,6 +42,21 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 	known := runners(ev)
 	if t := ev.RunnerType(); !known.Has(runner.Type(t)) {
 		at("runner.type", false, "runner type %s is not implemented yet; this version runs %v", t, known.Types())
+	} else if rn, err := known.New(runner.Type(t)); err == nil {
+		// What the engine refuses before the first case, refused here.
+		caps := rn.Capabilities()
+		switch {
+		case ev.Mode() == "batch" && !caps.Batch:
+			at("execution.mode", false, "runner %s cannot run a batch; use mode: case", t)
+		case len(ev.Execution.Steps) > 0 && !caps.Steps:
+			at("execution.steps", false, "runner %s cannot run a pipeline", t)
+		}
+		if ev.Runner.WorkspaceMode == "repo" && !caps.RepoMode {
+			at("runner.workspace_mode", false, "runner %s cannot run in the project itself", t)
+		}
+	}
+	if strings.TrimSpace(ev.Models.Skill) == "" && (ev.RunnerType() != "cli" || engine.CommandsNameModel(ev)) {
+		at("models", true, "models.skill is not set: run needs --model (or --fake-model), else it refuses to start")
 	}
 	for i, s := range ev.Execution.Steps {
 		switch {
@@ -64,9 +81,12 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 	}
 	envWarnings(ev, getenv, at)
 	skillProblems(ev, at)
+	errs = append(errs, programProblems(ev, "")...)
+	errs = append(errs, openRouterProblems(ev, "", true)...)
 
 	dir := ev.DatasetDir()
 	if dir == "" {
+		at("dataset", true, "dataset.path is not set: run has no cases to run and refuses to start")
 		return warns, errs
 	}
 	entries, err := os.ReadDir(dir)
@@ -96,6 +116,9 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 		cases = append(cases, name)
 	}
 	sort.Strings(cases)
+	if len(cases) == 0 && len(errs) == 0 {
+		at("dataset.path", true, "%s has no case folders: run has nothing to run and refuses to start", ev.Dataset.Path)
+	}
 	if ev.Mode() == "batch" {
 		scriptProblems(filepath.Join(dir, FakeModelScript), at)
 	}
@@ -160,6 +183,89 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 		}
 	}
 	return warns, errs
+}
+
+// programProblems finds each cli command's program as run will (on PATH,
+// or by its path relative to eval.yaml's folder), and the Claude Code
+// binary runner.settings.binary names (unless agentBin, run --agent-bin,
+// replaces it): one that is missing fails the run before its first case,
+// so it is refused at its line.
+func programProblems(ev *config.Eval, agentBin string) config.Errors {
+	var errs config.Errors
+	// runner.settings.binary names the Claude Code binary, unless run
+	// --agent-bin names another.
+	claude := ev.RunnerType() == "claude-code" || ev.Runner.Agent == "claude-code"
+	if bin, ok := ev.Runner.Settings["binary"].(string); ok && bin != "" && claude && agentBin == "" {
+		if _, err := exec.LookPath(bin); err != nil {
+			line, col := ev.Position("runner.settings.binary")
+			errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: "runner.settings.binary", Code: config.CodeSemantic,
+				Msg: fmt.Sprintf("the agent CLI %s is not found (%v), so run would fail before the first case; install it, fix the path, or pass run --agent-bin", bin, errText(err))})
+		}
+	}
+	for _, c := range ev.CLICommands() {
+		prog := c.Command[0]
+		if strings.Contains(prog, "{") {
+			continue // a placeholder: known per case
+		}
+		if _, err := clirunner.FindProgram(prog, ev.Dir()); err != nil {
+			field := c.Field + "[0]"
+			line, col := ev.Position(field)
+			if line == 0 {
+				field = c.Field
+				line, col = ev.Position(field)
+			}
+			how := "install it or put its folder on PATH, or name it by its path"
+			if strings.Contains(prog, "/") {
+				how = "a relative path is relative to eval.yaml's folder"
+			}
+			errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: field, Code: config.CodeSemantic,
+				Msg: fmt.Sprintf("the command's program %s is not found (%v), so run would fail before the first case; %s", prog, errText(err), how)})
+		}
+	}
+	return errs
+}
+
+// openRouterProblems refuses an OpenRouter model ("openrouter:/…"): this
+// version has no OpenRouter provider, so the agent would run its default
+// model and the run would not test what the eval asks (a judge's model
+// would go to the Anthropic API, which has no such model). model is run
+// --model; judges says whether the judges' models count (run --score,
+// validate).
+func openRouterProblems(ev *config.Eval, model string, judges bool) config.Errors {
+	var errs config.Errors
+	if config.IsOpenRouter(model) {
+		errs = append(errs, config.Error{File: "--model", Code: config.CodeSemantic,
+			Msg: fmt.Sprintf("%s is an OpenRouter model, which this version cannot run: the agent would silently run another model; %s", model, config.LaterOpenRouter)})
+	}
+	for _, f := range ev.OpenRouterRoles() {
+		if !judges && (f == "models.judge" || strings.HasPrefix(f, "judges[")) {
+			continue
+		}
+		if f == "models.skill" && model != "" {
+			continue // --model overrides it
+		}
+		why := "the agent would silently run another model, so run refuses it (name an Anthropic model; run --model overrides models.skill)"
+		if f == "models.judge" || strings.HasPrefix(f, "judges[") {
+			why = "score would ask the Anthropic API for it, which has no such model (name an Anthropic model)"
+		}
+		line, col := ev.Position(f)
+		errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: f, Code: config.CodeSemantic,
+			Msg: fmt.Sprintf("names an OpenRouter model, which this version cannot run: %s; %s", why, config.LaterOpenRouter)})
+	}
+	return errs
+}
+
+// errText is err without the program's name repeated by exec and os.
+func errText(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err.Error()
+	}
+	return err.Error()
 }
 
 type template struct{ field, text string }

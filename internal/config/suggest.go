@@ -41,6 +41,10 @@ func suggest(word string, candidates []string) string {
 	return ""
 }
 
+// Suggest is the candidate closest to word, or "" when none is close
+// enough to be a plausible typo (the did-you-mean of every message).
+func Suggest(word string, candidates []string) string { return suggest(word, candidates) }
+
 // editDistance is the Damerau-Levenshtein (optimal string alignment) distance,
 // so a swapped pair of letters counts as one edit.
 func editDistance(a, b string) int {

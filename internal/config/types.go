@@ -29,7 +29,7 @@ type Eval struct {
 	Models      Models               `yaml:"models" doc:"Model ids for the agent, subagents, judges and the tool-interception hook."`
 	Permissions Permissions          `yaml:"permissions" doc:"Tool allow/deny rules compiled into the runner's native permission settings."`
 	Dataset     Dataset              `yaml:"dataset" doc:"Where the eval cases live and what is copied into each case workspace."`
-	Generation  Generation           `yaml:"generation" doc:"How the dataset is generated. Not read by run or score."`
+	Generation  Generation           `yaml:"generation" doc:"How the dataset is generated. Does nothing in this version (validate and run warn): agent-eval generates no cases."`
 	Inputs      Inputs               `yaml:"inputs" doc:"Inputs the agent receives at run time; inputs.tools intercepts tool calls."`
 	Outputs     []Output             `yaml:"outputs" doc:"Artifacts the agent produces that are collected and judged. Only regular files and folders are collected: a link, a FIFO or a device is left out, and so is a path under a folder that is a link."`
 	Traces      Traces               `yaml:"traces" doc:"agent-eval-harness's switches for what judges may read; accepted, not read in this version (validate and run warn of each set to false)."`
@@ -38,7 +38,7 @@ type Eval struct {
 	Thresholds  map[string]Threshold `yaml:"thresholds" doc:"Regression gates per judge name; a failed gate makes score exit 1."`
 	Reward      *Reward              `yaml:"reward" doc:"How judge values combine into one reward in [0, 1] (Harbor and the report)."`
 	Matrix      *Matrix              `yaml:"matrix" doc:"Upstream's eval-anova experiment design (factors × replications). Checked, not run yet: run runs the base configuration and says so."`
-	MLflow      *MLflow              `yaml:"mlflow" doc:"Log results to MLflow. A mapping here (even {}) turns MLflow logging on; absent or null leaves it off."`
+	MLflow      *MLflow              `yaml:"mlflow" doc:"Log results to MLflow. Does nothing in this version (validate, run and score warn at its line); MLflow export comes with later work (CI summaries and MLflow export)."`
 
 	// Set by Load, not read from YAML.
 	path     string // the file it was read from (positions name it)
@@ -98,12 +98,12 @@ type Models struct {
 	Subagent  string     `yaml:"subagent" doc:"Model for subagents (default: the skill model)."`
 	Judge     string     `yaml:"judge" doc:"Default model of LLM and agent judges (default: $EVAL_JUDGE_MODEL)."`
 	Hook      string     `yaml:"hook" doc:"Model that answers AskUserQuestion in the interception hook." default:"\"claude-haiku-4-5-20251001\""`
-	Providers *Providers `yaml:"providers" doc:"Model providers other than Anthropic; active when a role names \"<provider>:/<model>\"."`
+	Providers *Providers `yaml:"providers" doc:"Model providers other than Anthropic. Not in this version: a role naming \"openrouter:/<model>\" is refused by validate and run (the agent would silently run another model), a plan no role uses is a warning; OpenRouter comes with later work (the Codex, Gemini CLI and Cursor runners)."`
 }
 
 // Providers holds the provider plans.
 type Providers struct {
-	OpenRouter *OpenRouter `yaml:"openrouter" doc:"OpenRouter plan, active when models.skill is \"openrouter:/<author>/<slug>\"."`
+	OpenRouter *OpenRouter `yaml:"openrouter" doc:"OpenRouter plan, for models.skill \"openrouter:/<author>/<slug>\". Not in this version (see models.providers)."`
 }
 
 // OpenRouter configures routing agent traffic through OpenRouter.
@@ -264,9 +264,9 @@ type Judge struct {
 	Arguments       map[string]any `yaml:"arguments" doc:"Arguments passed to the judge."`
 	Step            string         `yaml:"step" doc:"Judge only this step's outputs (an execution.steps id)."`
 	Samples         *int           `yaml:"samples" doc:"Run an llm or agent judge this many times and keep the majority or median." default:"1" check:"atleast1"`
-	Examples        *JudgeExamples `yaml:"examples" doc:"Few-shot exemplars injected into LLM and agent judges."`
-	Agent           *AgentJudge    `yaml:"agent" doc:"Run the judge as a tool-using agent instead of a single LLM call."`
-	ProviderOptions map[string]any `yaml:"provider_options" doc:"Provider-specific options for an openrouter judge model."`
+	Examples        *JudgeExamples `yaml:"examples" doc:"Few-shot exemplars for LLM and agent judges. Does nothing in this version (validate and run warn): write examples into the prompt."`
+	Agent           *AgentJudge    `yaml:"agent" doc:"Run the judge as a tool-using agent instead of a single LLM call. Not supported in this version: validate and score refuse it; use an llm judge (with context: files) or an exec judge."`
+	ProviderOptions map[string]any `yaml:"provider_options" doc:"Provider-specific options for an openrouter judge model. Does nothing in this version (validate and run warn)."`
 }
 
 // JudgeExamples selects few-shot exemplars.

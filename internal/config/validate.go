@@ -29,6 +29,7 @@ func (e *Eval) validate(d *decoder, root *yaml.Node) {
 	v.traces()
 	v.generation()
 	v.matrix()
+	v.notYet()
 }
 
 type validator struct {
@@ -561,4 +562,62 @@ func (v *validator) generation() {
 			v.errf(index("generation.seeds", i), CodeSemantic, "a seed sets exactly one of builtin, prompt_file and prompt (it sets %d)", n)
 		}
 	}
+}
+
+// Later work that makes the accepted-but-unused blocks work;
+// LaterOpenRouter is said wherever an OpenRouter setting is refused or
+// ignored.
+const (
+	laterMLflow     = "MLflow export comes with later work (CI summaries and MLflow export)"
+	LaterOpenRouter = "OpenRouter comes with later work (the Codex, Gemini CLI and Cursor runners)"
+)
+
+// notYet warns of what this version accepts and does nothing with, so a
+// file that sets it is not read as doing what it says.
+func (v *validator) notYet() {
+	e := v.e
+	if e.MLflow != nil && !v.failed("mlflow") {
+		v.warnf("mlflow", "does nothing in this version: no run or score is logged to MLflow; %s", laterMLflow)
+	}
+	if g := e.Generation; (g.Strategy != "" || g.Context != nil || len(g.Seeds) > 0) && !v.failed("generation") {
+		v.warnf("generation", "does nothing in this version: agent-eval generates no cases; run and score read the cases under dataset.path as they are")
+	}
+	for i, j := range e.Judges {
+		p := index("judges", i)
+		if j.Examples != nil && !v.failed(p+".examples") {
+			v.warnf(p+".examples", "does nothing in this version: judge %q gets no few-shot exemplars; write examples into its prompt instead", j.Name)
+		}
+		if len(j.ProviderOptions) > 0 {
+			v.warnf(p+".provider_options", "does nothing in this version (it is for an OpenRouter judge model); %s", LaterOpenRouter)
+		}
+	}
+	if e.Models.Providers != nil && e.Models.Providers.OpenRouter != nil && len(e.OpenRouterRoles()) == 0 {
+		v.warnf("models.providers.openrouter", "does nothing in this version, and no model names \"openrouter:/…\"; %s", LaterOpenRouter)
+	}
+}
+
+// OpenRouterRoles lists the fields that name an OpenRouter model
+// ("openrouter:/<author>/<slug>"), which this version cannot run: models.*
+// and judges[].model.
+func (e *Eval) OpenRouterRoles() []string {
+	var out []string
+	for _, r := range []struct{ field, model string }{
+		{"models.skill", e.Models.Skill}, {"models.subagent", e.Models.Subagent},
+		{"models.judge", e.Models.Judge}, {"models.hook", e.Models.Hook},
+	} {
+		if IsOpenRouter(r.model) {
+			out = append(out, r.field)
+		}
+	}
+	for i, j := range e.Judges {
+		if IsOpenRouter(j.Model) {
+			out = append(out, index("judges", i)+".model")
+		}
+	}
+	return out
+}
+
+// IsOpenRouter reports whether a model id names an OpenRouter model.
+func IsOpenRouter(model string) bool {
+	return strings.HasPrefix(strings.TrimSpace(model), "openrouter:")
 }

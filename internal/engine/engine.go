@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -478,13 +479,45 @@ func (st *state) startFakeModel() (stop func(), err error) {
 			}
 		}
 	}
-	for name, p := range scripts {
+	names := make([]string, 0, len(scripts))
+	for name := range scripts {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	calls := st.callsModel()
+	var unscripted []string
+	for _, name := range names {
+		p := scripts[name]
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) && calls == "" {
+			// A cli agent may call no model: it needs no script, and a
+			// call it does make gets an error saying why.
+			if !strings.Contains(name, "/") {
+				unscripted = append(unscripted, name)
+			}
+			srv.SetScript(name, noScript(rel(ds, p)))
+			continue
+		}
 		script, err := fakeapi.LoadScript(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			_ = logFile.Close()
+			return nil, usageErrorf("--fake-model: %s has no %s, which scripts the model's answers: %s calls the model (see agent-eval fake-model --help)", caseLabel(name), p, calls)
+		}
 		if err != nil {
 			_ = logFile.Close()
 			return nil, usageErrorf("--fake-model: %v", err)
 		}
 		srv.SetScript(name, script)
+	}
+	if len(unscripted) > 0 {
+		what := caseLabel(unscripted[0]) + " has no " + rel(ds, scripts[unscripted[0]])
+		if n := len(unscripted); n > 1 {
+			list := strings.Join(unscripted[:min(n, 3)], ", ")
+			if n > 3 {
+				list += ", …"
+			}
+			what = fmt.Sprintf("%d cases (%s) have no %s", n, list, FakeModelScript)
+		}
+		st.obs.Warn(fmt.Sprintf("--fake-model: %s; runner cli is not known to call a model, so the fake answers any call with an error naming the missing script", what))
 	}
 	if st.fakeURL, err = srv.Start(""); err != nil {
 		_ = logFile.Close()
@@ -496,6 +529,40 @@ func (st *state) startFakeModel() (stop func(), err error) {
 			st.obs.Warn(fmt.Sprintf("--fake-model: write %s: %v", rundir.FakeModelLog, err))
 		}
 	}, nil
+}
+
+// callsModel names what calls the model in this run's cases ("" when
+// nothing is known to): the claude-code runner does, and so does a cli
+// runner declared to run Claude Code; any other cli command may not.
+func (st *state) callsModel() string {
+	switch {
+	case st.p.Runner != runner.TypeCLI:
+		return "runner " + string(st.p.Runner)
+	case st.ev.Runner.Agent != "":
+		return "runner.agent " + st.ev.Runner.Agent
+	}
+	return ""
+}
+
+// noScript answers every request with an error naming the missing script.
+func noScript(name string) *fakeapi.Script {
+	t := fakeapi.Turn{Error: &fakeapi.APIError{Status: 500, Type: "api_error",
+		Message: "agent-eval --fake-model: there is no " + name + " to script this model call; write one (see agent-eval fake-model --help)"}}
+	return &fakeapi.Script{AfterEnd: &t, Side: &t}
+}
+
+func caseLabel(name string) string {
+	if name == BatchID {
+		return "the batch"
+	}
+	return "case " + name
+}
+
+func rel(base, p string) string {
+	if r, err := filepath.Rel(base, p); err == nil {
+		return filepath.Join(filepath.Base(base), r)
+	}
+	return p
 }
 
 // safeRunCase runs a case; a panic in it is the case's error, not the

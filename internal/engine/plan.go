@@ -135,7 +135,7 @@ func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan
 		switch {
 		case f.FakeModel:
 			p.Model = "claude-fake-1"
-		case p.Runner == runner.TypeCLI && !commandsNameModel(ev):
+		case p.Runner == runner.TypeCLI && !CommandsNameModel(ev):
 			// The command names no model: the agent picks its own.
 		default:
 			return Plan{}, usageErrorf("no model: set --model or models.skill in %s", configPath)
@@ -225,9 +225,9 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
-// commandsNameModel reports whether a cli runner's command (the run's or a
+// CommandsNameModel reports whether a cli runner's command (the run's or a
 // step's) uses {model} or {subagent_model}.
-func commandsNameModel(ev *config.Eval) bool {
+func CommandsNameModel(ev *config.Eval) bool {
 	for _, fc := range ev.CLICommands() {
 		for _, n := range config.Placeholders(fc.Command) {
 			if n == "model" || n == "subagent_model" {

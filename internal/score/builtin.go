@@ -3,8 +3,10 @@ package score
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,6 +57,102 @@ func resolveBuiltin(name string) (string, bool) {
 	return "", false
 }
 
+// builtinArgs are the arguments each builtin reads and their kinds
+// (number, bool, string, list, or the values a string may take, a|b):
+// upstream's, include_subagents included (subagents' calls are in the
+// transcript, so they always count).
+var builtinArgs = map[string]map[string]string{
+	"efficiency/cost_budget":       {"max_cost_usd": "number"},
+	"process/consulted_docs":       {"min_coverage": "number", "match": "suffix|exact|basename", "include_subagents": "bool", "include_grep": "bool", "preloaded_files": "list"},
+	"process/tool_call_validation": {"tools": "list"},
+	"quality/output_completeness":  {"strictness": "low|medium|high", "criteria": "list"},
+	"safety/no_harmful_content":    {"categories": "list"},
+}
+
+// checkBuiltinArgs refuses an argument the builtin full does not read, or
+// one of the wrong kind: either would be ignored, and the default used.
+func checkBuiltinArgs(ev *config.Eval, i int, j config.Judge, full string) error {
+	known := builtinArgs[full]
+	names := make([]string, 0, len(known))
+	for k := range known {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	keys := make([]string, 0, len(j.Arguments))
+	for k := range j.Arguments {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var errs config.Errors
+	add := func(k, format string, args ...any) {
+		var es config.Errors
+		if errors.As(configError(ev, judgeField(i, "arguments")+"."+k, format, args...), &es) {
+			errs = append(errs, es...)
+		}
+	}
+	for _, k := range keys {
+		kind, ok := known[k]
+		if !ok {
+			msg := fmt.Sprintf("judge %q: builtin %s has no argument %q", j.Name, full, k)
+			if s := config.Suggest(k, names); s != "" {
+				msg += fmt.Sprintf("; did you mean %s?", s)
+			}
+			if len(names) == 0 {
+				msg += " (it takes none)"
+			} else {
+				msg += " (it takes " + strings.Join(names, ", ") + ")"
+			}
+			add(k, "%s", msg)
+			continue
+		}
+		v := j.Arguments[k]
+		var good bool
+		switch kind {
+		case "number":
+			_, good = number(v)
+			kind = "a number"
+		case "bool":
+			_, good = v.(bool)
+			kind = "true or false"
+		case "list":
+			l, isList := v.([]any)
+			good = isList
+			for _, x := range l {
+				if _, isString := x.(string); !isString {
+					good = false
+				}
+			}
+			kind = "a list of strings"
+		default:
+			str, isString := v.(string)
+			good = isString && slices.Contains(strings.Split(kind, "|"), str)
+			kind = "one of " + strings.ReplaceAll(kind, "|", ", ")
+		}
+		if !good {
+			add(k, "judge %q: argument %s of builtin %s takes %s, got %v", j.Name, k, full, kind, v)
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// suggestBuiltin is the builtin a mistyped name likely means: by
+// category/name, or by the bare name when it has no category.
+func suggestBuiltin(name string) string {
+	if strings.Contains(name, "/") {
+		return config.Suggest(name, BuiltinNames())
+	}
+	byBase := map[string]string{}
+	var bases []string
+	for _, full := range BuiltinNames() {
+		byBase[path.Base(full)] = full
+		bases = append(bases, path.Base(full))
+	}
+	return byBase[config.Suggest(name, bases)]
+}
+
 type goBuiltin struct {
 	f    builtinFunc
 	args map[string]any
@@ -72,7 +170,14 @@ func (g *goBuiltin) Score(ctx context.Context, rec *Record) Outcome {
 func newBuiltinJudge(j config.Judge, i int, env *Env) (Judge, error) {
 	full, ok := resolveBuiltin(j.Builtin)
 	if !ok {
-		return nil, configError(env.Eval, judgeField(i, "builtin"), "judge %q: unknown builtin %q; the builtins are %s", j.Name, j.Builtin, strings.Join(BuiltinNames(), ", "))
+		hint := ""
+		if s := suggestBuiltin(j.Builtin); s != "" {
+			hint = fmt.Sprintf("did you mean %s? ", s)
+		}
+		return nil, configError(env.Eval, judgeField(i, "builtin"), "judge %q: unknown builtin %q; %sthe builtins are %s", j.Name, j.Builtin, hint, strings.Join(BuiltinNames(), ", "))
+	}
+	if err := checkBuiltinArgs(env.Eval, i, j, full); err != nil {
+		return nil, err
 	}
 	if f, ok := builtins[full]; ok {
 		return &goBuiltin{f: f, args: j.Arguments}, nil

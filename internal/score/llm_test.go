@@ -188,9 +188,13 @@ func TestJudgeCacheRedacted(t *testing.T) {
 func TestFakeVerdictsCachedApart(t *testing.T) {
 	dir := rundir.Dir{Path: t.TempDir()}
 	req := llm.ToolRequest{Model: "m", User: "u"}
-	real, fake := NewLLMRunner(dir, 1, false), NewFakeLLMRunner(dir, 1, false, "http://127.0.0.1:1")
+	real, fake := NewLLMRunner(dir, 1, false), NewFakeLLMRunner(dir, 1, false, "http://127.0.0.1:1", []byte("turns: []"))
 	if real.cacheKey(req, 0) == fake.cacheKey(req, 0) {
 		t.Error("a fake verdict and a real one share a cache key")
+	}
+	edited := NewFakeLLMRunner(dir, 1, false, "http://127.0.0.1:1", []byte("turns: [{text: x}]"))
+	if edited.cacheKey(req, 0) == fake.cacheKey(req, 0) {
+		t.Error("verdicts of two versions of the fake's script share a cache key")
 	}
 }
 
@@ -201,7 +205,7 @@ func TestFakeVerdictsCachedApart(t *testing.T) {
 // An entry score wrote after the run answers from the cache.
 func TestPlantedJudgeCacheEntryNotTrusted(t *testing.T) {
 	dir := rundir.Dir{Path: t.TempDir()}
-	r := NewFakeLLMRunner(dir, 1, false, "http://127.0.0.1:1")
+	r := NewFakeLLMRunner(dir, 1, false, "http://127.0.0.1:1", nil)
 	r.client = llm.NewAt(0, "http://127.0.0.1:1", "fake-model")
 	req := llm.ToolRequest{Model: "m", User: "the agent's answer", Timeout: time.Second}
 	must(t, os.MkdirAll(dir.JudgeCache(), 0o755))

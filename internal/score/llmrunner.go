@@ -55,11 +55,14 @@ func NewLLMRunner(dir rundir.Dir, concurrency int, noCache bool) *LLMRunner {
 }
 
 // NewFakeLLMRunner is NewLLMRunner against the fake Messages API at
-// baseURL (score --fake-model). Its verdicts are cached apart from real
-// ones: a scripted verdict never answers a later real scoring.
-func NewFakeLLMRunner(dir rundir.Dir, concurrency int, noCache bool, baseURL string) *LLMRunner {
+// baseURL (score --fake-model), answering from script. Its verdicts are
+// cached apart from real ones (a scripted verdict never answers a later
+// real scoring) and under the script's content: a verdict of an earlier
+// version of the script never answers for the edited one.
+func NewFakeLLMRunner(dir rundir.Dir, concurrency int, noCache bool, baseURL string, script []byte) *LLMRunner {
 	r := NewLLMRunner(dir, concurrency, noCache)
-	r.client, r.salt = llm.NewAt(Retries, baseURL, "fake-model"), "fake-model"
+	sum := sha256.Sum256(script)
+	r.client, r.salt = llm.NewAt(Retries, baseURL, "fake-model"), "fake-model "+hex.EncodeToString(sum[:])
 	return r
 }
 

@@ -45,6 +45,9 @@ type Options struct {
 	// needed, the judge model defaults to FakeJudgeModel, and the verdicts
 	// are cached apart from real ones.
 	FakeModelURL string
+	// FakeScript is the content of the script the fake answers from: its
+	// verdicts are cached under it, so an edited script is asked again.
+	FakeScript []byte
 }
 
 // FakeJudgeModel is the judge model under --fake-model when the eval names
@@ -92,6 +95,10 @@ func Build(ev *config.Eval, env *Env, reg *Registry) ([]built, error) {
 		}
 		kind := j.Type()
 		f, ok := reg.Lookup(kind)
+		if !ok && kind == "agent" {
+			add(configError(ev, judgeField(i, "agent"), "judge %q is an agent judge, which this version does not support; use an llm judge (prompt, prompt_file or llm_rubric, with context: for files it should read) or an exec judge running a program of your own", j.Name))
+			continue
+		}
 		if !ok {
 			add(configError(ev, judgeField(i, ""), "judge %q is an %s judge, which score cannot run yet (it runs %v)", j.Name, kind, reg.Names()))
 			continue
@@ -120,18 +127,26 @@ func Build(ev *config.Eval, env *Env, reg *Registry) ([]built, error) {
 }
 
 // needsModel says whether any judge calls a model.
-func needsModel(ev *config.Eval) bool {
+func needsModel(ev *config.Eval) bool { return ModelJudge(ev, false) != "" }
+
+// ModelJudge names the first judge that calls a model when the run is
+// scored ("" when none does): an llm judge, a builtin LLM judge, or, with
+// a baseline, the pairwise judge.
+func ModelJudge(ev *config.Eval, baseline bool) string {
 	for _, j := range ev.Judges {
 		switch j.Type() {
 		case "llm":
-			return true
+			return j.Name
 		case "builtin":
 			if full, ok := resolveBuiltin(j.Builtin); ok && llmBuiltins[full] != nil {
-				return true
+				return j.Name
 			}
 		}
+		if j.Name == Pairwise && baseline {
+			return j.Name
+		}
 	}
-	return false
+	return ""
 }
 
 // JudgeModel is the default judge model: models.judge, else
@@ -167,7 +182,7 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	if needsModel(ev) || judgeByName(ev, Pairwise) != nil && opts.Baseline != nil {
 		switch {
 		case opts.FakeModelURL != "":
-			env.LLM = NewFakeLLMRunner(opts.Dir, opts.Concurrency, opts.NoCache, opts.FakeModelURL)
+			env.LLM = NewFakeLLMRunner(opts.Dir, opts.Concurrency, opts.NoCache, opts.FakeModelURL, opts.FakeScript)
 		case opts.Getenv("ANTHROPIC_API_KEY") == "" && opts.Getenv("ANTHROPIC_AUTH_TOKEN") == "" && opts.Getenv(llm.FakeModelEnv) != "1":
 			return nil, ErrNoCredentials
 		default:

@@ -79,8 +79,11 @@ func (c cliRunner) Start(ctx context.Context, s runner.RunSetup) (runner.Run, er
 	return r, nil
 }
 
-// findProgram finds a command's program: on PATH when it has no slash,
-// else relative to dir (eval.yaml's folder) when not absolute.
+// FindProgram finds a command's program as the runner does: on PATH when
+// it has no slash, else relative to dir (eval.yaml's folder) when not
+// absolute.
+func FindProgram(p, dir string) (string, error) { return findProgram(p, dir) }
+
 func findProgram(p, dir string) (string, error) {
 	switch {
 	case !strings.Contains(p, "/"):
