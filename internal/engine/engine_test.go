@@ -474,10 +474,11 @@ func TestUnknownRunnerIsAUsageError(t *testing.T) {
 
 func TestPlan(t *testing.T) {
 	t.Parallel()
-	dir := project(t, caseEval+"execution: {prompt: hi, timeout: 30, parallelism: 3, max_budget_usd: 2}\n", "a", "b")
+	eval := strings.Replace(caseEval, `execution: {prompt: "Hello {name}."}`, "execution: {prompt: hi, timeout: 30, parallelism: 3, max_budget_usd: 2}", 1)
+	dir := project(t, eval, "a", "b")
 	ev, err := config.Load(filepath.Join(dir, "eval.yaml"))
 	if err != nil {
-		t.Skipf("the eval does not load (%v)", err)
+		t.Fatalf("the fixture does not load: %v", err)
 	}
 	env := engine.Environment{Dir: dir, Now: time.Date(2026, 12, 1, 2, 3, 4, 0, time.UTC), Getenv: func(string) string { return "" }}
 	for _, tc := range []struct {
