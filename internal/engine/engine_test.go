@@ -372,12 +372,22 @@ func TestInterruptKeepsFinishedCasesAndResumeRunsTheRest(t *testing.T) {
 	}
 }
 
+// TestTimeout: a case that hangs past --timeout is ended and recorded as
+// timed out. The test has a deadline of its own: a run that ignores
+// --timeout is interrupted after 10 s and fails here, instead of hanging
+// until go test's -timeout.
 func TestTimeout(t *testing.T) {
 	t.Parallel()
 	dir := project(t, caseEval, "slow", "quick")
 	r := newRun(t, dir, map[string]fake.Script{"slow": {Hang: true}, "quick": {}})
 	r.flags.Timeout = 50 * time.Millisecond
-	res, err := r.exec(context.Background(), t)
+	const deadline = 10 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	res, err := r.exec(ctx, t)
+	if ctx.Err() != nil {
+		t.Fatalf("the run was still going after %s: --timeout %s did not end the hanging case", deadline, r.flags.Timeout)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
