@@ -122,6 +122,7 @@ func TestE2E(t *testing.T) {
 				return err
 			}
 			env.Setenv("HOME", home)
+			env.Setenv("OUTER_HOME", os.Getenv("HOME")) // the HOME a script's agent must leave alone
 			env.Setenv("PATH", filepath.Dir(claude)+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("ANTHROPIC_API_KEY", "fake-key-for-tests")
 			for _, k := range []string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER", "DISABLE_ERROR_REPORTING", "IS_SANDBOX"} {
