@@ -113,20 +113,30 @@ func hashHex(s string) string {
 }
 
 // keptFiles are the slash-separated paths of the files under dir's
-// outputs/ and _modified/, by their SHA-256.
-func keptFiles(dir string) map[string]string {
+// outputs/ and _modified/, by their SHA-256. A folder it cannot list is an
+// error: a file it would miss keeps its secret name unredacted.
+func keptFiles(dir string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, sub := range []string{OutputsDir, ModifiedDir} {
-		_ = filepath.WalkDir(filepath.Join(dir, sub), func(path string, d fs.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
+		err := filepath.WalkDir(filepath.Join(dir, sub), func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			if d.Type().IsRegular() {
 				if rel, err := filepath.Rel(dir, path); err == nil {
 					out[hashHex(filepath.ToSlash(rel))] = filepath.ToSlash(rel)
 				}
 			}
 			return nil
 		})
+		if err != nil {
+			return nil, fmt.Errorf("list the kept files of %s: %w", dir, err)
+		}
 	}
-	return out
+	return out, nil
 }
 
 // KnownSecrets reads the secret marks of the run (its cases' and a batch's)
@@ -160,7 +170,9 @@ func (d Dir) KnownSecrets() (values, changed []string, err error) {
 		for _, f := range marks.Files {
 			if f.Path == "" {
 				if byHash == nil {
-					byHash = keptFiles(dir)
+					if byHash, err = keptFiles(dir); err != nil {
+						return nil, nil, fmt.Errorf("find the files the secret marks name: %w", err)
+					}
 				}
 				f.Path = byHash[f.PathSHA256]
 				if f.Path == "" {

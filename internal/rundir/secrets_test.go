@@ -64,3 +64,33 @@ func TestSecretMarks(t *testing.T) {
 		t.Errorf("marks left behind: %v", err)
 	}
 }
+
+// TestKeptFilesUnlistable: a folder of the kept files that cannot be
+// listed (here nested past PATH_MAX, which stops root too) is an error,
+// not a smaller list that would leave a secret file name unredacted.
+func TestKeptFilesUnlistable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, OutputsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenRoot(filepath.Join(dir, OutputsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	name := strings.Repeat("d", 250)
+	rel := name
+	for range 20 {
+		if err := r.Mkdir(rel, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		rel += "/" + name
+	}
+	if _, err := keptFiles(dir); err == nil {
+		t.Error("keptFiles over a folder it cannot list: no error")
+	}
+	if got, err := keptFiles(t.TempDir()); err != nil || len(got) != 0 {
+		t.Errorf("keptFiles of a case without kept files = %v, %v; want none", got, err)
+	}
+}
