@@ -415,6 +415,8 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 	if err != nil {
 		return fail(fmt.Errorf("create the agent's log: %w", err))
 	}
+	// The logs are written through the runner, which reports a failed
+	// write; a close of a local file loses nothing written before it.
 	defer stdout.Close()
 	stderr, err := os.Create(filepath.Join(out, rundir.StderrFile))
 	if err != nil {

@@ -544,6 +544,6 @@ func toAny(v any) any {
 		return nil
 	}
 	var out any
-	_ = json.Unmarshal(b, &out)
+	_ = json.Unmarshal(b, &out) // Marshal's own output: it decodes
 	return out
 }

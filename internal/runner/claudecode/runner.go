@@ -66,7 +66,7 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Run,
 	}
 	defer func() {
 		if err != nil {
-			_ = r.Close()
+			err = errors.Join(err, r.Close()) // a folder left behind is said too
 		}
 	}()
 	if r.bin, err = agentBinary(s.Eval, s.AgentBin); err != nil {
