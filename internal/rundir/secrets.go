@@ -143,7 +143,9 @@ func keptFiles(dir string) (map[string]string, error) {
 // and returns the secrets they point at, for a redactor to hide, and the
 // marked files that changed since the run (their secrets cannot be found
 // any more: a reader shows them only redacted by the patterns, or not at
-// all), relative to the run directory.
+// all), relative to the run directory. A folder of kept files it cannot
+// list is an error returned with the secrets it did find: a reader that
+// shows the run anyway hides those.
 func (d Dir) KnownSecrets() (values, changed []string, err error) {
 	dirs := []string{d.Path}
 	ids, err := d.CaseIDs()
@@ -154,6 +156,7 @@ func (d Dir) KnownSecrets() (values, changed []string, err error) {
 		dirs = append(dirs, d.Case(id))
 	}
 	seen := map[string]bool{}
+	var listErrs []error
 	for _, dir := range dirs {
 		b, err := os.ReadFile(filepath.Join(dir, SecretMarksFile))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -171,7 +174,8 @@ func (d Dir) KnownSecrets() (values, changed []string, err error) {
 			if f.Path == "" {
 				if byHash == nil {
 					if byHash, err = keptFiles(dir); err != nil {
-						return nil, nil, fmt.Errorf("find the files the secret marks name: %w", err)
+						listErrs = append(listErrs, fmt.Errorf("find the files the secret marks name: %w", err))
+						byHash = map[string]string{} // listed once
 					}
 				}
 				f.Path = byHash[f.PathSHA256]
@@ -215,5 +219,5 @@ func (d Dir) KnownSecrets() (values, changed []string, err error) {
 		}
 	}
 	sort.Strings(values)
-	return values, changed, nil
+	return values, changed, errors.Join(listErrs...)
 }

@@ -70,11 +70,26 @@ func TestSecretMarks(t *testing.T) {
 // not a smaller list that would leave a secret file name unredacted.
 func TestKeptFilesUnlistable(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, OutputsDir), 0o755); err != nil {
+	d := Dir{Path: t.TempDir()}
+	out := filepath.Join(d.Case("c1"), OutputsDir)
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r, err := os.OpenRoot(filepath.Join(dir, OutputsDir))
+	for name, body := range map[string]string{"a.txt": "key Secret-One here", "name-Secret-One.log": ""} {
+		if err := os.WriteFile(filepath.Join(out, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	find := func(b []byte) [][2]int {
+		if i := strings.Index(string(b), "Secret-One"); i >= 0 {
+			return [][2]int{{i, i + len("Secret-One")}}
+		}
+		return nil
+	}
+	if err := MarkSecrets(d.Case("c1"), find); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenRoot(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +102,14 @@ func TestKeptFilesUnlistable(t *testing.T) {
 		}
 		rel += "/" + name
 	}
-	if _, err := keptFiles(dir); err == nil {
+	if _, err := keptFiles(d.Case("c1")); err == nil {
 		t.Error("keptFiles over a folder it cannot list: no error")
+	}
+	// The error comes with the secrets found, for a reader that shows the
+	// run anyway.
+	vals, _, err := d.KnownSecrets()
+	if err == nil || strings.Join(vals, "|") != "Secret-One" {
+		t.Errorf("KnownSecrets() = %q, %v; want Secret-One and an error", vals, err)
 	}
 	if got, err := keptFiles(t.TempDir()); err != nil || len(got) != 0 {
 		t.Errorf("keptFiles of a case without kept files = %v, %v; want none", got, err)
