@@ -16,19 +16,7 @@ import (
 // even root cannot os.Remove) is an error, so the engine's warning fires.
 func TestSessionCloseReportsWhatItCouldNotRemove(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	cfg := filepath.Join(root, "eval.yaml")
-	body := "name: close\nexecution: {prompt: hi}\nmodels: {skill: claude-sonnet-4-5}\ndataset: {path: cases}\n"
-	if err := os.Mkdir(filepath.Join(root, "cases"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ev, err := config.Load(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := loadEval(t, t.TempDir(), "name: close\nexecution: {prompt: hi}\nmodels: {skill: claude-sonnet-4-5}\ndataset: {path: cases}\n")
 	compiled := permissions.Compile(nil, []config.PermissionRule{{Path: "secret/", Tools: []string{"Read"}}})
 	r := &started{s: runner.RunSetup{Eval: ev, Permissions: compiled, Warn: func(string) {}}}
 	for _, tc := range []struct {
@@ -66,4 +54,22 @@ func TestSessionCloseReportsWhatItCouldNotRemove(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loadEval writes body as root's eval.yaml, with an empty cases folder,
+// and loads it.
+func loadEval(t *testing.T, root, body string) *config.Eval {
+	t.Helper()
+	cfg := filepath.Join(root, "eval.yaml")
+	if err := os.MkdirAll(filepath.Join(root, "cases"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
 }
