@@ -272,6 +272,8 @@ func (p scoreProgress) CaseScored(id string, done, total int) {
 	fmt.Fprintf(p.w, "agent-eval: scored %d/%d (%s)\n", done, total, id)
 }
 
+func (p scoreProgress) Warn(msg string) { fmt.Fprintln(p.w, "agent-eval: warning:", msg) }
+
 // printScoreTable prints one row per judge.
 func printScoreTable(w io.Writer, s *rundir.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

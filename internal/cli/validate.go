@@ -101,6 +101,7 @@ func runValidate(e env, opts validateOptions) error {
 		cw, ce := caseProblems(ev, e.Getenv)
 		ev.Warnings = append(ev.Warnings, cw...)
 		problems = append(problems, ce...)
+		problems = append(problems, sharedFileProblems(ev, mustGetwd())...)
 		// What score refuses, or would error on for every case; a field
 		// already reported keeps its first problem.
 		for _, p := range score.Check(ev, e.Getenv) {

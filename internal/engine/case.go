@@ -314,7 +314,11 @@ func (st *state) fillWorkspace(ws, caseDir string) error {
 					src = filepath.Join(st.p.ProjectRoot, src)
 				}
 			}
-			if err := workspace.CopyTree(src, dst); err != nil && !errors.Is(err, os.ErrNotExist) {
+			// run checked every source before the first case: one gone
+			// since is the case's error, not a workspace without it.
+			if err := workspace.CopyTree(src, dst); errors.Is(err, os.ErrNotExist) && f.Source != "" {
+				return fmt.Errorf("dataset.workspace.files: the source %s of %s is gone: %w", f.Source, f.Dest, err)
+			} else if err != nil {
 				return err
 			}
 		}
@@ -411,6 +415,8 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 	if err != nil {
 		return fail(fmt.Errorf("create the agent's log: %w", err))
 	}
+	// The logs are written through the runner, which reports a failed
+	// write; a close of a local file loses nothing written before it.
 	defer stdout.Close()
 	stderr, err := os.Create(filepath.Join(out, rundir.StderrFile))
 	if err != nil {

@@ -66,7 +66,7 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Run,
 	}
 	defer func() {
 		if err != nil {
-			_ = r.Close()
+			err = errors.Join(err, r.Close()) // a folder left behind is said too
 		}
 	}()
 	if r.bin, err = agentBinary(s.Eval, s.AgentBin); err != nil {
@@ -205,7 +205,7 @@ type session struct {
 	w        runner.Workspace
 	permArgs []string
 	plugins  []string
-	cleanup  func()
+	cleanup  func() error
 }
 
 // Prepare writes the workspace's .claude/settings.json (hooks, permissions,
@@ -269,16 +269,21 @@ func (r *started) fillHome(home string) error {
 	return nil
 }
 
+// Close removes the generated settings file; an error says the file is
+// left in the workspace.
 func (s *session) Close() error {
-	if s.cleanup != nil {
-		s.cleanup()
+	if s.cleanup == nil {
+		return nil
+	}
+	if err := s.cleanup(); err != nil {
+		return fmt.Errorf("remove the generated settings file: %w", err)
 	}
 	return nil
 }
 
 // settings writes the workspace's settings and returns the permission
 // flags for the agent and a cleanup for the generated settings file.
-func (r *started) settings(ws string, overrides map[string]string) ([]string, func(), error) {
+func (r *started) settings(ws string, overrides map[string]string) ([]string, func() error, error) {
 	ev := r.s.Eval
 	settings := map[string]any{}
 	hidden, err := r.hidden(ws)
@@ -362,13 +367,13 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 		// settings.local.json.
 		plan.Args = append(plan.Args, "--settings", filepath.Join(ws, ".claude", "settings.json"))
 	}
-	var cleanup func()
+	var cleanup func() error
 	if plan.SettingsFile != "" {
 		_, remove, err := permissions.WriteSettingsFile(filepath.Join(ws, ".claude"), plan.SettingsFile, plan.Settings)
 		if err != nil {
 			return nil, nil, err
 		}
-		cleanup = func() { _ = remove() }
+		cleanup = remove
 	}
 	return plan.Args, cleanup, nil
 }
