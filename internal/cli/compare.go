@@ -56,7 +56,7 @@ comparison failed.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE` (for the pairwise judge's prompt and model; default: NEW's own copy)")
+	runConfigFlag(f, &opts.config, "the eval config `FILE`, for the pairwise judge's prompt and model (default: NEW's own copy, NEW/config/eval.yaml)")
 	f.StringVar(&opts.judgeModel, "judge-model", "", "the pairwise judge's `MODEL`")
 	f.BoolVar(&opts.noPairwise, "no-pairwise", false, "compare the summaries only; call no model")
 	f.BoolVar(&opts.noCache, "no-cache", false, "call the model for every comparison, ignoring NEW's judge_cache/")
