@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -91,6 +92,7 @@ func runCompare(ctx context.Context, e env, opts compareOptions, base, next stri
 	if err != nil {
 		return inputErrorf("new %s is not scored (run agent-eval score %s first): %v", next, next, err)
 	}
+	warnCaseOverlap(e.Err, filepath.Base(db.Path), filepath.Base(dn.Path), sb, sn)
 	c := &rundir.CompareSummary{SchemaVersion: rundir.SummaryVersion, ComparedAt: time.Now().UTC().Format(time.RFC3339), Base: filepath.Base(db.Path), New: filepath.Base(dn.Path),
 		Comparison: *score.Compare(sn, sb, db.Path)}
 	model := opts.judgeModel
@@ -193,4 +195,49 @@ func printCompare(w io.Writer, c *rundir.CompareSummary) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// warnCaseOverlap says which cases only one of the runs has: compare pairs
+// verdicts by case, so those are not compared, and runs that share none
+// (a batch judged as one unit against a run scored per case) compare
+// nothing per case, which "0 better, 0 worse" must not pass off as no change.
+func warnCaseOverlap(w io.Writer, base, next string, sb, sn *rundir.Summary) {
+	onlyBase, onlyNew := caseDiff(sb, sn), caseDiff(sn, sb)
+	switch {
+	case len(onlyBase) == 0 && len(onlyNew) == 0:
+	case len(onlyBase) > 0 && len(onlyBase) == len(sb.Cases) && len(onlyNew) > 0 && len(onlyNew) == len(sn.Cases):
+		fmt.Fprintf(w, "agent-eval: warning: base %s and new %s have no case in common, so no case's verdicts are compared (only in base: %s; only in new: %s)\n",
+			base, next, caseList(onlyBase), caseList(onlyNew))
+	default:
+		if len(onlyBase) > 0 {
+			fmt.Fprintf(w, "agent-eval: warning: %d case(s) of base %s are not in new %s, so their verdicts are not compared: %s\n", len(onlyBase), base, next, caseList(onlyBase))
+		}
+		if len(onlyNew) > 0 {
+			fmt.Fprintf(w, "agent-eval: warning: %d case(s) of new %s are not in base %s, so their verdicts are not compared: %s\n", len(onlyNew), next, base, caseList(onlyNew))
+		}
+	}
+}
+
+// caseDiff is the ids of a's cases that b does not have, in a's order.
+func caseDiff(a, b *rundir.Summary) []string {
+	in := map[string]bool{}
+	for _, c := range b.Cases {
+		in[c.ID] = true
+	}
+	var out []string
+	for _, c := range a.Cases {
+		if !in[c.ID] {
+			out = append(out, c.ID)
+		}
+	}
+	return out
+}
+
+// caseList is ids joined by commas, the first ten of them.
+func caseList(ids []string) string {
+	const most = 10
+	if len(ids) > most {
+		return strings.Join(ids[:most], ", ") + fmt.Sprintf(", … (%d more)", len(ids)-most)
+	}
+	return strings.Join(ids, ", ")
 }
