@@ -135,18 +135,18 @@ func (r *started) Close() error {
 
 // agentBinary is --agent-bin, runner.settings.binary or claude, on PATH.
 func agentBinary(ev *config.Eval, flag string) (string, error) {
-	bin := flag
+	bin, from, fix := flag, " named by --agent-bin", ""
 	if bin == "" {
-		if b, ok := ev.Runner.Settings["binary"].(string); ok {
-			bin = b
+		if b, ok := ev.Runner.Settings["binary"].(string); ok && b != "" {
+			bin, from, fix = b, " named by runner.settings.binary", " (fix runner.settings.binary, or pass --agent-bin)"
 		}
 	}
 	if bin == "" {
-		bin = "claude"
+		bin, from, fix = "claude", "", " (install @anthropic-ai/claude-code, or pass --agent-bin)"
 	}
 	p, err := exec.LookPath(bin)
 	if err != nil {
-		return "", &runner.ConfigError{Err: fmt.Errorf("the agent CLI %q is not installed or not executable (install @anthropic-ai/claude-code, or pass --agent-bin)", bin)}
+		return "", &runner.ConfigError{Err: fmt.Errorf("the agent CLI %q%s is not installed or not executable%s", bin, from, fix)}
 	}
 	return filepath.Abs(p)
 }
