@@ -80,6 +80,7 @@ func runCompare(ctx context.Context, e env, opts compareOptions, base, next stri
 	if err := sameEval(db, dn, opts.force, e.Err); err != nil {
 		return err
 	}
+	warnOrder(e.Err, db, dn)
 	ev, err := compareEval(e, opts, dn)
 	if err != nil {
 		return err
@@ -164,6 +165,25 @@ func sameEval(base, next rundir.Dir, force bool, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "agent-eval: warning: %s (compared anyway: --force)\n", msg)
 	return nil
+}
+
+// warnOrder says when BASE started after NEW (by their started_at): given
+// the other way round, compare's "better" and "worse" read backwards. A run
+// without the time is not judged.
+func warnOrder(w io.Writer, base, next rundir.Dir) {
+	rb, errB := base.ReadRun()
+	rn, errN := next.ReadRun()
+	if errB != nil || errN != nil {
+		return
+	}
+	tb, errB := time.Parse(time.RFC3339, rb.StartedAt)
+	tn, errN := time.Parse(time.RFC3339, rn.StartedAt)
+	if errB != nil || errN != nil || !tb.After(tn) {
+		return
+	}
+	b, n := filepath.Base(base.Path), filepath.Base(next.Path)
+	fmt.Fprintf(w, "agent-eval: warning: base %s started after new %s (%s, %s): compare takes the base first, then the new run; give them the other way round to see what changed since %s\n",
+		b, n, rb.StartedAt, rn.StartedAt, n)
 }
 
 // printCompare is compare's table: per judge, the base's and the new run's
