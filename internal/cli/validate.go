@@ -129,6 +129,7 @@ func runValidate(e env, opts validateOptions) error {
 	for _, p := range all {
 		fmt.Fprintln(e.Err, p.Error())
 	}
+	noConfigNote(e.Err, problems)
 	if opts.json {
 		if !rep.OK {
 			rep.Error = &jsonErrorBody{Code: ExitUsage, Message: fmt.Sprintf("%s has %s", opts.config, engine.Plural(len(rep.Errors), "problem")), Problems: rep.Errors}
