@@ -241,6 +241,11 @@ func listOutputs(root string, outputs []config.Output) (map[string][]string, err
 // file went where.
 func (st *state) collectBatch(c *results.Case, order []orderEntry) error {
 	dir := rundir.Dir{Path: st.dir.Path}
+	// One the agent wrote there would name the cases score judges when
+	// collection fails before writing the run's own.
+	if err := os.RemoveAll(dir.BatchOutputs()); err != nil {
+		return fmt.Errorf("remove a %s the run did not write: %w", rundir.BatchOutputsFile, err)
+	}
 	files, err := listOutputs(dir.RootOutputs(), st.ev.Outputs)
 	if err != nil {
 		return err

@@ -52,6 +52,7 @@ type state struct {
 	hookEnv   map[string]string // before_all's outputs
 	contain   agentproc.Containment
 	tamper    *tamperGuard            // what scoring reads, as it was at the start (tamper.go)
+	selection []byte                  // selection.json as the run wrote it, put back when an agent changes it
 	sealed    map[string]*tamperGuard // finished cases' folders (tamper.go)
 	redOnce   sync.Once
 	red       *redact.Redactor // runRedactor

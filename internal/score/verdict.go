@@ -171,6 +171,9 @@ func Regressions(s *rundir.Summary) []string {
 	for _, id := range s.Tampered {
 		out = append(out, fmt.Sprintf("[%s] tampered: the agent changed what scoring reads, so every verdict on it is a failure (see summary.yaml)", id))
 	}
+	for _, id := range s.Foreign {
+		out = append(out, fmt.Sprintf("[%s] not one of the run's cases: cases/%s was written by someone other than the run (an agent without a sandbox?); not judged, and it fails the verdict", id, id))
+	}
 	for _, name := range s.BrokenJudges {
 		out = append(out, fmt.Sprintf("[%s] judged no case: every case it did not skip was an error (see summary.yaml)", name))
 	}
