@@ -255,7 +255,7 @@ func (st *state) collectBatch(c *results.Case, order []orderEntry) error {
 		return err
 	}
 	for _, id := range a.Order {
-		if err := os.MkdirAll(dir.Case(id), 0o755); err != nil {
+		if err := freshDir(dir.Case(id)); err != nil {
 			return fmt.Errorf("batch: make the folder of %s: %w", id, err)
 		}
 		for _, f := range a.Cases[id] {
@@ -276,4 +276,12 @@ func (st *state) collectBatch(c *results.Case, order []orderEntry) error {
 		st.obs.Warn(fmt.Sprintf("batch: %d output name(s) would leave the case's folder and were refused: %s", n, strings.Join(a.Refused, ", ")))
 	}
 	return dir.WriteBatchAssignment(a)
+}
+
+// freshDir makes dir an empty folder, removing whatever was there.
+func freshDir(dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	return os.MkdirAll(dir, 0o755)
 }
