@@ -704,12 +704,18 @@ func (st *state) agentRedactor(env []string) *redact.Redactor {
 }
 
 // runRedactor redacts every secret the run knows of: the caller's
-// environment, runner.env (its literal values too), execution.env, and,
+// environment, runner.env (its literal values too), execution.env, the
+// steps' env, and,
 // learnt as they come, the lifecycle hooks' outputs, the cases' and steps'
 // variables and every agent's environment (the runner's own credentials).
 func (st *state) runRedactor() *redact.Redactor {
 	st.redOnce.Do(func() {
 		env := append(os.Environ(), environ(config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv))...)
+		// Each step's env too: the run's config/ copy is written before
+		// the first step learns its own.
+		for _, s := range st.ev.Execution.Steps {
+			env = append(env, environ(config.ResolveEnv(s.Env, os.LookupEnv))...)
+		}
 		st.red = st.agentRedactor(append(env, environ(st.hookEnv)...))
 	})
 	return st.red
