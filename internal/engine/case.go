@@ -55,7 +55,7 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	// A case's folder holds only what the run puts there: what is in it
 	// before the case starts is an earlier attempt's, or what another
 	// case's agent planted (without a sandbox), and is never judged.
-	if err := freshDir(cr.out); err != nil {
+	if err := st.startFolder(id); err != nil {
 		return fail(fmt.Errorf("make the case's folder: %w", err))
 	}
 	caseDir := filepath.Join(st.ev.DatasetDir(), id)

@@ -53,6 +53,8 @@ type state struct {
 	contain   agentproc.Containment
 	tamper    *tamperGuard            // what scoring reads, as it was at the start (tamper.go)
 	selection []byte                  // selection.json as the run wrote it, put back when an agent changes it
+	pendMu    sync.Mutex              // a case's start against a check of the folders of the cases not started
+	pending   map[string]*tamperGuard // the folders of the cases not started yet, as they were at the start
 	sealed    map[string]*tamperGuard // finished cases' folders (tamper.go)
 	redOnce   sync.Once
 	red       *redact.Redactor // runRedactor
@@ -242,6 +244,9 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		}()
 	}
 	st.startTamperGuard()
+	if p.Mode != ModeBatch {
+		st.guardPending(todo)
+	}
 	started = true
 	if p.Mode == ModeBatch {
 		return st.runBatch(ctx, start)

@@ -269,7 +269,7 @@ func (st *state) checkTamper(c *results.Case, earlier []string) {
 	if st.tamper == nil {
 		return
 	}
-	changed := st.tamper.changes()
+	changed := append(st.tamper.changes(), st.pendingChanges()...)
 	for _, ch := range earlier {
 		if !slices.Contains(changed, ch) {
 			changed = append(changed, ch)
@@ -357,4 +357,51 @@ func (st *state) restoreSelection(changed []string) {
 	if err := atomicfile.Write(sel, st.selection, 0o644); err != nil {
 		st.obs.Warn(fmt.Sprintf("put back %s, which a case's agent changed: %v", sel, err))
 	}
+}
+
+// guardPending fingerprints the folders of the cases yet to run (absent,
+// or an interrupted attempt's): until its case starts, a folder there is
+// written by no one but an agent without a sandbox, and a result planted
+// in it would pass for a finished case to a later resume.
+func (st *state) guardPending(ids []string) {
+	if st.tamper == nil {
+		return
+	}
+	st.pendMu.Lock()
+	defer st.pendMu.Unlock()
+	st.pending = map[string]*tamperGuard{}
+	for _, id := range ids {
+		st.pending[id] = newTamperGuard([]string{pathutil.Abs(st.dir.Case(id))}, nil)
+	}
+}
+
+// startFolder gives case id an empty folder of its own as it starts; its
+// folder is no longer a pending one.
+func (st *state) startFolder(id string) error {
+	st.pendMu.Lock()
+	defer st.pendMu.Unlock()
+	delete(st.pending, id)
+	return freshDir(st.dir.Case(id))
+}
+
+// pendingChanges lists what changed in the folders of the cases not
+// started yet, and removes each changed folder (its case makes it again
+// when it starts, and a resume then runs that case).
+func (st *state) pendingChanges() []string {
+	st.pendMu.Lock()
+	defer st.pendMu.Unlock()
+	var out []string
+	for id, g := range st.pending {
+		ch := g.changes()
+		if len(ch) == 0 {
+			continue
+		}
+		out = append(out, ch...)
+		dir := pathutil.Abs(st.dir.Case(id))
+		if err := os.RemoveAll(dir); err != nil {
+			st.obs.Warn(fmt.Sprintf("remove %s, which a case's agent wrote before case %s started: %v", dir, id, err))
+		}
+		st.pending[id] = newTamperGuard([]string{dir}, nil)
+	}
+	return out
 }
