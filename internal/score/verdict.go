@@ -81,6 +81,12 @@ func checkThresholds(ev *config.Eval, s *rundir.Summary) []rundir.ThresholdResul
 				na("max_error_rate", *t.MaxErrorRate, unavailable("error rate"))
 				continue
 			}
+			// No error over no case judged is no bound either: the judge's
+			// if: (which may read what the agent left) skipped every case.
+			if js.Scored+js.Errors == 0 {
+				na("max_error_rate", *t.MaxErrorRate, fmt.Sprintf("error rate unavailable: the judge judged no case (%d skipped)", js.Skipped))
+				continue
+			}
 			r := rundir.ThresholdResult{Judge: name, Metric: "max_error_rate", Want: *t.MaxErrorRate, Got: js.ErrorRate, OK: js.ErrorRate <= *t.MaxErrorRate}
 			if !r.OK {
 				r.Detail = fmt.Sprintf("%s > %s: %d of %d cases errored", num(js.ErrorRate), num(*t.MaxErrorRate), js.Errors, js.Errors+js.Scored)
