@@ -136,7 +136,8 @@ func gitCommitAll(t *testing.T, dir string) string {
 }
 
 // A secret written literally in any env block of eval.yaml is hidden in
-// the run's copy, whichever block holds it.
+// the run's copy, whichever block holds it, and so is one elsewhere that
+// is shaped like a credential.
 func TestTheRunsCopyHidesEveryLiteralEnvSecret(t *testing.T) {
 	t.Parallel()
 	const secret = "literal-secret-9876543210"
@@ -144,6 +145,9 @@ func TestTheRunsCopyHidesEveryLiteralEnvSecret(t *testing.T) {
 		"execution.env": "execution: {prompt: hi, env: {API_TOKEN: \"" + secret + "\"}}\n",
 		"runner.env":    "execution: {prompt: hi}\nrunner: {env: {API_TOKEN: \"" + secret + "\"}}\n",
 		"steps[].env":   "execution: {steps: [{id: one, prompt: hi, env: {API_TOKEN: \"" + secret + "\"}}]}\n",
+		// Not an env value, so not a known one: hidden by its shape.
+		"a hook's bearer token": "execution: {prompt: hi}\nhooks: {before_scoring: [{command: \"curl -H 'Authorization: Bearer " + secret + "' https://ci.example.com\"}]}\n",
+		"a hook's URL password": "execution: {prompt: hi}\nhooks: {before_scoring: [{command: \"git clone https://bot:" + secret + "@git.example.com/x.git\"}]}\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
