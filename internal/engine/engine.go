@@ -246,6 +246,13 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	st.startTamperGuard()
 	if p.Mode != ModeBatch {
 		st.guardPending(todo)
+		// The earlier attempts' finished cases are sealed as this
+		// attempt's are once they end.
+		for _, id := range p.Cases {
+			if !slices.Contains(todo, id) {
+				st.sealCase(id)
+			}
+		}
 	}
 	started = true
 	if p.Mode == ModeBatch {
@@ -626,6 +633,9 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.Run, 
 				return nil, fmt.Errorf("build the run's result: %w", err)
 			}
 		} else if st.p.Resume {
+			if err := st.checkSealed(id); err != nil {
+				return nil, err
+			}
 			c = st.dir.FinishedCase(id)
 		}
 		if c != nil {
