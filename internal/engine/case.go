@@ -52,7 +52,10 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 		c.ExitCode, c.Status, c.Error = -1, results.StatusError, err.Error()
 		return c
 	}
-	if err := os.MkdirAll(cr.out, 0o755); err != nil {
+	// A case's folder holds only what the run puts there: what is in it
+	// before the case starts is an earlier attempt's, or what another
+	// case's agent planted (without a sandbox), and is never judged.
+	if err := st.startFolder(id); err != nil {
 		return fail(fmt.Errorf("make the case's folder: %w", err))
 	}
 	caseDir := filepath.Join(st.ev.DatasetDir(), id)

@@ -560,9 +560,13 @@ func BenchmarkRun(b *testing.B) {
 func TestAResultThatCannotBeWrittenIsTheRunsError(t *testing.T) {
 	t.Parallel()
 	dir := project(t, caseEval, "a", "b")
-	r := newRun(t, dir, map[string]fake.Script{"": {}})
-	// A resumed run whose case a has a folder where its result would go.
-	if err := os.MkdirAll(filepath.Join(r.runDir().CaseResult("a"), "x"), 0o755); err != nil {
+	var r *run
+	// Case a's agent makes a folder where its result would go (one there
+	// before the case is emptied with the case's folder).
+	r = newRun(t, dir, map[string]fake.Script{"": {}, "a": {Do: func(string) error {
+		return os.MkdirAll(filepath.Join(r.runDir().CaseResult("a"), "x"), 0o755)
+	}}})
+	if err := os.MkdirAll(r.runDir().Path, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.runDir().WriteSelection([]string{"a", "b"}); err != nil {

@@ -318,6 +318,12 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 			s.Passed = false
 		}
 	}
+	if s.Foreign, err = opts.Dir.ForeignCases(); err != nil {
+		return nil, err
+	}
+	if len(s.Foreign) > 0 {
+		s.Passed = false
+	}
 	s.JudgedCases, s.NotJudged = judgedCases(judges, cases, batch)
 	if s.NotJudged != "" {
 		s.Passed = false
