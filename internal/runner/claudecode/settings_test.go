@@ -121,3 +121,41 @@ func TestStartChecksTheSandbox(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentEnvScrub: under the sandbox the agent's environment turns on
+// Claude Code's subprocess scrub (its commands do not see the harness's
+// credentials) unless runner.env sets it; without the sandbox it is left
+// alone. A credential of the caller's outside the allowlist never reaches
+// the agent.
+func TestAgentEnvScrub(t *testing.T) {
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "caller-secret")
+	for _, tt := range []struct {
+		name string
+		on   bool
+		env  config.EnvMap
+		want string // the scrub variable's value, "" for unset
+	}{
+		{"sandbox on", true, nil, "1"},
+		{"sandbox off", false, nil, ""},
+		{"runner.env says no", true, config.EnvMap{ScrubEnv: "0"}, "0"},
+		{"runner.env says yes without sandbox", false, config.EnvMap{ScrubEnv: "1"}, "1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &started{s: runner.RunSetup{Eval: &config.Eval{}, Sandbox: config.SandboxDecision{On: tt.on}}}
+			r.s.Eval.Runner.Env = tt.env
+			env := r.agentEnv("c1", t.TempDir(), nil)
+			got := ""
+			for _, kv := range env {
+				if v, ok := strings.CutPrefix(kv, ScrubEnv+"="); ok {
+					got = v
+				}
+				if strings.HasPrefix(kv, "AWS_SECRET_ACCESS_KEY=") {
+					t.Errorf("the caller's credential reached the agent: %s", kv)
+				}
+			}
+			if got != tt.want {
+				t.Errorf("%s = %q, want %q (env %v)", ScrubEnv, got, tt.want, env)
+			}
+		})
+	}
+}
