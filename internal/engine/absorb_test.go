@@ -15,13 +15,14 @@ import (
 func TestTamperGuardAbsorbsOnlyTheHooksWindow(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	write := func(rel, body string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	for _, d := range []string{"agent", "hook"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+	}
+	write := func(rel, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

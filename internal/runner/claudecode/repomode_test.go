@@ -1,8 +1,6 @@
 package claudecode
 
 import (
-	"encoding/json"
-	"os"
 	"os/exec"
 	"slices"
 	"testing"
@@ -20,27 +18,7 @@ func TestRepoModeDenies(t *testing.T) {
 	}
 	st.s.Repo = project
 	st.s.Warn = func(string) {}
-	args, cleanup, err := st.settings(ws, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cleanup != nil {
-		t.Cleanup(cleanup)
-	}
-	i := slices.Index(args, "--settings")
-	if i < 0 || i+1 >= len(args) {
-		t.Fatalf("settings args %v: no --settings file", args)
-	}
-	b, err := os.ReadFile(args[i+1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s struct {
-		Permissions struct{ Allow, Deny []string }
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatalf("%s: %v", args[i+1], err)
-	}
+	s := agentSettingsOf(t, st, ws)
 	tests := []struct {
 		name, rule string
 		allow      bool
@@ -62,7 +40,7 @@ func TestRepoModeDenies(t *testing.T) {
 			list = s.Permissions.Allow
 		}
 		if !slices.Contains(list, tt.rule) {
-			t.Errorf("%s: no rule %s (allow=%v) in %s", tt.name, tt.rule, tt.allow, b)
+			t.Errorf("%s: no rule %s (allow=%v) in %+v", tt.name, tt.rule, tt.allow, s.Permissions)
 		}
 	}
 }

@@ -16,7 +16,8 @@ import (
 	"github.com/agent-eval/agent-eval/internal/runner"
 )
 
-// agentSettings is the settings file a case's agent is pointed at.
+// agentSettings is the settings file a case's agent is pointed at
+// (--settings), as agentSettingsOf reads it after st.settings.
 type agentSettings struct {
 	DisableAllHooks *bool `json:"disableAllHooks"`
 	Permissions     struct{ Allow, Deny []string }
@@ -26,8 +27,15 @@ type agentSettings struct {
 	}
 }
 
-func readAgentSettings(t *testing.T, args []string) agentSettings {
+func agentSettingsOf(t *testing.T, st *started, ws string) agentSettings {
 	t.Helper()
+	args, cleanup, err := st.settings(ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cleanup != nil {
+		t.Cleanup(cleanup)
+	}
 	i := slices.Index(args, "--settings")
 	if i < 0 || i+1 >= len(args) {
 		t.Fatalf("settings args %v: no --settings file", args)
@@ -55,14 +63,7 @@ func TestSettingsHideOtherWorkspacesAndForceHooks(t *testing.T) {
 	st.s.Eval.Runner.Settings = map[string]any{"disableAllHooks": true}
 	var warned []string
 	st.s.Warn = func(w string) { warned = append(warned, w) }
-	args, cleanup, err := st.settings(ws, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cleanup != nil {
-		t.Cleanup(cleanup)
-	}
-	s := readAgentSettings(t, args)
+	s := agentSettingsOf(t, st, ws)
 	if s.DisableAllHooks == nil || *s.DisableAllHooks {
 		t.Errorf("disableAllHooks = %v, want false", s.DisableAllHooks)
 	}
