@@ -673,6 +673,9 @@ func TestRepoModeUndoesChanges(t *testing.T) {
 			if c.Status != tc.wantStatus || !c.RepoModified {
 				t.Fatalf("status %s, repo_modified %v (%s); want %s, true", c.Status, c.RepoModified, c.Error, tc.wantStatus)
 			}
+			if (c.ExitCode == 0) != (tc.wantStatus == results.StatusCompleted) {
+				t.Errorf("exit code %d with status %s: a case failed for changing the project exits non-zero", c.ExitCode, c.Status)
+			}
 			if tampered := strings.Join(c.Tampered, "\n"); tc.inEval != (tampered == agentFile+": added") || tc.inEval != strings.Contains(c.Error, agentFile+": added") {
 				t.Errorf("tampered %q, error %q; want the agent's file named %v", c.Tampered, c.Error, tc.inEval)
 			}
