@@ -22,7 +22,7 @@ demo: build
 ## Code and OpenCode CLIs (Node.js 20+ and npm needed) for the end-to-end
 ## tests first.
 test: vet fmt
-	CLAUDE_BIN="$$(scripts/install-claude.sh)" OPENCODE_BIN="$$(scripts/install-opencode.sh)" $(GO) test -race -count=1 ./...
+	CLAUDE_BIN="$$(scripts/install-claude.sh)" OPENCODE_BIN="$$(scripts/install-opencode.sh)" $(GO) test -race -count=1 -timeout 30m ./...
 
 ## test-short: unit tests only, without the real Claude Code CLI
 test-short:

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -56,7 +57,7 @@ comparison failed.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE` (for the pairwise judge's prompt and model; default: NEW's own copy)")
+	runConfigFlag(f, &opts.config, "the eval config `FILE`, for the pairwise judge's prompt and model (default: NEW's own copy, NEW/config/eval.yaml)")
 	f.StringVar(&opts.judgeModel, "judge-model", "", "the pairwise judge's `MODEL`")
 	f.BoolVar(&opts.noPairwise, "no-pairwise", false, "compare the summaries only; call no model")
 	f.BoolVar(&opts.noCache, "no-cache", false, "call the model for every comparison, ignoring NEW's judge_cache/")
@@ -79,6 +80,7 @@ func runCompare(ctx context.Context, e env, opts compareOptions, base, next stri
 	if err := sameEval(db, dn, opts.force, e.Err); err != nil {
 		return err
 	}
+	warnOrder(e.Err, db, dn)
 	ev, err := compareEval(e, opts, dn)
 	if err != nil {
 		return err
@@ -91,6 +93,7 @@ func runCompare(ctx context.Context, e env, opts compareOptions, base, next stri
 	if err != nil {
 		return inputErrorf("new %s is not scored (run agent-eval score %s first): %v", next, next, err)
 	}
+	warnCaseOverlap(e.Err, filepath.Base(db.Path), filepath.Base(dn.Path), sb, sn)
 	c := &rundir.CompareSummary{SchemaVersion: rundir.SummaryVersion, ComparedAt: time.Now().UTC().Format(time.RFC3339), Base: filepath.Base(db.Path), New: filepath.Base(dn.Path),
 		Comparison: *score.Compare(sn, sb, db.Path)}
 	model := opts.judgeModel
@@ -164,6 +167,25 @@ func sameEval(base, next rundir.Dir, force bool, stderr io.Writer) error {
 	return nil
 }
 
+// warnOrder says when BASE started after NEW (by their started_at): given
+// the other way round, compare's "better" and "worse" read backwards. A run
+// without the time is not judged.
+func warnOrder(w io.Writer, base, next rundir.Dir) {
+	rb, errB := base.ReadRun()
+	rn, errN := next.ReadRun()
+	if errB != nil || errN != nil {
+		return
+	}
+	tb, errB := time.Parse(time.RFC3339, rb.StartedAt)
+	tn, errN := time.Parse(time.RFC3339, rn.StartedAt)
+	if errB != nil || errN != nil || !tb.After(tn) {
+		return
+	}
+	b, n := filepath.Base(base.Path), filepath.Base(next.Path)
+	fmt.Fprintf(w, "agent-eval: warning: base %s started after new %s (%s, %s): compare takes the base first, then the new run; give them the other way round to see what changed since %s\n",
+		b, n, rb.StartedAt, rn.StartedAt, n)
+}
+
 // printCompare is compare's table: per judge, the base's and the new run's
 // pass rate (or mean), and the new run's win rate.
 func printCompare(w io.Writer, c *rundir.CompareSummary) {
@@ -193,4 +215,49 @@ func printCompare(w io.Writer, c *rundir.CompareSummary) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// warnCaseOverlap says which cases only one of the runs has: compare pairs
+// verdicts by case, so those are not compared, and runs that share none
+// (a batch judged as one unit against a run scored per case) compare
+// nothing per case, which "0 better, 0 worse" must not pass off as no change.
+func warnCaseOverlap(w io.Writer, base, next string, sb, sn *rundir.Summary) {
+	onlyBase, onlyNew := caseDiff(sb, sn), caseDiff(sn, sb)
+	switch {
+	case len(onlyBase) == 0 && len(onlyNew) == 0:
+	case len(onlyBase) > 0 && len(onlyBase) == len(sb.Cases) && len(onlyNew) > 0 && len(onlyNew) == len(sn.Cases):
+		fmt.Fprintf(w, "agent-eval: warning: base %s and new %s have no case in common, so no case's verdicts are compared (only in base: %s; only in new: %s)\n",
+			base, next, caseList(onlyBase), caseList(onlyNew))
+	default:
+		if len(onlyBase) > 0 {
+			fmt.Fprintf(w, "agent-eval: warning: %d case(s) of base %s are not in new %s, so their verdicts are not compared: %s\n", len(onlyBase), base, next, caseList(onlyBase))
+		}
+		if len(onlyNew) > 0 {
+			fmt.Fprintf(w, "agent-eval: warning: %d case(s) of new %s are not in base %s, so their verdicts are not compared: %s\n", len(onlyNew), next, base, caseList(onlyNew))
+		}
+	}
+}
+
+// caseDiff is the ids of a's cases that b does not have, in a's order.
+func caseDiff(a, b *rundir.Summary) []string {
+	in := map[string]bool{}
+	for _, c := range b.Cases {
+		in[c.ID] = true
+	}
+	var out []string
+	for _, c := range a.Cases {
+		if !in[c.ID] {
+			out = append(out, c.ID)
+		}
+	}
+	return out
+}
+
+// caseList is ids joined by commas, the first ten of them.
+func caseList(ids []string) string {
+	const most = 10
+	if len(ids) > most {
+		return strings.Join(ids[:most], ", ") + fmt.Sprintf(", … (%d more)", len(ids)-most)
+	}
+	return strings.Join(ids, ", ")
 }

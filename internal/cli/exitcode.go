@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/redact"
@@ -84,6 +85,7 @@ func exitCode(err error, stderr io.Writer) int {
 		return ExitInterrupted
 	case errors.As(err, &cfg):
 		fmt.Fprintln(stderr, cfg.Error())
+		noConfigNote(stderr, cfg)
 		return ExitUsage
 	case errors.As(err, &usage):
 		fmt.Fprintf(stderr, "agent-eval: error: %v\nagent-eval: hint: run 'agent-eval --help' for usage\n", err)
@@ -104,4 +106,15 @@ func (r redactingWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// noConfigNote follows the one error of a command that looked for -c's
+// default, eval.yaml in the current folder, and found none, with where it
+// looked and how to name an eval.
+func noConfigNote(w io.Writer, es config.Errors) {
+	if len(es) != 1 || es[0].File != "eval.yaml" || es[0].Code != config.CodeFile || es[0].Msg != "no such file" {
+		return
+	}
+	wd, _ := os.Getwd()
+	fmt.Fprintf(w, "agent-eval: no eval.yaml in %s: name the eval with -c FILE (or the folder holding eval.yaml), or write a starter with 'agent-eval init'\n", wd)
 }

@@ -220,3 +220,11 @@ func firstFile(es config.Errors) string {
 	}
 	return "the config"
 }
+
+// runConfigFlag is -c of the commands that read a run (score, report,
+// compare): without it they use the run's own copy of eval.yaml, which their
+// usage text says, so pflag's `(default "eval.yaml")` is left out.
+func runConfigFlag(f *pflag.FlagSet, p *string, usage string) {
+	f.StringVarP(p, "config", "c", "eval.yaml", usage)
+	f.Lookup("config").DefValue = ""
+}

@@ -27,6 +27,8 @@ func TestCommandLineLikeTheToolsPeopleKnow(t *testing.T) {
 		{"validate PATH and -c", []string{"validate", "-c", quick, quick}, ExitUsage, "not both", ""},
 		{"bad int", []string{"run", "--parallel", "abc"}, ExitUsage, `--parallel: "abc" is not a whole number`, ""},
 		{"bad float", []string{"run", "--max-budget", "lots"}, ExitUsage, `--max-budget: "lots" is not a number`, ""},
+		{"negative budget", []string{"run", "--max-budget", "-1"}, ExitUsage, "--max-budget must be at least 0, got -1", ""},
+		{"zero budget is a budget", []string{"run", "--max-budget", "0", "-c", "/nonexistent/eval.yaml"}, ExitUsage, "/nonexistent/eval.yaml: no such file", ""},
 		{"bad duration", []string{"run", "--timeout", "10x"}, ExitUsage, `--timeout: "10x" is not a duration`, ""},
 		{"seconds on --timeout", []string{"run", "--timeout", "600", "-c", "/nonexistent/eval.yaml"}, ExitUsage, "/nonexistent/eval.yaml: no such file", ""},
 		{"a duration on --timeout", []string{"run", "--timeout", "10m", "-c", "/nonexistent/eval.yaml"}, ExitUsage, "/nonexistent/eval.yaml: no such file", ""},

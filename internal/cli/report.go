@@ -61,7 +61,7 @@ AGENT_EVAL_RUN_ID set; without -c, those of the run's own copy of eval.yaml
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`, or the folder holding eval.yaml")
+	runConfigFlag(f, &opts.config, "the eval config `FILE`, or the folder holding eval.yaml (default: the run's own copy, RUN_DIR/config/eval.yaml; ./eval.yaml only finds the run when no RUN_DIR is given)")
 	f.StringVar(&opts.runID, "run-id", "", "the run's `ID` under the eval's runs directory")
 	f.BoolVar(&opts.open, "open", false, "open report.html in the default browser")
 	return cmd

@@ -132,6 +132,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		}
 	}
 	problems = append(problems, programProblems(ev, opts.agentBin)...)
+	problems = append(problems, sharedFileProblems(ev, mustGetwd())...)
 	problems = append(problems, openRouterProblems(ev, opts.model, opts.score)...)
 	if opts.score {
 		// What score would refuse after the agents ran is refused now.

@@ -79,7 +79,7 @@ itself failed.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`, or the folder holding eval.yaml")
+	runConfigFlag(f, &opts.config, "the eval config `FILE`, or the folder holding eval.yaml (default: the run's own copy, RUN_DIR/config/eval.yaml; ./eval.yaml only finds the run when no RUN_DIR is given)")
 	f.StringVar(&opts.runID, "run-id", "", "score the run `ID` under the runs directory")
 	f.StringVar(&opts.baseline, "baseline", "", "compare with the scored `RUN` (a run directory, or a run id under the runs directory)")
 	f.BoolVar(&opts.noCache, "no-cache", false, "call the model for every LLM verdict, ignoring judge_cache/")
@@ -191,11 +191,37 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 	return verdict(e.Err, s, dir)
 }
 
+// passedEvery reports whether some judge gave c a value and none failed or
+// erred on it.
+func passedEvery(c rundir.CaseSummary) bool {
+	valued := false
+	for _, v := range c.Verdicts {
+		if v.Error != "" || (v.Passed != nil && !*v.Passed) {
+			return false
+		}
+		valued = valued || v.Value != nil
+	}
+	return valued
+}
+
 // verdict prints the verdict line and, for breached thresholds, one line
 // per regression; a breach is exit 1.
 func verdict(w io.Writer, s *rundir.Summary, dir rundir.Dir) error {
 	regs := score.Regressions(s)
 	if len(regs) == 0 {
+		if len(s.Thresholds) == 0 {
+			// Nothing gates the run: PASS says only that nothing regressed,
+			// so the line says how the cases fared and how to gate them.
+			passed := 0
+			for _, c := range s.Cases {
+				if passedEvery(c) {
+					passed++
+				}
+			}
+			fmt.Fprintf(w, "agent-eval: PASS: %d case(s), no thresholds set, so nothing gates this run (%d of %d case(s) passed every judge; add thresholds: to fail on the judges' results); summary: %s, report: %s\n",
+				s.NumCases, passed, len(s.Cases), dir.Summary(), dir.Report())
+			return nil
+		}
 		fmt.Fprintf(w, "agent-eval: PASS: %d case(s), %d threshold(s) met; summary: %s, report: %s\n", s.NumCases, len(s.Thresholds), dir.Summary(), dir.Report())
 		return nil
 	}
@@ -271,6 +297,8 @@ func (p scoreProgress) CaseScored(id string, done, total int) {
 	}
 	fmt.Fprintf(p.w, "agent-eval: scored %d/%d (%s)\n", done, total, id)
 }
+
+func (p scoreProgress) Warn(msg string) { fmt.Fprintln(p.w, "agent-eval: warning:", msg) }
 
 // printScoreTable prints one row per judge.
 func printScoreTable(w io.Writer, s *rundir.Summary) {

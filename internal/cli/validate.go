@@ -101,6 +101,7 @@ func runValidate(e env, opts validateOptions) error {
 		cw, ce := caseProblems(ev, e.Getenv)
 		ev.Warnings = append(ev.Warnings, cw...)
 		problems = append(problems, ce...)
+		problems = append(problems, sharedFileProblems(ev, mustGetwd())...)
 		// What score refuses, or would error on for every case; a field
 		// already reported keeps its first problem.
 		for _, p := range score.Check(ev, e.Getenv) {
@@ -128,6 +129,7 @@ func runValidate(e env, opts validateOptions) error {
 	for _, p := range all {
 		fmt.Fprintln(e.Err, p.Error())
 	}
+	noConfigNote(e.Err, problems)
 	if opts.json {
 		if !rep.OK {
 			rep.Error = &jsonErrorBody{Code: ExitUsage, Message: fmt.Sprintf("%s has %s", opts.config, engine.Plural(len(rep.Errors), "problem")), Problems: rep.Errors}

@@ -225,6 +225,33 @@ func programProblems(ev *config.Eval, agentBin string) config.Errors {
 	return errs
 }
 
+// sharedFileProblems refuses a {dest, source} entry of
+// dataset.workspace.files whose source does not exist under root (the
+// project root, where run starts): run would copy nothing into every
+// workspace.
+func sharedFileProblems(ev *config.Eval, root string) config.Errors {
+	var errs config.Errors
+	if ev.Dataset.Workspace == nil {
+		return nil
+	}
+	for i, f := range ev.Dataset.Workspace.Files {
+		if f.Source == "" {
+			continue
+		}
+		src := f.Source
+		if !filepath.IsAbs(src) {
+			src = filepath.Join(root, src)
+		}
+		if _, err := os.Lstat(src); err != nil {
+			field := fmt.Sprintf("dataset.workspace.files[%d].source", i)
+			line, col := ev.Position(field)
+			errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: field, Code: config.CodeSemantic,
+				Msg: fmt.Sprintf("the source %s of %s is not there (%v), so no workspace would get it; a relative source is relative to the project root (%s), where run starts", f.Source, f.Dest, errText(err), root)})
+		}
+	}
+	return errs
+}
+
 // openRouterProblems refuses an OpenRouter model ("openrouter:/…"): this
 // version has no OpenRouter provider, so the agent would run its default
 // model and the run would not test what the eval asks (a judge's model

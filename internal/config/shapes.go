@@ -192,7 +192,7 @@ type WorkspaceFile struct {
 
 type sharedFile struct {
 	Dest   string `yaml:"dest" doc:"Where the file lands in each workspace; relative, no \"..\"." check:"required,relpath,noparent,notdot"`
-	Source string `yaml:"source" doc:"Source file, relative to the project root or absolute." check:"required"`
+	Source string `yaml:"source" doc:"Source file, relative to the project root or absolute; validate and run refuse one that is not there." check:"required"`
 }
 
 func (w *WorkspaceFile) decodeNode(d *decoder, n *yaml.Node, path string) {

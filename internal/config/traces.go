@@ -16,7 +16,7 @@ func (v *validator) traces() {
 		{"metrics", t.Metrics, "judges always see cost, tokens and turns"},
 	} {
 		if s.val != nil && !*s.val && !v.failed("traces."+s.key) {
-			v.warnf("traces."+s.key, "false does nothing in this version: %s", s.what)
+			v.warnf("traces."+s.key, "%s: false does nothing in this version: %s", s.key, s.what)
 		}
 	}
 }

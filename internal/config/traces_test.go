@@ -15,7 +15,7 @@ func TestTracesOffWarns(t *testing.T) {
 		got = append(got, w.Error())
 	}
 	all := strings.Join(got, "\n")
-	for _, want := range []string{"traces.stdout: warning: false does nothing in this version", "traces.events: warning: false does nothing in this version: no events.json is written"} {
+	for _, want := range []string{"traces.stdout: warning: stdout: false does nothing in this version", "traces.events: warning: events: false does nothing in this version: no events.json is written"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("warnings lack %q:\n%s", want, all)
 		}

@@ -10,6 +10,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/agent-eval/agent-eval/internal/expr"
+	"github.com/agent-eval/agent-eval/internal/prompt"
 )
 
 // validate runs the cross-field rules that no single value can check. It
@@ -130,6 +131,15 @@ func (v *validator) execution() {
 	}
 	if x.Mode == "batch" && x.Parallelism != nil && *x.Parallelism > 1 {
 		v.warnf("execution.parallelism", "parallelism has no effect in batch mode (one run covers every case)")
+	}
+	if x.Mode == "batch" {
+		field, tpl := "execution.prompt", x.Prompt
+		if !blank(x.Skill) {
+			field, tpl = "execution.arguments", x.Arguments
+		}
+		if ph := prompt.Placeholders(tpl); len(ph) > 0 {
+			v.warnf(field, "batch mode sends this prompt once, as written: its placeholders (%s) are not filled from any case; the agent finds the cases' inputs in %s in its workspace", strings.Join(ph, ", "), "batch.yaml")
+		}
 	}
 	ids := map[string]int{}
 	for i, s := range x.Steps {

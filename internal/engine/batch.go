@@ -241,6 +241,11 @@ func listOutputs(root string, outputs []config.Output) (map[string][]string, err
 // file went where.
 func (st *state) collectBatch(c *results.Case, order []orderEntry) error {
 	dir := rundir.Dir{Path: st.dir.Path}
+	// One the agent wrote there would name the cases score judges when
+	// collection fails before writing the run's own.
+	if err := os.RemoveAll(dir.BatchOutputs()); err != nil {
+		return fmt.Errorf("remove a %s the run did not write: %w", rundir.BatchOutputsFile, err)
+	}
 	files, err := listOutputs(dir.RootOutputs(), st.ev.Outputs)
 	if err != nil {
 		return err
@@ -250,7 +255,7 @@ func (st *state) collectBatch(c *results.Case, order []orderEntry) error {
 		return err
 	}
 	for _, id := range a.Order {
-		if err := os.MkdirAll(dir.Case(id), 0o755); err != nil {
+		if err := freshDir(dir.Case(id)); err != nil {
 			return fmt.Errorf("batch: make the folder of %s: %w", id, err)
 		}
 		for _, f := range a.Cases[id] {
@@ -271,4 +276,12 @@ func (st *state) collectBatch(c *results.Case, order []orderEntry) error {
 		st.obs.Warn(fmt.Sprintf("batch: %d output name(s) would leave the case's folder and were refused: %s", n, strings.Join(a.Refused, ", ")))
 	}
 	return dir.WriteBatchAssignment(a)
+}
+
+// freshDir makes dir an empty folder, removing whatever was there.
+func freshDir(dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	return os.MkdirAll(dir, 0o755)
 }

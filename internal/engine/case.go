@@ -52,7 +52,10 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 		c.ExitCode, c.Status, c.Error = -1, results.StatusError, err.Error()
 		return c
 	}
-	if err := os.MkdirAll(cr.out, 0o755); err != nil {
+	// A case's folder holds only what the run puts there: what is in it
+	// before the case starts is an earlier attempt's, or what another
+	// case's agent planted (without a sandbox), and is never judged.
+	if err := st.startFolder(id); err != nil {
 		return fail(fmt.Errorf("make the case's folder: %w", err))
 	}
 	caseDir := filepath.Join(st.ev.DatasetDir(), id)
@@ -314,7 +317,11 @@ func (st *state) fillWorkspace(ws, caseDir string) error {
 					src = filepath.Join(st.p.ProjectRoot, src)
 				}
 			}
-			if err := workspace.CopyTree(src, dst); err != nil && !errors.Is(err, os.ErrNotExist) {
+			// run checked every source before the first case: one gone
+			// since is the case's error, not a workspace without it.
+			if err := workspace.CopyTree(src, dst); errors.Is(err, os.ErrNotExist) && f.Source != "" {
+				return fmt.Errorf("dataset.workspace.files: the source %s of %s is gone: %w", f.Source, f.Dest, err)
+			} else if err != nil {
 				return err
 			}
 		}
@@ -411,6 +418,8 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 	if err != nil {
 		return fail(fmt.Errorf("create the agent's log: %w", err))
 	}
+	// The logs are written through the runner, which reports a failed
+	// write; a close of a local file loses nothing written before it.
 	defer stdout.Close()
 	stderr, err := os.Create(filepath.Join(out, rundir.StderrFile))
 	if err != nil {

@@ -52,6 +52,9 @@ type state struct {
 	hookEnv   map[string]string // before_all's outputs
 	contain   agentproc.Containment
 	tamper    *tamperGuard            // what scoring reads, as it was at the start (tamper.go)
+	selection []byte                  // selection.json as the run wrote it, put back when an agent changes it
+	pendMu    sync.Mutex              // a case's start against a check of the folders of the cases not started
+	pending   map[string]*tamperGuard // the folders of the cases not started yet, as they were at the start
 	sealed    map[string]*tamperGuard // finished cases' folders (tamper.go)
 	redOnce   sync.Once
 	red       *redact.Redactor // runRedactor
@@ -241,6 +244,16 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		}()
 	}
 	st.startTamperGuard()
+	if p.Mode != ModeBatch {
+		st.guardPending(todo)
+		// The earlier attempts' finished cases are sealed as this
+		// attempt's are once they end.
+		for _, id := range p.Cases {
+			if !slices.Contains(todo, id) {
+				st.sealCase(id)
+			}
+		}
+	}
 	started = true
 	if p.Mode == ModeBatch {
 		return st.runBatch(ctx, start)
@@ -620,6 +633,9 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.Run, 
 				return nil, fmt.Errorf("build the run's result: %w", err)
 			}
 		} else if st.p.Resume {
+			if err := st.checkSealed(id); err != nil {
+				return nil, err
+			}
 			c = st.dir.FinishedCase(id)
 		}
 		if c != nil {
@@ -703,12 +719,18 @@ func (st *state) agentRedactor(env []string) *redact.Redactor {
 }
 
 // runRedactor redacts every secret the run knows of: the caller's
-// environment, runner.env (its literal values too), execution.env, and,
+// environment, runner.env (its literal values too), execution.env, the
+// steps' env, and,
 // learnt as they come, the lifecycle hooks' outputs, the cases' and steps'
 // variables and every agent's environment (the runner's own credentials).
 func (st *state) runRedactor() *redact.Redactor {
 	st.redOnce.Do(func() {
 		env := append(os.Environ(), environ(config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv))...)
+		// Each step's env too: the run's config/ copy is written before
+		// the first step learns its own.
+		for _, s := range st.ev.Execution.Steps {
+			env = append(env, environ(config.ResolveEnv(s.Env, os.LookupEnv))...)
+		}
 		st.red = st.agentRedactor(append(env, environ(st.hookEnv)...))
 	})
 	return st.red

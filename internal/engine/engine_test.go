@@ -571,9 +571,13 @@ func BenchmarkRun(b *testing.B) {
 func TestAResultThatCannotBeWrittenIsTheRunsError(t *testing.T) {
 	t.Parallel()
 	dir := project(t, caseEval, "a", "b")
-	r := newRun(t, dir, map[string]fake.Script{"": {}})
-	// A resumed run whose case a has a folder where its result would go.
-	if err := os.MkdirAll(filepath.Join(r.runDir().CaseResult("a"), "x"), 0o755); err != nil {
+	var r *run
+	// Case a's agent makes a folder where its result would go (one there
+	// before the case is emptied with the case's folder).
+	r = newRun(t, dir, map[string]fake.Script{"": {}, "a": {Do: func(string) error {
+		return os.MkdirAll(filepath.Join(r.runDir().CaseResult("a"), "x"), 0o755)
+	}}})
+	if err := os.MkdirAll(r.runDir().Path, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.runDir().WriteSelection([]string{"a", "b"}); err != nil {
@@ -679,6 +683,9 @@ func TestRepoModeUndoesChanges(t *testing.T) {
 			c := res.PerCase["a"]
 			if c.Status != tc.wantStatus || !c.RepoModified {
 				t.Fatalf("status %s, repo_modified %v (%s); want %s, true", c.Status, c.RepoModified, c.Error, tc.wantStatus)
+			}
+			if (c.ExitCode == 0) != (tc.wantStatus == results.StatusCompleted) {
+				t.Errorf("exit code %d with status %s: a case failed for changing the project exits non-zero", c.ExitCode, c.Status)
 			}
 			if tampered := strings.Join(c.Tampered, "\n"); tc.inEval != (tampered == agentFile+": added") || tc.inEval != strings.Contains(c.Error, agentFile+": added") {
 				t.Errorf("tampered %q, error %q; want the agent's file named %v", c.Tampered, c.Error, tc.inEval)

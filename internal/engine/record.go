@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -88,12 +89,19 @@ func (st *state) recordConfig(ctx context.Context, handlers *intercept.File, per
 // well-formed wherever it lands, so the copy still loads.
 const configMark = "REDACTED"
 
-// hideKnown is b with every secret value red knows replaced by configMark.
+// hideKnown is b with every secret value red knows, and what is shaped
+// like a credential (a bearer token, a URL's password), replaced by
+// configMark.
 func hideKnown(red *redact.Redactor, b []byte) []byte {
 	var out []byte
 	last := 0
-	for _, sp := range red.Find(b) {
-		out = append(append(out, b[last:sp[0]]...), configMark...)
+	spans := append(red.Find(b), redact.FindShapes(b)...)
+	slices.SortFunc(spans, func(x, y [2]int) int { return x[0] - y[0] })
+	for _, sp := range spans {
+		if sp[1] <= last {
+			continue
+		}
+		out = append(append(out, b[last:max(last, sp[0])]...), configMark...)
 		last = sp[1]
 	}
 	return append(out, b[last:]...)

@@ -134,3 +134,35 @@ func gitCommitAll(t *testing.T, dir string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// A secret written literally in any env block of eval.yaml is hidden in
+// the run's copy, whichever block holds it, and so is one elsewhere that
+// is shaped like a credential.
+func TestTheRunsCopyHidesEveryLiteralEnvSecret(t *testing.T) {
+	t.Parallel()
+	const secret = "literal-secret-9876543210"
+	for name, block := range map[string]string{
+		"execution.env": "execution: {prompt: hi, env: {API_TOKEN: \"" + secret + "\"}}\n",
+		"runner.env":    "execution: {prompt: hi}\nrunner: {env: {API_TOKEN: \"" + secret + "\"}}\n",
+		"steps[].env":   "execution: {steps: [{id: one, prompt: hi, env: {API_TOKEN: \"" + secret + "\"}}]}\n",
+		// Not an env value, so not a known one: hidden by its shape.
+		"a hook's bearer token": "execution: {prompt: hi}\nhooks: {before_scoring: [{command: \"curl -H 'Authorization: Bearer " + secret + "' https://ci.example.com\"}]}\n",
+		"a hook's URL password": "execution: {prompt: hi}\nhooks: {before_scoring: [{command: \"git clone https://bot:" + secret + "@git.example.com/x.git\"}]}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := project(t, "name: demo\n"+block+"models: {skill: m}\ndataset: {path: cases}\n", "a")
+			r := newRun(t, dir, nil)
+			if _, err := r.exec(context.Background(), t); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(r.runDir().EvalCopy())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), secret) {
+				t.Errorf("config/eval.yaml holds %s's literal secret:\n%s", name, b)
+			}
+		})
+	}
+}

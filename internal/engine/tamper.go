@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/atomicfile"
 	"github.com/agent-eval/agent-eval/internal/pathutil"
 	"github.com/agent-eval/agent-eval/internal/results"
 )
@@ -219,7 +220,11 @@ func (st *state) hooksRan(start time.Time) {
 func (st *state) startTamperGuard() {
 	// The run's config/ is what score reads by default: the agent may no
 	// more change it than eval.yaml itself.
-	roots := append(st.ev.ScoringInputs(st.p.ProjectRoot), pathutil.Abs(st.dir.JudgeCache()), pathutil.Abs(st.dir.ConfigDir()))
+	// selection.json is which case folders score judges and a resume
+	// runs: guarded too, and put back after a case that changed it.
+	sel := pathutil.Abs(st.dir.SelectionPath())
+	st.selection, _ = os.ReadFile(sel)
+	roots := append(st.ev.ScoringInputs(st.p.ProjectRoot), pathutil.Abs(st.dir.JudgeCache()), pathutil.Abs(st.dir.ConfigDir()), sel)
 	skip := []string{pathutil.Abs(st.p.RunsDir), pathutil.Abs(st.wsRoot), pathutil.Abs(st.baselines), pathutil.Abs(os.TempDir())}
 	if home, err := os.UserHomeDir(); err == nil {
 		skip = append(skip, pathutil.Abs(home)) // the agent's caches, not the eval's files
@@ -264,7 +269,7 @@ func (st *state) checkTamper(c *results.Case, earlier []string) {
 	if st.tamper == nil {
 		return
 	}
-	changed := st.tamper.changes()
+	changed := append(st.tamper.changes(), st.pendingChanges()...)
 	for _, ch := range earlier {
 		if !slices.Contains(changed, ch) {
 			changed = append(changed, ch)
@@ -274,6 +279,7 @@ func (st *state) checkTamper(c *results.Case, earlier []string) {
 	if len(changed) == 0 {
 		return
 	}
+	st.restoreSelection(changed)
 	c.Tampered = changed
 	if len(changed) > maxTamperLines {
 		c.Tampered = append(changed[:maxTamperLines:maxTamperLines], fmt.Sprintf("... and %d more", len(changed)-maxTamperLines))
@@ -337,4 +343,65 @@ func (st *state) checkSealed(id string) error {
 	st.mu.Unlock()
 	st.obs.Warn(fmt.Sprintf("%s: its results were changed after it ended (%s): tampered", id, strings.Join(changed[:min(len(changed), 3)], "; ")))
 	return nil
+}
+
+// restoreSelection writes selection.json back as the run wrote it when
+// changed names it, so that what a tampering agent wrote there makes no
+// later score judge, nor resume run, other cases.
+func (st *state) restoreSelection(changed []string) {
+	sel := pathutil.Abs(st.dir.SelectionPath())
+	if st.selection == nil || !slices.ContainsFunc(changed, func(ch string) bool { return strings.HasPrefix(ch, sel+": ") }) {
+		return
+	}
+	_ = os.RemoveAll(sel) // a folder or a link in its place
+	if err := atomicfile.Write(sel, st.selection, 0o644); err != nil {
+		st.obs.Warn(fmt.Sprintf("put back %s, which a case's agent changed: %v", sel, err))
+	}
+}
+
+// guardPending fingerprints the folders of the cases yet to run (absent,
+// or an interrupted attempt's): until its case starts, a folder there is
+// written by no one but an agent without a sandbox, and a result planted
+// in it would pass for a finished case to a later resume.
+func (st *state) guardPending(ids []string) {
+	if st.tamper == nil {
+		return
+	}
+	st.pendMu.Lock()
+	defer st.pendMu.Unlock()
+	st.pending = map[string]*tamperGuard{}
+	for _, id := range ids {
+		st.pending[id] = newTamperGuard([]string{pathutil.Abs(st.dir.Case(id))}, nil)
+	}
+}
+
+// startFolder gives case id an empty folder of its own as it starts; its
+// folder is no longer a pending one.
+func (st *state) startFolder(id string) error {
+	st.pendMu.Lock()
+	defer st.pendMu.Unlock()
+	delete(st.pending, id)
+	return freshDir(st.dir.Case(id))
+}
+
+// pendingChanges lists what changed in the folders of the cases not
+// started yet, and removes each changed folder (its case makes it again
+// when it starts, and a resume then runs that case).
+func (st *state) pendingChanges() []string {
+	st.pendMu.Lock()
+	defer st.pendMu.Unlock()
+	var out []string
+	for id, g := range st.pending {
+		ch := g.changes()
+		if len(ch) == 0 {
+			continue
+		}
+		out = append(out, ch...)
+		dir := pathutil.Abs(st.dir.Case(id))
+		if err := os.RemoveAll(dir); err != nil {
+			st.obs.Warn(fmt.Sprintf("remove %s, which a case's agent wrote before case %s started: %v", dir, id, err))
+		}
+		st.pending[id] = newTamperGuard([]string{dir}, nil)
+	}
+	return out
 }

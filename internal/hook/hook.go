@@ -322,20 +322,37 @@ func respond(stdout, stderr io.Writer, in Input, d intercept.Decision) int {
 // directory's rundir.Decision). Its warnings are the decision's, redacted:
 // Claude Code drops the hook's stderr.
 func appendLedger(path string, e rundir.Decision, stderr io.Writer) {
-	b, err := json.Marshal(e)
+	writeLedger(path, e, json.Marshal, stderr)
+}
+
+// writeLedger is appendLedger with its encoder given. An entry that does
+// not encode is still written, without its details and with the error as
+// its warning: a missing line would hide the call from the run's tallies.
+func writeLedger(path string, e rundir.Decision, encode func(any) ([]byte, error), stderr io.Writer) {
+	b, err := encode(e)
 	if err != nil {
-		return
+		warn := "decision ledger: encode the entry: " + err.Error()
+		fmt.Fprintln(stderr, "agent-eval hook: warning:", warn)
+		b, err = json.Marshal(rundir.Decision{Time: e.Time, ToolUseID: e.ToolUseID, Tool: e.Tool, Decision: e.Decision,
+			Handler: e.Handler, Warnings: []string{warn}, Micros: e.Micros})
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err == nil {
-		_, err = f.Write(append(b, '\n')) // one write: lines from parallel hooks never interleave
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		err = appendLine(path, b)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "agent-eval hook: warning: decision ledger:", err)
 	}
+}
+
+// appendLine appends b and a newline to the file at path in one write:
+// lines from parallel hooks never interleave.
+func appendLine(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	return errors.Join(err, f.Close())
 }
 
 // EnvMap turns KEY=VALUE strings into a map.

@@ -439,3 +439,33 @@ func TestHookDeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestLedgerEntryThatDoesNotEncode: an entry the encoder refuses still
+// leaves its line, with the decision and the error as its warning, and the
+// warning on stderr; before, the call vanished from the ledger.
+func TestLedgerEntryThatDoesNotEncode(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), LedgerFile)
+	var stderr bytes.Buffer
+	refuse := func(any) ([]byte, error) { return nil, fmt.Errorf("unsupported value") }
+	writeLedger(path, rundir.Decision{Time: "t", Tool: "Bash", Decision: "deny", Handler: -1, Reason: "r"}, refuse, &stderr)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []rundir.Decision
+	for l := range strings.Lines(string(b)) {
+		var d rundir.Decision
+		if err := json.Unmarshal([]byte(l), &d); err != nil {
+			t.Fatalf("ledger line %q: %v", l, err)
+		}
+		lines = append(lines, d)
+	}
+	if len(lines) != 1 || lines[0].Decision != "deny" || lines[0].Tool != "Bash" ||
+		len(lines[0].Warnings) != 1 || !strings.Contains(lines[0].Warnings[0], "unsupported value") {
+		t.Errorf("ledger %+v, want one deny of Bash warning of the encode error", lines)
+	}
+	if !strings.Contains(stderr.String(), "unsupported value") {
+		t.Errorf("stderr %q, want the encode error", stderr.String())
+	}
+}

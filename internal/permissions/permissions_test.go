@@ -300,6 +300,10 @@ func TestHookDeniedPaths(t *testing.T) {
 		{[]string{"Read(secret/**)", "Edit(secret/**)", "Read(//abs/x)", "Read(secret/**)"}, []string{"secret/**", "//abs/x"}},
 		{[]string{"Edit(.claude/**)", "Bash(git push:*)"}, nil},
 		{[]string{"Read(secret/**)", "Bash"}, nil}, // Bash denied outright: no Bash to guard
+		{[]string{"Read(secret/**)", "Bash(*)"}, nil},
+		{[]string{"Read(secret/**)", "Bash(:*)"}, nil},
+		{[]string{"Bash(rm:*)", "Read(.env)"}, []string{".env"}}, // one command denied: Bash still runs
+		{[]string{"Read()"}, nil},
 	}
 	for _, tt := range tests {
 		if got := HookDeniedPaths(tt.deny); !slices.Equal(got, tt.want) {

@@ -6,6 +6,7 @@ package prompt
 import (
 	"crypto/rand"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -190,4 +191,21 @@ func RenderWith(tpl string, vars map[string]any) (string, error) {
 		return "", fmt.Errorf("render the template: %w", err)
 	}
 	return out, nil
+}
+
+// Placeholders lists what Render would fill in tpl, as written and each
+// once: its Jinja2 tags when it has any, else its {field} and {field?}
+// placeholders. A template without any renders as itself.
+func Placeholders(tpl string) []string {
+	re := braceRE()
+	if strings.Contains(tpl, "{{") || strings.Contains(tpl, "{%") {
+		re = jinjaTagRE()
+	}
+	var out []string
+	for _, m := range re.FindAllString(tpl, -1) {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -207,6 +207,46 @@ func (r *Redactor) Find(b []byte) [][2]int {
 			off += i + len(sec)
 		}
 	}
+	return merge(sp)
+}
+
+// String redacts s: the known values, then the patterns, line by line,
+// each line that is a JSON document as JSON.
+func (r *Redactor) String(s string) string {
+	st := newState()
+	return r.text(s, &st)
+}
+
+// FindShapes returns where b holds what is shaped like a credential,
+// whatever names it: a token of a known format, a bearer or basic
+// credential, a URL's password, a credential option's value on a command
+// line. Unlike String it leaves NAME: value and NAME=value pairs alone (a
+// config's min_pass_rate is no password). [start, end) pairs in order,
+// none overlapping.
+func FindShapes(b []byte) [][2]int {
+	s := string(b)
+	var sp spans
+	for off := 0; off < len(s); {
+		end := strings.IndexByte(s[off:], '\n')
+		if end < 0 {
+			end = len(s) - off
+		}
+		var line spans
+		l := s[off : off+end]
+		findUserinfo(l, &line)
+		findOptions(l, &line)
+		findBearer(l, &line)
+		findTokens(l, &line)
+		for _, x := range line {
+			sp.add(off+x.start, off+x.end)
+		}
+		off += end + 1
+	}
+	return merge(sp)
+}
+
+// merge sorts sp and joins the spans that overlap.
+func merge(sp spans) [][2]int {
 	sort.Slice(sp, func(i, j int) bool { return sp[i].start < sp[j].start })
 	var out [][2]int
 	for _, x := range sp {
@@ -217,11 +257,4 @@ func (r *Redactor) Find(b []byte) [][2]int {
 		out = append(out, [2]int{x.start, x.end})
 	}
 	return out
-}
-
-// String redacts s: the known values, then the patterns, line by line,
-// each line that is a JSON document as JSON.
-func (r *Redactor) String(s string) string {
-	st := newState()
-	return r.text(s, &st)
 }

@@ -203,13 +203,14 @@ type output struct {
 // the run was not scored).
 func load(dir rundir.Dir, s *rundir.Summary) *page {
 	p := &page{Summary: s, Scored: s != nil, red: redact.FromEnviron(os.Environ()), changed: map[string]bool{}}
-	if vals, changed, err := dir.KnownSecrets(); err != nil {
+	vals, changed, err := dir.KnownSecrets()
+	if err != nil {
 		p.Problems = append(p.Problems, err.Error())
-	} else {
-		p.red.LearnValues(vals...)
-		for _, c := range changed {
-			p.changed[c] = true
-		}
+	}
+	// What was found is hidden even when not all of it could be.
+	p.red.LearnValues(vals...)
+	for _, c := range changed {
+		p.changed[c] = true
 	}
 	run, err := dir.ReadRun()
 	if err == nil {

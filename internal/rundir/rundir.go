@@ -26,6 +26,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/agent-eval/agent-eval/internal/results"
@@ -117,23 +118,65 @@ func (d Dir) Modified(id string) string { return filepath.Join(d.Case(id), Modif
 // Step is the folder of one pipeline step of a case.
 func (d Dir) Step(id, step string) string { return filepath.Join(d.Case(id), StepsDir, step) }
 
-// CaseIDs lists the case folders, sorted.
+// CaseIDs lists the folders of the run's own cases, sorted: those of a
+// batch run's batch_outputs.json, else of selection.json (every folder for
+// a run that records neither). A folder beside them was not written by the
+// run (ForeignCases) and is never read as a case.
 func (d Dir) CaseIDs() ([]string, error) {
+	ids, _, err := d.caseFolders()
+	return ids, err
+}
+
+// ForeignCases lists the folders under cases/ that are none of the run's
+// cases: written by someone else (an agent without a sandbox), sorted.
+func (d Dir) ForeignCases() ([]string, error) {
+	_, foreign, err := d.caseFolders()
+	return foreign, err
+}
+
+func (d Dir) caseFolders() (own, foreign []string, err error) {
 	entries, err := os.ReadDir(filepath.Join(d.Path, CasesDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("list the cases of %s: %w", d.Path, err)
+	}
+	known, err := d.recordedCases()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range entries {
+		switch {
+		case known != nil && !slices.Contains(known, e.Name()):
+			foreign = append(foreign, e.Name())
+		case e.IsDir():
+			own = append(own, e.Name())
+		}
+	}
+	sort.Strings(own)
+	sort.Strings(foreign)
+	return own, foreign, nil
+}
+
+// recordedCases are the cases the run wrote folders for (nil: the run
+// records none, so every folder counts).
+func (d Dir) recordedCases() ([]string, error) {
+	a, err := d.ReadBatchAssignment()
+	if err != nil {
+		return nil, err
+	}
+	if a != nil {
+		return append([]string{}, a.Order...), nil
+	}
+	ids, err := d.Selection()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("list the cases of %s: %w", d.Path, err)
+		return nil, fmt.Errorf("read the run's cases: %w", err)
 	}
-	var ids []string
-	for _, e := range entries {
-		if e.IsDir() {
-			ids = append(ids, e.Name())
-		}
-	}
-	sort.Strings(ids)
-	return ids, nil
+	return append([]string{}, ids...), nil
 }
 
 // ReadRun reads the run's run_result.json.

@@ -113,27 +113,39 @@ func hashHex(s string) string {
 }
 
 // keptFiles are the slash-separated paths of the files under dir's
-// outputs/ and _modified/, by their SHA-256.
-func keptFiles(dir string) map[string]string {
+// outputs/ and _modified/, by their SHA-256. A folder it cannot list is an
+// error: a file it would miss keeps its secret name unredacted.
+func keptFiles(dir string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, sub := range []string{OutputsDir, ModifiedDir} {
-		_ = filepath.WalkDir(filepath.Join(dir, sub), func(path string, d fs.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
+		err := filepath.WalkDir(filepath.Join(dir, sub), func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			if d.Type().IsRegular() {
 				if rel, err := filepath.Rel(dir, path); err == nil {
 					out[hashHex(filepath.ToSlash(rel))] = filepath.ToSlash(rel)
 				}
 			}
 			return nil
 		})
+		if err != nil {
+			return nil, fmt.Errorf("list the kept files of %s: %w", dir, err)
+		}
 	}
-	return out
+	return out, nil
 }
 
 // KnownSecrets reads the secret marks of the run (its cases' and a batch's)
 // and returns the secrets they point at, for a redactor to hide, and the
 // marked files that changed since the run (their secrets cannot be found
 // any more: a reader shows them only redacted by the patterns, or not at
-// all), relative to the run directory.
+// all), relative to the run directory. A folder of kept files it cannot
+// list is an error returned with the secrets it did find: a reader that
+// shows the run anyway hides those.
 func (d Dir) KnownSecrets() (values, changed []string, err error) {
 	dirs := []string{d.Path}
 	ids, err := d.CaseIDs()
@@ -144,6 +156,7 @@ func (d Dir) KnownSecrets() (values, changed []string, err error) {
 		dirs = append(dirs, d.Case(id))
 	}
 	seen := map[string]bool{}
+	var listErrs []error
 	for _, dir := range dirs {
 		b, err := os.ReadFile(filepath.Join(dir, SecretMarksFile))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -160,7 +173,10 @@ func (d Dir) KnownSecrets() (values, changed []string, err error) {
 		for _, f := range marks.Files {
 			if f.Path == "" {
 				if byHash == nil {
-					byHash = keptFiles(dir)
+					if byHash, err = keptFiles(dir); err != nil {
+						listErrs = append(listErrs, fmt.Errorf("find the files the secret marks name: %w", err))
+						byHash = map[string]string{} // listed once
+					}
 				}
 				f.Path = byHash[f.PathSHA256]
 				if f.Path == "" {
@@ -203,5 +219,5 @@ func (d Dir) KnownSecrets() (values, changed []string, err error) {
 		}
 	}
 	sort.Strings(values)
-	return values, changed, nil
+	return values, changed, errors.Join(listErrs...)
 }

@@ -64,3 +64,54 @@ func TestSecretMarks(t *testing.T) {
 		t.Errorf("marks left behind: %v", err)
 	}
 }
+
+// TestKeptFilesUnlistable: a folder of the kept files that cannot be
+// listed (here nested past PATH_MAX, which stops root too) is an error,
+// not a smaller list that would leave a secret file name unredacted.
+func TestKeptFilesUnlistable(t *testing.T) {
+	t.Parallel()
+	d := Dir{Path: t.TempDir()}
+	out := filepath.Join(d.Case("c1"), OutputsDir)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"a.txt": "key Secret-One here", "name-Secret-One.log": ""} {
+		if err := os.WriteFile(filepath.Join(out, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	find := func(b []byte) [][2]int {
+		if i := strings.Index(string(b), "Secret-One"); i >= 0 {
+			return [][2]int{{i, i + len("Secret-One")}}
+		}
+		return nil
+	}
+	if err := MarkSecrets(d.Case("c1"), find); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenRoot(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	name := strings.Repeat("d", 250)
+	rel := name
+	for range 20 {
+		if err := r.Mkdir(rel, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		rel += "/" + name
+	}
+	if _, err := keptFiles(d.Case("c1")); err == nil {
+		t.Error("keptFiles over a folder it cannot list: no error")
+	}
+	// The error comes with the secrets found, for a reader that shows the
+	// run anyway.
+	vals, _, err := d.KnownSecrets()
+	if err == nil || strings.Join(vals, "|") != "Secret-One" {
+		t.Errorf("KnownSecrets() = %q, %v; want Secret-One and an error", vals, err)
+	}
+	if got, err := keptFiles(t.TempDir()); err != nil || len(got) != 0 {
+		t.Errorf("keptFiles of a case without kept files = %v, %v; want none", got, err)
+	}
+}

@@ -44,6 +44,11 @@ type Summary struct {
 	// (status tampered): each of their verdicts is a failure, and any one
 	// fails the verdict.
 	Tampered []string `yaml:"tampered,omitempty"`
+	// Foreign are folders under cases/ that are none of the run's cases
+	// (selection.json's, or a batch's batch_outputs.json's): the run did
+	// not write them, so they are not judged, and any one fails the
+	// verdict.
+	Foreign []string `yaml:"foreign_cases,omitempty"`
 	// JudgedCases counts the cases some judge gave a value to, and whose
 	// agent run the harness could run (status other than error). NotJudged
 	// says why none was, when none was: a verdict of no judged case is a

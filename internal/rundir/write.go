@@ -190,9 +190,12 @@ type selection struct {
 	Cases []string `json:"cases"`
 }
 
+// SelectionPath is the run's selection.json.
+func (d Dir) SelectionPath() string { return filepath.Join(d.Path, SelectionFile) }
+
 // WriteSelection records ids as the cases the run was made with.
 func (d Dir) WriteSelection(ids []string) error {
-	if err := results.WriteJSON(filepath.Join(d.Path, SelectionFile), selection{Cases: ids}); err != nil {
+	if err := results.WriteJSON(d.SelectionPath(), selection{Cases: ids}); err != nil {
 		return fmt.Errorf("record the run's cases: %w", err)
 	}
 	return nil
@@ -202,7 +205,7 @@ func (d Dir) WriteSelection(ids []string) error {
 // fs.ErrNotExist for a run made before they were recorded.
 func (d Dir) Selection() ([]string, error) {
 	var s selection
-	if err := readJSON(filepath.Join(d.Path, SelectionFile), &s); err != nil {
+	if err := readJSON(d.SelectionPath(), &s); err != nil {
 		return nil, err
 	}
 	return s.Cases, nil

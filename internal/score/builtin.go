@@ -249,7 +249,7 @@ func consultedDocs(rec *Record, args map[string]any) Outcome {
 	var read []string
 	for _, c := range rec.ToolCalls {
 		var in map[string]any
-		_ = json.Unmarshal(c.Input, &in)
+		_ = json.Unmarshal(c.Input, &in) // an input that is not an object names no path: nothing to find in it
 		switch {
 		case c.Name == "Read" || c.Name == "read_file":
 			if s, ok := in["file_path"].(string); ok {
@@ -426,7 +426,7 @@ func canonical(raw json.RawMessage) string {
 // match by accident.
 func targetsOf(c ToolCall) []string {
 	var in map[string]any
-	_ = json.Unmarshal(c.Input, &in)
+	_ = json.Unmarshal(c.Input, &in) // an input that is not an object names no path: nothing to find in it
 	var out []string
 	for _, k := range []string{"file_path", "path", "notebook_path", "url"} {
 		if s, ok := in[k].(string); ok && len(s) >= 4 && s != "." && s != "/" {

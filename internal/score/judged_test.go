@@ -78,3 +78,25 @@ func TestRegressionsNameEveryFailure(t *testing.T) {
 		t.Errorf("passed %v, regressions %q; want a failure naming the tampered case", s.Passed, regs)
 	}
 }
+
+// TestAGateOnAJudgeThatJudgedNothingFails: a threshold holds only over
+// cases its judge judged. A judge whose if: skipped every case (its
+// condition reads what the agent left, so the agent chooses) meets no
+// gate, whichever metric, while another judge's values keep the run from
+// "nothing judged".
+func TestAGateOnAJudgeThatJudgedNothingFails(t *testing.T) {
+	t.Parallel()
+	const head = "name: vacuous\nexecution: {prompt: hi}\ndataset: {path: cases}\n" +
+		"judges:\n  - {name: ok, expr: 'true'}\n  - {name: gated, expr: 'false', if: case_id == 'z'}\n"
+	for _, gate := range []string{"max_error_rate: 0", "min_pass_rate: 1", "min_mean: 1"} {
+		t.Run(gate, func(t *testing.T) {
+			t.Parallel()
+			ev, dir := writeProject(t, head+"thresholds:\n  gated: {"+gate+"}\n", fixtureCase{id: "a"}, fixtureCase{id: "b"})
+			s, err := Score(context.Background(), Options{Dir: dir, Eval: ev, Getenv: os.Getenv})
+			must(t, err)
+			if regs := strings.Join(Regressions(s), "\n"); s.Passed || !strings.Contains(regs, "[gated]") {
+				t.Errorf("passed=%v regressions=%q; want the gate on gated failed", s.Passed, regs)
+			}
+		})
+	}
+}

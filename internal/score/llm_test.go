@@ -221,3 +221,21 @@ func TestPlantedJudgeCacheEntryNotTrusted(t *testing.T) {
 		t.Errorf("score's own entry: cached %v, %v, %s; want it from the cache", cached, err, rep.Input)
 	}
 }
+
+// A verdict that cannot be cached (judge_cache is a file, so even root
+// cannot make the folder) is one warning naming the error, however many
+// verdicts fail; scoring goes on.
+func TestJudgeCacheWriteFailureWarns(t *testing.T) {
+	dir := rundir.Dir{Path: t.TempDir()}
+	must(t, os.WriteFile(dir.JudgeCache(), []byte("not a folder"), 0o644))
+	r := NewLLMRunner(dir, 1, false)
+	var warnings []string
+	r.warn = func(msg string) { warnings = append(warnings, msg) }
+	req := llm.ToolRequest{Model: "m", User: "u"}
+	for i := range 2 {
+		r.store(req, i, reply{Input: json.RawMessage(`{"passed":true,"rationale":"ok"}`)})
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "judge cache") || !strings.Contains(warnings[0], "not a directory") {
+		t.Errorf("warnings %q, want one naming the judge cache and its error", warnings)
+	}
+}

@@ -388,7 +388,7 @@ func toolTrace(rec *Record) string {
 // pattern, URL or description.
 func callDetail(c ToolCall) string {
 	var in map[string]any
-	_ = json.Unmarshal(c.Input, &in)
+	_ = json.Unmarshal(c.Input, &in) // an input that is not an object has no detail to show
 	for _, k := range []string{"file_path", "path", "command", "pattern", "url", "description", "query"} {
 		if s, ok := in[k].(string); ok && s != "" {
 			return s

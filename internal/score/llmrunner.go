@@ -33,6 +33,9 @@ type LLMRunner struct {
 	made    atomic.Int64
 	cached  atomic.Int64
 	failed  atomic.Int64
+	// warn hears the first verdict that could not be cached (nil: no one).
+	warn     func(string)
+	warnOnce sync.Once
 }
 
 // Retries is how many times a transient model error (429, 529, other 5xx)
@@ -143,7 +146,7 @@ func (r *LLMRunner) scoreWrote(p string) bool {
 }
 
 // store caches an accepted answer. A failure to cache only costs a call
-// next time, so it is not an error.
+// next time, so it is not an error: the first one is a warning.
 func (r *LLMRunner) store(req llm.ToolRequest, sample int, rep reply) {
 	// The model may quote a secret it read (an output file holding one):
 	// the cache, in the run directory, keeps it redacted, as summary.yaml.
@@ -153,13 +156,17 @@ func (r *LLMRunner) store(req llm.ToolRequest, sample int, rep reply) {
 	}
 	rep.Text = red.String(rep.Text)
 	b, err := json.Marshal(rep)
-	if err != nil {
-		return
+	if err == nil {
+		err = os.MkdirAll(r.cache.JudgeCache(), 0o755)
 	}
-	if err := os.MkdirAll(r.cache.JudgeCache(), 0o755); err != nil {
-		return
+	if err == nil {
+		err = atomicfile.Write(r.cache.JudgeCacheEntry(r.cacheKey(req, sample)), b, 0o644)
 	}
-	_ = atomicfile.Write(r.cache.JudgeCacheEntry(r.cacheKey(req, sample)), b, 0o644)
+	if err != nil && r.warn != nil {
+		r.warnOnce.Do(func() {
+			r.warn(fmt.Sprintf("judge cache: a verdict is not cached (the next scoring asks the model again): %v", err))
+		})
+	}
 }
 
 // errNoModel is returned when an LLM judge has no model to call.

@@ -62,6 +62,9 @@ type Record struct {
 	Outputs map[string]any
 	bytes   int64 // file text read so far
 	dir     rundir.Dir
+	// filesErr says which files the record could not read: the case's
+	// verdicts are errors, not judged on fewer files.
+	filesErr error
 }
 
 // ForStep is the record a judge with step: id sees: the step's events,
@@ -190,21 +193,41 @@ func (r *Record) readFiles(dir rundir.Dir, id string) error {
 		r.Files[n] = r.read(filepath.Join(dir.Outputs(id), filepath.FromSlash(n)), n)
 	}
 	mod := dir.Modified(id)
-	_ = filepath.WalkDir(mod, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || !e.Type().IsRegular() || len(r.Files) >= MaxRecordFiles {
+	if st, err := os.Lstat(mod); err == nil && !st.IsDir() {
+		return nil // a link in its place is not followed, as a walk of it would not
+	}
+	r.filesErr = r.readModified(mod, os.DirFS(mod))
+	return nil
+}
+
+// readModified reads the agent's other changes under mod, listed through
+// fsys (mod as a file system). A folder that could not be listed is an
+// error: the judges would silently see fewer files.
+func (r *Record) readModified(mod string, fsys fs.FS) error {
+	var errs []error
+	_ = fs.WalkDir(fsys, ".", func(rel string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if rel == "." && errors.Is(err, fs.ErrNotExist) {
+				return nil // the agent changed nothing else
+			}
+			errs = append(errs, fmt.Errorf("read %s: %w", filepath.Join(mod, filepath.FromSlash(rel)), err))
+			return nil // the walk goes on past a folder it cannot list
+		}
+		if !e.Type().IsRegular() || len(r.Files) >= MaxRecordFiles {
 			return nil
 		}
-		rel, _ := filepath.Rel(mod, p)
-		rel = filepath.ToSlash(rel)
 		top, _, _ := strings.Cut(rel, "/")
 		if top == ".work" || top == "subagents" || top == "hooks" {
 			return nil
 		}
-		v := r.read(p, rel)
+		v := r.read(filepath.Join(mod, filepath.FromSlash(rel)), rel)
 		r.Modified[rel] = v
 		r.Files[rundir.ModifiedDir+"/"+rel] = v
 		return nil
 	})
+	if len(errs) > 0 {
+		return fmt.Errorf("the record of %s misses files: %w", r.CaseID, errors.Join(errs...))
+	}
 	return nil
 }
 
@@ -521,6 +544,6 @@ func toAny(v any) any {
 		return nil
 	}
 	var out any
-	_ = json.Unmarshal(b, &out)
+	_ = json.Unmarshal(b, &out) // Marshal's own output: it decodes
 	return out
 }

@@ -59,6 +59,9 @@ type Observer interface {
 	// CaseScored is called once per case, from any goroutine, one call at
 	// a time.
 	CaseScored(id string, done, total int)
+	// Warn is told what scoring goes on past (a verdict it could not
+	// cache), from any goroutine.
+	Warn(msg string)
 }
 
 // ErrNoCredentials: the eval has LLM judges and the environment no key.
@@ -188,6 +191,9 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 		default:
 			env.LLM = NewLLMRunner(opts.Dir, opts.Concurrency, opts.NoCache)
 		}
+		if opts.Observer != nil {
+			env.LLM.warn = opts.Observer.Warn
+		}
 	}
 	judges, err := Build(ev, env, Kinds())
 	if err != nil {
@@ -312,6 +318,12 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 			s.Passed = false
 		}
 	}
+	if s.Foreign, err = opts.Dir.ForeignCases(); err != nil {
+		return nil, err
+	}
+	if len(s.Foreign) > 0 {
+		s.Passed = false
+	}
 	s.JudgedCases, s.NotJudged = judgedCases(judges, cases, batch)
 	if s.NotJudged != "" {
 		s.Passed = false
@@ -350,13 +362,21 @@ func scoreCase(ctx context.Context, dir rundir.Dir, ev *config.Eval, id string, 
 		cs.Status, cs.CostUSD, cs.DurationS, cs.Turns, cs.Answers = string(c.Status), c.CostUSD, c.DurationS, c.NumTurns, c.AnswersByTier
 	}
 	for _, b := range judges {
-		if rec.Result != nil && rec.Result.Status == results.StatusTampered {
-			cs.Verdicts = append(cs.Verdicts, tamperedVerdict(b, rec.Result))
-			continue
-		}
-		cs.Verdicts = append(cs.Verdicts, judgeCase(ctx, b, rec, red))
+		cs.Verdicts = append(cs.Verdicts, caseVerdict(ctx, b, rec, red))
 	}
 	return cs, nil
+}
+
+// caseVerdict is one judge's verdict on a case: tampered, an error when
+// the record could not read the case's files, else judged.
+func caseVerdict(ctx context.Context, b built, rec *Record, red *redact.Redactor) rundir.Verdict {
+	switch {
+	case rec.Result != nil && rec.Result.Status == results.StatusTampered:
+		return tamperedVerdict(b, rec.Result)
+	case rec.filesErr != nil:
+		return rundir.Verdict{Judge: b.name, Error: red.String(rec.filesErr.Error())}
+	}
+	return judgeCase(ctx, b, rec, red)
 }
 
 // tamperedVerdict is a judge's verdict on a case whose agent changed what
@@ -407,7 +427,13 @@ func judgeCase(ctx context.Context, b built, rec *Record, red *redact.Redactor) 
 		v.Error = red.String(o.Err.Error())
 		return v
 	}
-	f, _ := asFloat(o.Value)
+	f, ok := asFloat(o.Value)
+	if !ok {
+		// A value that is neither a bool nor a number is no verdict: it
+		// is not recorded as 0.
+		v.Error = red.String(fmt.Sprintf("judge %q returned %T %s, not a bool or a number", b.name, o.Value, clip(fmt.Sprint(o.Value), 80)))
+		return v
+	}
 	v.Value = &f
 	if p, ok := o.Value.(bool); ok {
 		v.Passed = &p

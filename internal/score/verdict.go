@@ -81,6 +81,12 @@ func checkThresholds(ev *config.Eval, s *rundir.Summary) []rundir.ThresholdResul
 				na("max_error_rate", *t.MaxErrorRate, unavailable("error rate"))
 				continue
 			}
+			// No error over no case judged is no bound either: the judge's
+			// if: (which may read what the agent left) skipped every case.
+			if js.Scored+js.Errors == 0 {
+				na("max_error_rate", *t.MaxErrorRate, fmt.Sprintf("error rate unavailable: the judge judged no case (%d skipped)", js.Skipped))
+				continue
+			}
 			r := rundir.ThresholdResult{Judge: name, Metric: "max_error_rate", Want: *t.MaxErrorRate, Got: js.ErrorRate, OK: js.ErrorRate <= *t.MaxErrorRate}
 			if !r.OK {
 				r.Detail = fmt.Sprintf("%s > %s: %d of %d cases errored", num(js.ErrorRate), num(*t.MaxErrorRate), js.Errors, js.Errors+js.Scored)
@@ -170,6 +176,9 @@ func Regressions(s *rundir.Summary) []string {
 	}
 	for _, id := range s.Tampered {
 		out = append(out, fmt.Sprintf("[%s] tampered: the agent changed what scoring reads, so every verdict on it is a failure (see summary.yaml)", id))
+	}
+	for _, id := range s.Foreign {
+		out = append(out, fmt.Sprintf("[%s] not one of the run's cases: cases/%s was written by someone other than the run (an agent without a sandbox?); not judged, and it fails the verdict", id, id))
 	}
 	for _, name := range s.BrokenJudges {
 		out = append(out, fmt.Sprintf("[%s] judged no case: every case it did not skip was an error (see summary.yaml)", name))

@@ -159,8 +159,8 @@ func TestProgressHeartbeatOffTerminal(t *testing.T) {
 	ticks <- t0.Add(95 * time.Second)
 	close(ticks)
 	p.beat(make(chan struct{}), ticks)
-	want := "agent-eval: progress [1/3] 30s · 1 running: b 10s · $0.1250 spent\n" +
-		"agent-eval: progress [1/3] 1m35s · 1 running: b 1m15s · $0.1250 spent\n"
+	want := "agent-eval: progress [1/3] 30s · 1 running: b 10s · $0.12 spent\n" +
+		"agent-eval: progress [1/3] 1m35s · 1 running: b 1m15s · $0.12 spent\n"
 	if got := buf.String(); got != want {
 		t.Errorf("heartbeat =\n%q\nwant\n%q", got, want)
 	}

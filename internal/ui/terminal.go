@@ -66,8 +66,11 @@ func (t *Terminal) CaseFinished(c *results.Case) {
 	}
 	line := fmt.Sprintf("  %s: %s in %.1fs, %s, %s, %s, %s", c.CaseID, t.p.paint(string(c.Status)), c.DurationS, usd.Format(c.CostUSD),
 		engine.Plural(c.NumTurns, "turn"), engine.Plural(len(c.PermissionDenials), "denial"), answeredByTier(c))
-	if c.Error != "" {
+	switch {
+	case c.Error != "" && c.Error != string(c.Status):
 		line += " — " + c.Error
+	case c.Status == results.StatusFailed && c.ExitCode != 0:
+		line += fmt.Sprintf(" — exit %d; its output is in the run's cases/%s/ (stdout.log, stderr.log)", c.ExitCode, c.CaseID)
 	}
 	fmt.Fprintf(t.p, "%s [%d/%d]\n", line, done, total)
 	for _, w := range fallbackWarnings(c) {

@@ -114,3 +114,31 @@ func TestSmallCostsKeepTheirDigits(t *testing.T) {
 		t.Errorf("want 0.000042 in the case line, the table and the run line (%d found):\n%s", n, out)
 	}
 }
+
+// TestCaseLineSaysWhyOnce: a case line adds what ended the case after its
+// counts: the error, unless it only repeats the status ("interrupted …
+// — interrupted"), else a non-zero exit code.
+func TestCaseLineSaysWhyOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		c    results.Case
+		want string
+	}{
+		{"interrupted", results.Case{CaseID: "a", Status: results.StatusInterrupted, Error: "interrupted", ExitCode: -1}, "0 answered [1/1]\n"},
+		{"an error", results.Case{CaseID: "a", Status: results.StatusError, Error: "prepare the workspace: boom"}, "0 answered — prepare the workspace: boom [1/1]\n"},
+		{"a non-zero exit", results.Case{CaseID: "a", Status: results.StatusFailed, ExitCode: 3}, "0 answered — exit 3; its output is in the run's cases/a/ (stdout.log, stderr.log) [1/1]\n"},
+		{"completed", results.Case{CaseID: "a", Status: results.StatusCompleted}, "0 answered [1/1]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var buf strings.Builder
+			term := &Terminal{p: &progress{w: &buf, now: time.Now, running: map[string]time.Time{}}}
+			term.p.begin(1)
+			term.CaseFinished(&tc.c)
+			if got := buf.String(); !strings.HasSuffix(got, tc.want) {
+				t.Errorf("case line %q, want it to end %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -506,6 +506,8 @@ func removeAll(p string) error {
 	if err == nil || !errors.Is(err, fs.ErrPermission) {
 		return err
 	}
+	// The walk and its chmods are best effort: what they miss, the second
+	// RemoveAll reports.
 	_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
 			_ = os.Chmod(q, 0o700)

@@ -74,7 +74,7 @@ func HookEntries(f intercept.File, command string, timeoutSeconds int) []any {
 	for _, h := range HookSettings(f, command, timeoutSeconds) {
 		b, _ := json.Marshal(h)
 		var v any
-		_ = json.Unmarshal(b, &v)
+		_ = json.Unmarshal(b, &v) // Marshal's own output of a plain struct: it decodes
 		entries = append(entries, v)
 	}
 	return entries

@@ -66,11 +66,14 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Run,
 	}
 	defer func() {
 		if err != nil {
-			_ = r.Close()
+			err = errors.Join(err, r.Close()) // a folder left behind is said too
 		}
 	}()
 	if r.bin, err = agentBinary(s.Eval, s.AgentBin); err != nil {
 		return nil, err
+	}
+	if s.FakeModelURL == "" && !hasCredentials(s.Eval) {
+		r.s.Warn(`neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is set (nor Vertex or Bedrock, nor an apiKeyHelper), so Claude Code has no credentials and every case will fail "Not logged in": a claude login is not used under agent-eval; set one, or run offline with --fake-model`)
 	}
 	for _, d := range s.Eval.Runner.PluginDirs {
 		abs, err := filepath.Abs(d)
@@ -135,20 +138,38 @@ func (r *started) Close() error {
 
 // agentBinary is --agent-bin, runner.settings.binary or claude, on PATH.
 func agentBinary(ev *config.Eval, flag string) (string, error) {
-	bin := flag
+	bin, from, fix := flag, " named by --agent-bin", ""
 	if bin == "" {
-		if b, ok := ev.Runner.Settings["binary"].(string); ok {
-			bin = b
+		if b, ok := ev.Runner.Settings["binary"].(string); ok && b != "" {
+			bin, from, fix = b, " named by runner.settings.binary", " (fix runner.settings.binary, or pass --agent-bin)"
 		}
 	}
 	if bin == "" {
-		bin = "claude"
+		bin, from, fix = "claude", "", " (install @anthropic-ai/claude-code, or pass --agent-bin)"
 	}
 	p, err := exec.LookPath(bin)
 	if err != nil {
-		return "", &runner.ConfigError{Err: fmt.Errorf("the agent CLI %q is not installed or not executable (install @anthropic-ai/claude-code, or pass --agent-bin)", bin)}
+		return "", &runner.ConfigError{Err: fmt.Errorf("the agent CLI %q%s is not installed or not executable%s", bin, from, fix)}
 	}
 	return filepath.Abs(p)
+}
+
+// hasCredentials tells whether the agent gets a way to the model: a key
+// or token (the caller's, runner.env's or execution.env's), Vertex or
+// Bedrock, or an apiKeyHelper in runner.settings. A run's own config
+// folder means a claude login session is never one.
+func hasCredentials(ev *config.Eval) bool {
+	names := []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_BEDROCK"}
+	runnerEnv := config.ResolveEnv(ev.Runner.Env, os.LookupEnv)
+	execEnv := config.ResolveEnv(ev.Execution.Env, os.LookupEnv)
+	settingsEnv, _ := ev.Runner.Settings["env"].(map[string]any)
+	for _, n := range names {
+		if os.Getenv(n) != "" || runnerEnv[n] != "" || execEnv[n] != "" || settingsEnv[n] != nil {
+			return true
+		}
+	}
+	_, helper := ev.Runner.Settings["apiKeyHelper"]
+	return helper
 }
 
 // hookCredentials hands the hook model its API key through a file outside
@@ -205,7 +226,7 @@ type session struct {
 	w        runner.Workspace
 	permArgs []string
 	plugins  []string
-	cleanup  func()
+	cleanup  func() error
 }
 
 // Prepare writes the workspace's .claude/settings.json (hooks, permissions,
@@ -269,16 +290,21 @@ func (r *started) fillHome(home string) error {
 	return nil
 }
 
+// Close removes the generated settings file; an error says the file is
+// left in the workspace.
 func (s *session) Close() error {
-	if s.cleanup != nil {
-		s.cleanup()
+	if s.cleanup == nil {
+		return nil
+	}
+	if err := s.cleanup(); err != nil {
+		return fmt.Errorf("remove the generated settings file: %w", err)
 	}
 	return nil
 }
 
 // settings writes the workspace's settings and returns the permission
 // flags for the agent and a cleanup for the generated settings file.
-func (r *started) settings(ws string, overrides map[string]string) ([]string, func(), error) {
+func (r *started) settings(ws string, overrides map[string]string) ([]string, func() error, error) {
 	ev := r.s.Eval
 	settings := map[string]any{}
 	hidden, err := r.hidden(ws)
@@ -362,13 +388,13 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 		// settings.local.json.
 		plan.Args = append(plan.Args, "--settings", filepath.Join(ws, ".claude", "settings.json"))
 	}
-	var cleanup func()
+	var cleanup func() error
 	if plan.SettingsFile != "" {
 		_, remove, err := permissions.WriteSettingsFile(filepath.Join(ws, ".claude"), plan.SettingsFile, plan.Settings)
 		if err != nil {
 			return nil, nil, err
 		}
-		cleanup = func() { _ = remove() }
+		cleanup = remove
 	}
 	return plan.Args, cleanup, nil
 }

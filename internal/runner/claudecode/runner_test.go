@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/runnertest"
@@ -42,19 +41,8 @@ func TestRunnerSuite(t *testing.T) {
 	runnertest.Run(t, runnertest.Harness{
 		New: New,
 		Setup: func(t *testing.T, root string) runner.RunSetup {
-			cfg := filepath.Join(root, "eval.yaml")
-			body := "name: suite\nexecution: {prompt: hi}\nmodels: {skill: claude-sonnet-4-5}\n" +
-				"permissions: {allow: [\"Bash(sleep 300)\"], sandbox: off}\ndataset: {path: cases}\n"
-			if err := os.MkdirAll(filepath.Join(root, "cases"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			ev, err := config.Load(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ev := loadEval(t, root, "name: suite\nexecution: {prompt: hi}\nmodels: {skill: claude-sonnet-4-5}\n"+
+				"permissions: {allow: [\"Bash(sleep 300)\"], sandbox: off}\ndataset: {path: cases}\n")
 			return runner.RunSetup{Eval: ev, Model: "claude-sonnet-4-5", AgentBin: bin, RunDir: filepath.Join(root, "runs", "r"),
 				Baselines: filepath.Join(root, "baselines"), FakeModelURL: url, Warn: func(msg string) { t.Log(msg) }}
 		},
