@@ -34,7 +34,11 @@ func agentSettingsOf(t *testing.T, st *started, ws string) agentSettings {
 		t.Fatal(err)
 	}
 	if cleanup != nil {
-		t.Cleanup(cleanup)
+		t.Cleanup(func() {
+			if err := cleanup(); err != nil {
+				t.Errorf("clean up the settings file: %v", err)
+			}
+		})
 	}
 	i := slices.Index(args, "--settings")
 	if i < 0 || i+1 >= len(args) {
