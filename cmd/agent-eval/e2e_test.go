@@ -18,6 +18,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
 // The end-to-end scripts in testdata/e2e run the real Claude Code CLI (the
@@ -49,7 +50,7 @@ const repoRoot = "../.."
 
 // claudeCLI finds the pinned Claude Code binary: $CLAUDE_BIN, else the copy
 // scripts/install-claude.sh put under .cache. In CI a missing CLI fails the
-// test; elsewhere it skips.
+// test; elsewhere it skips (need.Missing).
 func claudeCLI(t *testing.T) string {
 	t.Helper()
 	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "claude-code.version"))
@@ -65,19 +66,12 @@ func claudeCLI(t *testing.T) string {
 	if err == nil {
 		bin = abs
 	}
-	missing := func(why string) {
-		msg := fmt.Sprintf("the Claude Code CLI %s is not usable (%s); install it with scripts/install-claude.sh or set CLAUDE_BIN", version, why)
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI must run the end-to-end tests: " + msg)
-		}
-		t.Skip(msg)
-	}
 	if _, err := os.Stat(bin); err != nil {
-		missing(err.Error())
+		need.Missing(t, fmt.Sprintf("the Claude Code CLI %s is not usable: %v", version, err), need.Install("claude"))
 	}
 	out, err := exec.Command(bin, "--version").Output()
 	if err != nil {
-		missing(err.Error())
+		need.Missing(t, fmt.Sprintf("the Claude Code CLI %s is not usable: %v", version, err), need.Install("claude"))
 	}
 	if !strings.HasPrefix(string(out), version+" ") {
 		t.Fatalf("%s --version = %q, want %s: the e2e scripts assert that version's behaviour", bin, strings.TrimSpace(string(out)), version)
@@ -88,7 +82,7 @@ func claudeCLI(t *testing.T) string {
 // openCodeCLI finds the pinned OpenCode binary (the cli runner's real
 // second agent): $OPENCODE_BIN, else the copy scripts/install-opencode.sh
 // put under .cache. It returns "" when there is none, which fails in CI;
-// scripts that need it start with [!env:OPENCODE_BIN] skip.
+// scripts that need it start with [!opencode] skip.
 func openCodeCLI(t *testing.T) string {
 	t.Helper()
 	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "opencode.version"))
@@ -104,8 +98,8 @@ func openCodeCLI(t *testing.T) string {
 		bin = abs
 	}
 	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI must run the end-to-end tests: OpenCode %s is not installed (%v); install it with scripts/install-opencode.sh or set OPENCODE_BIN", version, err)
+		if need.InCI() {
+			need.Missing(t, fmt.Sprintf("OpenCode %s is not installed: %v", version, err), need.Install("opencode"))
 		}
 		return ""
 	}
@@ -128,6 +122,7 @@ func TestE2E(t *testing.T) {
 				return err
 			}
 			env.Setenv("HOME", home)
+			env.Setenv("OUTER_HOME", os.Getenv("HOME")) // the HOME a script's agent must leave alone
 			env.Setenv("PATH", filepath.Dir(claude)+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("ANTHROPIC_API_KEY", "fake-key-for-tests")
 			for _, k := range []string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER", "DISABLE_ERROR_REPORTING", "IS_SANDBOX"} {
@@ -158,14 +153,16 @@ func TestE2E(t *testing.T) {
 		// [opencode]: the OpenCode CLI is there (a script of the cli runner
 		// with it skips without it, except in CI, which fails above).
 		// [pidns]: this machine can give an agent a pid namespace.
+		// [need:PROGRAM]: as scriptCondition.
 		Condition: func(cond string) (bool, error) {
 			if cond == "opencode" {
 				return opencode != "", nil
 			}
 			if cond == "pidns" {
-				return agentproc.NamespaceWorks() == nil, nil
+				err := agentproc.NamespaceWorks()
+				return need.Condition(err == nil, fmt.Sprintf("no pid namespace for the agent here: %v", err), "run as root, or allow unprivileged user namespaces")
 			}
-			return false, fmt.Errorf("unknown condition %q", cond)
+			return scriptCondition(cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fake":   cmdFake,

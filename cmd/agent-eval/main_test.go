@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agent-eval/agent-eval/internal/cli"
+	"github.com/agent-eval/agent-eval/internal/testutil/need"
 	"github.com/agent-eval/agent-eval/internal/workspace"
 )
 
@@ -33,7 +36,19 @@ func TestScripts(t *testing.T) {
 			env.Setenv("AGENT_EVAL_RUNS_DIR", "")
 			return shortWorkspaces(env)
 		},
+		Condition: scriptCondition,
 	})
+}
+
+// scriptCondition is the scripts' [need:PROGRAM]: PROGRAM is on PATH. A
+// script that needs it starts with [!need:PROGRAM] skip, which skips without
+// it, except in CI ($CI set), where the condition's error fails the script
+// (need.ProgramCondition).
+func scriptCondition(cond string) (bool, error) {
+	if name, ok := strings.CutPrefix(cond, "need:"); ok && name != "" {
+		return need.ProgramCondition(name)
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // shortWorkspaces gives a script a private workspace root of its own

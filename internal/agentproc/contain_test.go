@@ -17,7 +17,12 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/guard"
+	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
+
+// pidnsHow says what gives the agent a pid namespace (README: the agent's
+// processes): root, or unprivileged user namespaces.
+const pidnsHow = "run as root, or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, kernel.apparmor_restrict_unprivileged_userns=0)"
 
 // TestMain lets the test binary stand in for agent-eval's guard verb.
 func TestMain(m *testing.M) {
@@ -255,7 +260,7 @@ func TestNamespaceIsolates(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c := probe(self); c.Mode != PIDNamespace || c.Detail != "" {
-		t.Skipf("no full pid namespace here: %s", c)
+		need.Missing(t, fmt.Sprintf("no full pid namespace here: %s", c), pidnsHow)
 	}
 	outside := exec.Command("sleep", "300")
 	if err := outside.Start(); err != nil {
@@ -383,7 +388,7 @@ func TestProbeAnswers(t *testing.T) {
 			c = probe(bin)
 		}
 		if c.Mode == Subreaper && strings.Contains(c.Detail, "operation not permitted") {
-			t.Skipf("no namespace here: %s", c)
+			need.Missing(t, fmt.Sprintf("no namespace here: %s", c), pidnsHow)
 		}
 		if c.Mode != tt.want || !strings.Contains(c.Detail, tt.detail) || (tt.detail == "" && c.Detail != "") {
 			t.Errorf("probe of a guard that runs %q = %+v; want %s with %q", tt.script, c, tt.want, tt.detail)
@@ -403,11 +408,9 @@ func TestNoReentryIntoTheHostNamespace(t *testing.T) {
 	t.Parallel()
 	self, ms := modes(t)
 	if !slices.Contains(ms, PIDNamespace) {
-		t.Skip("no pid namespace here")
+		need.Missing(t, "no pid namespace here", pidnsHow)
 	}
-	if _, err := exec.LookPath("nsenter"); err != nil {
-		t.Skip("no nsenter")
-	}
+	need.Program(t, "nsenter")
 	m := marker(t)
 	dir := t.TempDir()
 	script := `m=` + m + `

@@ -372,12 +372,22 @@ func TestInterruptKeepsFinishedCasesAndResumeRunsTheRest(t *testing.T) {
 	}
 }
 
+// TestTimeout: a case that hangs past --timeout is ended and recorded as
+// timed out. The test has a deadline of its own: a run that ignores
+// --timeout is interrupted after 10 s and fails here, instead of hanging
+// until go test's -timeout.
 func TestTimeout(t *testing.T) {
 	t.Parallel()
 	dir := project(t, caseEval, "slow", "quick")
 	r := newRun(t, dir, map[string]fake.Script{"slow": {Hang: true}, "quick": {}})
 	r.flags.Timeout = 50 * time.Millisecond
-	res, err := r.exec(context.Background(), t)
+	const deadline = 10 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	res, err := r.exec(ctx, t)
+	if ctx.Err() != nil {
+		t.Fatalf("the run was still going after %s: --timeout %s did not end the hanging case", deadline, r.flags.Timeout)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,10 +484,11 @@ func TestUnknownRunnerIsAUsageError(t *testing.T) {
 
 func TestPlan(t *testing.T) {
 	t.Parallel()
-	dir := project(t, caseEval+"execution: {prompt: hi, timeout: 30, parallelism: 3, max_budget_usd: 2}\n", "a", "b")
+	eval := strings.Replace(caseEval, `execution: {prompt: "Hello {name}."}`, "execution: {prompt: hi, timeout: 30, parallelism: 3, max_budget_usd: 2}", 1)
+	dir := project(t, eval, "a", "b")
 	ev, err := config.Load(filepath.Join(dir, "eval.yaml"))
 	if err != nil {
-		t.Skipf("the eval does not load (%v)", err)
+		t.Fatalf("the fixture does not load: %v", err)
 	}
 	env := engine.Environment{Dir: dir, Now: time.Date(2026, 12, 1, 2, 3, 4, 0, time.UTC), Getenv: func(string) string { return "" }}
 	for _, tc := range []struct {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
 // ScreenshotDirEnv names the folder the Chromium test saves its
@@ -41,10 +43,7 @@ func chromium() string {
 func TestReportInChromium(t *testing.T) {
 	bin := chromium()
 	if bin == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not installed; scripts/install-chromium.sh installs it")
-		}
-		t.Skip("chromium is not installed (scripts/install-chromium.sh installs it)")
+		need.Missing(t, "no chromium on PATH and no $CHROMIUM_BIN", need.Install("chromium"))
 	}
 	start := time.Now()
 	d, s := fixture(t, true)

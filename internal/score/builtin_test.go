@@ -83,9 +83,7 @@ func TestBuiltins(t *testing.T) {
 // TestUpstreamChecks runs the check bodies of upstream's own evals,
 // unchanged, over records shaped as upstream documents.
 func TestUpstreamChecks(t *testing.T) {
-	if FindPython() == "" {
-		t.Skip("python3 is not installed")
-	}
+	needPython(t)
 	for _, ex := range []struct {
 		file  string
 		cases []fixtureCase
@@ -105,10 +103,8 @@ func TestUpstreamChecks(t *testing.T) {
 		}, map[string]map[string]bool{"task-1": {"tests_pass": true}, "task-2": {"tests_pass": false}, "task-3": {"tests_pass": false}}},
 	} {
 		t.Run(ex.file, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("/work/shared/upstream-examples/eval", ex.file))
-			if err != nil {
-				t.Skipf("upstream examples not available: %v", err)
-			}
+			b, err := os.ReadFile(filepath.Join("..", "config", "testdata", "upstream", "eval", ex.file))
+			must(t, err)
 			var raw struct {
 				Judges []struct {
 					Name  string `yaml:"name"`
@@ -147,9 +143,7 @@ func TestCheckNeedsPython(t *testing.T) {
 }
 
 func TestCheckSyntaxError(t *testing.T) {
-	if FindPython() == "" {
-		t.Skip("python3 is not installed")
-	}
+	needPython(t)
 	ev, _ := writeProject(t, "name: p\nexecution:\n  prompt: hi\ndataset:\n  path: cases\njudges:\n  - name: c\n    check: |\n      x = 1\n      return x ==\n")
 	_, err := Build(ev, &Env{Eval: ev, Python: FindPython()}, Kinds())
 	if err == nil || !strings.Contains(err.Error(), "eval.yaml:8:") || !strings.Contains(err.Error(), "line 2 of the check") {

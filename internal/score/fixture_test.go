@@ -10,6 +10,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/prompt"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/testutil/need"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
@@ -101,6 +102,17 @@ func writeRun(t testing.TB, path string, cases ...fixtureCase) rundir.Dir {
 	}
 	must(t, results.WriteJSON(d.RunResult(), run))
 	return d
+}
+
+// needPython returns the python3 the judges would run, or skips the test
+// without one (fails it in CI).
+func needPython(t testing.TB) string {
+	t.Helper()
+	p := FindPython()
+	if p == "" {
+		need.Missing(t, "python3 is not on the judges' trusted PATH", need.Install("python3"))
+	}
+	return p
 }
 
 func must(t testing.TB, err error) {

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
 // forge is what an agent plants: Python that, wherever it is imported or
@@ -84,9 +85,7 @@ func pythonVersion(t *testing.T) string {
 // Python or shell would pick it up. Whatever it plants, a judge whose body
 // returns False stays failed: not passed, and not an error either.
 func TestPlantedFilesForgeNoVerdict(t *testing.T) {
-	if FindPython() == "" {
-		t.Skip("python3 is not installed")
-	}
+	needPython(t)
 	ver := pythonVersion(t)
 	tests := []struct {
 		name  string
@@ -231,7 +230,7 @@ func writableVenv(t *testing.T) string {
 	must(t, err)
 	t.Cleanup(func() { os.RemoveAll(d) })
 	if out, err := exec.Command("python3", "-m", "venv", "--without-pip", d).CombinedOutput(); err != nil {
-		t.Skipf("python3 -m venv: %v: %s", err, out)
+		need.Missing(t, fmt.Sprintf("python3 -m venv: %v: %s", err, out), need.Install("python3"))
 	}
 	return d
 }
@@ -282,9 +281,7 @@ type looked struct {
 // gone afterwards, and a copy of the case: what it writes there does not
 // change the run.
 func TestExecJudgeIsolation(t *testing.T) {
-	if FindPython() == "" {
-		t.Skip("python3 is not installed")
-	}
+	needPython(t)
 	t.Setenv("DEPLOY_TOKEN", "tok-not-for-judges")
 	t.Setenv("ANTHROPIC_API_KEY", "sk-not-for-judges")
 	t.Setenv("PYTHONSTARTUP", "/nowhere")
@@ -492,9 +489,7 @@ func TestJudgeFolderRemoved(t *testing.T) {
 // its arguments, and a check imports eval.yaml's folder's modules; they
 // only lose the power to be shadowed.
 func TestPythonExecJudge(t *testing.T) {
-	if FindPython() == "" {
-		t.Skip("python3 is not installed")
-	}
+	needPython(t)
 	ev, dir := writeProject(t, `name: py
 execution:
   prompt: hi
@@ -594,9 +589,7 @@ func TestInterpreterArgv(t *testing.T) {
 // names (an editable install's path line). Only the code site would run is
 // left out.
 func TestJudgesImportInstalledPackages(t *testing.T) {
-	if FindPython() == "" {
-		t.Skip("python3 is not installed")
-	}
+	needPython(t)
 	venv := writableVenv(t)
 	site := filepath.Join(venv, "lib", "python"+pythonVersion(t), "site-packages")
 	plant(t, filepath.Join(site, "installed_helper.py"), "def no():\n    return False, 'the installed helper says no'\n", 0o644)
@@ -680,9 +673,7 @@ func TestCopyFileSwapped(t *testing.T) {
 // and a pass rate over the other cases alone would pass the gate. A gate
 // counts a case its judge errored on as not passed.
 func TestErrorSamplesPassNoGate(t *testing.T) {
-	if FindPython() == "" {
-		t.Skip("python3 is not installed")
-	}
+	needPython(t)
 	ev, dir := writeProject(t, `name: errors
 execution:
   prompt: hi

@@ -94,8 +94,8 @@ func TestJudgeSuite(t *testing.T) {
 	for _, kc := range suiteKinds(t, ev.Dir()) {
 		covered[kc.kind] = true
 		t.Run(kc.kind, func(t *testing.T) {
-			if kc.needsPython && env.Python == "" {
-				t.Skip("python3 is not installed")
+			if kc.needsPython {
+				needPython(t)
 			}
 			f, ok := reg.Lookup(kc.kind)
 			if !ok {

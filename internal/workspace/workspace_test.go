@@ -1363,7 +1363,7 @@ func TestCopyTreeFIFO(t *testing.T) {
 				t.Fatal(err)
 			}
 			if err := syscall.Mkfifo(p, 0o644); err != nil {
-				t.Skipf("mkfifo: %v", err)
+				t.Fatalf("mkfifo: %v", err)
 			}
 			src := filepath.Join(root, "ws", strings.SplitN(rel, "/", 2)[0])
 			done := make(chan error, 1)

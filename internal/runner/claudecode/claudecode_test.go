@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/guard"
+	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
 // TestMain lets the test binary stand in for agent-eval's guard verb, so
@@ -264,8 +265,8 @@ func TestRunDoesNotWaitForLeftovers(t *testing.T) {
 		for mode, g := range guards(t) {
 			t.Run(map[bool]string{false: "in the group", true: "escaped"}[escape]+"/"+mode, func(t *testing.T) {
 				t.Parallel()
-				if _, err := exec.LookPath("setsid"); escape && err != nil {
-					t.Skip("no setsid")
+				if escape {
+					need.Program(t, "setsid")
 				}
 				pidFile := filepath.Join(t.TempDir(), "child.pid")
 				launch := "sleep 300 &\necho $! > " + pidFile + "\n"

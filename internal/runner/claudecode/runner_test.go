@@ -9,14 +9,18 @@ import (
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/runnertest"
+	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
 // TestRunnerSuite runs the shared runner suite against the real Claude
 // Code CLI ($CLAUDE_BIN) answered by the fake Messages API.
 func TestRunnerSuite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real Claude Code CLI")
+	}
 	bin := os.Getenv("CLAUDE_BIN")
-	if bin == "" || testing.Short() {
-		t.Skip("CLAUDE_BIN is not set (the real claude CLI)")
+	if bin == "" {
+		need.Missing(t, "$CLAUDE_BIN, the real Claude Code CLI, is not set", need.Install("claude"))
 	}
 	srv := fakeapi.New(fakeapi.Options{})
 	for name, script := range map[string]string{

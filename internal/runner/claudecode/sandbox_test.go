@@ -3,10 +3,11 @@ package claudecode
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
 // linkBins makes a PATH directory holding only the named programs of the
@@ -15,10 +16,7 @@ func linkBins(t *testing.T, names ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, n := range names {
-		p, err := exec.LookPath(n)
-		if err != nil {
-			t.Skipf("%s is not installed here: %v", n, err)
-		}
+		p := need.Program(t, n)
 		if err := os.Symlink(p, filepath.Join(dir, n)); err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/testutil/fakemodel"
+	"github.com/agent-eval/agent-eval/internal/testutil/need"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
@@ -29,15 +30,26 @@ func openCodeEnv(home string) map[string]string {
 	}
 }
 
+// openCodeBin returns $OPENCODE_BIN, the real OpenCode CLI; without it the
+// test skips (fails in CI), and with -short too.
+func openCodeBin(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the real OpenCode CLI")
+	}
+	bin := os.Getenv("OPENCODE_BIN")
+	if bin == "" {
+		need.Missing(t, "$OPENCODE_BIN, the real OpenCode CLI, is not set", need.Install("opencode"))
+	}
+	return bin
+}
+
 // The real OpenCode CLI (OPENCODE_BIN, scripts/install-opencode.sh) runs
 // against the fake Messages API: the scripted bash call creates a file, a
 // write call a second one, and the runner reports the exit code, usage,
 // tool calls and transcript.
 func TestOpenCodeAgainstFake(t *testing.T) {
-	bin := os.Getenv("OPENCODE_BIN")
-	if bin == "" || testing.Short() {
-		t.Skip("OPENCODE_BIN is not set (scripts/install-opencode.sh installs it)")
-	}
+	bin := openCodeBin(t)
 	srv := fakeapi.New(fakeapi.Options{Script: &fakeapi.Script{
 		Turns: []fakeapi.Turn{
 			{Text: "Creating the file.", ToolUse: &fakeapi.ToolUse{Name: "bash", Input: map[string]any{
@@ -108,9 +120,7 @@ func TestOpenCodeAgainstFake(t *testing.T) {
 // placeholders as arguments), the case's input, and the fake selected per
 // invocation by its URL (/s/<case>, without /v1).
 func TestOpenCodeThroughRunner(t *testing.T) {
-	if os.Getenv("OPENCODE_BIN") == "" || testing.Short() {
-		t.Skip("OPENCODE_BIN is not set (scripts/install-opencode.sh installs it)")
-	}
+	openCodeBin(t)
 	srv := fakeapi.New(fakeapi.Options{Script: &fakeapi.Script{Turns: []fakeapi.Turn{{Text: "the wrong script"}}}})
 	srv.SetScript("case-001", &fakeapi.Script{
 		Turns: []fakeapi.Turn{{ToolUse: &fakeapi.ToolUse{Name: "bash", Input: map[string]any{
