@@ -47,12 +47,10 @@ const (
 
 // Input is the part of Claude Code's PreToolUse JSON the hook reads.
 type Input struct {
-	HookEventName string         `json:"hook_event_name"`
-	ToolName      string         `json:"tool_name"`
-	ToolInput     map[string]any `json:"tool_input"`
-	ToolUseID     string         `json:"tool_use_id"`
-	CWD           string         `json:"cwd"`
-	SessionID     string         `json:"session_id"`
+	ToolName  string         `json:"tool_name"`
+	ToolInput map[string]any `json:"tool_input"`
+	ToolUseID string         `json:"tool_use_id"`
+	CWD       string         `json:"cwd"`
 }
 
 // Options are the hook's inputs besides stdin.
