@@ -161,7 +161,7 @@ func runExplain(e env, opts explainOptions) error {
 		c := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
 		// As run writes them: the harness's own denies, and the rules of
 		// runner.settings.permissions merged in.
-		c.Deny = append(c.Deny, workspace.ProtectedDenies...)
+		c.Deny = append(c.Deny, workspace.ProtectedDenies()...)
 		if p, ok := ev.Runner.Settings["permissions"].(map[string]any); ok {
 			c.Allow, c.Deny = append(c.Allow, anyStrings(p["allow"])...), append(c.Deny, anyStrings(p["deny"])...)
 		}

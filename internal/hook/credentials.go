@@ -8,10 +8,12 @@ import (
 	"strings"
 )
 
-// CredentialNames are the variables a credentials file may set for the
-// hook model's client: what Claude Code's scrub takes from the hook's
-// environment when the sandbox is on.
-var CredentialNames = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS"}
+// CredentialNames returns a copy of the variables a credentials file may
+// set for the hook model's client: what Claude Code's scrub takes from the
+// hook's environment when the sandbox is on.
+func CredentialNames() []string { return slices.Clone(credentialNames) }
+
+var credentialNames = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS"}
 
 // LoadCredentials reads a credentials file (NAME=VALUE lines, written by
 // agent-eval run, mode 0600, in a folder the agent's commands and tools are
@@ -28,7 +30,7 @@ func LoadCredentials(path string) error {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		name, value, ok := strings.Cut(sc.Text(), "=")
-		if !ok || !slices.Contains(CredentialNames, name) {
+		if !ok || !slices.Contains(credentialNames, name) {
 			continue
 		}
 		if _, set := os.LookupEnv(name); set {
@@ -48,7 +50,7 @@ func LoadCredentials(path string) error {
 // CredentialNames in lookup.
 func FormatCredentials(lookup func(string) (string, bool)) string {
 	var b strings.Builder
-	for _, name := range CredentialNames {
+	for _, name := range credentialNames {
 		if v, ok := lookup(name); ok && v != "" {
 			fmt.Fprintf(&b, "%s=%s\n", name, strings.ReplaceAll(v, "\n", `\n`))
 		}
