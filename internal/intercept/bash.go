@@ -12,6 +12,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/agent-eval/agent-eval/internal/clip"
+	"github.com/agent-eval/agent-eval/internal/shellname"
 )
 
 // analysis is what the hook reads from a Bash command line before it runs:
@@ -700,7 +701,7 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 		w.deny("parallel runs commands built from its input (%q)", clip.String(text, 80))
 	case base == "fc" && !slices.ContainsFunc(args, func(a word) bool { return !a.dyn && strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "l") }):
 		w.deny("fc runs commands from the shell's history, which the hook does not read (%q)", clip.String(text, 80))
-	case shells[base]:
+	case shellname.Is(base):
 		w.projectCode(base, text, wordTexts(args))
 		w.shell(base, text, args, env, depth)
 	case w.callbacks(base, text, args, env, depth, code):

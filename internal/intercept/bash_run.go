@@ -15,6 +15,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/shellname"
 )
 
 // noteWriter records a command of the line that may write files the
@@ -75,7 +76,7 @@ func (w *walker) unknownProgram(name string, args []word, env map[string]string,
 		}
 		b := path.Base(a.s)
 		_, wrapper := wrappers[b]
-		if !shells[b] && !wrapper && b != "eval" && b != "find" && !slices.Contains(interpreters, b) && !strings.HasPrefix(b, "python") {
+		if !shellname.Is(b) && !wrapper && b != "eval" && b != "find" && !slices.Contains(interpreters, b) && !strings.HasPrefix(b, "python") {
 			continue
 		}
 		w.suffix = true
@@ -330,15 +331,15 @@ func conventionCode(base string, ss, written []string, writers []writer) string 
 		conv = []string{"*.rs", "Cargo.toml", ".cargo/config.toml"}
 	case "pytest", "py.test", "tox", "nox":
 		conv = []string{"*.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"}
-	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "busybox":
-		conv = []string{".zshenv", ".zshrc", ".zprofile"}
-		if slices.ContainsFunc(ss, func(a string) bool {
-			return a == "--login" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "il")
-		}) {
-			conv = append(conv, ".bashrc", ".profile", ".bash_profile", ".bash_login", ".kshrc", ".mkshrc")
-		}
 	default:
-		if strings.HasPrefix(base, "python") && slices.Contains(ss, "-m") {
+		if shellname.Is(base) || base == "busybox" {
+			conv = []string{".zshenv", ".zshrc", ".zprofile"}
+			if slices.ContainsFunc(ss, func(a string) bool {
+				return a == "--login" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "il")
+			}) {
+				conv = append(conv, ".bashrc", ".profile", ".bash_profile", ".bash_login", ".kshrc", ".mkshrc")
+			}
+		} else if strings.HasPrefix(base, "python") && slices.Contains(ss, "-m") {
 			conv = []string{"*.py"} // python -m mod: mod may be a file the line wrote
 		}
 	}

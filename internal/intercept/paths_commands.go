@@ -13,6 +13,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/shellname"
 )
 
 // Commands by what they do with a directory argument.
@@ -155,7 +156,7 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 			return nil // a virtualenv or shell set-up script (README)
 		}
 		return c.cannot(name + " runs the commands of a file the hook cannot read, so the paths they touch cannot be checked")
-	case shells[name] || name == "busybox":
+	case shellname.Is(name) || name == "busybox":
 		if code, ok := codeArg(name, rest); ok {
 			if !c.literalCode(ce, name) {
 				return c.cannot(name + " -c runs a script that is built when the command runs, so the paths it reads cannot be checked")
