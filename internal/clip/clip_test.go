@@ -2,25 +2,20 @@ package clip
 
 import "testing"
 
+// TestString: cuts fall on character boundaries at or below n bytes.
 func TestString(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		s    string
-		n    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"exactly", 7, "exactly"},
-		{"abcdef", 3, "abc…"},
-		{"héllo", 2, "h…"}, // é is two bytes: never half of it
-		{"héllo", 3, "hé…"},
-		{"日本語", 4, "日…"},
-		{"abc", 0, "…"},
-		{"abc", -1, "…"},
+	type in struct {
+		s string
+		n int
 	}
-	for _, tt := range tests {
-		if got := String(tt.s, tt.n); got != tt.want {
-			t.Errorf("String(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+	for in, want := range map[in]string{
+		{"short", 10}: "short", {"exactly", 7}: "exactly", {"abcdef", 3}: "abc…",
+		{"héllo", 2}: "h…", {"héllo", 3}: "hé…", // é is two bytes: never half of it
+		{"日本語", 4}: "日…", {"abc", 0}: "…", {"abc", -1}: "…",
+	} {
+		if got := String(in.s, in.n); got != want {
+			t.Errorf("String(%q, %d) = %q, want %q", in.s, in.n, got, want)
 		}
 	}
 }

@@ -1,21 +1,13 @@
 package workspace
 
 import (
-	"slices"
+	"strings"
 	"testing"
+
+	"github.com/agent-eval/agent-eval/internal/testutil/readonly"
 )
 
-// TestProtectedDeniesIsReadOnly: overwriting or appending to what
-// ProtectedDenies returns does not change the rules the next caller gets.
 func TestProtectedDeniesIsReadOnly(t *testing.T) {
 	t.Parallel()
-	got := ProtectedDenies()
-	for i := range got {
-		got[i] = "Edit(nothing)"
-	}
-	_ = append(got[:0], "Read(nothing)")
-	want := []string{"Edit(.claude/**)", "Edit(tool_handlers.yaml)", "Edit(hook_decisions.jsonl)"}
-	if again := ProtectedDenies(); !slices.Equal(again, want) {
-		t.Errorf("ProtectedDenies() after its copy was changed = %q, want %q", again, want)
-	}
+	readonly.Strings(t, ProtectedDenies, func() string { return strings.Join(ProtectedDenies(), " ") })
 }
