@@ -70,7 +70,7 @@ func (st *state) runBatch(ctx context.Context, start time.Time) (*results.Run, e
 	err := st.fillWorkspace(ws, "")
 	var sess runner.Session
 	if err == nil {
-		sess, err = st.rr.Prepare(ctx, runner.Workspace{ID: BatchID, Dir: ws, Overrides: overrides})
+		sess, err = st.agent.Prepare(ctx, runner.Workspace{ID: BatchID, Dir: ws, Overrides: overrides})
 	}
 	if sess != nil {
 		defer func() {

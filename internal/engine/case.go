@@ -87,7 +87,7 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	if err := st.fillWorkspace(cr.ws, caseDir); err != nil {
 		return fail(fmt.Errorf("prepare the workspace: %w", err))
 	}
-	sess, err := st.rr.Prepare(ctx, runner.Workspace{ID: id, Dir: cr.ws, CaseDir: caseDir, Overrides: overrides})
+	sess, err := st.agent.Prepare(ctx, runner.Workspace{ID: id, Dir: cr.ws, CaseDir: caseDir, Overrides: overrides})
 	if sess != nil {
 		defer func() {
 			if err := sess.Close(); err != nil {

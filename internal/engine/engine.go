@@ -46,7 +46,7 @@ type state struct {
 	baselines string            // the workspaces' git baselines, outside them (in private)
 	slots     []string          // the slots this run made (removed at its end)
 	ws        map[string]string // case id (or BatchID) → its workspace, made before the first agent starts
-	rr        runner.Run
+	agent     runner.Agent
 	caps      runner.Capabilities
 	fakeURL   string
 	hookEnv   map[string]string // before_all's outputs
@@ -180,7 +180,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	if st.contain, err = agentproc.Probe(p.HarnessBin); err != nil {
 		return nil, &UsageError{Err: fmt.Errorf("contain the agents' processes: %w", err)}
 	}
-	st.rr, err = rn.Start(ctx, runner.RunSetup{Eval: st.ev, Model: p.Model, AgentBin: p.AgentBin, HarnessBin: p.HarnessBin,
+	st.agent, err = rn.Start(ctx, runner.RunSetup{Eval: st.ev, Model: p.Model, AgentBin: p.AgentBin, HarnessBin: p.HarnessBin,
 		RunDir: st.dir.Path, WorkspaceRoot: st.wsRoot, Private: st.private, Baselines: st.baselines, Workspaces: st.workspaceList(),
 		GitRoot: gitRoot, Repo: p.Repo, Handlers: handlers, Permissions: perms,
 		Sandbox: sandbox, FakeModelURL: st.fakeURL, Warn: obs.Warn})
@@ -188,7 +188,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		return nil, err
 	}
 	defer func() {
-		if cerr := st.rr.Close(); cerr != nil {
+		if cerr := st.agent.Close(); cerr != nil {
 			obs.Warn(fmt.Sprintf("clean up the runner: %v", cerr))
 		}
 	}()
@@ -197,8 +197,8 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		obs.Note(fmt.Sprintf("resuming %s: %d of %s already finished", st.runID, len(p.Cases)-len(todo), Plural(len(p.Cases), "case")))
 		st.sweepLeftovers()
 	}
-	agent, agentVersion := st.rr.Agent()
-	if b, ok := st.rr.(interface{ Bin() string }); ok {
+	agent, agentVersion := st.agent.Agent()
+	if b, ok := st.agent.(interface{ Bin() string }); ok {
 		agent = b.Bin()
 	}
 	toRun := len(todo)
@@ -652,9 +652,9 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.Run, 
 
 // newRun is the run's aggregate without cases.
 func (st *state) newRun() *results.Run {
-	agent, v := st.rr.Agent()
+	agent, v := st.agent.Agent()
 	bin := ""
-	if b, ok := st.rr.(interface{ Bin() string }); ok {
+	if b, ok := st.agent.(interface{ Bin() string }); ok {
 		bin = b.Bin()
 	}
 	vi := version.Get()
