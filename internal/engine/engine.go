@@ -74,7 +74,7 @@ type state struct {
 // marked interrupted. The error is the run's own failure (a *UsageError or
 // a *runner.ConfigError for the user's to fix, else the harness's); the
 // cases' failures are in the returned run.
-func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *results.Run, err error) {
+func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *results.RunResult, err error) {
 	if obs == nil {
 		obs = Discard{}
 	}
@@ -617,7 +617,7 @@ func (st *state) finish(c *results.Case) {
 // aggregate builds the run's run_result.json from the cases' own files
 // (this attempt's and, on resume, the earlier attempts' finished ones) and
 // writes it.
-func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.Run, error) {
+func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.RunResult, error) {
 	r := st.newRun()
 	for _, id := range st.p.Cases {
 		st.mu.Lock()
@@ -651,14 +651,14 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.Run, 
 }
 
 // newRun is the run's aggregate without cases.
-func (st *state) newRun() *results.Run {
+func (st *state) newRun() *results.RunResult {
 	agent, v := st.agent.Agent()
 	bin := ""
 	if b, ok := st.agent.(interface{ Bin() string }); ok {
 		bin = b.Bin()
 	}
 	vi := version.Get()
-	return &results.Run{SchemaVersion: results.SchemaVersion, LayoutVersion: rundir.LayoutVersion, RunID: st.runID, EvalName: st.ev.EvalName(), Model: st.p.Model,
+	return &results.RunResult{SchemaVersion: results.SchemaVersion, LayoutVersion: rundir.LayoutVersion, RunID: st.runID, EvalName: st.ev.EvalName(), Model: st.p.Model,
 		Agent: agent, AgentVersion: v, AgentBin: bin, HarnessVer: vi.Version, HarnessRevision: vi.Revision,
 		StartedAt: st.started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
 		Models: &results.Models{Agent: st.p.Model, Hook: st.ev.HookModel(), Judge: st.ev.Models.Judge},
