@@ -64,8 +64,8 @@ func forbidden(p, imp string) string {
 		return "intercept is pure: it does no I/O"
 	case (under(p, "rundir") || under(p, "transcript") || under(p, "results")) && under(imp, "runner"):
 		return "the run directory's types are runner-neutral"
-	case imp == mod+"stream" && !under(p, "runner/claudecode") && !under(p, "runner/cli"):
-		return "Claude Code's stream-json parser belongs to runner/claudecode (and runner/cli, which recognises it)"
+	case imp == mod+"stream" && !under(p, "runner/claudecode") && !under(p, "runner/clirunner"):
+		return "Claude Code's stream-json parser belongs to runner/claudecode (and runner/clirunner, which recognises it)"
 	}
 	return ""
 }

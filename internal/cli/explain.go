@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,30 +95,13 @@ func (noModel) Answer(context.Context, intercept.Question) (string, error) {
 }
 
 func runExplain(e env, opts explainOptions) error {
-	if opts.tool == "" {
-		return usageErrorf("explain needs --tool")
-	}
-	input := map[string]any{}
-	if opts.input != "" {
-		if err := json.Unmarshal([]byte(opts.input), &input); err != nil {
-			return usageErrorf("--input is not a JSON object: %v", err)
-		}
-	}
-	if opts.command != "" {
-		input["command"] = opts.command
-	}
-	file, source, err := explainHandlers(opts)
+	input, err := explainInput(opts)
 	if err != nil {
 		return err
 	}
-	if file.Root == "" {
-		// denied_paths are relative to the handlers file's directory (for
-		// handlers compiled in memory, eval.yaml's).
-		abs, err := filepath.Abs(strings.TrimSuffix(source, " (inputs.tools, compiled in memory)"))
-		if err != nil {
-			return err
-		}
-		file.Root = filepath.Dir(abs)
+	file, source, err := explainRootedHandlers(opts)
+	if err != nil {
+		return err
 	}
 	ev, evErr := config.Load(opts.config)
 	var caseDir string
@@ -125,30 +109,17 @@ func runExplain(e env, opts explainOptions) error {
 		if evErr != nil {
 			return fmt.Errorf("--case needs the eval config: %w", evErr)
 		}
-		if opts.caseID != filepath.Base(opts.caseID) || strings.HasPrefix(opts.caseID, ".") {
-			return usageErrorf("--case %q is not a case folder name", opts.caseID)
+		if file, caseDir, err = withExplainCase(ev, file, opts.caseID); err != nil {
+			return err
 		}
-		caseDir = filepath.Join(ev.DatasetDir(), opts.caseID)
-		if fi, err := os.Stat(caseDir); err != nil || !fi.IsDir() {
-			return inputErrorf("--case %s: no case folder %s", opts.caseID, caseDir)
-		}
-		overrides, err := workspace.CaseOverrides(caseDir)
-		if err != nil {
-			return fmt.Errorf("case %s: %w", opts.caseID, err)
-		}
-		file = intercept.WithCaseOverrides(file, overrides)
 	}
 	policy, err := intercept.Prepare(file)
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
-	environ := hook.EnvMap(os.Environ())
-	for _, kv := range opts.env {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return usageErrorf("--env %q is not K=V", kv)
-		}
-		environ[k] = v
+	environ, err := explainEnviron(opts)
+	if err != nil {
+		return err
 	}
 	d := intercept.Decide(context.Background(), policy, intercept.Request{ToolName: opts.tool, ToolInput: input, Env: environ,
 		CWD: file.Root, FS: hook.OSFS{}}, noModel{})
@@ -158,15 +129,7 @@ func runExplain(e env, opts explainOptions) error {
 	}
 	mode := ""
 	if evErr == nil {
-		c := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
-		// As run writes them: the harness's own denies, and the rules of
-		// runner.settings.permissions merged in.
-		c.Deny = append(c.Deny, workspace.ProtectedDenies()...)
-		if p, ok := ev.Runner.Settings["permissions"].(map[string]any); ok {
-			c.Allow, c.Deny = append(c.Allow, anyStrings(p["allow"])...), append(c.Deny, anyStrings(p["deny"])...)
-		}
-		home, _ := os.UserHomeDir()
-		v := permissions.Match(c.Allow, c.Deny, permissions.Call{Tool: opts.tool, Input: input, CWD: file.Root, Home: home})
+		v := explainRules(ev, opts.tool, input, file.Root)
 		ex.Rules = &v
 		mode = ev.Runner.PermissionMode
 	}
@@ -176,12 +139,100 @@ func runExplain(e env, opts explainOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(ex)
 	}
-	w := e.Out
-	fmt.Fprintf(w, "handlers: %s\ndecision: %s\n", source, d.Kind)
+	printExplanation(e.Out, ex, file.Root, evErr, caseDir, policy.HookModel)
+	return nil
+}
+
+// explainInput is the tool call's input: --input's JSON object, with
+// --command as its command.
+func explainInput(opts explainOptions) (map[string]any, error) {
+	if opts.tool == "" {
+		return nil, usageErrorf("explain needs --tool")
+	}
+	input := map[string]any{}
+	if opts.input != "" {
+		if err := json.Unmarshal([]byte(opts.input), &input); err != nil {
+			return nil, usageErrorf("--input is not a JSON object: %v", err)
+		}
+	}
+	if opts.command != "" {
+		input["command"] = opts.command
+	}
+	return input, nil
+}
+
+// explainRootedHandlers are the handlers explain judges with, and where
+// they come from; their denied_paths are relative to their file's folder
+// (for handlers compiled in memory, eval.yaml's).
+func explainRootedHandlers(opts explainOptions) (intercept.File, string, error) {
+	file, source, err := explainHandlers(opts)
+	if err != nil {
+		return file, source, err
+	}
+	if file.Root == "" {
+		abs, err := filepath.Abs(strings.TrimSuffix(source, " (inputs.tools, compiled in memory)"))
+		if err != nil {
+			return file, source, err
+		}
+		file.Root = filepath.Dir(abs)
+	}
+	return file, source, nil
+}
+
+// withExplainCase merges case id's answers.yaml case_overrides into file,
+// as run does; caseDir is the case's folder.
+func withExplainCase(ev *config.Eval, file intercept.File, id string) (_ intercept.File, caseDir string, _ error) {
+	if id != filepath.Base(id) || strings.HasPrefix(id, ".") {
+		return file, "", usageErrorf("--case %q is not a case folder name", id)
+	}
+	caseDir = filepath.Join(ev.DatasetDir(), id)
+	if fi, err := os.Stat(caseDir); err != nil || !fi.IsDir() {
+		return file, "", inputErrorf("--case %s: no case folder %s", id, caseDir)
+	}
+	overrides, err := workspace.CaseOverrides(caseDir)
+	if err != nil {
+		return file, "", fmt.Errorf("case %s: %w", id, err)
+	}
+	return intercept.WithCaseOverrides(file, overrides), caseDir, nil
+}
+
+// explainEnviron is this process's environment with --env K=V on top.
+func explainEnviron(opts explainOptions) (map[string]string, error) {
+	environ := hook.EnvMap(os.Environ())
+	for _, kv := range opts.env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, usageErrorf("--env %q is not K=V", kv)
+		}
+		environ[k] = v
+	}
+	return environ, nil
+}
+
+// explainRules judges the call with the eval's permission rules as run
+// writes them: the harness's own denies, and the rules of
+// runner.settings.permissions merged in.
+func explainRules(ev *config.Eval, tool string, input map[string]any, cwd string) permissions.Verdict {
+	c := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
+	c.Deny = append(c.Deny, workspace.ProtectedDenies()...)
+	if p, ok := ev.Runner.Settings["permissions"].(map[string]any); ok {
+		c.Allow, c.Deny = append(c.Allow, anyStrings(p["allow"])...), append(c.Deny, anyStrings(p["deny"])...)
+	}
+	home, _ := os.UserHomeDir()
+	return permissions.Match(c.Allow, c.Deny, permissions.Call{Tool: tool, Input: input, CWD: cwd, Home: home})
+}
+
+// printExplanation prints ex for a reader: the handler, the rules, the
+// answers and the verdict. root is the handlers' folder, evErr why the
+// rules were not judged, caseDir the case's folder, hookModel the model
+// tier 2 asks.
+func printExplanation(w io.Writer, ex explanation, root string, evErr error, caseDir, hookModel string) {
+	d := ex.Decision
+	fmt.Fprintf(w, "handlers: %s\ndecision: %s\n", ex.Source, d.Kind)
 	if d.Handler >= 0 {
 		fmt.Fprintf(w, "handler:  %d (handlers[%d]): %s\n", d.Handler+1, d.Handler, ex.Match)
 	} else if d.Kind == intercept.Deny {
-		fmt.Fprintf(w, "handler:  none; the hook's path layer denies it (denied_paths, relative to %s)\n", file.Root)
+		fmt.Fprintf(w, "handler:  none; the hook's path layer denies it (denied_paths, relative to %s)\n", root)
 	} else {
 		fmt.Fprintln(w, "handler:  none matches; the call passes through to Claude Code's own permissions")
 	}
@@ -206,7 +257,7 @@ func runExplain(e env, opts explainOptions) error {
 			if caseDir != "" {
 				from = "input.yaml and answers.yaml in " + caseDir
 			}
-			fmt.Fprintf(w, "answer:   %q → %q (fallback; when the run can reach the hook model %s, tier 2 asks it first, sending %s)\n", q, d.Answers[q], policy.HookModel, from)
+			fmt.Fprintf(w, "answer:   %q → %q (fallback; when the run can reach the hook model %s, tier 2 asks it first, sending %s)\n", q, d.Answers[q], hookModel, from)
 		default:
 			fmt.Fprintf(w, "answer:   %q → %q (%s)\n", q, d.Answers[q], tier)
 		}
@@ -217,7 +268,6 @@ func runExplain(e env, opts explainOptions) error {
 		}
 	}
 	fmt.Fprintf(w, "verdict:  %s — %s\n", ex.Verdict, ex.VerdictWhy)
-	return nil
 }
 
 // combinedVerdict is explain's one answer: a deny by the hook or by a

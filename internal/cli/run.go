@@ -19,7 +19,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
-	clirunner "github.com/agent-eval/agent-eval/internal/runner/cli"
+	"github.com/agent-eval/agent-eval/internal/runner/clirunner"
 	"github.com/agent-eval/agent-eval/internal/score"
 	"github.com/agent-eval/agent-eval/internal/ui"
 	"github.com/agent-eval/agent-eval/internal/workspace"

@@ -19,7 +19,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/prompt"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/runner"
-	clirunner "github.com/agent-eval/agent-eval/internal/runner/cli"
+	"github.com/agent-eval/agent-eval/internal/runner/clirunner"
 	"github.com/agent-eval/agent-eval/internal/workspace"
 )
 
@@ -39,6 +39,38 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 			errs = append(errs, p)
 		}
 	}
+	runnerProblems(ev, at)
+	exprProblems(ev, at)
+	envWarnings(ev, getenv, at)
+	skillProblems(ev, at)
+	errs = append(errs, programProblems(ev, "")...)
+	errs = append(errs, openRouterProblems(ev, "", true)...)
+
+	dir := ev.DatasetDir()
+	if dir == "" {
+		at("dataset", true, "dataset.path is not set: run has no cases to run and refuses to start")
+		return warns, errs
+	}
+	cases, err := caseFolders(dir, at)
+	if err != nil {
+		return warns, errs // the summary says the cases are unreadable
+	}
+	if len(cases) == 0 && len(errs) == 0 {
+		at("dataset.path", true, "%s has no case folders: run has nothing to run and refuses to start", ev.Dataset.Path)
+	}
+	if ev.Mode() == "batch" {
+		scriptProblems(filepath.Join(dir, FakeModelScript), at)
+	}
+	scriptProblems(filepath.Join(dir, FakeJudgeScript), at) // score --fake-model's
+	perCaseProblems(ev, dir, cases, at)
+	return warns, errs
+}
+
+// runnerProblems refuses what the engine refuses before the first case:
+// a runner type not built, a mode, pipeline or workspace mode the runner
+// cannot run, a step of another runner type; and warns when run needs
+// --model.
+func runnerProblems(ev *config.Eval, at func(string, bool, string, ...any)) {
 	known := runners(ev)
 	if t := ev.RunnerType(); !known.Has(runner.Type(t)) {
 		at("runner.type", false, "runner type %s is not implemented yet; this version runs %v", t, known.Types())
@@ -67,6 +99,10 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 			at(fmt.Sprintf("execution.steps[%d].runner.type", i), false, "a step runs with the eval's runner (%s): a step of another runner type (%s) is not supported", ev.RunnerType(), s.Runner.Type)
 		}
 	}
+}
+
+// exprProblems checks the judges' if: conditions and reward.formula.
+func exprProblems(ev *config.Eval, at func(string, bool, string, ...any)) {
 	for i, j := range ev.Judges {
 		if strings.TrimSpace(j.If) != "" {
 			if err := expr.CheckCondition(j.If); err != nil {
@@ -79,19 +115,15 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 			at("reward.formula", false, "%v", err)
 		}
 	}
-	envWarnings(ev, getenv, at)
-	skillProblems(ev, at)
-	errs = append(errs, programProblems(ev, "")...)
-	errs = append(errs, openRouterProblems(ev, "", true)...)
+}
 
-	dir := ev.DatasetDir()
-	if dir == "" {
-		at("dataset", true, "dataset.path is not set: run has no cases to run and refuses to start")
-		return warns, errs
-	}
+// caseFolders lists dir's case folders, sorted, refusing the symlinked
+// and unsafely named ones run refuses (hidden entries and files are not
+// cases). err is dir's, unreadable.
+func caseFolders(dir string, at func(string, bool, string, ...any)) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return warns, errs // the summary says the cases are unreadable
+		return nil, err
 	}
 	var cases []string
 	for _, en := range entries {
@@ -116,13 +148,14 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 		cases = append(cases, name)
 	}
 	sort.Strings(cases)
-	if len(cases) == 0 && len(errs) == 0 {
-		at("dataset.path", true, "%s has no case folders: run has nothing to run and refuses to start", ev.Dataset.Path)
-	}
-	if ev.Mode() == "batch" {
-		scriptProblems(filepath.Join(dir, FakeModelScript), at)
-	}
-	scriptProblems(filepath.Join(dir, FakeJudgeScript), at) // score --fake-model's
+	return cases, nil
+}
+
+// perCaseProblems checks each case: the workspace files run copies, its
+// input, the prompt templates and cli commands rendered with it (one line
+// per problem, naming the cases it holds for, after the rest), and its
+// fake_model scripts.
+func perCaseProblems(ev *config.Eval, dir string, cases []string, at func(string, bool, string, ...any)) {
 	// One line per template problem, naming the cases it holds for.
 	tplErrs := map[[2]string][]string{}
 	var tplOrder [][2]string
@@ -182,7 +215,6 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 			}
 		}
 	}
-	return warns, errs
 }
 
 // programProblems finds each cli command's program as run will (on PATH,

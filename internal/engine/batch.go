@@ -22,7 +22,7 @@ import (
 
 // runBatch runs one agent over every case in one shared workspace holding
 // batch.yaml (the cases' inputs, in order) and case_order.yaml.
-func (st *state) runBatch(ctx context.Context, start time.Time) (*results.Run, error) {
+func (st *state) runBatch(ctx context.Context, start time.Time) (*results.RunResult, error) {
 	ids := st.p.Cases
 	ws := st.ws[BatchID]
 	if st.ev.Dataset.Workspace != nil && slices.ContainsFunc(st.ev.Dataset.Workspace.Files, func(f config.WorkspaceFile) bool { return f.Path != "" }) {
@@ -70,7 +70,7 @@ func (st *state) runBatch(ctx context.Context, start time.Time) (*results.Run, e
 	err := st.fillWorkspace(ws, "")
 	var sess runner.Session
 	if err == nil {
-		sess, err = st.rr.Prepare(ctx, runner.Workspace{ID: BatchID, Dir: ws, Overrides: overrides})
+		sess, err = st.agent.Prepare(ctx, runner.Workspace{ID: BatchID, Dir: ws, Overrides: overrides})
 	}
 	if sess != nil {
 		defer func() {

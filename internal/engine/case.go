@@ -53,42 +53,11 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 		c.ExitCode, c.Status, c.Error = -1, results.StatusError, err.Error()
 		return c
 	}
-	// A case's folder holds only what the run puts there: what is in it
-	// before the case starts is an earlier attempt's, or what another
-	// case's agent planted (without a sandbox), and is never judged.
-	if err := st.startFolder(id); err != nil {
-		return fail(fmt.Errorf("make the case's folder: %w", err))
-	}
-	caseDir := filepath.Join(st.ev.DatasetDir(), id)
-	c.Workspace = cr.ws
-	if fi, err := os.Lstat(cr.ws); cr.ws == "" || err != nil || !fi.IsDir() {
-		// Made for every case before the first agent started: gone or
-		// replaced since, which no agent can do in the sandbox.
-		return fail(fmt.Errorf("the workspace %q made for the case is not a folder any more (%v)", cr.ws, err))
-	}
-	input, err := workspace.ReadInput(caseDir)
+	caseDir, overrides, err := st.prepareCase(cr, id)
 	if err != nil {
 		return fail(err)
 	}
-	cr.input = input
-	if in := workspace.InputFile(caseDir); in != "" {
-		if err := workspace.CopyTree(in, filepath.Join(cr.out, filepath.Base(in))); err != nil {
-			return fail(fmt.Errorf("copy the case's input: %w", err))
-		}
-	}
-	if !st.p.Steps {
-		if c.Prompt, err = st.prompt(input, cr.ws); err != nil {
-			return fail(err)
-		}
-	}
-	overrides, err := workspace.CaseOverrides(caseDir)
-	if err != nil {
-		return fail(err)
-	}
-	if err := st.fillWorkspace(cr.ws, caseDir); err != nil {
-		return fail(fmt.Errorf("prepare the workspace: %w", err))
-	}
-	sess, err := st.rr.Prepare(ctx, runner.Workspace{ID: id, Dir: cr.ws, CaseDir: caseDir, Overrides: overrides})
+	sess, err := st.agent.Prepare(ctx, runner.Workspace{ID: id, Dir: cr.ws, CaseDir: caseDir, Overrides: overrides})
 	if sess != nil {
 		defer func() {
 			if err := sess.Close(); err != nil {
@@ -100,19 +69,11 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 		return fail(fmt.Errorf("prepare the workspace: %w", err))
 	}
 	cr.sess = sess
-	trFile, err := os.Create(st.dir.Transcript(id))
+	closeTranscript, err := st.openTranscript(cr)
 	if err != nil {
-		return fail(fmt.Errorf("create the transcript: %w", err))
+		return fail(err)
 	}
-	// The transcript holds what the agent read and said (a tool result
-	// printing a token): redacted line by line like stdout.log.
-	trRed := st.runRedactor().JSONWriter(trFile)
-	cr.tr = transcript.NewWriter(trRed)
-	defer func() {
-		if err := errors.Join(cr.tr.Flush(), trRed.Close(), trFile.Close()); err != nil {
-			st.obs.Warn(fmt.Sprintf("%s: write the transcript: %v", id, err))
-		}
-	}()
+	defer closeTranscript()
 	h := st.ev.Hooks
 	cr.vars = map[string]string{"CASE_ID": id, "CASE_WORKSPACE": cr.ws, "CASE_SOURCE_DIR": caseDir, "CASE_INPUT": filepath.Join(cr.ws, "input.yaml")}
 	var hooksLog *os.File
@@ -123,28 +84,10 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 		defer func() { _ = hooksLog.Close(); st.redactFile(hooksLog.Name()) }()
 	}
 	if len(h.AfterEach) > 0 {
-		defer func() {
-			defer st.hooksRan(time.Now())
-			if _, err := lifecycle.Phase(context.WithoutCancel(ctx), "after_each", h.AfterEach, cr.ws, st.hookEnviron(cr.vars), hooksLog, false); err != nil {
-				st.obs.Warn(fmt.Sprintf("%s: %v", id, err))
-			}
-		}()
+		defer st.afterEach(ctx, cr, hooksLog)
 	}
-	cr.env = map[string]string{}
-	if len(h.BeforeEach) > 0 {
-		t0 := time.Now()
-		out, err := lifecycle.Phase(ctx, "before_each", h.BeforeEach, cr.ws, st.hookEnviron(cr.vars), hooksLog, true)
-		st.hooksRan(t0)
-		if err != nil {
-			return fail(err)
-		}
-		cr.env = out.Env
-		st.runRedactor().Learn(out.Env)
-		if len(out.Data) > 0 {
-			if err := st.writeHookOutputs(filepath.Join(cr.out, rundir.HookOutputs), out.Data); err != nil {
-				return fail(fmt.Errorf("before_each: %w", err))
-			}
-		}
+	if err := st.beforeEach(ctx, cr, hooksLog); err != nil {
+		return fail(err)
 	}
 	// The baseline is taken after before_each, so what the hooks prepared is
 	// not counted as the agent's work.
@@ -159,13 +102,121 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	// project is put back (the restore must not hide a change there).
 	var seen []string
 	defer func() { st.checkTamper(c, seen) }() // before the defers above: the after_each hooks are the eval's own
+	if seen, err = st.runAgent(ctx, cr); err != nil {
+		return fail(err)
+	}
+	return c
+}
+
+// prepareCase makes the case's folder, checks its workspace is still the
+// folder made for it, reads and copies its input, renders its prompt and
+// fills its workspace. It returns the case's folder in the dataset and its
+// answers.yaml overrides.
+func (st *state) prepareCase(cr *caseRun, id string) (caseDir string, overrides map[string]string, err error) {
+	c := cr.c
+	// A case's folder holds only what the run puts there: what is in it
+	// before the case starts is an earlier attempt's, or what another
+	// case's agent planted (without a sandbox), and is never judged.
+	if err := st.startFolder(id); err != nil {
+		return "", nil, fmt.Errorf("make the case's folder: %w", err)
+	}
+	caseDir = filepath.Join(st.ev.DatasetDir(), id)
+	c.Workspace = cr.ws
+	if fi, err := os.Lstat(cr.ws); cr.ws == "" || err != nil || !fi.IsDir() {
+		// Made for every case before the first agent started: gone or
+		// replaced since, which no agent can do in the sandbox.
+		return "", nil, fmt.Errorf("the workspace %q made for the case is not a folder any more (%v)", cr.ws, err)
+	}
+	input, err := workspace.ReadInput(caseDir)
+	if err != nil {
+		return "", nil, err
+	}
+	cr.input = input
+	if in := workspace.InputFile(caseDir); in != "" {
+		if err := workspace.CopyTree(in, filepath.Join(cr.out, filepath.Base(in))); err != nil {
+			return "", nil, fmt.Errorf("copy the case's input: %w", err)
+		}
+	}
+	if !st.p.Steps {
+		if c.Prompt, err = st.prompt(input, cr.ws); err != nil {
+			return "", nil, err
+		}
+	}
+	overrides, err = workspace.CaseOverrides(caseDir)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := st.fillWorkspace(cr.ws, caseDir); err != nil {
+		return "", nil, fmt.Errorf("prepare the workspace: %w", err)
+	}
+	return caseDir, overrides, nil
+}
+
+// openTranscript creates the case's transcript, redacted line by line,
+// as cr.tr; closeTranscript flushes and closes it.
+func (st *state) openTranscript(cr *caseRun) (closeTranscript func(), err error) {
+	id := cr.c.CaseID
+	trFile, err := os.Create(st.dir.Transcript(id))
+	if err != nil {
+		return nil, fmt.Errorf("create the transcript: %w", err)
+	}
+	// The transcript holds what the agent read and said (a tool result
+	// printing a token): redacted line by line like stdout.log.
+	trRed := st.runRedactor().JSONWriter(trFile)
+	cr.tr = transcript.NewWriter(trRed)
+	return func() {
+		if err := errors.Join(cr.tr.Flush(), trRed.Close(), trFile.Close()); err != nil {
+			st.obs.Warn(fmt.Sprintf("%s: write the transcript: %v", id, err))
+		}
+	}, nil
+}
+
+// beforeEach runs the before_each hooks, if any, and keeps their outputs
+// for the case as cr.env.
+func (st *state) beforeEach(ctx context.Context, cr *caseRun, hooksLog *os.File) error {
+	h := st.ev.Hooks
+	cr.env = map[string]string{}
+	if len(h.BeforeEach) == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	out, err := lifecycle.Phase(ctx, "before_each", h.BeforeEach, cr.ws, st.hookEnviron(cr.vars), hooksLog, true)
+	st.hooksRan(t0)
+	if err != nil {
+		return err
+	}
+	cr.env = out.Env
+	st.runRedactor().Learn(out.Env)
+	if len(out.Data) > 0 {
+		if err := st.writeHookOutputs(filepath.Join(cr.out, rundir.HookOutputs), out.Data); err != nil {
+			return fmt.Errorf("before_each: %w", err)
+		}
+	}
+	return nil
+}
+
+// afterEach runs the after_each hooks, also after an interrupt; a failure
+// is a warning.
+func (st *state) afterEach(ctx context.Context, cr *caseRun, hooksLog *os.File) {
+	defer st.hooksRan(time.Now())
+	if _, err := lifecycle.Phase(context.WithoutCancel(ctx), "after_each", st.ev.Hooks.AfterEach, cr.ws, st.hookEnviron(cr.vars), hooksLog, false); err != nil {
+		st.obs.Warn(fmt.Sprintf("%s: %v", cr.c.CaseID, err))
+	}
+}
+
+// runAgent runs the case's agent: its pipeline, or one invocation; in
+// repo mode, between a record of the project and the undoing of what the
+// agent changed there. seen is what the tamper check's changes were before
+// the project was put back.
+func (st *state) runAgent(ctx context.Context, cr *caseRun) (seen []string, err error) {
+	c, id := cr.c, cr.c.CaseID
 	if st.p.Steps {
 		st.runSteps(ctx, cr)
-		return cr.c
+		return nil, nil
 	}
 	if st.p.Repo == "" {
 		st.invoke(ctx, cr, cr.c, cr.out, c.Prompt, invocationSpec{}, true)
-		return cr.c
+		return nil, nil
 	}
 	snap, err := workspace.SnapshotRepo(ctx, st.p.Repo, filepath.Join(st.baselines, id+".repo"), st.harnessPaths())
 	switch {
@@ -175,13 +226,13 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	case err != nil:
 		// No record to compare with or to restore from: the agent does not
 		// run in the user's repository.
-		return fail(fmt.Errorf("record the repository before the case: %w", err))
+		return nil, fmt.Errorf("record the repository before the case: %w", err)
 	}
 	st.invoke(ctx, cr, cr.c, cr.out, c.Prompt, invocationSpec{}, true)
 	if snap != nil {
-		seen = st.undoRepoChanges(ctx, cr, snap)
+		return st.undoRepoChanges(ctx, cr, snap), nil
 	}
-	return c
+	return nil, nil
 }
 
 // harnessPaths are what the harness itself writes while a case runs in

@@ -46,7 +46,7 @@ type state struct {
 	baselines string            // the workspaces' git baselines, outside them (in private)
 	slots     []string          // the slots this run made (removed at its end)
 	ws        map[string]string // case id (or BatchID) → its workspace, made before the first agent starts
-	rr        runner.Run
+	agent     runner.Agent
 	caps      runner.Capabilities
 	fakeURL   string
 	hookEnv   map[string]string // before_all's outputs
@@ -74,32 +74,13 @@ type state struct {
 // marked interrupted. The error is the run's own failure (a *UsageError or
 // a *runner.ConfigError for the user's to fix, else the harness's); the
 // cases' failures are in the returned run.
-func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *results.Run, err error) {
+func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *results.RunResult, err error) {
 	if obs == nil {
 		obs = Discard{}
 	}
-	if !rs.Has(p.Runner) {
-		return nil, usageErrorf("runner.type %s: this version of agent-eval does not implement it (it knows %v)", p.Runner, rs.Types())
-	}
-	rn, err := rs.New(p.Runner)
+	rn, st, err := newState(p, rs, obs)
 	if err != nil {
 		return nil, err
-	}
-	st := &state{p: p, ev: p.Eval, obs: obs, caps: rn.Capabilities(), rows: map[string]Row{}, ran: map[string]bool{}, started: time.Now()}
-	if p.Mode == ModeBatch && !st.caps.Batch {
-		return nil, usageErrorf("execution.mode: batch: runner %s cannot run a batch", p.Runner)
-	}
-	if p.Steps && !st.caps.Steps {
-		return nil, usageErrorf("execution.steps: runner %s cannot run a pipeline", p.Runner)
-	}
-	if p.Repo != "" && !st.caps.RepoMode {
-		return nil, usageErrorf("runner.workspace_mode: repo: runner %s cannot run in the project", p.Runner)
-	}
-	if len(st.ev.Inputs.Tools) > 0 && !st.caps.Interception {
-		obs.Warn(fmt.Sprintf("inputs.tools is not enforced: runner %s cannot intercept tool calls", p.Runner))
-	}
-	if len(st.ev.Permissions.Allow)+len(st.ev.Permissions.Deny) > 0 && !st.caps.NativePermissions {
-		obs.Warn(fmt.Sprintf("permissions are not enforced: runner %s has no permission rules agent-eval can set", p.Runner))
 	}
 	started := false // the first case (or the batch) began
 	made := missingDirs(p.RunsDir)
@@ -119,28 +100,14 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 			}
 		}()
 	}
-	unlock, err := st.dir.Lock()
-	if errors.Is(err, rundir.ErrRunning) {
-		return nil, usageErrorf("--resume: %s: %v", st.dir.Path, err)
-	}
+	unlock, err := st.lockRunDir()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := os.MkdirAll(filepath.Join(st.dir.Path, rundir.CasesDir), 0o755); err != nil {
-		return nil, fmt.Errorf("make the cases folder: %w", err)
-	}
-	var todo []string
-	for _, id := range p.Cases {
-		if p.Resume && st.dir.FinishedCase(id) != nil {
-			continue
-		}
-		todo = append(todo, id)
-	}
-	if p.Resume && len(todo) > 0 {
-		if err := st.markStale(); err != nil {
-			return nil, err
-		}
+	todo, err := st.casesToRun()
+	if err != nil {
+		return nil, err
 	}
 	gitRoot, err := st.makeWorkspaces(todo)
 	// Removing the workspaces one unlink at a time was a tenth of the
@@ -153,52 +120,158 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	if err != nil {
 		return nil, err
 	}
+	sandbox, stop, err := st.startAgent(ctx, rn, gitRoot)
+	defer stop()
+	if err != nil {
+		return nil, err
+	}
+	st.announceStart(todo, sandbox)
+
+	start := time.Now()
+	hooksLog, err := os.Create(st.dir.HooksLog())
+	if err != nil {
+		return nil, fmt.Errorf("create the hooks log: %w", err)
+	}
+	defer func() { _ = hooksLog.Close(); st.redactFile(hooksLog.Name()) }()
+	if err := st.beforeAll(ctx, hooksLog); err != nil {
+		return nil, err
+	}
+	defer st.afterAll(ctx, hooksLog)
+	st.guardCases(todo)
+	started = true
+	if p.Mode == ModeBatch {
+		return st.runBatch(ctx, start)
+	}
+	st.runCases(ctx, todo)
+	return st.finishRun(ctx, start)
+}
+
+// newState checks the runner can do what the plan asks (refusing what it
+// cannot, warning of what it will not enforce) and makes the run's state.
+func newState(p Plan, rs *runner.Registry, obs Observer) (runner.Runner, *state, error) {
+	if !rs.Has(p.Runner) {
+		return nil, nil, usageErrorf("runner.type %s: this version of agent-eval does not implement it (it knows %v)", p.Runner, rs.Types())
+	}
+	rn, err := rs.New(p.Runner)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := &state{p: p, ev: p.Eval, obs: obs, caps: rn.Capabilities(), rows: map[string]Row{}, ran: map[string]bool{}, started: time.Now()}
+	if p.Mode == ModeBatch && !st.caps.Batch {
+		return nil, nil, usageErrorf("execution.mode: batch: runner %s cannot run a batch", p.Runner)
+	}
+	if p.Steps && !st.caps.Steps {
+		return nil, nil, usageErrorf("execution.steps: runner %s cannot run a pipeline", p.Runner)
+	}
+	if p.Repo != "" && !st.caps.RepoMode {
+		return nil, nil, usageErrorf("runner.workspace_mode: repo: runner %s cannot run in the project", p.Runner)
+	}
+	if len(st.ev.Inputs.Tools) > 0 && !st.caps.Interception {
+		obs.Warn(fmt.Sprintf("inputs.tools is not enforced: runner %s cannot intercept tool calls", p.Runner))
+	}
+	if len(st.ev.Permissions.Allow)+len(st.ev.Permissions.Deny) > 0 && !st.caps.NativePermissions {
+		obs.Warn(fmt.Sprintf("permissions are not enforced: runner %s has no permission rules agent-eval can set", p.Runner))
+	}
+	return rn, st, nil
+}
+
+// lockRunDir locks the run directory against a second run of it and makes
+// its cases folder. unlock releases the lock.
+func (st *state) lockRunDir() (unlock func(), err error) {
+	unlock, err = st.dir.Lock()
+	if errors.Is(err, rundir.ErrRunning) {
+		return nil, usageErrorf("--resume: %s: %v", st.dir.Path, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(st.dir.Path, rundir.CasesDir), 0o755); err != nil {
+		unlock()
+		return nil, fmt.Errorf("make the cases folder: %w", err)
+	}
+	return unlock, nil
+}
+
+// casesToRun is the plan's cases this attempt runs: on a resume, those not
+// finished yet (and the run is marked stale while they run).
+func (st *state) casesToRun() ([]string, error) {
+	var todo []string
+	for _, id := range st.p.Cases {
+		if st.p.Resume && st.dir.FinishedCase(id) != nil {
+			continue
+		}
+		todo = append(todo, id)
+	}
+	if st.p.Resume && len(todo) > 0 {
+		if err := st.markStale(); err != nil {
+			return nil, err
+		}
+	}
+	return todo, nil
+}
+
+// startAgent loads the tool handlers, starts the fake model if asked,
+// records the run's configuration, probes how the agents' processes are
+// contained and starts the runner. It returns the sandbox the run has and
+// stop, which undoes what it started; stop is to be called also when err
+// is not nil.
+func (st *state) startAgent(ctx context.Context, rn runner.Runner, gitRoot string) (sandbox config.SandboxDecision, stop func(), err error) {
+	p, obs := st.p, st.obs
+	stop = func() {}
 	var handlers *intercept.File
 	if len(st.ev.Inputs.Tools) > 0 && st.caps.Interception && p.LoadHandlers != nil {
 		// Redacted with what is known now: before_all has not run yet.
 		if handlers, err = p.LoadHandlers(ctx, func(msg string) { obs.Warn(st.runRedactor().String(msg)) }); err != nil {
-			return nil, err
+			return sandbox, stop, err
 		}
 	}
 	if p.FakeModel {
-		stop, err := st.startFakeModel()
+		stopFake, err := st.startFakeModel()
 		if err != nil {
-			return nil, err
+			return sandbox, stop, err
 		}
-		defer stop()
+		stop = stopFake
 	}
-	sandbox := st.ev.Sandbox()
+	sandbox = st.ev.Sandbox()
 	if !st.caps.Sandbox && sandbox.On {
 		sandbox = config.SandboxDecision{Why: "runner " + string(p.Runner) + " has no OS sandbox", Lost: st.ev.Permissions.LostWithoutSandbox(st.ev.Permissions.BashOpenPaths())}
 	}
 	perms := permissions.Compile(st.ev.Permissions.Allow, st.ev.Permissions.Deny)
 	if err := st.recordConfig(ctx, handlers, perms, sandbox); err != nil {
-		return nil, err
+		return sandbox, stop, err
 	}
 	// How the agents' processes are kept from outliving their cases: said
 	// at the start and in run_result.json, never silently weaker.
 	if st.contain, err = agentproc.Probe(p.HarnessBin); err != nil {
-		return nil, &UsageError{Err: fmt.Errorf("contain the agents' processes: %w", err)}
+		return sandbox, stop, &UsageError{Err: fmt.Errorf("contain the agents' processes: %w", err)}
 	}
-	st.rr, err = rn.Start(ctx, runner.RunSetup{Eval: st.ev, Model: p.Model, AgentBin: p.AgentBin, HarnessBin: p.HarnessBin,
+	st.agent, err = rn.Start(ctx, runner.RunSetup{Eval: st.ev, Model: p.Model, AgentBin: p.AgentBin, HarnessBin: p.HarnessBin,
 		RunDir: st.dir.Path, WorkspaceRoot: st.wsRoot, Private: st.private, Baselines: st.baselines, Workspaces: st.workspaceList(),
 		GitRoot: gitRoot, Repo: p.Repo, Handlers: handlers, Permissions: perms,
 		Sandbox: sandbox, FakeModelURL: st.fakeURL, Warn: obs.Warn})
 	if err != nil {
-		return nil, err
+		return sandbox, stop, err
 	}
-	defer func() {
-		if cerr := st.rr.Close(); cerr != nil {
+	stopFake := stop
+	return sandbox, func() {
+		if cerr := st.agent.Close(); cerr != nil {
 			obs.Warn(fmt.Sprintf("clean up the runner: %v", cerr))
 		}
-	}()
+		stopFake()
+	}, nil
+}
 
+// announceStart tells the observer the run starts: what it resumes (and
+// sweeps what the earlier attempt left), the agent, how many cases, and
+// how the agents' processes are contained.
+func (st *state) announceStart(todo []string, sandbox config.SandboxDecision) {
+	p, obs := st.p, st.obs
 	if p.Resume {
 		obs.Note(fmt.Sprintf("resuming %s: %d of %s already finished", st.runID, len(p.Cases)-len(todo), Plural(len(p.Cases), "case")))
 		st.sweepLeftovers()
 	}
-	agent, agentVersion := st.rr.Agent()
-	if b, ok := st.rr.(interface{ Bin() string }); ok {
+	agent, agentVersion := st.agent.Agent()
+	if b, ok := st.agent.(interface{ Bin() string }); ok {
 		agent = b.Bin()
 	}
 	toRun := len(todo)
@@ -210,55 +283,65 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	if c := st.contain; c.Mode == agentproc.Subreaper || (c.Mode == agentproc.PIDNamespace && c.Detail != "") {
 		obs.Warn("the agents' processes are contained by a " + c.String() + "; see Containment in the README")
 	}
+}
 
-	start := time.Now()
-	hooksLog, err := os.Create(st.dir.HooksLog())
+// beforeAll runs the before_all hooks, if any, and keeps their outputs for
+// the cases. On failure it shows the hooks log (the run directory, with
+// it, goes: no case began).
+func (st *state) beforeAll(ctx context.Context, hooksLog *os.File) error {
+	if len(st.ev.Hooks.BeforeAll) == 0 {
+		return nil
+	}
+	out, err := lifecycle.Phase(ctx, "before_all", st.ev.Hooks.BeforeAll, st.p.ProjectRoot, st.hookEnviron(nil), hooksLog, true)
 	if err != nil {
-		return nil, fmt.Errorf("create the hooks log: %w", err)
-	}
-	defer func() { _ = hooksLog.Close(); st.redactFile(hooksLog.Name()) }()
-	if len(st.ev.Hooks.BeforeAll) > 0 {
-		out, err := lifecycle.Phase(ctx, "before_all", st.ev.Hooks.BeforeAll, p.ProjectRoot, st.hookEnviron(nil), hooksLog, true)
-		if err != nil {
-			// The run directory goes (no case began): its log is shown here.
-			_ = hooksLog.Close()
-			st.redactFile(hooksLog.Name())
-			if b, rerr := os.ReadFile(hooksLog.Name()); rerr == nil && len(b) > 0 {
-				obs.Note("hooks.log:\n" + strings.TrimSuffix(indent(string(b)), "\n"))
-			}
-			return nil, err
+		_ = hooksLog.Close()
+		st.redactFile(hooksLog.Name())
+		if b, rerr := os.ReadFile(hooksLog.Name()); rerr == nil && len(b) > 0 {
+			st.obs.Note("hooks.log:\n" + strings.TrimSuffix(indent(string(b)), "\n"))
 		}
-		st.hookEnv = out.Env
-		st.runRedactor().Learn(out.Env)
-		if len(out.Data) > 0 {
-			if err := st.writeHookOutputs(filepath.Join(st.dir.Path, rundir.HookOutputs), out.Data); err != nil {
-				return nil, fmt.Errorf("before_all: %w", err)
-			}
+		return err
+	}
+	st.hookEnv = out.Env
+	st.runRedactor().Learn(out.Env)
+	if len(out.Data) > 0 {
+		if err := st.writeHookOutputs(filepath.Join(st.dir.Path, rundir.HookOutputs), out.Data); err != nil {
+			return fmt.Errorf("before_all: %w", err)
 		}
 	}
-	if len(st.ev.Hooks.AfterAll) > 0 {
-		defer func() {
-			if _, err := lifecycle.Phase(context.WithoutCancel(ctx), "after_all", st.ev.Hooks.AfterAll, p.ProjectRoot, st.hookEnviron(nil), hooksLog, false); err != nil {
-				obs.Warn(err.Error())
-			}
-		}()
+	return nil
+}
+
+// afterAll runs the after_all hooks, if any, also after an interrupt; a
+// failure is a warning.
+func (st *state) afterAll(ctx context.Context, hooksLog *os.File) {
+	if len(st.ev.Hooks.AfterAll) == 0 {
+		return
 	}
+	if _, err := lifecycle.Phase(context.WithoutCancel(ctx), "after_all", st.ev.Hooks.AfterAll, st.p.ProjectRoot, st.hookEnviron(nil), hooksLog, false); err != nil {
+		st.obs.Warn(err.Error())
+	}
+}
+
+// guardCases takes the tamper check's snapshot of what scoring reads and,
+// per case, of the folders of the cases not started; the earlier
+// attempts' finished cases are sealed as this attempt's are once they end.
+func (st *state) guardCases(todo []string) {
 	st.startTamperGuard()
-	if p.Mode != ModeBatch {
-		st.guardPending(todo)
-		// The earlier attempts' finished cases are sealed as this
-		// attempt's are once they end.
-		for _, id := range p.Cases {
-			if !slices.Contains(todo, id) {
-				st.sealCase(id)
-			}
+	if st.p.Mode == ModeBatch {
+		return
+	}
+	st.guardPending(todo)
+	for _, id := range st.p.Cases {
+		if !slices.Contains(todo, id) {
+			st.sealCase(id)
 		}
 	}
-	started = true
-	if p.Mode == ModeBatch {
-		return st.runBatch(ctx, start)
-	}
-	sem := make(chan struct{}, max(p.Parallel, 1))
+}
+
+// runCases runs the cases, p.Parallel at a time, until they are done or
+// ctx is cancelled (the cases not started then are not run).
+func (st *state) runCases(ctx context.Context, todo []string) {
+	sem := make(chan struct{}, max(st.p.Parallel, 1))
 	var wg sync.WaitGroup
 	for _, id := range todo {
 		if ctx.Err() != nil {
@@ -277,12 +360,17 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		}()
 	}
 	wg.Wait()
+}
+
+// finishRun writes run_result.json and tells the observer the run
+// finished, with a row per case (this attempt's, else the earlier one's).
+func (st *state) finishRun(ctx context.Context, start time.Time) (*results.RunResult, error) {
 	r, err := st.aggregate(time.Since(start), ctx.Err() != nil)
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]Row, 0, len(p.Cases))
-	for _, id := range p.Cases {
+	rows := make([]Row, 0, len(st.p.Cases))
+	for _, id := range st.p.Cases {
 		row, ok := st.rows[id]
 		if !ok {
 			if c := r.PerCase[id]; c != nil {
@@ -293,7 +381,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 		}
 		rows = append(rows, row)
 	}
-	obs.RunFinished(Summary{Run: r, Dir: st.dir.Path, Rows: rows})
+	st.obs.RunFinished(Summary{Run: r, Dir: st.dir.Path, Rows: rows})
 	return r, errors.Join(st.writeErr...)
 }
 
@@ -617,7 +705,7 @@ func (st *state) finish(c *results.Case) {
 // aggregate builds the run's run_result.json from the cases' own files
 // (this attempt's and, on resume, the earlier attempts' finished ones) and
 // writes it.
-func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.Run, error) {
+func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.RunResult, error) {
 	r := st.newRun()
 	for _, id := range st.p.Cases {
 		st.mu.Lock()
@@ -651,14 +739,14 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.Run, 
 }
 
 // newRun is the run's aggregate without cases.
-func (st *state) newRun() *results.Run {
-	agent, v := st.rr.Agent()
+func (st *state) newRun() *results.RunResult {
+	agent, v := st.agent.Agent()
 	bin := ""
-	if b, ok := st.rr.(interface{ Bin() string }); ok {
+	if b, ok := st.agent.(interface{ Bin() string }); ok {
 		bin = b.Bin()
 	}
 	vi := version.Get()
-	return &results.Run{SchemaVersion: results.SchemaVersion, LayoutVersion: rundir.LayoutVersion, RunID: st.runID, EvalName: st.ev.EvalName(), Model: st.p.Model,
+	return &results.RunResult{SchemaVersion: results.SchemaVersion, LayoutVersion: rundir.LayoutVersion, RunID: st.runID, EvalName: st.ev.EvalName(), Model: st.p.Model,
 		Agent: agent, AgentVersion: v, AgentBin: bin, HarnessVer: vi.Version, HarnessRevision: vi.Revision,
 		StartedAt: st.started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
 		Models: &results.Models{Agent: st.p.Model, Hook: st.ev.HookModel(), Judge: st.ev.Models.Judge},

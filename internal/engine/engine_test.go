@@ -116,7 +116,7 @@ func (r *run) plan(t testing.TB) engine.Plan {
 	return p
 }
 
-func (r *run) exec(ctx context.Context, t testing.TB) (*results.Run, error) {
+func (r *run) exec(ctx context.Context, t testing.TB) (*results.RunResult, error) {
 	t.Helper()
 	reg := runner.NewRegistry()
 	reg.Register(runner.TypeFake, r.fake.Factory())

@@ -51,7 +51,7 @@ type RunInfo struct {
 
 // Summary is a finished (or interrupted) run, for the closing table.
 type Summary struct {
-	Run *results.Run
+	Run *results.RunResult
 	Dir string
 	// Rows are the plan's cases in order, each as small as the table
 	// needs (the full results are on disk).

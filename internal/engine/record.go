@@ -22,7 +22,7 @@ import (
 )
 
 // record is what the run records of what it ran, besides the files of its
-// config/ folder: results.Run's fields of that name.
+// config/ folder: results.RunResult's fields of that name.
 type record struct {
 	config  *results.ConfigSource
 	project *results.Project

@@ -21,7 +21,7 @@ type startRecorder struct {
 	existed []bool
 }
 
-func (s *startRecorder) Start(ctx context.Context, setup runner.RunSetup) (runner.Run, error) {
+func (s *startRecorder) Start(ctx context.Context, setup runner.RunSetup) (runner.Agent, error) {
 	s.setup = setup
 	for _, ws := range setup.Workspaces {
 		fi, err := os.Stat(ws)

@@ -179,19 +179,8 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 		w.deny("the command nests shell code more than %d levels deep", maxNesting)
 		return
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(code), "")
-	if err != nil && w.lenient > 0 {
-		return
-	}
-	if err == nil {
-		dropBytes(f)
-	}
-	if err != nil {
-		if depth == 0 {
-			w.deny("the command does not parse as shell (%v)", err)
-		} else {
-			w.deny("it runs shell code that does not parse (%v)", err)
-		}
+	f, ok := w.parse(code, depth)
+	if !ok {
 		return
 	}
 	saved := w.stmt
@@ -214,176 +203,234 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 			w.leaveScope(state, fr.role, fr.snap)
 			return true
 		}
-		role := roles[n]
-		switch n := n.(type) {
-		case *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
-			role = scopeRestore
-		case *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause, *syntax.FuncDecl:
-			role = max(role, scopeMerge)
-		case *syntax.Stmt:
-			if n.Background || n.Coprocess {
-				role = scopeRestore
-			}
-		case *syntax.BinaryCmd:
-			switch n.Op {
-			case syntax.Pipe, syntax.PipeAll:
-				roles[n.X], roles[n.Y] = scopeRestore, scopeRestore
-				w.piped[n.Y] = true
-			case syntax.AndStmt, syntax.OrStmt:
-				roles[n.Y] = max(roles[n.Y], scopeMerge)
-			}
-		}
-		fr := frame{role: role}
-		if role != scopeNone {
+		fr := frame{role: w.scopeOf(n, roles)}
+		if fr.role != scopeNone {
 			fr.snap = clone(state)
 		}
 		stack = append(stack, fr)
-		switch n := n.(type) {
-		case *syntax.Stmt:
-			w.redirects(n, state)
-			w.stmt = n
-		case *syntax.SglQuoted:
-			// '$(cmd)' or '`cmd`' is text here, but bash runs it when the
-			// text reaches an arithmetic context: x='a[$(cmd)]'; [[ $x -eq 1 ]].
-			if strings.Contains(n.Value, "$(") || strings.Contains(n.Value, "`") {
-				w.lenient++
-				w.nested(`: "`+n.Value+`"`, clone(state), depth+1)
-				w.lenient--
-			}
-		case *syntax.ParamExp:
-			// ${X:=v} and ${X=v} assign X as they expand.
-			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
-				w.taint[n.Param.Value] = true
-			}
-			w.paramExp(state, n)
-			w.promptExp(state, n)
-		case *syntax.ArrayElem:
-			if n.Index != nil {
-				w.arith(state, n.Index)
-			}
-		case *syntax.UnaryTest:
-			if n.Op == syntax.TsVarSet {
-				if wd, ok := n.X.(*syntax.Word); ok {
-					for _, x := range w.expandWord(state, wd) {
-						w.subscripted(state, x, "[[ -v … ]]")
-					}
-				}
-			}
-		case *syntax.ArithmExp:
-			w.arith(state, n.X)
-		case *syntax.ArithmCmd:
-			w.arith(state, n.X)
-		case *syntax.LetClause:
-			for _, x := range n.Exprs {
-				w.arith(state, x)
-			}
-		case *syntax.Assign:
-			if n.Index != nil {
-				w.arith(state, n.Index)
-			}
-		case *syntax.BinaryTest:
-			if isTestArith(n.Op) {
-				for _, x := range []syntax.TestExpr{n.X, n.Y} {
-					if wd, ok := x.(*syntax.Word); ok {
-						w.arithWord(state, wd)
-					}
-				}
-			}
-		case *syntax.DeclClause:
-			flagged := false // declare -n (nameref), -a, -i, …: not a plain value
-			flags := ""
-			for _, a := range n.Args {
-				if a.Naked && a.Name == nil && a.Value != nil {
-					flagged = true
-					if lit, ok := wordLit(a.Value); ok && strings.HasPrefix(lit, "-") {
-						flags += lit[1:]
-					} else {
-						w.deny("%s is given options only known when it runs", n.Variant.Value)
-					}
-				}
-			}
-			if strings.Contains(flags, "n") {
-				w.deny("%s -n makes a name refer to another variable, so what its assignments change is not known", n.Variant.Value)
-			}
-			for _, a := range n.Args {
-				if strings.Contains(flags, "i") && a.Name != nil {
-					w.intVars[a.Name.Value] = true
-				}
-				w.persist(state, a)
-				if flagged && a.Name != nil {
-					state[a.Name.Value] = unknownValue
-				}
-			}
-		case *syntax.ForClause:
-			// The loop variable takes values only known as the loop runs;
-			// over literal words, it holds no code.
-			if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
-				w.loopVar(state, wi)
-			}
-			if cl, ok := n.Loop.(*syntax.CStyleLoop); ok {
-				for _, x := range []syntax.ArithmExpr{cl.Init, cl.Cond, cl.Post} {
-					if x != nil {
-						w.arith(state, x)
-					}
-				}
-			}
-		case *syntax.CallExpr:
-			if len(n.Args) == 0 {
-				for _, a := range n.Assigns {
-					w.persist(state, a) // a bare VAR=x persists
-				}
-				return true
-			}
-			callEnv := clone(state)
-			for k := range w.taint {
-				callEnv[k] = unknownValue
-			}
-			for _, a := range n.Assigns {
-				w.assign(callEnv, a) // VAR=x cmd: only for this call
-			}
-			var words []word
-			for _, a := range n.Args {
-				words = append(words, w.expandWord(state, a)...)
-			}
-			var buf bytes.Buffer
-			_ = w.printer.Print(&buf, &syntax.CallExpr{Args: n.Args})
-			w.command(buf.String(), words, callEnv, depth, false)
-			w.copies(words)
-			if len(words) > 0 && !words[0].dyn {
-				switch words[0].s {
-				case "export", "readonly", "declare", "typeset", "local":
-					for _, a := range words[1:] {
-						if k, v, found := strings.Cut(a.s, "="); found && envName(k) {
-							if a.dyn {
-								v = unknownValue
-							}
-							w.special(k, v, a.dyn, buf.String())
-							setPersistent(state, k, v)
-							w.assigned = append(w.assigned, k)
-						}
-					}
-				case "unset":
-					fn := false
-					for _, a := range words[1:] {
-						switch {
-						case a.dyn:
-							w.deny("unset removes variables only known when it runs (%q)", clip.String(buf.String(), 80))
-						case a.s == "-f":
-							fn = true
-						case !fn && envName(a.s):
-							setPersistent(state, a.s, unsetValue)
-							w.assigned = append(w.assigned, a.s)
-						default:
-							w.subscripted(state, a, buf.String())
-						}
-					}
-				case "read", "mapfile", "readarray", "getopts", "printf", "wait":
-					w.readsInto(state, words, buf.String())
+		w.visit(n, state, depth)
+		return true
+	})
+}
+
+// parse parses code as bash; a failure denies the line (unless lenient),
+// and ok is false.
+func (w *walker) parse(code string, depth int) (_ *syntax.File, ok bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(code), "")
+	if err != nil && w.lenient > 0 {
+		return nil, false
+	}
+	if err != nil {
+		if depth == 0 {
+			w.deny("the command does not parse as shell (%v)", err)
+		} else {
+			w.deny("it runs shell code that does not parse (%v)", err)
+		}
+		return nil, false
+	}
+	dropBytes(f)
+	return f, true
+}
+
+// scopeOf is how leaving n treats the assignments made inside it; roles
+// holds what n's parent decided for its children (a pipe's sides, what
+// follows && / ||).
+func (w *walker) scopeOf(n syntax.Node, roles map[syntax.Node]scopeRole) scopeRole {
+	role := roles[n]
+	switch n := n.(type) {
+	case *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+		role = scopeRestore
+	case *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause, *syntax.FuncDecl:
+		role = max(role, scopeMerge)
+	case *syntax.Stmt:
+		if n.Background || n.Coprocess {
+			role = scopeRestore
+		}
+	case *syntax.BinaryCmd:
+		switch n.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			roles[n.X], roles[n.Y] = scopeRestore, scopeRestore
+			w.piped[n.Y] = true
+		case syntax.AndStmt, syntax.OrStmt:
+			roles[n.Y] = max(roles[n.Y], scopeMerge)
+		}
+	}
+	return role
+}
+
+// visit judges one node of the line under state, and applies what it
+// assigns.
+func (w *walker) visit(n syntax.Node, state map[string]string, depth int) {
+	switch n := n.(type) {
+	case *syntax.Stmt:
+		w.redirects(n, state)
+		w.stmt = n
+	case *syntax.SglQuoted:
+		// '$(cmd)' or '`cmd`' is text here, but bash runs it when the
+		// text reaches an arithmetic context: x='a[$(cmd)]'; [[ $x -eq 1 ]].
+		if strings.Contains(n.Value, "$(") || strings.Contains(n.Value, "`") {
+			w.lenient++
+			w.nested(`: "`+n.Value+`"`, clone(state), depth+1)
+			w.lenient--
+		}
+	case *syntax.ParamExp:
+		// ${X:=v} and ${X=v} assign X as they expand.
+		if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
+			w.taint[n.Param.Value] = true
+		}
+		w.paramExp(state, n)
+		w.promptExp(state, n)
+	case *syntax.ArrayElem:
+		if n.Index != nil {
+			w.arith(state, n.Index)
+		}
+	case *syntax.UnaryTest:
+		if n.Op == syntax.TsVarSet {
+			if wd, ok := n.X.(*syntax.Word); ok {
+				for _, x := range w.expandWord(state, wd) {
+					w.subscripted(state, x, "[[ -v … ]]")
 				}
 			}
 		}
-		return true
-	})
+	case *syntax.ArithmExp:
+		w.arith(state, n.X)
+	case *syntax.ArithmCmd:
+		w.arith(state, n.X)
+	case *syntax.LetClause:
+		for _, x := range n.Exprs {
+			w.arith(state, x)
+		}
+	case *syntax.Assign:
+		if n.Index != nil {
+			w.arith(state, n.Index)
+		}
+	case *syntax.BinaryTest:
+		if isTestArith(n.Op) {
+			for _, x := range []syntax.TestExpr{n.X, n.Y} {
+				if wd, ok := x.(*syntax.Word); ok {
+					w.arithWord(state, wd)
+				}
+			}
+		}
+	case *syntax.DeclClause:
+		w.declClause(n, state)
+	case *syntax.ForClause:
+		w.forClause(n, state)
+	case *syntax.CallExpr:
+		w.callExpr(n, state, depth)
+	}
+}
+
+// declClause applies declare / local / export … with their options: -n
+// is denied, -i marks integer variables, any option makes a value unknown.
+func (w *walker) declClause(n *syntax.DeclClause, state map[string]string) {
+	flagged := false // declare -n (nameref), -a, -i, …: not a plain value
+	flags := ""
+	for _, a := range n.Args {
+		if a.Naked && a.Name == nil && a.Value != nil {
+			flagged = true
+			if lit, ok := wordLit(a.Value); ok && strings.HasPrefix(lit, "-") {
+				flags += lit[1:]
+			} else {
+				w.deny("%s is given options only known when it runs", n.Variant.Value)
+			}
+		}
+	}
+	if strings.Contains(flags, "n") {
+		w.deny("%s -n makes a name refer to another variable, so what its assignments change is not known", n.Variant.Value)
+	}
+	for _, a := range n.Args {
+		if strings.Contains(flags, "i") && a.Name != nil {
+			w.intVars[a.Name.Value] = true
+		}
+		w.persist(state, a)
+		if flagged && a.Name != nil {
+			state[a.Name.Value] = unknownValue
+		}
+	}
+}
+
+// forClause makes a loop's variable and arithmetic known as far as they
+// can be before the loop runs.
+func (w *walker) forClause(n *syntax.ForClause, state map[string]string) {
+	// The loop variable takes values only known as the loop runs;
+	// over literal words, it holds no code.
+	if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+		w.loopVar(state, wi)
+	}
+	if cl, ok := n.Loop.(*syntax.CStyleLoop); ok {
+		for _, x := range []syntax.ArithmExpr{cl.Init, cl.Cond, cl.Post} {
+			if x != nil {
+				w.arith(state, x)
+			}
+		}
+	}
+}
+
+// callExpr judges one simple command: a bare VAR=x persists; otherwise the
+// command is judged with its words and env, and the builtins that assign
+// (export, unset, read, …) change state.
+func (w *walker) callExpr(n *syntax.CallExpr, state map[string]string, depth int) {
+	if len(n.Args) == 0 {
+		for _, a := range n.Assigns {
+			w.persist(state, a) // a bare VAR=x persists
+		}
+		return
+	}
+	callEnv := clone(state)
+	for k := range w.taint {
+		callEnv[k] = unknownValue
+	}
+	for _, a := range n.Assigns {
+		w.assign(callEnv, a) // VAR=x cmd: only for this call
+	}
+	var words []word
+	for _, a := range n.Args {
+		words = append(words, w.expandWord(state, a)...)
+	}
+	var buf bytes.Buffer
+	_ = w.printer.Print(&buf, &syntax.CallExpr{Args: n.Args})
+	w.command(buf.String(), words, callEnv, depth, false)
+	w.copies(words)
+	if len(words) > 0 && !words[0].dyn {
+		w.builtinAssigns(words, state, buf.String())
+	}
+}
+
+// builtinAssigns applies what an assigning builtin (export, readonly,
+// declare, typeset, local, unset, read, …) does to state; line is the
+// command, for messages.
+func (w *walker) builtinAssigns(words []word, state map[string]string, line string) {
+	switch words[0].s {
+	case "export", "readonly", "declare", "typeset", "local":
+		for _, a := range words[1:] {
+			if k, v, found := strings.Cut(a.s, "="); found && envName(k) {
+				if a.dyn {
+					v = unknownValue
+				}
+				w.special(k, v, a.dyn, line)
+				setPersistent(state, k, v)
+				w.assigned = append(w.assigned, k)
+			}
+		}
+	case "unset":
+		fn := false
+		for _, a := range words[1:] {
+			switch {
+			case a.dyn:
+				w.deny("unset removes variables only known when it runs (%q)", clip.String(line, 80))
+			case a.s == "-f":
+				fn = true
+			case !fn && envName(a.s):
+				setPersistent(state, a.s, unsetValue)
+				w.assigned = append(w.assigned, a.s)
+			default:
+				w.subscripted(state, a, line)
+			}
+		}
+	case "read", "mapfile", "readarray", "getopts", "printf", "wait":
+		w.readsInto(state, words, line)
+	}
 }
 
 // redirects records the files a statement writes, with the here-doc or

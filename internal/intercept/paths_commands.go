@@ -36,7 +36,9 @@ var (
 	fileIdioms  = lazyre.New(`open|read|File|fs\.|Path|cat\b|<\s*\w|\bio\.|require|import|load|include|eval`)
 )
 
-// call applies what a simple command does with its arguments.
+// call applies what a simple command does with its arguments: the code
+// its wrappers run, the code it runs besides itself, the directory it runs
+// in, the names computed when it runs, then what its kind of command does.
 func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 	for _, a := range ce.Assigns {
 		c.assign(a)
@@ -44,7 +46,29 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 	if pd := c.laterCode(ce); pd != nil {
 		return pd
 	}
-	var args []string
+	name, args, argWords, pd := c.unwrapCall(ce, depth)
+	if pd != nil || name == "" {
+		return pd
+	}
+	rest := args[1:]
+	defer c.noteWriter(name, rest)
+	if pd := c.runsOtherCode(name, args, depth); pd != nil {
+		return pd
+	}
+	if pd := c.chdirOption(name, rest); pd != nil {
+		return pd
+	}
+	if pd := c.computedNames(ce, name, rest, argWords); pd != nil {
+		return pd
+	}
+	return c.byKind(ce, name, rest, depth)
+}
+
+// unwrapCall expands the command's words and drops its wrappers (env,
+// nice, su -c, …), judging the shell code they run. name is the command
+// left ("" if none), args its fields from its name on, argWords the words
+// after its name.
+func (c *pathCheck) unwrapCall(ce *syntax.CallExpr, depth int) (name string, args []string, argWords []*syntax.Word, _ *pathDeny) {
 	ends := make([]int, len(ce.Args)) // ends[i]: the fields of words up to i
 	for i, w := range ce.Args {
 		args = append(args, c.words(w)...)
@@ -55,25 +79,28 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 	for _, code := range codes {
 		// su -c, flock -c, script -c, sg -c, env -S, watch: shell code.
 		if c.builtAtRunTime(ce) {
-			return c.cannot("a wrapper runs shell code that is built when the command runs, so the paths it reads cannot be checked")
+			return "", nil, nil, c.cannot("a wrapper runs shell code that is built when the command runs, so the paths it reads cannot be checked")
 		}
 		if pd := c.analyse(code, depth+1); pd != nil {
-			return pd
+			return "", nil, nil, pd
 		}
 	}
 	// argWords are the words after the command's name (pathWrappers dropped).
-	argWords := ce.Args[len(ce.Args):]
+	argWords = ce.Args[len(ce.Args):]
 	for i, e := range ends {
 		if e > all-len(args) {
 			argWords = ce.Args[i+1:]
 			break
 		}
 	}
-	if name == "" {
-		return nil
-	}
+	return name, args, argWords, nil
+}
+
+// runsOtherCode judges the code a command runs besides itself: a
+// convention's (a Makefile, package.json scripts, …), less's !cmd, a
+// program given by path, options that run a command.
+func (c *pathCheck) runsOtherCode(name string, args []string, depth int) *pathDeny {
 	rest := args[1:]
-	defer c.noteWriter(name, rest)
 	if c.lenient == 0 {
 		if why := conventionCode(name, rest, slices.Collect(maps.Keys(c.written)), c.writers); why != "" {
 			return c.cannot(why + ", so the files it opens cannot be checked")
@@ -106,6 +133,12 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 			return pd
 		}
 	}
+	return nil
+}
+
+// chdirOption denies a command whose -C / --directory / --cwd … option
+// makes it run in a denied directory.
+func (c *pathCheck) chdirOption(name string, rest []string) *pathDeny {
 	for i, a := range rest {
 		dir, ok := "", false
 		switch {
@@ -123,6 +156,12 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 			}
 		}
 	}
+	return nil
+}
+
+// computedNames denies a command that works on names computed when it
+// runs (decoded text, a file xargs reads, $(…) in a reader's file names).
+func (c *pathCheck) computedNames(ce *syntax.CallExpr, name string, rest []string, argWords []*syntax.Word) *pathDeny {
 	if decoder(name, rest) {
 		if c.subst {
 			return c.cannot(name + " decodes text into a command's arguments, so the paths they name cannot be checked")
@@ -140,6 +179,13 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 	if c.decoded != "" && (name == "xargs" || name == "parallel") {
 		return c.cannot("xargs runs on names that " + c.decoded + " decodes, so the paths they name cannot be checked")
 	}
+	return nil
+}
+
+// byKind applies what the command's kind does with its arguments: cd,
+// eval, source, shells, interpreters, copiers, listers, grep -r, tree
+// readers; a program it does not know is judged by its arguments.
+func (c *pathCheck) byKind(ce *syntax.CallExpr, name string, rest []string, depth int) *pathDeny {
 	switch {
 	case name == "cd" || name == "pushd" || name == "popd":
 		c.cd(name, rest)
@@ -157,22 +203,7 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 		}
 		return c.cannot(name + " runs the commands of a file the hook cannot read, so the paths they touch cannot be checked")
 	case shellname.Is(name) || name == "busybox":
-		if code, ok := codeArg(name, rest); ok {
-			if !c.literalCode(ce, name) {
-				return c.cannot(name + " -c runs a script that is built when the command runs, so the paths it reads cannot be checked")
-			}
-			return c.analyse(code, depth+1)
-		}
-		if file := scriptArg(rest); file != "" && file != "-" && file != "/dev/stdin" && !slices.Contains(rest, "-s") {
-			return c.runsFile(file, depth) // a script file: runs like ./script (README: what the layer cannot see)
-		}
-		switch kind, doc := c.stdin(ce); kind {
-		case stdinDoc:
-			return c.analyse(doc, depth+1)
-		case stdinPipe:
-			return c.cannot(name + " reads its script from a pipe, so the commands it runs cannot be checked")
-		}
-		return nil
+		return c.shell(ce, name, rest, depth)
 	case slices.Contains(interpreters, name):
 		if server(name, rest) {
 			return c.treeRead(name+" serving files", []string{"."})
@@ -209,6 +240,27 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 	}
 	if !knownProgram(name) {
 		return c.opaque(rest, depth)
+	}
+	return nil
+}
+
+// shell judges a shell run with -c code, a script file or a script on
+// its stdin.
+func (c *pathCheck) shell(ce *syntax.CallExpr, name string, rest []string, depth int) *pathDeny {
+	if code, ok := codeArg(name, rest); ok {
+		if !c.literalCode(ce, name) {
+			return c.cannot(name + " -c runs a script that is built when the command runs, so the paths it reads cannot be checked")
+		}
+		return c.analyse(code, depth+1)
+	}
+	if file := scriptArg(rest); file != "" && file != "-" && file != "/dev/stdin" && !slices.Contains(rest, "-s") {
+		return c.runsFile(file, depth) // a script file: runs like ./script (README: what the layer cannot see)
+	}
+	switch kind, doc := c.stdin(ce); kind {
+	case stdinDoc:
+		return c.analyse(doc, depth+1)
+	case stdinPipe:
+		return c.cannot(name + " reads its script from a pipe, so the commands it runs cannot be checked")
 	}
 	return nil
 }

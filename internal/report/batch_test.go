@@ -26,7 +26,7 @@ func TestReportBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(results.WriteJSON(d.RunResult(), &results.Run{RunID: "b1", EvalName: "demo", ExecutionMode: "batch", NumCases: 2, Batch: batch}))
+	must(results.WriteJSON(d.RunResult(), &results.RunResult{RunID: "b1", EvalName: "demo", ExecutionMode: "batch", NumCases: 2, Batch: batch}))
 	f, err := os.Create(d.BatchTranscript())
 	must(err)
 	w := transcript.NewWriter(f)

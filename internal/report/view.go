@@ -47,7 +47,7 @@ type page struct {
 	Scored   bool
 	Passed   bool
 	ScoredAt string
-	Run      *results.Run
+	Run      *results.RunResult
 	Summary  *rundir.Summary
 	Judges   []rundir.JudgeSummary
 	// BoolJudge: the judge's verdicts are pass/fail, without a number.

@@ -105,8 +105,8 @@ func TierCounts(answers []Answer) map[string]int {
 	return out
 }
 
-// Run is the run's run_result.json.
-type Run struct {
+// RunResult is the run's run_result.json.
+type RunResult struct {
 	SchemaVersion int `json:"schema_version"`
 	// LayoutVersion is the run directory's layout (rundir.LayoutVersion);
 	// absent (0) in runs of an agent-eval before it, which are layout 1.
@@ -190,7 +190,7 @@ type Project struct {
 }
 
 // Add folds a finished case into the run's totals.
-func (r *Run) Add(c *Case) {
+func (r *RunResult) Add(c *Case) {
 	r.PerCase[c.CaseID] = c
 	r.DurationS += c.DurationS
 	r.CostUSD += c.CostUSD

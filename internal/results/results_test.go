@@ -11,7 +11,7 @@ import (
 
 func TestAddNeverMasksAFailure(t *testing.T) {
 	t.Parallel()
-	r := &Run{PerCase: map[string]*Case{}, PerModelUsage: map[string]transcript.ModelUsage{}}
+	r := &RunResult{PerCase: map[string]*Case{}, PerModelUsage: map[string]transcript.ModelUsage{}}
 	r.Add(&Case{CaseID: "a", ExitCode: 0, CostUSD: 1, DurationS: 2, NumTurns: 3})
 	r.Add(&Case{CaseID: "b", ExitCode: -1, CostUSD: 0.5, PerModelUsage: map[string]transcript.ModelUsage{"m": {CostUSD: 0.5}}})
 	r.Add(&Case{CaseID: "c", ExitCode: 0})

@@ -11,7 +11,7 @@ import (
 
 // LayoutVersion is the version of the run directory's layout: its files and
 // folders (the constants of this package) and the fields of run_result.json
-// (results.Run and results.Case). A change to any of them bumps it, and
+// (results.RunResult and results.Case). A change to any of them bumps it, and
 // testdata/layout.golden pins them with it (TestLayoutVersion). A run
 // records it in run_result.json's layout_version; a run without one was
 // written by an agent-eval before layout 2.

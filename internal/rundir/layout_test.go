@@ -26,7 +26,7 @@ const layoutGolden = "testdata/layout.golden"
 // and folder names and run_result.json's fields — to LayoutVersion: a change
 // to either without a bump of the version fails, and so does -update then.
 func TestLayoutVersion(t *testing.T) {
-	got := append(layoutNames(t), jsonFields(reflect.TypeOf(results.Run{}), reflect.TypeOf(results.Case{}))...)
+	got := append(layoutNames(t), jsonFields(reflect.TypeOf(results.RunResult{}), reflect.TypeOf(results.Case{}))...)
 	old, err := os.ReadFile(layoutGolden)
 	if err != nil && !golden.Updating() {
 		t.Fatalf("read %s (go test ./internal/rundir -run TestLayoutVersion -update creates it): %v", layoutGolden, err)

@@ -3,7 +3,7 @@
 // replay, a Harbor import — which reads it through this package and never
 // builds a path by hand.
 //
-//	<run>/run_result.json           the run (results.Run)
+//	<run>/run_result.json           the run (results.RunResult)
 //	<run>/config/                   what the run ran: eval.yaml, tool_handlers.yaml, permissions.json
 //	<run>/selection.json            the cases the run was made with
 //	<run>/summary.yaml              the verdict (Summary), written by score
@@ -180,8 +180,8 @@ func (d Dir) recordedCases() ([]string, error) {
 }
 
 // ReadRun reads the run's run_result.json.
-func (d Dir) ReadRun() (*results.Run, error) {
-	var r results.Run
+func (d Dir) ReadRun() (*results.RunResult, error) {
+	var r results.RunResult
 	if err := readJSON(d.RunResult(), &r); err != nil {
 		return nil, err
 	}

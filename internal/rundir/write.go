@@ -139,7 +139,7 @@ func (d Dir) Finished(ids []string) bool {
 	if err != nil {
 		return false
 	}
-	var r results.Run
+	var r results.RunResult
 	if json.Unmarshal(b, &r) != nil || r.Interrupted {
 		return false
 	}

@@ -108,13 +108,13 @@ type Runner interface {
 	// Start prepares the run (checks the agent is installed, preflights
 	// the sandbox, writes run-wide config) and returns what runs the
 	// cases. An error here is the run's, before any case starts.
-	Start(ctx context.Context, s RunSetup) (Run, error)
+	Start(ctx context.Context, s RunSetup) (Agent, error)
 }
 
-// Run is a runner started for one run. It may also have a Bin() string
-// method: the agent binary the run's first line names (else the agent's
-// name).
-type Run interface {
+// Agent is a Runner started for one run: the agent the cases invoke. It
+// may also have a Bin() string method: the agent binary the run's first
+// line names (else the agent's name).
+type Agent interface {
 	// Agent names the agent and its version, for run_result.json.
 	Agent() (name, version string)
 	// Prepare writes the runner's own files into one workspace (settings,

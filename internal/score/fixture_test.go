@@ -61,7 +61,7 @@ func writeRun(t testing.TB, path string, cases ...fixtureCase) rundir.Dir {
 	t.Helper()
 	d := rundir.Dir{Path: path}
 	must(t, os.MkdirAll(path, 0o755))
-	run := &results.Run{SchemaVersion: 1, RunID: filepath.Base(path), EvalName: "fixture", Model: "claude-test", PerCase: map[string]*results.Case{}}
+	run := &results.RunResult{SchemaVersion: 1, RunID: filepath.Base(path), EvalName: "fixture", Model: "claude-test", PerCase: map[string]*results.Case{}}
 	for _, c := range cases {
 		must(t, os.MkdirAll(d.Case(c.id), 0o755))
 		status := results.StatusCompleted

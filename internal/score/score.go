@@ -167,6 +167,46 @@ func JudgeModel(ev *config.Eval, getenv func(string) string) string {
 // summary.yaml and returns it. A configuration problem is a
 // config.Errors; the verdict (thresholds) is in the summary's Passed.
 func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
+	opts = withDefaults(opts)
+	ev := opts.Eval
+	env, err := judgeEnv(opts)
+	if err != nil {
+		return nil, err
+	}
+	judges, err := buildJudges(ev, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	cases, err := scoreCases(ctx, opts, judges)
+	if err != nil {
+		return nil, err
+	}
+	s, batch, err := newSummary(opts, cases)
+	if err != nil {
+		return nil, err
+	}
+	s.Judges = aggregate(judges, cases)
+	applyReward(s, ev, judges)
+	if opts.Baseline != nil {
+		if err := compareBaseline(ctx, s, opts, env); err != nil {
+			return nil, err
+		}
+	}
+	if err := verdict(s, opts, judges, cases, batch); err != nil {
+		return nil, err
+	}
+	if env.LLM != nil {
+		s.LLM.Made, s.LLM.Cached, s.LLM.Failed = env.LLM.Counts()
+	}
+	if err := opts.Dir.WriteSummary(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// withDefaults fills the options left zero: the process environment, the
+// clock, four judges at a time.
+func withDefaults(opts Options) Options {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
@@ -176,6 +216,13 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	if opts.Concurrency < 1 {
 		opts.Concurrency = 4
 	}
+	return opts
+}
+
+// judgeEnv is what the judges run with: the eval, python3, the judge
+// model and, when a judge calls a model, the LLM runner (the fake model's,
+// or the API's, which needs credentials).
+func judgeEnv(opts Options) (*Env, error) {
 	ev := opts.Eval
 	env := &Env{Eval: ev, Dir: ev.Dir(), RunDir: opts.Dir.Path, Environ: opts.Environ, Model: JudgeModel(ev, opts.Getenv)}
 	if p, err := env.host().lookPath("python3", nil); err == nil {
@@ -197,6 +244,12 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 			env.LLM.warn = opts.Observer.Warn
 		}
 	}
+	return env, nil
+}
+
+// buildJudges builds the eval's judges; the pairwise judge, run with
+// --baseline, needs a model.
+func buildJudges(ev *config.Eval, env *Env, opts Options) ([]built, error) {
 	judges, err := Build(ev, env, Kinds())
 	if err != nil {
 		return nil, err
@@ -208,6 +261,13 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 			}
 		}
 	}
+	return judges, nil
+}
+
+// scoreCases scores the run's cases, opts.Concurrency at a time, telling
+// the observer as each is scored.
+func scoreCases(ctx context.Context, opts Options, judges []built) ([]rundir.CaseSummary, error) {
+	ev := opts.Eval
 	ids, err := opts.Dir.CaseIDs()
 	if err != nil {
 		return nil, err
@@ -249,10 +309,16 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	s := &rundir.Summary{SchemaVersion: rundir.SummaryVersion, ScoredAt: opts.Now().UTC().Format(time.RFC3339), NumCases: len(ids), Cases: cases}
+	return cases, nil
+}
+
+// newSummary starts the run's summary: its cases, what run_result.json
+// says of the run (id, eval, model, cost, duration) and the cases'
+// denials and answers. batch says the run was a batch.
+func newSummary(opts Options, cases []rundir.CaseSummary) (_ *rundir.Summary, batch bool, _ error) {
+	s := &rundir.Summary{SchemaVersion: rundir.SummaryVersion, ScoredAt: opts.Now().UTC().Format(time.RFC3339), NumCases: len(cases), Cases: cases}
 	// A run killed before its end has no run_result.json; one that is
 	// there but unreadable is an error, not a run of no cost and no model.
-	batch := false
 	switch run, err := opts.Dir.ReadRun(); {
 	case err == nil:
 		batch = run.ExecutionMode == "batch"
@@ -261,10 +327,10 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 			s.DurationS = run.WallClockS
 		}
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("read the run's result: %w", err)
+		return nil, false, fmt.Errorf("read the run's result: %w", err)
 	}
 	if s.EvalName == "" {
-		s.EvalName = ev.EvalName()
+		s.EvalName = opts.Eval.EvalName()
 	}
 	if s.RunID == "" {
 		s.RunID = baseName(opts.Dir.Path)
@@ -284,22 +350,32 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 			s.AnswersByTier[tier] += n
 		}
 	}
-	s.Judges = aggregate(judges, cases)
-	applyReward(s, ev, judges)
-	if opts.Baseline != nil {
-		before, err := opts.Baseline.ReadSummary()
-		if err != nil {
-			return nil, fmt.Errorf("read the baseline (score it first): %w", err)
-		}
-		s.Baseline = Compare(s, before, opts.Baseline.Path)
-		if pj := judgeByName(ev, Pairwise); pj != nil {
-			pw, err := RunPairwise(ctx, PairwiseOptions{Run: opts.Dir, Baseline: *opts.Baseline, Eval: ev, Judge: pj, Model: cmp.Or(pj.Model, env.Model), LLM: env.LLM})
-			if err != nil {
-				return nil, err
-			}
-			s.Baseline.Pairwise = pw
-		}
+	return s, batch, nil
+}
+
+// compareBaseline compares the run with opts.Baseline's summary, and
+// runs the pairwise judge if the eval has one.
+func compareBaseline(ctx context.Context, s *rundir.Summary, opts Options, env *Env) error {
+	ev := opts.Eval
+	before, err := opts.Baseline.ReadSummary()
+	if err != nil {
+		return fmt.Errorf("read the baseline (score it first): %w", err)
 	}
+	s.Baseline = Compare(s, before, opts.Baseline.Path)
+	if pj := judgeByName(ev, Pairwise); pj != nil {
+		pw, err := RunPairwise(ctx, PairwiseOptions{Run: opts.Dir, Baseline: *opts.Baseline, Eval: ev, Judge: pj, Model: cmp.Or(pj.Model, env.Model), LLM: env.LLM})
+		if err != nil {
+			return err
+		}
+		s.Baseline.Pairwise = pw
+	}
+	return nil
+}
+
+// verdict decides s.Passed: the thresholds hold, and no case was tampered
+// with, no judge was broken, no case is foreign and every case was judged.
+func verdict(s *rundir.Summary, opts Options, judges []built, cases []rundir.CaseSummary, batch bool) (err error) {
+	ev := opts.Eval
 	s.Thresholds = checkThresholds(ev, s)
 	s.Passed = true
 	for _, t := range s.Thresholds {
@@ -321,7 +397,7 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 		}
 	}
 	if s.Foreign, err = opts.Dir.ForeignCases(); err != nil {
-		return nil, err
+		return err
 	}
 	if len(s.Foreign) > 0 {
 		s.Passed = false
@@ -330,13 +406,7 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	if s.NotJudged != "" {
 		s.Passed = false
 	}
-	if env.LLM != nil {
-		s.LLM.Made, s.LLM.Cached, s.LLM.Failed = env.LLM.Counts()
-	}
-	if err := opts.Dir.WriteSummary(s); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return nil
 }
 
 // runRedactor hides the secrets of this process's environment and those

@@ -42,7 +42,7 @@ func TestAnswersByTier(t *testing.T) {
 			}
 		})
 	}
-	run := results.Run{PerCase: map[string]*results.Case{}}
+	run := results.RunResult{PerCase: map[string]*results.Case{}}
 	run.Add(&results.Case{CaseID: "a", AnswersByTier: map[string]int{"llm": 1}})
 	run.Add(&results.Case{CaseID: "b", AnswersByTier: map[string]int{"llm": 2, "fallback": 1}})
 	if run.AnswersByTier["llm"] != 3 || run.AnswersByTier["fallback"] != 1 {

@@ -54,7 +54,7 @@ func TestSummaryColoursStatusesAndKeepsColumns(t *testing.T) {
 	t.Parallel()
 	var buf strings.Builder
 	term := &Terminal{p: &progress{w: &buf, colour: true, running: map[string]time.Time{}}}
-	term.RunFinished(engine.Summary{Dir: "runs/x", Run: &results.Run{RunID: "x"}, Rows: []engine.Row{
+	term.RunFinished(engine.Summary{Dir: "runs/x", Run: &results.RunResult{RunID: "x"}, Rows: []engine.Row{
 		engine.RowOf(&results.Case{CaseID: "a", Status: results.StatusCompleted}),
 		engine.RowOf(&results.Case{CaseID: "bb", Status: results.StatusTimeout, ExitCode: -1}),
 		{ID: "c"},
@@ -108,7 +108,7 @@ func TestSmallCostsKeepTheirDigits(t *testing.T) {
 	term := &Terminal{p: &progress{w: &buf, running: map[string]time.Time{}}}
 	c := &results.Case{CaseID: "a", Status: results.StatusCompleted, CostUSD: 0.000042}
 	term.CaseFinished(c)
-	term.RunFinished(engine.Summary{Dir: "runs/x", Run: &results.Run{RunID: "x", CostUSD: 0.000042}, Rows: []engine.Row{engine.RowOf(c)}})
+	term.RunFinished(engine.Summary{Dir: "runs/x", Run: &results.RunResult{RunID: "x", CostUSD: 0.000042}, Rows: []engine.Row{engine.RowOf(c)}})
 	out := buf.String()
 	if n := strings.Count(out, "0.000042"); n != 3 || strings.Contains(out, "0.0000,") {
 		t.Errorf("want 0.000042 in the case line, the table and the run line (%d found):\n%s", n, out)

@@ -59,7 +59,7 @@ type started struct {
 // Claude Code config: every workspace trusted, so the allow rules of its
 // .claude/settings.json take effect. The user's ~/.claude.json is never
 // touched.
-func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Run, err error) {
+func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Agent, err error) {
 	r := &started{s: s}
 	if s.Warn == nil {
 		r.s.Warn = func(string) {}

@@ -128,7 +128,7 @@ func (r *Runner) Capabilities() runner.Capabilities {
 }
 
 // Start implements runner.Runner.
-func (r *Runner) Start(_ context.Context, _ runner.RunSetup) (runner.Run, error) {
+func (r *Runner) Start(_ context.Context, _ runner.RunSetup) (runner.Agent, error) {
 	if r.startErr != nil {
 		return nil, r.startErr
 	}

@@ -49,13 +49,13 @@ func (c cliRunner) Capabilities() runner.Capabilities {
 
 type started struct {
 	s       runner.RunSetup
-	inner   runner.Run
+	inner   runner.Agent
 	program string // the command's program, for Agent
 }
 
 // Start checks the eval has a command whose program exists and starts the
 // runner underneath, if any.
-func (c cliRunner) Start(ctx context.Context, s runner.RunSetup) (runner.Run, error) {
+func (c cliRunner) Start(ctx context.Context, s runner.RunSetup) (runner.Agent, error) {
 	if s.Eval == nil {
 		return nil, errors.New("start the cli runner: no eval")
 	}
