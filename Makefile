@@ -57,8 +57,7 @@ fuzz:
 
 ## bench: Go benchmarks, the hook timed as a whole process against a minimal
 ## Go binary (bench/hook.sh), run's overhead over bare claude at saturation
-## (bench/overhead.sh) and at scale (bench/scale.sh; its cli-runner parts
-## exit 2 on a build without runner.type: cli)
+## (bench/overhead.sh) and at scale (bench/scale.sh)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	bench/hook.sh

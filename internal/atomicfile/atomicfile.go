@@ -1,8 +1,7 @@
 // Package atomicfile replaces a file's content atomically: a temporary file
 // in the same directory, given its mode, then renamed over the target, so
 // a crash or an interrupt never leaves half a file. Write also syncs the
-// data before the rename, so a power cut does not lose it either;
-// WriteNoSync does not, for files that are rebuilt from others.
+// data before the rename, so a power cut does not lose it either.
 package atomicfile
 
 import (
@@ -16,25 +15,12 @@ import (
 // to disk first: for what a crash of the machine must not lose (a case's
 // result).
 func Write(path string, data []byte, mode fs.FileMode) error {
-	return write(path, data, mode, true)
-}
-
-// WriteNoSync is Write without the sync: still never half a file for a
-// reader or after the process dies, but a crash of the machine may lose
-// the new content. For files rebuilt from others (an aggregate of the
-// case results, a temporary config), where the sync is the write's main
-// cost and buys nothing.
-func WriteNoSync(path string, data []byte, mode fs.FileMode) error {
-	return write(path, data, mode, false)
-}
-
-func write(path string, data []byte, mode fs.FileMode, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
 	_, err = tmp.Write(data)
-	if err == nil && sync {
+	if err == nil {
 		err = tmp.Sync()
 	}
 	if err == nil {

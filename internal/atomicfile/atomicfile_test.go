@@ -181,7 +181,6 @@ func TestWriteErrors(t *testing.T) {
 func TestWriteIsAtomic(t *testing.T) {
 	t.Parallel()
 	t.Run("Write", func(t *testing.T) { t.Parallel(); testAtomic(t, Write) })
-	t.Run("WriteNoSync", func(t *testing.T) { t.Parallel(); testAtomic(t, WriteNoSync) })
 }
 
 func testAtomic(t *testing.T, write func(string, []byte, fs.FileMode) error) {
@@ -243,20 +242,13 @@ func testAtomic(t *testing.T, write func(string, []byte, fs.FileMode) error) {
 	}
 }
 
-// BenchmarkWrite writes a 4 KB case result, synced and not.
+// BenchmarkWrite writes a 4 KB case result.
 func BenchmarkWrite(b *testing.B) {
 	data := bytes.Repeat([]byte("x"), 4<<10)
-	for _, w := range []struct {
-		name  string
-		write func(string, []byte, fs.FileMode) error
-	}{{"sync", Write}, {"nosync", WriteNoSync}} {
-		b.Run(w.name, func(b *testing.B) {
-			path := filepath.Join(b.TempDir(), "run_result.json")
-			for i := 0; i < b.N; i++ {
-				if err := w.write(path, data, 0o644); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+	path := filepath.Join(b.TempDir(), "run_result.json")
+	for i := 0; i < b.N; i++ {
+		if err := Write(path, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -41,12 +41,6 @@ func inputErrorf(format string, args ...any) error {
 	return &codedError{ExitUsage, fmt.Errorf(format, args...)}
 }
 
-// GateError means the command finished and a gate failed; it exits ExitGate.
-type GateError struct{ Err error }
-
-func (e *GateError) Error() string { return e.Err.Error() }
-func (e *GateError) Unwrap() error { return e.Err }
-
 // errReported is returned when the command already printed its errors.
 type errReported struct{ code int }
 
@@ -74,7 +68,6 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var cfg config.Errors
 	var usage *UsageError
-	var gate *GateError
 	var coded *codedError
 	switch {
 	case errors.As(err, &coded):
@@ -90,9 +83,6 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &usage):
 		fmt.Fprintf(stderr, "agent-eval: error: %v\nagent-eval: hint: run 'agent-eval --help' for usage\n", err)
 		return ExitUsage
-	case errors.As(err, &gate):
-		fmt.Fprintf(stderr, "agent-eval: %v\n", err)
-		return ExitGate
 	}
 	fmt.Fprintf(stderr, "agent-eval: error: %v\n", err)
 	return ExitFailure

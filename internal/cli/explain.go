@@ -214,7 +214,7 @@ func explainEnviron(opts explainOptions) (map[string]string, error) {
 // runner.settings.permissions merged in.
 func explainRules(ev *config.Eval, tool string, input map[string]any, cwd string) permissions.Verdict {
 	c := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
-	c.Deny = append(c.Deny, workspace.ProtectedDenies...)
+	c.Deny = append(c.Deny, workspace.ProtectedDenies()...)
 	if p, ok := ev.Runner.Settings["permissions"].(map[string]any); ok {
 		c.Allow, c.Deny = append(c.Allow, anyStrings(p["allow"])...), append(c.Deny, anyStrings(p["deny"])...)
 	}

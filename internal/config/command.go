@@ -8,6 +8,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/shellname"
 )
 
 // BuiltinPlaceholders are the placeholders a cli runner's command may use
@@ -279,9 +280,6 @@ func CheckPlaceholders(cmd StringList, input map[string]any) error {
 	}
 }
 
-// shells are the programs whose -c argument is shell code.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ash": true, "mksh": true}
-
 // ScriptPlaceholders lists the placeholders that carry text from the eval
 // or the case ({args}, input fields, …, not the paths and numbers) and sit
 // inside the script of a shell's -c: their values become shell code there
@@ -314,7 +312,7 @@ func ScriptIndex(cmd StringList) int {
 	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
 		prog = prog[i+1:]
 	}
-	if !shells[prog] {
+	if !shellname.Is(prog) {
 		return -1
 	}
 	for i := 1; i+1 < len(cmd); i++ {
@@ -398,7 +396,7 @@ func IsShell(prog string) bool {
 	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
 		prog = prog[i+1:]
 	}
-	return shells[prog]
+	return shellname.Is(prog)
 }
 
 // PositionalSafe reports whether the shell script hands its positional

@@ -157,6 +157,8 @@ func TestScriptPlaceholders(t *testing.T) {
 		{StringList{"python3", "-c", "print('{args}')"}, nil},
 		{StringList{"bash", "--norc", "-c", "{args}"}, []string{"{args}"}},
 		{StringList{"bash", "-e", "--", "-c", "{args}"}, nil},
+		{StringList{"fish", "-c", "echo {args}"}, []string{"{args}"}}, // the hook's list of shells, not a shorter one
+		{StringList{"/usr/bin/tcsh", "-c", "echo {city}"}, []string{"{city}"}},
 	}
 	for _, tt := range tests {
 		if got := ScriptPlaceholders(tt.cmd); !cmp.Equal(got, tt.want) {

@@ -36,7 +36,7 @@ func TestDefaults(t *testing.T) {
 		{"hook model", ev.HookModel(), "claude-haiku-4-5-20251001"},
 		{"runner", ev.RunnerType(), "claude-code"},
 		{"mlflow off", ev.MLflowExperiment(), ""},
-		{"traces on", TraceEnabled(ev.Traces.Events), true},
+		{"traces unset", ev.Traces.Events == nil, true},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
@@ -57,7 +57,7 @@ func TestExplicitZeroIsKept(t *testing.T) {
 	if got := ev.MLflowExperiment(); got != "demo" {
 		t.Errorf("MLflowExperiment() = %q, want demo", got)
 	}
-	if TraceEnabled(ev.Traces.Events) {
+	if ev.Traces.Events == nil || *ev.Traces.Events {
 		t.Error("traces.events: false read as enabled")
 	}
 }

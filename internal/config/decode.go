@@ -12,6 +12,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
@@ -91,11 +92,11 @@ func describe(n *yaml.Node) string {
 	case yaml.ScalarNode:
 		switch n.ShortTag() {
 		case "!!str":
-			return fmt.Sprintf("the string %q", clip(n.Value))
+			return fmt.Sprintf("the string %q", clip.String(n.Value, 40))
 		case "!!int":
-			return "the integer " + clip(n.Value)
+			return "the integer " + clip.String(n.Value, 40)
 		case "!!float":
-			return "the number " + clip(n.Value)
+			return "the number " + clip.String(n.Value, 40)
 		case "!!bool":
 			return "the boolean " + n.Value
 		case "!!null":
@@ -105,13 +106,6 @@ func describe(n *yaml.Node) string {
 		}
 	}
 	return "an unsupported YAML node"
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
-	}
-	return s
 }
 
 // kv is one key/value pair of a mapping, after merge keys are expanded.

@@ -118,9 +118,6 @@ func (e *Eval) DisplayName() string {
 	return stem(e.originPath())
 }
 
-// TraceEnabled reports whether a traces flag is on (all default to true).
-func TraceEnabled(b *bool) bool { return b == nil || *b }
-
 func stem(path string) string {
 	base := filepath.Base(path)
 	return strings.TrimSuffix(base, filepath.Ext(base))

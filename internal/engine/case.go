@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
@@ -518,7 +519,7 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 	case c.ExitCode != 0:
 		c.Status = results.StatusFailed
 		if res.IsError {
-			c.Error = "the agent ended with an error: " + clipText(res.Text, 200)
+			c.Error = "the agent ended with an error: " + clip.String(res.Text, 200)
 		}
 	default:
 		c.Status = results.StatusCompleted
@@ -576,10 +577,10 @@ func (st *state) runSteps(ctx context.Context, cr *caseRun) {
 				c.PermissionDenials = append(c.PermissionDenials, d)
 			}
 		}
-		c.Model, c.Result, c.IsError = firstNonEmpty(sc.Model, c.Model), sc.Result, sc.IsError
+		c.Model, c.Result, c.IsError = firstNonBlank(sc.Model, c.Model), sc.Result, sc.IsError
 		c.TimedOut, c.Interrupted = c.TimedOut || sc.TimedOut, c.Interrupted || sc.Interrupted
 		if sc.ExitCode != 0 && c.ExitCode == 0 {
-			c.ExitCode, c.Status, c.Error = sc.ExitCode, sc.Status, "step "+s.ID+": "+firstNonEmpty(sc.Error, string(sc.Status))
+			c.ExitCode, c.Status, c.Error = sc.ExitCode, sc.Status, "step "+s.ID+": "+firstNonBlank(sc.Error, string(sc.Status))
 		}
 		if sc.ExitCode != 0 && (s.OnFailure != "continue" || sc.Interrupted) {
 			c.AbortedAtStep = s.ID
@@ -666,14 +667,6 @@ func merged(maps ...map[string]string) map[string]string {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-// clipText cuts s to n bytes, marking the cut.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // regular reports whether f is a regular file, closing it when it is not.

@@ -130,7 +130,7 @@ func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan
 	if p.Getenv == nil {
 		p.Getenv = func(string) string { return "" }
 	}
-	p.Model = firstNonEmpty(f.Model, ev.Models.Skill)
+	p.Model = firstNonBlank(f.Model, ev.Models.Skill)
 	if p.Model == "" {
 		switch {
 		case f.FakeModel:
@@ -158,7 +158,7 @@ func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan
 		ids, p.Selected = f.Cases, true
 	}
 	if len(ids) == 0 {
-		return Plan{}, usageErrorf("no cases: %s has no case folders", firstNonEmpty(ev.DatasetDir(), "dataset.path"))
+		return Plan{}, usageErrorf("no cases: %s has no case folders", firstNonBlank(ev.DatasetDir(), "dataset.path"))
 	}
 	for _, id := range ids {
 		if !rundir.SafeSegment(id) {
@@ -192,7 +192,7 @@ func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan
 		return Plan{}, usageErrorf("run id %q is not a safe folder name", p.RunID)
 	}
 	if p.RunID == "" && !f.Resume {
-		p.RunID = rundir.NewID(env.Now, firstNonEmpty(p.Model, string(p.Runner)))
+		p.RunID = rundir.NewID(env.Now, firstNonBlank(p.Model, string(p.Runner)))
 	}
 	return p, nil
 }
@@ -216,7 +216,10 @@ func symlinkedCases(dir string) []string {
 	return out
 }
 
-func firstNonEmpty(ss ...string) string {
+// firstNonBlank is the first of ss that is not empty or only white space
+// (a flag or field given as "  " counts as unset); for plain emptiness the
+// standard library's cmp.Or does.
+func firstNonBlank(ss ...string) string {
 	for _, s := range ss {
 		if strings.TrimSpace(s) != "" {
 			return s

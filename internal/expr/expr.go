@@ -15,6 +15,7 @@ import (
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
@@ -140,7 +141,7 @@ func CheckCondition(src string) error {
 		return fmt.Errorf("the condition is empty")
 	}
 	if _, err := parser.Parse(Translate(src)); err != nil {
-		return fmt.Errorf("the condition %q does not parse: %s", clip(src), firstLine(err))
+		return fmt.Errorf("the condition %q does not parse: %s", clip.String(strings.TrimSpace(src), 60), firstLine(err))
 	}
 	return nil
 }
@@ -154,21 +155,21 @@ func CheckFormula(src string) error {
 		return nil
 	}
 	if strings.Contains(s, "**") {
-		return fmt.Errorf("the formula %q uses **, which is not allowed", clip(src))
+		return fmt.Errorf("the formula %q uses **, which is not allowed", clip.String(strings.TrimSpace(src), 60))
 	}
 	tree, err := parser.Parse(Translate(s))
 	if err != nil {
-		return fmt.Errorf("the formula %q does not parse: %s", clip(src), firstLine(err))
+		return fmt.Errorf("the formula %q does not parse: %s", clip.String(strings.TrimSpace(src), 60), firstLine(err))
 	}
 	v := &checker{}
 	ast.Walk(&tree.Node, v)
 	switch {
 	case v.str:
-		return fmt.Errorf("the formula %q holds a string constant, which is not allowed", clip(src))
+		return fmt.Errorf("the formula %q holds a string constant, which is not allowed", clip.String(strings.TrimSpace(src), 60))
 	case v.pow:
-		return fmt.Errorf("the formula %q uses a power operator, which is not allowed", clip(src))
+		return fmt.Errorf("the formula %q uses a power operator, which is not allowed", clip.String(strings.TrimSpace(src), 60))
 	case v.big:
-		return fmt.Errorf("the formula %q holds a number beyond ±%g, which is not allowed", clip(src), MaxConstant)
+		return fmt.Errorf("the formula %q holds a number beyond ±%g, which is not allowed", clip.String(strings.TrimSpace(src), 60), MaxConstant)
 	case v.n > MaxNodes:
 		return fmt.Errorf("the formula has %d nodes; at most %d are allowed", v.n, MaxNodes)
 	}
@@ -204,14 +205,6 @@ func firstLine(err error) string {
 	return s
 }
 
-func clip(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 60 {
-		return s[:60] + "..."
-	}
-	return s
-}
-
 // CheckExpr parses an expr: judge's expression (native expr-lang syntax, no
 // Python translation).
 func CheckExpr(src string) error {
@@ -219,7 +212,7 @@ func CheckExpr(src string) error {
 		return fmt.Errorf("the expression is empty")
 	}
 	if _, err := parser.Parse(src); err != nil {
-		return fmt.Errorf("the expression %q does not parse: %s", clip(src), firstLine(err))
+		return fmt.Errorf("the expression %q does not parse: %s", clip.String(strings.TrimSpace(src), 60), firstLine(err))
 	}
 	return nil
 }
@@ -245,7 +238,7 @@ func Compile(src string, python bool) (*Program, error) {
 		return Truthy(args[0]), nil
 	}))
 	if err != nil {
-		return nil, fmt.Errorf("compile %q: %s", clip(src), firstLine(err))
+		return nil, fmt.Errorf("compile %q: %s", clip.String(strings.TrimSpace(src), 60), firstLine(err))
 	}
 	return &Program{src: src, p: p}, nil
 }
@@ -254,7 +247,7 @@ func Compile(src string, python bool) (*Program, error) {
 func (p *Program) Run(env map[string]any) (any, error) {
 	out, err := exprlang.Run(p.p, env)
 	if err != nil {
-		return nil, fmt.Errorf("evaluate %q: %s", clip(p.src), firstLine(err))
+		return nil, fmt.Errorf("evaluate %q: %s", clip.String(strings.TrimSpace(p.src), 60), firstLine(err))
 	}
 	return out, nil
 }

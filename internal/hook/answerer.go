@@ -39,9 +39,10 @@ type LLMAnswerer struct {
 	Client  *llm.Client
 }
 
-// NewLLMAnswerer returns the tier-2 answerer for a case directory.
-func NewLLMAnswerer(caseDir string) intercept.Answerer {
-	return LLMAnswerer{CaseDir: caseDir, Client: llm.New(1)}
+// NewLLMAnswerer returns the tier-2 answerer for a case directory, its
+// client's credentials read through getenv.
+func NewLLMAnswerer(caseDir string, getenv func(string) string) intercept.Answerer {
+	return LLMAnswerer{CaseDir: caseDir, Client: llm.NewFromEnv(1, getenv)}
 }
 
 const answerSystem = `You answer a question that an AI agent asked its user during an automated evaluation; no human is present. ` +

@@ -47,12 +47,10 @@ const (
 
 // Input is the part of Claude Code's PreToolUse JSON the hook reads.
 type Input struct {
-	HookEventName string         `json:"hook_event_name"`
-	ToolName      string         `json:"tool_name"`
-	ToolInput     map[string]any `json:"tool_input"`
-	ToolUseID     string         `json:"tool_use_id"`
-	CWD           string         `json:"cwd"`
-	SessionID     string         `json:"session_id"`
+	ToolName  string         `json:"tool_name"`
+	ToolInput map[string]any `json:"tool_input"`
+	ToolUseID string         `json:"tool_use_id"`
+	CWD       string         `json:"cwd"`
 }
 
 // Options are the hook's inputs besides stdin.
@@ -65,11 +63,14 @@ type Options struct {
 	HandlersSHA256 string
 	// Environ is the process environment as KEY=VALUE strings.
 	Environ []string
-	// NewAnswerer makes the LLM tier for a case directory (nil: no tier 2).
-	// It is called only when an AskUserQuestion handler needs it.
-	NewAnswerer func(caseDir string) intercept.Answerer
-	// CredentialsFile is --credentials: read (LoadCredentials) before the
-	// LLM tier is made, only when a question reaches it.
+	// NewAnswerer makes the LLM tier for a case directory (nil: no tier 2),
+	// reading its credentials through getenv: Environ, then what
+	// CredentialsFile adds. It is called only when an AskUserQuestion
+	// handler needs it.
+	NewAnswerer func(caseDir string, getenv func(string) string) intercept.Answerer
+	// CredentialsFile is --credentials: read (ReadCredentials) before the
+	// LLM tier is made, only when a question reaches it; a variable Environ
+	// has wins over the file's.
 	CredentialsFile string
 	Now             func() time.Time
 	// Deadline bounds the decision (0: DecideDeadline, or AnswerDeadline
@@ -155,12 +156,19 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 	var llm intercept.Answerer
 	if opts.NewAnswerer != nil {
 		llm = lazyAnswerer{make: sync.OnceValue(func() intercept.Answerer {
+			creds := map[string]string{}
 			if opts.CredentialsFile != "" {
-				if err := LoadCredentials(opts.CredentialsFile); err != nil {
+				var err error
+				if creds, err = ReadCredentials(opts.CredentialsFile); err != nil {
 					fmt.Fprintln(stderr, "agent-eval hook: warning:", err)
 				}
 			}
-			return opts.NewAnswerer(filepath.Dir(path))
+			return opts.NewAnswerer(filepath.Dir(path), func(k string) string {
+				if v, ok := env[k]; ok {
+					return v
+				}
+				return creds[k]
+			})
 		})}
 	}
 	// Tier-2 answers are asked at once and waited for until the deadline, so

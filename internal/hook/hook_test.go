@@ -99,7 +99,7 @@ func TestCorpusThroughHook(t *testing.T) {
 				environ = append(environ, k+"="+v)
 			}
 			r := runHook(t, input(c.Tool, c.Input, filepath.Join(dir, c.CWD)), Options{Environ: environ, HandlersPath: filepath.Join(dir, HandlersFile),
-				NewAnswerer: func(string) intercept.Answerer { return c.Answerer() }})
+				NewAnswerer: func(string, func(string) string) intercept.Answerer { return c.Answerer() }})
 			if r.code != ExitOK || r.decision() != string(c.Want) {
 				t.Fatalf("exit %d, decision %q (%s), want %s", r.code, r.decision(), r.raw, c.Want)
 			}
@@ -185,7 +185,7 @@ func TestFailsClosed(t *testing.T) {
 		}, "was changed after the run wrote it"},
 		{"a panic in the LLM tier", input("AskUserQuestion", map[string]any{"questions": []any{map[string]any{"question": "q?", "options": []any{map[string]any{"label": "a"}}}}}, "CWD"), func(dir string) Options {
 			writeHandlers(t, dir, intercept.File{Handlers: []intercept.Handler{{Match: "q", Patterns: []string{"AskUserQuestion"}}}})
-			return Options{NewAnswerer: func(string) intercept.Answerer { panic("boom") }}
+			return Options{NewAnswerer: func(string, func(string) string) intercept.Answerer { panic("boom") }}
 		}, "crashed (boom)"},
 	}
 	for _, tt := range tests {
@@ -326,7 +326,7 @@ case_overrides:
 	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{HandlersPath: path, NewAnswerer: func(string) intercept.Answerer { return nil }}
+	opts := Options{HandlersPath: path, NewAnswerer: func(string, func(string) string) intercept.Answerer { return nil }}
 	if r := runHook(t, input("Bash", map[string]any{"command": "ls"}, dir), opts); r.code != ExitOK || r.decision() != "pass" {
 		t.Fatalf("ls: exit %d, decision %q (%s %s), want a pass", r.code, r.decision(), r.raw, r.stderr)
 	}
@@ -355,12 +355,10 @@ func (a keyAnswerer) Answer(_ context.Context, q intercept.Question) (string, er
 // TestCredentialsFile: the hook model gets the credentials Claude Code's
 // scrub took from the hook from --credentials, read only when a question
 // reaches tier 2; a variable the environment has wins; lines for other
-// variables are ignored.
-func TestCredentialsFile(t *testing.T) { // not parallel: it changes the environment
+// variables are ignored; the process environment is left as it was.
+func TestCredentialsFile(t *testing.T) { // not parallel: it watches the process environment
 	t.Setenv("ANTHROPIC_API_KEY", "")
-	t.Setenv("AGENT_EVAL_TEST_OTHER", "")
 	os.Unsetenv("ANTHROPIC_API_KEY")
-	os.Unsetenv("AGENT_EVAL_TEST_OTHER")
 	dir := t.TempDir()
 	path := writeHandlers(t, dir, intercept.File{Handlers: []intercept.Handler{{Match: "questions", Patterns: []string{"AskUserQuestion"}}}})
 	creds := filepath.Join(dir, "hook.env")
@@ -373,28 +371,34 @@ func TestCredentialsFile(t *testing.T) { // not parallel: it changes the environ
 	q := map[string]any{"questions": []any{map[string]any{"question": "Which env?",
 		"options": []any{map[string]any{"label": "staging"}, map[string]any{"label": "production"}}}}}
 	made := 0
-	newAnswerer := func(string) intercept.Answerer {
+	var seen func(string) string
+	newAnswerer := func(_ string, getenv func(string) string) intercept.Answerer {
 		made++
-		return keyAnswerer{key: os.Getenv("ANTHROPIC_API_KEY"), want: "sk-from-file"}
+		seen = getenv
+		return keyAnswerer{key: getenv("ANTHROPIC_API_KEY"), want: "sk-from-file"}
 	}
-	r := runHook(t, input("Bash", map[string]any{"command": "ls"}, dir), Options{HandlersPath: path, CredentialsFile: creds, NewAnswerer: newAnswerer})
-	if r.decision() != "pass" || made != 0 || os.Getenv("ANTHROPIC_API_KEY") != "" {
-		t.Fatalf("a call without a question read the credentials (made %d, key %q)", made, os.Getenv("ANTHROPIC_API_KEY"))
+	opts := Options{HandlersPath: path, CredentialsFile: creds, NewAnswerer: newAnswerer, Environ: []string{"PATH=/bin"}}
+	r := runHook(t, input("Bash", map[string]any{"command": "ls"}, dir), opts)
+	if r.decision() != "pass" || made != 0 {
+		t.Fatalf("a call without a question read the credentials (made %d)", made)
 	}
-	r = runHook(t, input("AskUserQuestion", q, dir), Options{HandlersPath: path, CredentialsFile: creds, NewAnswerer: newAnswerer})
+	r = runHook(t, input("AskUserQuestion", q, dir), opts)
 	if !strings.Contains(r.raw, `"Which env?":"staging"`) || strings.Contains(r.stderr, "fallback") {
 		t.Fatalf("tier 2 did not answer with the file's key: %s %s", r.raw, r.stderr)
 	}
-	if got := os.Getenv("ANTHROPIC_CUSTOM_HEADERS"); got != "A: 1\nB: 2" {
+	if got := seen("ANTHROPIC_CUSTOM_HEADERS"); got != "A: 1\nB: 2" {
 		t.Errorf("ANTHROPIC_CUSTOM_HEADERS = %q, want its two lines back", got)
 	}
-	if os.Getenv("AGENT_EVAL_TEST_OTHER") != "" {
-		t.Error("a variable that is not a credential was set from the file")
+	if seen("AGENT_EVAL_TEST_OTHER") != "" || seen("PATH") != "/bin" {
+		t.Errorf("the answerer's environment: other %q, PATH %q; want no other, the hook's PATH", seen("AGENT_EVAL_TEST_OTHER"), seen("PATH"))
 	}
-	t.Setenv("ANTHROPIC_API_KEY", "sk-from-env")
-	_ = runHook(t, input("AskUserQuestion", q, dir), Options{HandlersPath: path, CredentialsFile: creds, NewAnswerer: newAnswerer})
-	if os.Getenv("ANTHROPIC_API_KEY") != "sk-from-env" {
-		t.Error("the file overrode a key the environment had")
+	if _, set := os.LookupEnv("ANTHROPIC_API_KEY"); set {
+		t.Error("the hook set ANTHROPIC_API_KEY in its process environment")
+	}
+	opts.Environ = append(opts.Environ, "ANTHROPIC_API_KEY=sk-from-env")
+	_ = runHook(t, input("AskUserQuestion", q, dir), opts)
+	if got := seen("ANTHROPIC_API_KEY"); got != "sk-from-env" {
+		t.Errorf("ANTHROPIC_API_KEY = %q: the file overrode a key the environment had", got)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/clip"
 )
 
 // answer resolves every question of an AskUserQuestion call: an exact
@@ -73,7 +75,7 @@ func answer(ctx context.Context, d Decision, p *Policy, h prepared, input map[st
 					d.Answers[q.Question], d.Tiers[q.Question] = a, TierLLM
 					continue
 				}
-				d.Warnings = append(d.Warnings, fmt.Sprintf("the hook model's answer %q to %q is not one of its options", clip(r.text, 80), q.Question))
+				d.Warnings = append(d.Warnings, fmt.Sprintf("the hook model's answer %q to %q is not one of its options", clip.String(r.text, 80), q.Question))
 			} else {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("the hook model could not answer %q: %v", q.Question, r.err))
 			}

@@ -10,6 +10,9 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agent-eval/agent-eval/internal/clip"
+	"github.com/agent-eval/agent-eval/internal/shellname"
 )
 
 // analysis is what the hook reads from a Bash command line before it runs:
@@ -415,7 +418,7 @@ func (w *walker) builtinAssigns(words []word, state map[string]string, line stri
 		for _, a := range words[1:] {
 			switch {
 			case a.dyn:
-				w.deny("unset removes variables only known when it runs (%q)", clip(line, 80))
+				w.deny("unset removes variables only known when it runs (%q)", clip.String(line, 80))
 			case a.s == "-f":
 				fn = true
 			case !fn && envName(a.s):
@@ -530,7 +533,7 @@ func (w *walker) runsWritten(file, text string, env map[string]string, depth int
 	if !ok {
 		for _, wr := range w.writers {
 			if wr.content || slices.ContainsFunc(wr.args, func(a string) bool { return sameFile(a, file) }) {
-				w.deny("it runs %s, which %s earlier on the line may have written, with content the hook cannot read (%q)", file, wr.name, clip(text, 80))
+				w.deny("it runs %s, which %s earlier on the line may have written, with content the hook cannot read (%q)", file, wr.name, clip.String(text, 80))
 				return true
 			}
 		}
@@ -538,7 +541,7 @@ func (w *walker) runsWritten(file, text string, env map[string]string, depth int
 		return false
 	}
 	if body == unknownValue {
-		w.deny("it runs %s, which this command line writes with content the hook cannot read (%q)", file, clip(text, 80))
+		w.deny("it runs %s, which this command line writes with content the hook cannot read (%q)", file, clip.String(text, 80))
 		return true
 	}
 	w.nested(body, env, depth+1)
@@ -697,7 +700,7 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 	// A glob character in the name, even one that came out of a variable
 	// (x='j*'; $x), is matched against files only when it runs.
 	if name.dyn || name.glob || strings.ContainsAny(name.s, "*?") || strings.Contains(name.s, "[") && strings.Contains(name.s[strings.Index(name.s, "[")+1:], "]") {
-		w.deny("the command name in %q is only known when it runs", clip(text, 80))
+		w.deny("the command name in %q is only known when it runs", clip.String(text, 80))
 		return
 	}
 	base := path.Base(name.s)
@@ -722,7 +725,7 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 	code := func(from []word, what string) {
 		for _, a := range from {
 			if a.dyn {
-				w.deny("%s runs code that is only known when it runs (%q)", what, clip(text, 80))
+				w.deny("%s runs code that is only known when it runs (%q)", what, clip.String(text, 80))
 				return
 			}
 		}
@@ -740,12 +743,12 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 	case base == "eval":
 		code(args, "eval")
 	case base == "source" || base == ".":
-		w.deny("%s runs the commands of a file the hook does not read (%q)", base, clip(text, 80))
+		w.deny("%s runs the commands of a file the hook does not read (%q)", base, clip.String(text, 80))
 	case base == "parallel":
-		w.deny("parallel runs commands built from its input (%q)", clip(text, 80))
+		w.deny("parallel runs commands built from its input (%q)", clip.String(text, 80))
 	case base == "fc" && !slices.ContainsFunc(args, func(a word) bool { return !a.dyn && strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "l") }):
-		w.deny("fc runs commands from the shell's history, which the hook does not read (%q)", clip(text, 80))
-	case shells[base]:
+		w.deny("fc runs commands from the shell's history, which the hook does not read (%q)", clip.String(text, 80))
+	case shellname.Is(base):
 		w.projectCode(base, text, wordTexts(args))
 		w.shell(base, text, args, env, depth)
 	case w.callbacks(base, text, args, env, depth, code):
@@ -777,7 +780,7 @@ func (w *walker) shell(name, text string, args []word, env map[string]string, de
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a.dyn {
-			w.deny("%s is given words only known when it runs (%q)", name, clip(text, 80))
+			w.deny("%s is given words only known when it runs (%q)", name, clip.String(text, 80))
 			return
 		}
 		s := a.s
@@ -791,7 +794,7 @@ func (w *walker) shell(name, text string, args []word, env map[string]string, de
 		if len(s) > 1 && (s[0] == '-' || s[0] == '+') {
 			switch s {
 			case "--rcfile", "--init-file":
-				w.deny("%s %s sources a file the hook does not read (%q)", name, s, clip(text, 80))
+				w.deny("%s %s sources a file the hook does not read (%q)", name, s, clip.String(text, 80))
 				return
 			case "-o", "+o", "-O", "+O":
 				i++
@@ -808,7 +811,7 @@ func (w *walker) shell(name, text string, args []word, env map[string]string, de
 	}
 	for _, v := range []string{"BASH_ENV", "ENV"} {
 		if env[v] != "" {
-			w.deny("%s makes %s source a file first, which the hook does not read (%q)", v, name, clip(text, 80))
+			w.deny("%s makes %s source a file first, which the hook does not read (%q)", v, name, clip.String(text, 80))
 			return
 		}
 	}
@@ -822,13 +825,13 @@ func (w *walker) shell(name, text string, args []word, env map[string]string, de
 	}
 	switch {
 	case sawC && operand == nil:
-		w.deny("%s -c gets its code from its input (%q)", name, clip(text, 80))
+		w.deny("%s -c gets its code from its input (%q)", name, clip.String(text, 80))
 	case sawC && operand.dyn:
-		w.deny("%s -c runs code only known when it runs (%q)", name, clip(text, 80))
+		w.deny("%s -c runs code only known when it runs (%q)", name, clip.String(text, 80))
 	case sawC:
 		w.nested(operand.s, env, depth+1)
 	case sawS || operand == nil:
-		w.deny("%s reads its script from standard input (a pipe, here-doc, here-string or file), which the hook cannot read (%q)", name, clip(text, 80))
+		w.deny("%s reads its script from standard input (a pipe, here-doc, here-string or file), which the hook cannot read (%q)", name, clip.String(text, 80))
 	}
 }
 
@@ -836,7 +839,7 @@ func (w *walker) shell(name, text string, args []word, env map[string]string, de
 func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[string]string, depth int, appended bool) {
 	wr := splitWrapper(name, spec, args)
 	if wr.dyn {
-		w.deny("%s is given options only known when it runs (%q)", name, clip(text, 80))
+		w.deny("%s is given options only known when it runs (%q)", name, clip.String(text, 80))
 		return
 	}
 	if wr.clear {
@@ -862,7 +865,7 @@ func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[st
 	rest := wr.rest
 	if len(rest) == 0 {
 		if appended {
-			w.deny("%s runs a command that comes from its input (%q)", name, clip(text, 80))
+			w.deny("%s runs a command that comes from its input (%q)", name, clip.String(text, 80))
 		}
 		return // xargs alone runs echo; env alone prints
 	}
@@ -873,7 +876,7 @@ func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[st
 	if spec.joinCode {
 		for _, a := range rest {
 			if a.dyn {
-				w.deny("%s runs code only known when it runs (%q)", name, clip(text, 80))
+				w.deny("%s runs code only known when it runs (%q)", name, clip.String(text, 80))
 				return
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
@@ -56,7 +57,7 @@ func (w *walker) arithString(state map[string]string, s string, depth int) strin
 		return "variables refer to each other too deeply"
 	}
 	if strings.ContainsAny(s, "$`") {
-		return "the expression " + clip(s, 60) + " holds expansions, which bash runs in a subscript"
+		return "the expression " + clip.String(s, 60) + " holds expansions, which bash runs in a subscript"
 	}
 	for _, id := range arithIdent().FindAllString(arithNumber().ReplaceAllString(s, " "), -1) {
 		if why := w.arithVar(state, id, depth); why != "" {
@@ -149,7 +150,7 @@ func (w *walker) subscripted(state map[string]string, a word, text string) {
 		return
 	}
 	if a.dyn {
-		w.deny("a variable name with a subscript only known when it runs is evaluated as code (%q)", clip(text, 80))
+		w.deny("a variable name with a subscript only known when it runs is evaluated as code (%q)", clip.String(text, 80))
 		return
 	}
 	w.denyArith(w.arithString(state, strings.TrimSuffix(a.s[i+1:], "]"), 0))

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agent-eval/agent-eval/internal/clip"
 )
 
 // promptVars are expanded as code: PS4 for every command under set -x,
@@ -31,7 +33,7 @@ func (w *walker) special(name, value string, dyn bool, text string) {
 	switch {
 	case promptVars[name]:
 		if dyn {
-			w.deny("%s is set to a value only known when it runs, and bash expands it as code (set -x, an interactive shell) (%q)", name, clip(text, 80))
+			w.deny("%s is set to a value only known when it runs, and bash expands it as code (set -x, an interactive shell) (%q)", name, clip.String(text, 80))
 			return
 		}
 		if name == "PROMPT_COMMAND" {
@@ -43,13 +45,13 @@ func (w *walker) special(name, value string, dyn bool, text string) {
 		}
 	case strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(name, "BASH_FUNC"):
 		if dyn {
-			w.deny("%s exports a function whose body is only known when it runs (%q)", name, clip(text, 80))
+			w.deny("%s exports a function whose body is only known when it runs (%q)", name, clip.String(text, 80))
 			return
 		}
 		w.nested("f"+value, map[string]string{}, 1)
 	case programVars[name]:
 		if dyn && name != "BASH_ENV" && name != "ENV" {
-			w.deny("%s names a program another program runs, and its value is only known when it runs (%q)", name, clip(text, 80))
+			w.deny("%s names a program another program runs, and its value is only known when it runs (%q)", name, clip.String(text, 80))
 			return
 		}
 		if !dyn {
@@ -60,10 +62,10 @@ func (w *walker) special(name, value string, dyn bool, text string) {
 	case name == "LESS" && strings.ContainsAny(value, "!|") || gitConfigVar(name, value):
 		// less runs the commands of a +… in $LESS; git reads any setting
 		// (an alias, a pager) from these, which the hook does not follow.
-		w.deny("%s gives a program commands or settings that can run commands, which the hook does not read (%q)", name, clip(text, 80))
+		w.deny("%s gives a program commands or settings that can run commands, which the hook does not read (%q)", name, clip.String(text, 80))
 	case strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
 		if dyn {
-			w.deny("%s sets a git setting (which may be a command) to a value only known when it runs (%q)", name, clip(text, 80))
+			w.deny("%s sets a git setting (which may be a command) to a value only known when it runs (%q)", name, clip.String(text, 80))
 			return
 		}
 		w.lenient++
@@ -71,7 +73,7 @@ func (w *walker) special(name, value string, dyn bool, text string) {
 		w.lenient--
 	case w.intVars[name]:
 		if dyn {
-			w.deny("%s is declared -i, so the value it is given (only known when it runs) is evaluated as arithmetic, which can run code (%q)", name, clip(text, 80))
+			w.deny("%s is declared -i, so the value it is given (only known when it runs) is evaluated as arithmetic, which can run code (%q)", name, clip.String(text, 80))
 			return
 		}
 		if why := w.arithString(nil, value, 0); why != "" {
@@ -119,14 +121,14 @@ func (w *walker) callbacks(base, text string, args []word, env map[string]string
 	case "hash":
 		for _, a := range args {
 			if strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "p") || a.dyn {
-				w.deny("hash -p makes a command name run a file whose content the hook does not read (%q)", clip(text, 80))
+				w.deny("hash -p makes a command name run a file whose content the hook does not read (%q)", clip.String(text, 80))
 				return true
 			}
 		}
 	case "enable":
 		for _, a := range args {
 			if strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "f") || a.dyn {
-				w.deny("enable -f loads a builtin from a shared object the hook cannot read (%q)", clip(text, 80))
+				w.deny("enable -f loads a builtin from a shared object the hook cannot read (%q)", clip.String(text, 80))
 				return true
 			}
 		}

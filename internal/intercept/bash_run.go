@@ -13,7 +13,9 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/shellname"
 )
 
 // noteWriter records a command of the line that may write files the
@@ -74,7 +76,7 @@ func (w *walker) unknownProgram(name string, args []word, env map[string]string,
 		}
 		b := path.Base(a.s)
 		_, wrapper := wrappers[b]
-		if !shells[b] && !wrapper && b != "eval" && b != "find" && !slices.Contains(interpreters, b) && !strings.HasPrefix(b, "python") {
+		if !shellname.Is(b) && !wrapper && b != "eval" && b != "find" && !slices.Contains(interpreters, b) && !strings.HasPrefix(b, "python") {
 			continue
 		}
 		w.suffix = true
@@ -141,13 +143,13 @@ func (w *walker) interpreterCode(base, text string, args []word) bool {
 	switch {
 	case base == "at" || base == "batch":
 		if !slices.ContainsFunc(ss, func(a string) bool { return a == "-l" || a == "-r" || a == "-d" || a == "-c" }) {
-			w.deny("%s runs commands from its input later, which the hook cannot read (%q)", base, clip(text, 80))
+			w.deny("%s runs commands from its input later, which the hook cannot read (%q)", base, clip.String(text, 80))
 		}
 		return true
 	case base == "make" || base == "gmake":
 		for i, a := range ss {
 			if (a == "-f" || a == "--file" || a == "--makefile") && i+1 < len(ss) && (ss[i+1] == "-" || strings.HasPrefix(ss[i+1], "/dev/") || strings.HasPrefix(ss[i+1], "/proc/")) {
-				w.deny("make reads its makefile from its input, which the hook cannot read (%q)", clip(text, 80))
+				w.deny("make reads its makefile from its input, which the hook cannot read (%q)", clip.String(text, 80))
 			}
 		}
 		return false
@@ -157,7 +159,7 @@ func (w *walker) interpreterCode(base, text string, args []word) bool {
 				continue
 			}
 			if sedExec(a) {
-				w.deny("sed runs commands from its script (the e command or flag), which the hook cannot read (%q)", clip(text, 80))
+				w.deny("sed runs commands from its script (the e command or flag), which the hook cannot read (%q)", clip.String(text, 80))
 				break
 			}
 		}
@@ -177,24 +179,24 @@ func (w *walker) interpreterCode(base, text string, args []word) bool {
 				var b strings.Builder
 				_ = syntax.NewPrinter().Print(&b, wd)
 				if execIdioms().MatchString(b.String()) {
-					w.deny("%s reads a program from its input that runs commands, which the hook cannot read (%q)", base, clip(text, 80))
+					w.deny("%s reads a program from its input that runs commands, which the hook cannot read (%q)", base, clip.String(text, 80))
 				}
 			}
 		}
 		if w.piped[w.stmt] {
-			w.deny("%s reads its program from a pipe, which the hook cannot read (%q)", base, clip(text, 80))
+			w.deny("%s reads its program from a pipe, which the hook cannot read (%q)", base, clip.String(text, 80))
 		}
 	}
 	if _, ok := codeArg(base, ss); !ok {
 		// A program file the line wrote, or one a writer before it may
 		// have written, is not known code.
 		if f := scriptArg(ss); f != "" && f != "-" && f != "module" && w.writtenOrAfterWriter(f) {
-			w.deny("%s runs %s, which this command line may have written, with content the hook cannot read (%q)", base, f, clip(text, 80))
+			w.deny("%s runs %s, which this command line may have written, with content the hook cannot read (%q)", base, f, clip.String(text, 80))
 		}
 	}
 	code, ok := codeArg(base, ss)
 	if ok && (strings.Contains(code, "\x00") || execIdioms().MatchString(code)) {
-		w.deny("%s code runs commands it builds in its own language, which the hook cannot read (%q)", base, clip(text, 80))
+		w.deny("%s code runs commands it builds in its own language, which the hook cannot read (%q)", base, clip.String(text, 80))
 	}
 	return false // its words are read as code too (gdb -ex 'shell …')
 }
@@ -239,7 +241,7 @@ func (w *walker) pathLookup(name, text string, env map[string]string) {
 		}
 	}
 	if found && relative {
-		w.deny("%s may run a file this command line wrote, found through a PATH the line changed or that holds a relative directory (%q)", name, clip(text, 80))
+		w.deny("%s may run a file this command line wrote, found through a PATH the line changed or that holds a relative directory (%q)", name, clip.String(text, 80))
 	}
 }
 
@@ -293,7 +295,7 @@ type FileReader interface {
 // convention (conventionCode) when this command line may have written one.
 func (w *walker) projectCode(base, text string, ss []string) {
 	if why := conventionCode(base, ss, slices.Collect(maps.Keys(w.written)), w.writers); why != "" {
-		w.deny("%s (%q)", why, clip(text, 80))
+		w.deny("%s (%q)", why, clip.String(text, 80))
 	}
 }
 
@@ -329,15 +331,15 @@ func conventionCode(base string, ss, written []string, writers []writer) string 
 		conv = []string{"*.rs", "Cargo.toml", ".cargo/config.toml"}
 	case "pytest", "py.test", "tox", "nox":
 		conv = []string{"*.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"}
-	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "busybox":
-		conv = []string{".zshenv", ".zshrc", ".zprofile"}
-		if slices.ContainsFunc(ss, func(a string) bool {
-			return a == "--login" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "il")
-		}) {
-			conv = append(conv, ".bashrc", ".profile", ".bash_profile", ".bash_login", ".kshrc", ".mkshrc")
-		}
 	default:
-		if strings.HasPrefix(base, "python") && slices.Contains(ss, "-m") {
+		if shellname.Is(base) || base == "busybox" {
+			conv = []string{".zshenv", ".zshrc", ".zprofile"}
+			if slices.ContainsFunc(ss, func(a string) bool {
+				return a == "--login" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "il")
+			}) {
+				conv = append(conv, ".bashrc", ".profile", ".bash_profile", ".bash_login", ".kshrc", ".mkshrc")
+			}
+		} else if strings.HasPrefix(base, "python") && slices.Contains(ss, "-m") {
 			conv = []string{"*.py"} // python -m mod: mod may be a file the line wrote
 		}
 	}
@@ -401,7 +403,7 @@ func (w *walker) programOptions(base, text string, args []word, env map[string]s
 	if base == "less" || base == "more" {
 		for _, a := range args {
 			if strings.HasPrefix(a.s, "+") && (a.dyn || strings.ContainsAny(a.s, "!|")) {
-				w.deny("%s runs the commands of %s, which the hook does not read (%q)", base, clip(a.s, 40), clip(text, 80))
+				w.deny("%s runs the commands of %s, which the hook does not read (%q)", base, clip.String(a.s, 40), clip.String(text, 80))
 				return
 			}
 		}
@@ -415,7 +417,7 @@ func (w *walker) programOptions(base, text string, args []word, env map[string]s
 				v, dyn = args[i+1].s, args[i+1].dyn
 			}
 			if key, _, _ := strings.Cut(v, "="); ok && (strings.EqualFold(key, "core.hooksPath") || dyn) {
-				w.deny("git -c %s runs hooks from a folder the hook does not read (%q)", clip(v, 40), clip(text, 80))
+				w.deny("git -c %s runs hooks from a folder the hook does not read (%q)", clip.String(v, 40), clip.String(text, 80))
 				return
 			}
 		}
@@ -440,7 +442,7 @@ func (w *walker) programOptions(base, text string, args []word, env map[string]s
 		case !ok || !attached && i+1 >= len(args):
 			continue
 		case attached && a.dyn || !attached && args[i+1].dyn:
-			w.deny("%s %s runs a command only known when it runs (%q)", base, a.s, clip(text, 80))
+			w.deny("%s %s runs a command only known when it runs (%q)", base, a.s, clip.String(text, 80))
 			return
 		case !attached:
 			value = args[i+1].s

@@ -19,21 +19,32 @@ type Service struct {
 	// Env are the variables that point a client at a server.
 	Env []string
 	// URLEnv: Env[0] holds a URL or host, so the catalogue checks it with
-	// host_in (TestHosts) rather than the substring form.
+	// host_in (testHosts) rather than the substring form.
 	URLEnv bool
 }
 
-// TestMarkers are the substrings that mark a test instance (must_contain,
+// testMarkers are the substrings that mark a test instance (must_contain,
 // for variables that do not hold a URL).
-var TestMarkers = []string{"localhost", "127.0.0.1", "emulator", "test", "staging", "sandbox"}
+var testMarkers = []string{"localhost", "127.0.0.1", "emulator", "test", "staging", "sandbox"}
 
-// TestHosts are the hosts of test instances (host_in, for URL variables):
+// testHosts are the hosts of test instances (host_in, for URL variables):
 // loopback, and the names RFC 2606/6761 reserve for testing, which no
 // production host can have (jira.test, api.example, x.localhost).
-var TestHosts = []string{"localhost", "127.0.0.1", "::1", "test", "example", "invalid"}
+var testHosts = []string{"localhost", "127.0.0.1", "::1", "test", "example", "invalid"}
 
-// Catalog is the offline catalogue Stage 2 resolves handlers with.
-var Catalog = []Service{
+// Catalog returns a copy of the offline catalogue Stage 2 resolves
+// handlers with: changing it does not change the policy.
+func Catalog() []Service {
+	out := make([]Service, len(catalog))
+	for i, s := range catalog {
+		s.Aliases, s.Commands, s.MCP, s.Env = slices.Clone(s.Aliases), slices.Clone(s.Commands), slices.Clone(s.MCP), slices.Clone(s.Env)
+		out[i] = s
+	}
+	return out
+}
+
+// catalog is the catalogue itself; only Catalog's copies leave the package.
+var catalog = []Service{
 	{Name: "Jira", Aliases: []string{"jira"}, Commands: []string{`\bjira\b`, `atlassian\.net`, `/rest/api/([0-9]+|latest)/`, `/rest/(agile|servicedeskapi|greenhopper)/`},
 		MCP: []string{"mcp__atlassian__*", "mcp__jira__*"}, Env: []string{"JIRA_SERVER", "JIRA_URL", "JIRA_BASE_URL"}, URLEnv: true},
 	{Name: "Confluence", Aliases: []string{"confluence"}, Commands: []string{`\bconfluence\b`, `atlassian\.net/wiki`, `/wiki/rest/api`},
@@ -92,7 +103,7 @@ func ResolveCatalog(h Handler) (Handler, Resolution, bool) {
 	}
 	text := strings.ToLower(h.Match + "\n" + h.Prompt)
 	var used []Service
-	for _, s := range Catalog {
+	for _, s := range catalog {
 		for _, a := range s.Aliases {
 			if regexp.MustCompile(`\b` + regexp.QuoteMeta(a) + `\b`).MatchString(text) {
 				used = append(used, s)
@@ -120,9 +131,9 @@ func ResolveCatalog(h Handler) (Handler, Resolution, bool) {
 			// A URL variable gets the strict host_in form: the substring
 			// markers would pass contest.atlassian.net for "test".
 			if s.URLEnv {
-				out.EnvChecks[s.Env[0]] = EnvCheck{HostIn: slices.Clone(TestHosts)}
+				out.EnvChecks[s.Env[0]] = EnvCheck{HostIn: slices.Clone(testHosts)}
 			} else {
-				out.EnvChecks[s.Env[0]] = EnvCheck{MustContain: slices.Clone(TestMarkers)}
+				out.EnvChecks[s.Env[0]] = EnvCheck{MustContain: slices.Clone(testMarkers)}
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/redact"
 )
@@ -48,7 +49,7 @@ func checkValue(name, v string, c EnvCheck) string {
 			case !h.ok && h.host == "":
 				return fmt.Sprintf("%s=%s names no host; it must point at one of %s", name, shown, strings.Join(c.HostIn, ", "))
 			case !h.ok:
-				return fmt.Sprintf("%s=%s names a host the hook cannot read (%q); it must point at one of %s", name, shown, redact.String(clip(h.host, 60)), strings.Join(c.HostIn, ", "))
+				return fmt.Sprintf("%s=%s names a host the hook cannot read (%q); it must point at one of %s", name, shown, redact.String(clip.String(h.host, 60)), strings.Join(c.HostIn, ", "))
 			case !hostCovered(h.host, c.HostIn):
 				return fmt.Sprintf("%s=%s points at host %s, which is not one of %s or under one (it must point at a test instance)", name, shown, h.host, strings.Join(c.HostIn, ", "))
 			}
@@ -271,7 +272,7 @@ func checkHost(o override, c EnvCheck) string {
 		if o.host.host == "" {
 			return fmt.Sprintf("%s=%s names no host; it must point at a test instance", o.flag, shown)
 		}
-		return fmt.Sprintf("%s=%s names a host the hook cannot read (%q); it must point at a test instance", o.flag, shown, redact.String(clip(o.host.host, 60)))
+		return fmt.Sprintf("%s=%s names a host the hook cannot read (%q); it must point at a test instance", o.flag, shown, redact.String(clip.String(o.host.host, 60)))
 	}
 	host := o.host.host
 	if len(c.MustContain) > 0 {

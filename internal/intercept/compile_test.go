@@ -47,7 +47,7 @@ func TestResolveCatalog(t *testing.T) {
 	if _, err := Prepare(File{Handlers: []Handler{got}}); err != nil {
 		t.Errorf("the catalogue produced an invalid handler: %v", err)
 	}
-	for _, s := range Catalog {
+	for _, s := range Catalog() {
 		if _, err := Prepare(File{Handlers: []Handler{{Match: s.Name, Patterns: append([]string{"Bash"}, s.MCP...), InputFilters: s.Commands}}}); err != nil {
 			t.Errorf("catalogue entry %s: %v", s.Name, err)
 		}

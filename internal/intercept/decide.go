@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
@@ -97,7 +98,7 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 				why = gitFolderVerdict(p.git, command, an)
 			}
 			if why != "" {
-				return Decision{Kind: Deny, Handler: -1, Reason: redact.String("Blocked by eval harness: " + why + "."), Detail: "git: " + clip(why, 200)}
+				return Decision{Kind: Deny, Handler: -1, Reason: redact.String("Blocked by eval harness: " + why + "."), Detail: "git: " + clip.String(why, 200)}
 			}
 		}
 	}
@@ -170,7 +171,7 @@ func opaqueHit(filters []*regexp.Regexp, calls []call) string {
 		for _, t := range c.texts() {
 			for _, f := range filters {
 				if f.MatchString(t) {
-					return fmt.Sprintf("%s, a program the hook does not know, is given %q, which it may run as a command under an environment the hook cannot check", c.opaque, clip(t, 80))
+					return fmt.Sprintf("%s, a program the hook does not know, is given %q, which it may run as a command under an environment the hook cannot check", c.opaque, clip.String(t, 80))
 				}
 			}
 		}
@@ -272,12 +273,5 @@ func gate(d Decision, h prepared, calls []call, line lineOf) Decision {
 }
 
 func oneLine(s string) string {
-	return clip(strings.Join(strings.Fields(s), " "), 120)
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
+	return clip.String(strings.Join(strings.Fields(s), " "), 120)
 }

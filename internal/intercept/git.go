@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/pathutil"
 )
@@ -194,7 +195,7 @@ func gitFolderVerdict(g *GitPolicy, command string, an *analysis) string {
 	for _, m := range redirectTargetRE().FindAllStringSubmatch(command, -1) {
 		t := strings.Trim(m[1], `"'`)
 		if t != "" && t[0] != '&' && namesGitState(g, t, strings.ContainsAny(t, "$`"), mentions) {
-			return "the command writes into a .git folder or git's configuration (" + clip(t, 60) + "), and this eval runs in the user's own repository (workspace_mode: repo)"
+			return "the command writes into a .git folder or git's configuration (" + clip.String(t, 60) + "), and this eval runs in the user's own repository (workspace_mode: repo)"
 		}
 	}
 	for _, c := range an.calls {
@@ -215,7 +216,7 @@ func gitFolderVerdict(g *GitPolicy, command string, an *analysis) string {
 			// git waits for ever on a FIFO named .gitattributes or .gitignore.
 			for _, w := range c.words[1:] {
 				if strings.HasPrefix(path.Base(w.s), ".git") {
-					return base + " " + clip(w.s, 40) + " would make git wait for ever on it, and this eval runs in the user's own repository (workspace_mode: repo)"
+					return base + " " + clip.String(w.s, 40) + " would make git wait for ever on it, and this eval runs in the user's own repository (workspace_mode: repo)"
 				}
 			}
 		}
@@ -358,7 +359,7 @@ func (g *GitPolicy) judgeGit(args []word, env map[string]string, globals bool) s
 			return k + " set for git can make it run a program or read configuration the hook cannot see"
 		}
 		if (k == "GIT_PAGER" || k == "PAGER") && !inertPagers[strings.TrimSpace(v)] && strings.TrimSpace(v) != "" {
-			return k + "=" + clip(v, 40) + " makes git run that program"
+			return k + "=" + clip.String(v, 40) + " makes git run that program"
 		}
 	}
 	i := 0
@@ -409,7 +410,7 @@ func (g *GitPolicy) judgeGit(args []word, env map[string]string, globals bool) s
 		case slices.Contains([]string{"-p", "--paginate", "-P", "--no-pager", "--no-replace-objects", "--bare", "--literal-pathspecs",
 			"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--no-lazy-fetch", "--advice", "--no-advice"}, s):
 		default:
-			return "git " + clip(s, 40) + " is not a global option the hook knows, so it cannot tell the sub-command"
+			return "git " + clip.String(s, 40) + " is not a global option the hook knows, so it cannot tell the sub-command"
 		}
 		i++
 	}
@@ -426,11 +427,11 @@ func (g *GitPolicy) judgeGit(args []word, env map[string]string, globals bool) s
 		// git refuses it unless protocol.allow says otherwise, which the
 		// hook does not see.
 		if l := strings.ToLower(a.s); strings.HasPrefix(l, "ext::") || strings.HasPrefix(l, "fd::") {
-			return "git " + name + " " + clip(a.s, 40) + " names a remote that runs a command"
+			return "git " + name + " " + clip.String(a.s, 40) + " names a remote that runs a command"
 		}
 	}
 	if !gitCommands[name] {
-		return fmt.Sprintf("git %s is not a git command the hook knows (an alias or a git-%s program could run anything)", clip(name, 40), clip(name, 40))
+		return fmt.Sprintf("git %s is not a git command the hook knows (an alias or a git-%s program could run anything)", clip.String(name, 40), clip.String(name, 40))
 	}
 	for _, rule := range g.Deny {
 		if gitRuleMatches(rule, name, rest) {
@@ -475,7 +476,7 @@ func judgeGitKey(w word, fromEnv bool) string {
 		inert = !fromEnv && (inertPagers[v] || v == "" || v == "true" || v == "false")
 	}
 	if !inert {
-		return fmt.Sprintf("git -c %s can make git run a program or change what it does to the repository", clip(key, 40))
+		return fmt.Sprintf("git -c %s can make git run a program or change what it does to the repository", clip.String(key, 40))
 	}
 	return ""
 }
@@ -526,7 +527,7 @@ func gitReadOnly(sub string, rest []word) string {
 		if w, ok := gitWriteOptions[sub]; ok {
 			for _, o := range opts {
 				if longHits(o, w.long) || w.short != "" && shortHas(o, w.short) {
-					return "git " + sub + " " + clip(o, 40) + " writes a file or runs a program"
+					return "git " + sub + " " + clip.String(o, 40) + " writes a file or runs a program"
 				}
 			}
 		}

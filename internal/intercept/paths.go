@@ -157,7 +157,7 @@ func decidePaths(p *Policy, req Request, command string) Decision {
 // bash -c, eval, a here-doc fed to a shell).
 func (c *pathCheck) analyse(script string, depth int) *pathDeny {
 	if depth > maxNesting {
-		return c.cannot("the command nests pathShells too deeply to be checked")
+		return c.cannot("the command nests shells too deeply to be checked")
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
 	if err != nil && c.lenient > 0 {

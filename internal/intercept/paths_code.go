@@ -10,6 +10,8 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agent-eval/agent-eval/internal/shellname"
 )
 
 // codeArg returns the code of -c (shells), -e/-E (perl, ruby, node, lua),
@@ -74,7 +76,7 @@ func codeArg(name string, rest []string) (string, bool) {
 		if j < 0 {
 			continue
 		}
-		if j < len(flags)-1 && !shells[name] && name != "busybox" && name != "perl" {
+		if j < len(flags)-1 && !shellname.Is(name) && name != "busybox" && name != "perl" {
 			return flags[j+1:], true // -e'code' glued
 		}
 		if i+1 < len(rest) {

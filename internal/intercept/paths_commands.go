@@ -13,6 +13,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/shellname"
 )
 
 // Commands by what they do with a directory argument.
@@ -201,7 +202,7 @@ func (c *pathCheck) byKind(ce *syntax.CallExpr, name string, rest []string, dept
 			return nil // a virtualenv or shell set-up script (README)
 		}
 		return c.cannot(name + " runs the commands of a file the hook cannot read, so the paths they touch cannot be checked")
-	case shells[name] || name == "busybox":
+	case shellname.Is(name) || name == "busybox":
 		return c.shell(ce, name, rest, depth)
 	case slices.Contains(interpreters, name):
 		if server(name, rest) {

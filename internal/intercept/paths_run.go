@@ -12,12 +12,14 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agent-eval/agent-eval/internal/shellname"
 )
 
 // knownProgram reports whether the path layer, or the shared table, knows
 // what a program does with its arguments.
 func knownProgram(name string) bool {
-	if dataPrograms[name] || shells[name] {
+	if dataPrograms[name] || shellname.Is(name) {
 		return true
 	}
 	_, wrapper := wrappers[name]
@@ -82,7 +84,7 @@ func (c *pathCheck) opaque(rest []string, depth int) *pathDeny {
 		if n++; n > 8 {
 			break
 		}
-		if b := path.Base(a); !shells[b] && !knownWrapper(b) && b != "eval" && b != "find" && b != "xargs" && !slices.Contains(interpreters, b) && !strings.HasPrefix(b, "python") {
+		if b := path.Base(a); !shellname.Is(b) && !knownWrapper(b) && b != "eval" && b != "find" && b != "xargs" && !slices.Contains(interpreters, b) && !strings.HasPrefix(b, "python") {
 			continue
 		}
 		if pd := c.analyse(quoteWords(rest[i:]), depth+1); pd != nil {

@@ -14,10 +14,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// shells read a script: from -c, from a file operand, else from stdin.
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true,
-	"yash": true, "posh": true, "csh": true, "tcsh": true, "fish": true, "rbash": true}
-
 // wrapper describes a command that runs another command given in its
 // arguments (sudo cmd, timeout 5 cmd, xargs cmd).
 type wrapper struct {

@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 	"sync"
+
+	"github.com/agent-eval/agent-eval/internal/clip"
 )
 
 // The client table: for each CLI that reaches a service, how its command
@@ -137,7 +139,7 @@ func readClient(words []word, set, env map[string]string, line lineOf) []overrid
 	cc := &clientCall{cl: cl, name: name, set: set, env: env, line: line}
 	cc.p = parseArgs(words[1:], cl.opts, cl.syntax, cl.abbrev)
 	if cc.p.unknownDyn != "" {
-		cc.add(override{flag: "a word only known when it runs (" + clip(cc.p.unknownDyn, 40) + ")", dyn: true, kind: kHost})
+		cc.add(override{flag: "a word only known when it runs (" + clip.String(cc.p.unknownDyn, 40) + ")", dyn: true, kind: kHost})
 	}
 	for _, h := range cc.p.opts {
 		if h.dyn && h.spec.kind != kFlag && h.spec.kind != kValue {
@@ -307,7 +309,7 @@ func curlOperands(cc *clientCall) {
 		if glob {
 			var ok bool
 			if expanded, ok = curlGlob(u.s); !ok {
-				cc.unknowable("URL argument", false, "curl expands the URL "+clip(u.s, 60)+" by its globbing into more URLs than the hook can check, or refuses it")
+				cc.unknowable("URL argument", false, "curl expands the URL "+clip.String(u.s, 60)+" by its globbing into more URLs than the hook can check, or refuses it")
 				continue
 			}
 		}
@@ -410,7 +412,7 @@ func wgetOperands(cc *clientCall) {
 			"showprogress", "progress", "serverresponse", "spider", "outputdocument", "logfile", "adjustextension", "httpsonly",
 			"useproxy", "noproxy", "readtimeout", "connecttimeout", "dnstimeout", "compression", "iri", "localencoding", "remoteencoding":
 		default:
-			cc.unknowable(h.name, false, "wget -e "+clip(h.value, 40)+" runs a wgetrc command the hook does not know")
+			cc.unknowable(h.name, false, "wget -e "+clip.String(h.value, 40)+" runs a wgetrc command the hook does not know")
 		}
 	}
 	if !cc.has("--no-config") {

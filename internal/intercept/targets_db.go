@@ -3,6 +3,7 @@ package intercept
 import (
 	"strings"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
@@ -254,7 +255,7 @@ J,json C,csv G,vertical q,quiet config=X V,version ?,help`, false),
 			case strings.Contains(s, "/") || strings.HasPrefix(strings.ToLower(s), "file:") || hasAnySuffix(strings.ToLower(s), ".db", ".sqlite", ".sqlite3", ".duckdb"):
 				// a database file
 			default:
-				cc.unknowable("DSN argument", false, "usql "+clip(s, 40)+" names a connection from usql's config, which the hook does not read")
+				cc.unknowable("DSN argument", false, "usql "+clip.String(s, 40)+" names a connection from usql's config, which the hook does not read")
 			}
 		}
 		for _, h := range cc.opt("-c", "--command") {

@@ -2,6 +2,8 @@ package intercept
 
 import (
 	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/clip"
 )
 
 // The service CLIs of the catalogue: Jira, Kubernetes, AWS, GitHub and the
@@ -79,7 +81,7 @@ func awsOperands(cc *clientCall) {
 		}
 		switch {
 		case ops[i+2].dyn || strings.Contains(key, "ignore_configured_endpoint") || strings.HasSuffix(key, "services") || strings.HasPrefix(key, "services."):
-			cc.unknowable("configure set "+ops[i+2].s, false, "aws configure set "+clip(ops[i+2].s, 40)+" changes which endpoint later calls use")
+			cc.unknowable("configure set "+ops[i+2].s, false, "aws configure set "+clip.String(ops[i+2].s, 40)+" changes which endpoint later calls use")
 		case strings.Contains(key, "endpoint_url"):
 			cc.host("configure set "+ops[i+2].s, val, i+3 >= len(ops) || ops[i+3].dyn, false)
 		case strings.HasSuffix(key, "profile") || strings.HasPrefix(key, "profile.") && strings.Contains(key, "source_profile"):
@@ -246,7 +248,7 @@ func gitOperands(cc *clientCall) {
 		var rest []string
 		for _, o := range ops[1:] {
 			if o.dyn {
-				cc.add(override{flag: ops[0].s + " " + clip(o.s, 40), dyn: true, kind: kHost})
+				cc.add(override{flag: ops[0].s + " " + clip.String(o.s, 40), dyn: true, kind: kHost})
 				return
 			}
 			if !strings.HasPrefix(o.s, "-") {
@@ -264,7 +266,7 @@ func gitOperands(cc *clientCall) {
 				}
 			}
 			for _, base := range defined.rewrite {
-				cc.host("config url."+clip(base, 40), base, false, false)
+				cc.host("config url."+clip.String(base, 40), base, false, false)
 			}
 		}
 		return
@@ -285,7 +287,7 @@ func gitOperands(cc *clientCall) {
 		}
 	}
 	if p.unknownDyn != "" {
-		cc.add(override{flag: "git push " + clip(p.unknownDyn, 40), dyn: true, kind: kHost})
+		cc.add(override{flag: "git push " + clip.String(p.unknownDyn, 40), dyn: true, kind: kHost})
 	}
 	if len(p.operands) == 0 {
 		if !hasOpt(p, "--repo") {
@@ -374,7 +376,7 @@ func gitConfig(cc *clientCall, kv string, dyn bool, remotes gitRemotes) {
 	lk := strings.ToLower(k)
 	switch {
 	case dyn:
-		cc.add(override{flag: "-c " + clip(kv, 40), dyn: true, kind: kHost})
+		cc.add(override{flag: "-c " + clip.String(kv, 40), dyn: true, kind: kHost})
 	case strings.HasSuffix(lk, ".proxy") && (strings.HasPrefix(lk, "http.") || strings.HasPrefix(lk, "https.") || strings.HasPrefix(lk, "remote.")):
 		cc.host("-c "+k, v, false, false)
 	case lk == "core.sshcommand" || lk == "core.gitproxy" || strings.HasPrefix(lk, "include") || lk == "ssh.variant":
@@ -389,7 +391,7 @@ func (cc *clientCall) gitRepo(flag, repo string, dyn bool, remotes gitRemotes) {
 		return
 	}
 	for _, base := range remotes.rewrite {
-		cc.host("-c url."+clip(base, 40)+".insteadOf", base, false, false)
+		cc.host("-c url."+clip.String(base, 40)+".insteadOf", base, false, false)
 	}
 	if urls, ok := remotes.urls[repo]; ok {
 		for _, u := range urls {

@@ -28,12 +28,24 @@ type Client struct {
 // request: the hook, started by Claude Code with its environment, then
 // reaches the same gateway (or, under --fake-model, the same case's
 // script) as the agent.
-func New(maxRetries int) *Client {
+func New(maxRetries int) *Client { return NewFromEnv(maxRetries, os.Getenv) }
+
+// NewFromEnv is New with the credentials (ANTHROPIC_API_KEY,
+// ANTHROPIC_AUTH_TOKEN, ANTHROPIC_CUSTOM_HEADERS) and FakeModelEnv read
+// through getenv rather than from the process: the hook adds those of its
+// credentials file without changing its environment.
+func NewFromEnv(maxRetries int, getenv func(string) string) *Client {
 	opts := []option.RequestOption{option.WithMaxRetries(maxRetries)}
-	if os.Getenv(FakeModelEnv) == "1" && os.Getenv("ANTHROPIC_API_KEY") == "" && os.Getenv("ANTHROPIC_AUTH_TOKEN") == "" {
+	key, token := getenv("ANTHROPIC_API_KEY"), getenv("ANTHROPIC_AUTH_TOKEN")
+	switch {
+	case key != "":
+		opts = append(opts, option.WithAPIKey(key))
+	case token != "":
+		opts = append(opts, option.WithAuthToken(token))
+	case getenv(FakeModelEnv) == "1":
 		opts = append(opts, option.WithAPIKey("fake-model")) // the fake takes any key; the scrub took ours
 	}
-	for name, value := range CustomHeaders(os.Getenv("ANTHROPIC_CUSTOM_HEADERS")) {
+	for name, value := range CustomHeaders(getenv("ANTHROPIC_CUSTOM_HEADERS")) {
 		opts = append(opts, option.WithHeader(name, value))
 	}
 	return &Client{c: anthropic.NewClient(opts...)}

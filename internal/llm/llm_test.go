@@ -67,3 +67,21 @@ func TestCustomHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestNewFromEnv: the key and the custom headers come from getenv, not
+// from the process, so the hook need not change its environment.
+func TestNewFromEnv(t *testing.T) {
+	srv := fakeapi.New(fakeapi.Options{})
+	srv.SetScript("case-9", &fakeapi.Script{Side: &fakeapi.Turn{Text: "from case-9"}})
+	fakemodel.Serve(t, srv)
+	t.Setenv("ANTHROPIC_CUSTOM_HEADERS", "")
+	t.Setenv("ANTHROPIC_API_KEY", "") // only getenv has a key
+	env := map[string]string{"ANTHROPIC_API_KEY": "sk-given", "ANTHROPIC_CUSTOM_HEADERS": fakeapi.ScriptHeader + ": case-9"}
+	got, err := NewFromEnv(0, func(k string) string { return env[k] }).Text(context.Background(), "m", "s", "u", 8, nil, 5*time.Second)
+	if err != nil || got != "from case-9" {
+		t.Fatalf("Text = %q, %v; want the script getenv's header names", got, err)
+	}
+	if h := srv.Requests()[0].Headers["Authorization"]; h == "" {
+		t.Errorf("no Authorization header, though getenv has a key: %v", srv.Requests()[0].Headers)
+	}
+}

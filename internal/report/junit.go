@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
@@ -255,7 +256,7 @@ func verdictText(v *rundir.Verdict) string {
 
 func firstLine(s string) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return clip(first, 200)
+	return clip.String(first, 200)
 }
 
 func secs(s float64) string {

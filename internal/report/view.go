@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -473,11 +474,11 @@ func cellFor(j rundir.JudgeSummary, v *rundir.Verdict) cell {
 	case v == nil:
 		return cell{Class: "none", Text: "–", Sort: "", Title: "no verdict"}
 	case v.Error != "":
-		return cell{Class: "err", Text: "error", Sort: "-2", Title: clip(v.Error, 300)}
+		return cell{Class: "err", Text: "error", Sort: "-2", Title: clip.String(v.Error, 300)}
 	case v.Skipped:
 		return cell{Class: "skip", Text: "skipped", Sort: "-1", Title: "its if: was false"}
 	}
-	c := cell{Class: "val", Title: clip(v.Rationale, 300)}
+	c := cell{Class: "val", Title: clip.String(v.Rationale, 300)}
 	if v.Value != nil {
 		c.Sort = num(*v.Value)
 		c.Text = num(*v.Value)
@@ -529,9 +530,9 @@ func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookV
 		if left <= 0 {
 			limit = tightShown
 		}
-		s, clipped := clipTo(s, limit, truncated)
+		s, clipped := clip.Cut(s, limit)
 		left -= len(s)
-		return s, clipped
+		return s, clipped || truncated
 	}
 	step := ""
 	for _, e := range events {
@@ -690,21 +691,21 @@ func hookOf(d rundir.Decision) hookView {
 func summary(tool string, input json.RawMessage) string {
 	var m map[string]any
 	if json.Unmarshal(input, &m) != nil {
-		return clip(oneLine(string(input)), 160)
+		return clip.String(oneLine(string(input)), 160)
 	}
 	for _, k := range []string{"command", "file_path", "path", "pattern", "url", "query", "description", "prompt"} {
 		if s, ok := m[k].(string); ok && s != "" {
-			return clip(oneLine(s), 160)
+			return clip.String(oneLine(s), 160)
 		}
 	}
 	if qs, ok := m["questions"].([]any); ok && len(qs) > 0 {
 		if q, ok := qs[0].(map[string]any); ok {
 			if s, ok := q["question"].(string); ok {
-				return clip(oneLine(s), 160)
+				return clip.String(oneLine(s), 160)
 			}
 		}
 	}
-	return clip(oneLine(string(input)), 160)
+	return clip.String(oneLine(string(input)), 160)
 }
 
 func pretty(raw json.RawMessage) string {
@@ -715,21 +716,8 @@ func pretty(raw json.RawMessage) string {
 	if json.Indent(&b, raw, "", "  ") != nil {
 		return string(raw)
 	}
-	s, _ := clipTo(b.String(), maxShown, false)
+	s, _ := clip.Cut(b.String(), maxShown)
 	return s
-}
-
-// clipTo clips s to limit bytes for the report; clipped says it was cut
-// here or already in the transcript.
-func clipTo(s string, limit int, truncated bool) (string, bool) {
-	if len(s) <= limit {
-		return s, truncated
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut], true
 }
 
 // head is a text's first line when the text is long enough to collapse.
@@ -738,7 +726,7 @@ func head(s string) (string, bool) {
 		return "", false
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return clip(first, 120), true
+	return clip.String(first, 120), true
 }
 
 func readOutput(dir rundir.Dir, id, rel string, inline bool, p *page) output {
@@ -819,14 +807,3 @@ func contains(list []string, s string) bool {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}

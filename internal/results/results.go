@@ -219,14 +219,3 @@ func WriteJSON(path string, v any) error {
 	}
 	return atomicfile.Write(path, append(b, '\n'), 0o644)
 }
-
-// WriteJSONNoSync writes v to path atomically but unsynced
-// (atomicfile.WriteNoSync): for files rebuilt from others, such as the
-// run's aggregate run_result.json or a temporary config.
-func WriteJSONNoSync(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteNoSync(path, append(b, '\n'), 0o644)
-}

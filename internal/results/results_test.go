@@ -22,7 +22,7 @@ func TestAddNeverMasksAFailure(t *testing.T) {
 
 func TestWriteJSONIsAtomic(t *testing.T) {
 	t.Parallel()
-	for name, write := range map[string]func(string, any) error{"WriteJSON": WriteJSON, "WriteJSONNoSync": WriteJSONNoSync} {
+	for name, write := range map[string]func(string, any) error{"WriteJSON": WriteJSON} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "run_result.json")
 		if err := write(path, map[string]any{"permission_denials": []transcript.Denial{}}); err != nil {

@@ -37,8 +37,9 @@ const (
 
 // Capabilities are what a runner can do beyond running a prompt. The engine
 // asks before relying on one: with Interception false it loads no
-// tool_handlers.yaml and the runner writes no hook; validate warns about
-// inputs.tools and permissions an eval sets for such a runner.
+// tool_handlers.yaml and the runner writes no hook. For runner type cli,
+// validate rejects inputs.tools (no hook would answer them) and warns of
+// permissions; run warns of both for any runner that lacks the capability.
 type Capabilities struct {
 	// Interception: a PreToolUse-style hook gates every tool call
 	// (inputs.tools, the denied paths) and writes the hook ledger.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 )
 
@@ -127,11 +128,11 @@ func probePython(h *host, candidate string, anywhere bool) (*interpreter, error)
 	}
 	out, err := h.runPlain(context.Background(), func(*judgeRun) []string { return []string{candidate, "-I", "-S", "-c", probe} }, pass, nil)
 	if err != nil {
-		return nil, fmt.Errorf("python3 (%s) does not run: %v: %s", candidate, err, clip(strings.TrimSpace(string(out)), 200))
+		return nil, fmt.Errorf("python3 (%s) does not run: %v: %s", candidate, err, clip.String(strings.TrimSpace(string(out)), 200))
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != 3 {
-		return nil, fmt.Errorf("python3 (%s) answered %q to a version probe", candidate, clip(string(out), 200))
+		return nil, fmt.Errorf("python3 (%s) answered %q to a version probe", candidate, clip.String(string(out), 200))
 	}
 	py := &interpreter{path: strings.TrimSpace(lines[0])}
 	py.major, err = strconv.Atoi(strings.TrimSpace(lines[1]))
@@ -139,7 +140,7 @@ func probePython(h *host, candidate string, anywhere bool) (*interpreter, error)
 		py.minor, err = strconv.Atoi(strings.TrimSpace(lines[2]))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("python3 (%s) answered %q to a version probe", candidate, clip(string(out), 200))
+		return nil, fmt.Errorf("python3 (%s) answered %q to a version probe", candidate, clip.String(string(out), 200))
 	}
 	if py.path == "" {
 		py.path = candidate

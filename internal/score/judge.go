@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 )
 
@@ -229,12 +230,5 @@ func valueOf(v any) (any, error) {
 	if f, ok := number(v); ok {
 		return f, nil
 	}
-	return nil, fmt.Errorf("the judge returned %T %v, not a bool or a number", v, clip(fmt.Sprint(v), 80))
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return nil, fmt.Errorf("the judge returned %T %v, not a bool or a number", v, clip.String(fmt.Sprint(v), 80))
 }

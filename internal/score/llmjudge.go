@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/llm"
@@ -191,7 +192,7 @@ func (l *llmJudge) parse(rep reply) Outcome {
 		raw = jsonIn(rep.Text)
 	}
 	if raw == nil {
-		return errOutcome("the model did not call the tool nor answer with JSON: %q", clip(strings.TrimSpace(rep.Text), 200))
+		return errOutcome("the model did not call the tool nor answer with JSON: %q", clip.String(strings.TrimSpace(rep.Text), 200))
 	}
 	var v struct {
 		Passed    any    `json:"passed"`
@@ -199,7 +200,7 @@ func (l *llmJudge) parse(rep reply) Outcome {
 		Rationale string `json:"rationale"`
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return errOutcome("the model's verdict is not a JSON object: %s", clip(string(raw), 200))
+		return errOutcome("the model's verdict is not a JSON object: %s", clip.String(string(raw), 200))
 	}
 	why := v.Rationale
 	if strings.TrimSpace(why) == "" {
@@ -208,13 +209,13 @@ func (l *llmJudge) parse(rep reply) Outcome {
 	if l.scale.boolean {
 		b, ok := v.Passed.(bool)
 		if !ok {
-			return Outcome{Err: fmt.Errorf("the model's verdict has no boolean passed: %s", clip(string(raw), 200)), Rationale: why}
+			return Outcome{Err: fmt.Errorf("the model's verdict has no boolean passed: %s", clip.String(string(raw), 200)), Rationale: why}
 		}
 		return Outcome{Value: b, Rationale: why}
 	}
 	f, ok := v.Score.(float64)
 	if !ok {
-		return Outcome{Err: fmt.Errorf("the model's verdict has no numeric score: %s", clip(string(raw), 200)), Rationale: why}
+		return Outcome{Err: fmt.Errorf("the model's verdict has no numeric score: %s", clip.String(string(raw), 200)), Rationale: why}
 	}
 	if l.scale.integer {
 		f = math.Round(f)
@@ -375,7 +376,7 @@ func annotationsText(rec *Record) string {
 func toolTrace(rec *Record) string {
 	var b strings.Builder
 	for i, c := range rec.ToolCalls {
-		fmt.Fprintf(&b, "%d. %s: %s", i+1, c.Name, clip(callDetail(c), 200))
+		fmt.Fprintf(&b, "%d. %s: %s", i+1, c.Name, clip.String(callDetail(c), 200))
 		if c.Denied {
 			b.WriteString(" [denied]")
 		}
@@ -394,7 +395,7 @@ func callDetail(c ToolCall) string {
 			return s
 		}
 	}
-	return clip(string(c.Input), 200)
+	return clip.String(string(c.Input), 200)
 }
 
 // evidence summarises the case's process in a few lines.

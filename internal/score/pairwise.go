@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/llm"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -171,7 +172,7 @@ func (o PairwiseOptions) prefer(ctx context.Context, instr, x, y string) (string
 		Reasoning string `json:"reasoning"`
 	}
 	if raw == nil || json.Unmarshal(raw, &v) != nil {
-		return "", "", fmt.Errorf("the model's comparison is not readable: %s", clip(strings.TrimSpace(rep.Text+string(rep.Input)), 200))
+		return "", "", fmt.Errorf("the model's comparison is not readable: %s", clip.String(strings.TrimSpace(rep.Text+string(rep.Input)), 200))
 	}
 	switch v.Preferred {
 	case "A", "B", "tie":

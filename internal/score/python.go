@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 )
 
@@ -237,7 +238,7 @@ func runProtocol(ctx context.Context, p proc, stdin []byte, limit time.Duration)
 	case err != nil:
 		msg := strings.TrimSpace(stderr.String())
 		if msg != "" {
-			msg = ": " + clip(lastLine(msg), 300)
+			msg = ": " + clip.String(lastLine(msg), 300)
 		}
 		return errOutcome("the judge failed (%v)%s", err, msg)
 	}
@@ -260,7 +261,7 @@ func runProtocol(ctx context.Context, p proc, stdin []byte, limit time.Duration)
 	dec := json.NewDecoder(bytes.NewReader(out))
 	dec.UseNumber()
 	if err := dec.Decode(&reply); err != nil {
-		return errOutcome("the judge's output is not a JSON object {value, rationale}: %s", clip(strings.TrimSpace(stdout.String()), 200))
+		return errOutcome("the judge's output is not a JSON object {value, rationale}: %s", clip.String(strings.TrimSpace(stdout.String()), 200))
 	}
 	why := ""
 	if reply.Rationale != nil {

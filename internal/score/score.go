@@ -1,6 +1,7 @@
 package score
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/expr"
 	"github.com/agent-eval/agent-eval/internal/llm"
@@ -252,7 +254,7 @@ func buildJudges(ev *config.Eval, env *Env, opts Options) ([]built, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pj := judgeByName(ev, Pairwise); pj != nil && opts.Baseline != nil && firstNonEmpty(pj.Model, env.Model) == "" {
+	if pj := judgeByName(ev, Pairwise); pj != nil && opts.Baseline != nil && cmp.Or(pj.Model, env.Model) == "" {
 		for i := range ev.Judges {
 			if ev.Judges[i].Name == Pairwise {
 				return nil, configError(ev, judgeField(i, "model"), "the pairwise judge compares with --baseline: %v", errNoModel)
@@ -361,7 +363,7 @@ func compareBaseline(ctx context.Context, s *rundir.Summary, opts Options, env *
 	}
 	s.Baseline = Compare(s, before, opts.Baseline.Path)
 	if pj := judgeByName(ev, Pairwise); pj != nil {
-		pw, err := RunPairwise(ctx, PairwiseOptions{Run: opts.Dir, Baseline: *opts.Baseline, Eval: ev, Judge: pj, Model: firstNonEmpty(pj.Model, env.Model), LLM: env.LLM})
+		pw, err := RunPairwise(ctx, PairwiseOptions{Run: opts.Dir, Baseline: *opts.Baseline, Eval: ev, Judge: pj, Model: cmp.Or(pj.Model, env.Model), LLM: env.LLM})
 		if err != nil {
 			return err
 		}
@@ -501,7 +503,7 @@ func judgeCase(ctx context.Context, b built, rec *Record, red *redact.Redactor) 
 	if !ok {
 		// A value that is neither a bool nor a number is no verdict: it
 		// is not recorded as 0.
-		v.Error = red.String(fmt.Sprintf("judge %q returned %T %s, not a bool or a number", b.name, o.Value, clip(fmt.Sprint(o.Value), 80)))
+		v.Error = red.String(fmt.Sprintf("judge %q returned %T %s, not a bool or a number", b.name, o.Value, clip.String(fmt.Sprint(o.Value), 80)))
 		return v
 	}
 	v.Value = &f
@@ -509,15 +511,6 @@ func judgeCase(ctx context.Context, b built, rec *Record, red *redact.Redactor) 
 		v.Passed = &p
 	}
 	return v
-}
-
-func firstNonEmpty(xs ...string) string {
-	for _, x := range xs {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 func baseName(p string) string {

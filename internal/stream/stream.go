@@ -4,10 +4,8 @@
 package stream
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
 	"sort"
 
 	"github.com/agent-eval/agent-eval/internal/transcript"
@@ -21,9 +19,6 @@ type (
 	ModelUsage = transcript.ModelUsage
 	ToolCall   = transcript.ToolCall
 )
-
-// AddPerModel adds every model's usage in from to to.
-func AddPerModel(to, from map[string]ModelUsage) { transcript.AddPerModel(to, from) }
 
 // Summary is what a run's stream says.
 type Summary struct {
@@ -78,41 +73,6 @@ type event struct {
 		CacheCreationInputTokens int64   `json:"cacheCreationInputTokens"`
 		CostUSD                  float64 `json:"costUSD"`
 	} `json:"modelUsage"`
-}
-
-// maxLine bounds one line; a longer one is counted as junk and skipped.
-const maxLine = 64 << 20
-
-// Parse reads a whole stream.
-func Parse(r io.Reader) (*Summary, error) {
-	p := NewParser()
-	br := bufio.NewReaderSize(r, 256<<10)
-	var long []byte
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			if len(long)+len(line) <= maxLine {
-				long = append(long, line...)
-			}
-			continue
-		}
-		if long != nil {
-			if len(long)+len(line) <= maxLine {
-				p.Line(append(long, line...))
-			} else {
-				p.s.JunkLines++
-			}
-			long = nil
-		} else if len(line) > 0 {
-			p.Line(line)
-		}
-		if err == io.EOF {
-			return p.Summary(), nil
-		}
-		if err != nil {
-			return p.Summary(), err
-		}
-	}
 }
 
 // Parser accumulates a stream one line at a time.

@@ -1,9 +1,11 @@
 package stream
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +14,34 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
+
+// parse feeds a whole stream to a Parser line by line, as agentproc does
+// for a running agent.
+func parse(r io.Reader) (*Summary, error) {
+	p := NewParser()
+	br := bufio.NewReaderSize(r, 256<<10)
+	var long []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, line...)
+			continue
+		}
+		if long != nil {
+			line = append(long, line...)
+			long = nil
+		}
+		if len(line) > 0 {
+			p.Line(line)
+		}
+		if err == io.EOF {
+			return p.Summary(), nil
+		}
+		if err != nil {
+			return p.Summary(), err
+		}
+	}
+}
 
 // TestRealStream parses a stream recorded from Claude Code 2.1.332 (against
 // the fake Messages API): one turn with text and two Bash calls, one of them
@@ -23,7 +53,7 @@ func TestRealStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := Parse(f)
+	s, err := parse(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +90,7 @@ func TestDenialsUnionAndDedupe(t *testing.T) {
 		`{"type":"stream_event","event":{}}`,
 		`{"type":"result","broken": `,
 	}, "\n")
-	s, err := Parse(strings.NewReader(in))
+	s, err := parse(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +116,7 @@ func TestLongLinesAndNoTrailingNewline(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat("x", 1<<20)
 	in := `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"a","content":"` + big + `"}]}}` + "\n" + result(1, "[]", 1)
-	s, err := Parse(strings.NewReader(in))
+	s, err := parse(strings.NewReader(in))
 	if err != nil || s.ResultEvents != 1 || s.JunkLines != 0 {
 		t.Fatalf("Parse = %+v, %v", s, err)
 	}
@@ -114,7 +144,7 @@ func BenchmarkParse(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Parse(bytes.NewReader(data)); err != nil {
+		if _, err := parse(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -131,7 +161,7 @@ func TestLargeUserLine(t *testing.T) {
 		`{"type":"user","message":{"content":[{"type":"tool_result","content":"` + big + `","is_error":true,"tool_use_id":"a"},` +
 			`{"type":"tool_result","content":"` + big + ` \"is_error\":true,\"tool_use_id\":\"b\"","is_error":false,"tool_use_id":"b"}]}}`,
 	}, "\n")
-	s, err := Parse(strings.NewReader(in))
+	s, err := parse(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}

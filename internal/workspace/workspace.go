@@ -33,9 +33,12 @@ var InputNames = []string{"input.yaml", "input.yml", "input.json"}
 // AnswersFile guides AskUserQuestion answers; it may hold case_overrides.
 const AnswersFile = "answers.yaml"
 
-// ProtectedDenies keep the agent from editing what the harness relies on:
-// its settings, the hook's handlers and the decision ledger.
-var ProtectedDenies = []string{"Edit(.claude/**)", "Edit(tool_handlers.yaml)", "Edit(hook_decisions.jsonl)"}
+// ProtectedDenies returns a copy of the deny rules that keep the agent from
+// editing what the harness relies on: its settings, the hook's handlers and
+// the decision ledger.
+func ProtectedDenies() []string { return slices.Clone(protectedDenies) }
+
+var protectedDenies = []string{"Edit(.claude/**)", "Edit(tool_handlers.yaml)", "Edit(hook_decisions.jsonl)"}
 
 // CopyTree copies src (a file or a directory) to dst. Symlinks are not
 // followed and not copied; nothing outside src is read.

@@ -326,7 +326,7 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 		settings["hooks"] = map[string]any{"PreToolUse": HookEntries(*hf, command, HookTimeoutSeconds)}
 	}
 	c := r.s.Permissions
-	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies...)
+	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies()...)
 	c.Deny = append(c.Deny, r.protectedEditDenies(ws)...) // what scoring reads (protect.go)
 	base := ws
 	if r.s.Repo != "" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 )
 
@@ -139,14 +140,7 @@ func optionInjection(pieces []config.Piece, builtins map[string]string, input ma
 	if name == "" {
 		return nil
 	}
-	return fmt.Errorf("{%s} makes the argument begin with %q, which the program would read as an option: put \"--\" before it in runner.command (`[claude, -p, --, \"{args}\"]`), or give it as --flag={%s}; only a plain decimal number (-5, -2.5) passes as a value", name, clip(arg, 40), name)
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
+	return fmt.Errorf("{%s} makes the argument begin with %q, which the program would read as an option: put \"--\" before it in runner.command (`[claude, -p, --, \"{args}\"]`), or give it as --flag={%s}; only a plain decimal number (-5, -2.5) passes as a value", name, clip.String(arg, 40), name)
 }
 
 // inputText is an input field as a command argument: a string as is, a
