@@ -610,7 +610,7 @@ func (st *state) runStep(ctx context.Context, cr *caseRun, sc *results.Case, s c
 	for k, v := range cr.vars {
 		vars[k] = v
 	}
-	stepEnv := merged(cr.env, config.ResolveEnv(s.Env, os.LookupEnv))
+	stepEnv := merged(cr.env, config.ResolveEnv(s.Env, st.p.lookupEnv))
 	st.runRedactor().Learn(stepEnv)
 	var hooksLog io.Writer = io.Discard
 	if len(st.ev.Hooks.BeforeStep)+len(st.ev.Hooks.AfterStep) > 0 {

@@ -793,14 +793,14 @@ func (st *state) hookEnviron(caseVars map[string]string) []string {
 	for k, v := range caseVars {
 		vars[k] = v
 	}
-	return lifecycle.Environ(os.Environ(), vars)
+	return lifecycle.Environ(st.p.Environ, vars)
 }
 
 // agentRedactor redacts the secrets of an agent's environment and of
 // execution.env.
 func (st *state) agentRedactor(env []string) *redact.Redactor {
 	all := slices.Clone(env)
-	for k, v := range config.ResolveEnv(st.ev.Execution.Env, os.LookupEnv) {
+	for k, v := range config.ResolveEnv(st.ev.Execution.Env, st.p.lookupEnv) {
 		all = append(all, k+"="+v)
 	}
 	return redact.FromEnviron(all)
@@ -813,11 +813,11 @@ func (st *state) agentRedactor(env []string) *redact.Redactor {
 // variables and every agent's environment (the runner's own credentials).
 func (st *state) runRedactor() *redact.Redactor {
 	st.redOnce.Do(func() {
-		env := append(os.Environ(), environ(config.ResolveEnv(st.ev.Runner.Env, os.LookupEnv))...)
+		env := append(slices.Clone(st.p.Environ), environ(config.ResolveEnv(st.ev.Runner.Env, st.p.lookupEnv))...)
 		// Each step's env too: the run's config/ copy is written before
 		// the first step learns its own.
 		for _, s := range st.ev.Execution.Steps {
-			env = append(env, environ(config.ResolveEnv(s.Env, os.LookupEnv))...)
+			env = append(env, environ(config.ResolveEnv(s.Env, st.p.lookupEnv))...)
 		}
 		st.red = st.agentRedactor(append(env, environ(st.hookEnv)...))
 	})

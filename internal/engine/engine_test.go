@@ -83,12 +83,13 @@ func (r *recorder) RunFinished(s engine.Summary) { r.mu.Lock(); r.summary = &s; 
 
 // run plans and runs the eval in dir with the fake runner.
 type run struct {
-	dir   string
-	cwd   string // the working directory (the project in repo mode); dir when ""
-	args  []string
-	flags engine.Flags
-	fake  *fake.Runner
-	obs   *recorder
+	dir     string
+	cwd     string // the working directory (the project in repo mode); dir when ""
+	args    []string
+	environ []string // Environment.Environ (nil: the process's)
+	flags   engine.Flags
+	fake    *fake.Runner
+	obs     *recorder
 }
 
 func newRun(t testing.TB, dir string, scripts map[string]fake.Script) *run {
@@ -102,7 +103,7 @@ func (r *run) plan(t testing.TB) engine.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := engine.NewPlan(ev, filepath.Join(r.dir, "eval.yaml"), r.flags, engine.Environment{Dir: cmp.Or(r.cwd, r.dir), Now: time.Now(), Args: r.args,
+	p, err := engine.NewPlan(ev, filepath.Join(r.dir, "eval.yaml"), r.flags, engine.Environment{Dir: cmp.Or(r.cwd, r.dir), Now: time.Now(), Args: r.args, Environ: r.environ,
 		Getenv: func(k string) string {
 			if k == "AGENT_EVAL_RUNS_DIR" {
 				return filepath.Join(r.dir, "runs")
@@ -397,6 +398,29 @@ func TestTimeout(t *testing.T) {
 	}
 	if res.PerCase["quick"].Status != results.StatusCompleted || res.ExitCode != -1 {
 		t.Errorf("quick %s, run exit %d", res.PerCase["quick"].Status, res.ExitCode)
+	}
+}
+
+// TestTheRunReadsItsPlansEnvironment: the lifecycle hooks start from
+// Environment.Environ and eval.yaml's $VAR references resolve against it,
+// not against the process's own variables.
+func TestTheRunReadsItsPlansEnvironment(t *testing.T) {
+	t.Setenv("AE_TEST_MARK", "from-the-process")
+	dir := project(t, caseEval+`hooks:
+  before_all:
+    - command: echo "$AE_TEST_MARK" > "$AGENT_EVAL_PROJECT_ROOT/mark.txt"
+`, "a")
+	r := newRun(t, dir, nil)
+	r.environ = []string{"PATH=" + os.Getenv("PATH"), "AE_TEST_MARK=from-the-plan"}
+	if _, err := r.exec(context.Background(), t); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "mark.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(b)); got != "from-the-plan" {
+		t.Errorf("before_all saw AE_TEST_MARK=%q, want the plan's from-the-plan", got)
 	}
 }
 

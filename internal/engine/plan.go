@@ -65,6 +65,10 @@ type Environment struct {
 	// Args is the command line (program name first), which the run records
 	// with secret-looking values redacted.
 	Args []string
+	// Environ is the variables the run's lifecycle hooks start from and
+	// eval.yaml's $VAR references resolve against (nil: the process's own,
+	// read once by NewPlan, as exec.Cmd reads a nil Env).
+	Environ []string
 }
 
 // Plan is what a run will do. NewPlan computes it without side effects.
@@ -108,6 +112,20 @@ type Plan struct {
 	Getenv func(string) string
 	// CommandLine is Environment.Args (recorded redacted).
 	CommandLine []string
+	// Environ is Environment.Environ: the only environment the run reads
+	// besides Getenv.
+	Environ []string
+}
+
+// lookupEnv looks name up in the plan's environment (the last value wins,
+// as in a process's).
+func (p Plan) lookupEnv(name string) (string, bool) {
+	for i := len(p.Environ) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(p.Environ[i], "="); ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // UsageError is a problem with the flags or the eval that the user must
@@ -126,7 +144,10 @@ func usageErrorf(format string, args ...any) error {
 func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan, error) {
 	p := Plan{Eval: ev, ConfigPath: configPath, Runner: runner.Type(ev.RunnerType()), Mode: Mode(ev.Mode()),
 		Steps: len(ev.Execution.Steps) > 0, Resume: f.Resume, FakeModel: f.FakeModel, AgentBin: f.AgentBin,
-		HarnessBin: env.HarnessBin, ProjectRoot: env.Dir, Getenv: env.Getenv, CommandLine: env.Args}
+		HarnessBin: env.HarnessBin, ProjectRoot: env.Dir, Getenv: env.Getenv, CommandLine: env.Args, Environ: env.Environ}
+	if p.Environ == nil {
+		p.Environ = os.Environ()
+	}
 	if p.Getenv == nil {
 		p.Getenv = func(string) string { return "" }
 	}
