@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -67,15 +65,10 @@ func runEval(e env, dir rundir.Dir, configFile string, configSet bool, verb stri
 	switch b, err := os.ReadFile(src.Path); {
 	case err != nil:
 		fmt.Fprintf(e.Err, "agent-eval: %s: eval.yaml is gone since the run; %s with the run's own config\n", src.Path, doing)
-	case sha256Hex(b) != src.SHA256:
+	case !src.Matches(b):
 		fmt.Fprintf(e.Err, "agent-eval: %s: eval.yaml has changed since the run; %s with the run's own config (-c FILE %ss with the current one)\n", src.Path, doing, verb)
 	}
 	return ev, dir.EvalCopy(), nil
-}
-
-func sha256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
 
 // compareEval is the eval compare reads for the pairwise judge's prompt and

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -72,9 +70,7 @@ func (st *state) recordConfig(ctx context.Context, handlers *intercept.File, per
 	if err := os.WriteFile(st.dir.PermissionsCopy(), hideKnown(red, append(b, '\n')), 0o644); err != nil {
 		return fmt.Errorf("record the run's permissions: %w", err)
 	}
-	sum := sha256.Sum256(src)
-	path := pathutil.Abs(st.ev.Path())
-	st.rec.config = &results.ConfigSource{Path: path, Dir: pathutil.Abs(st.ev.Dir()), SHA256: hex.EncodeToString(sum[:])}
+	st.rec.config = results.NewConfigSource(pathutil.Abs(st.ev.Path()), pathutil.Abs(st.ev.Dir()), src)
 	// Redacted now, with the secrets of the caller, runner.env and
 	// execution.env: the agents' own (the fake model's key) come later.
 	st.rec.argv = redactArgv(red, st.p.CommandLine)

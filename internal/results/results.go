@@ -3,6 +3,8 @@
 package results
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
@@ -179,6 +181,20 @@ type ConfigSource struct {
 	Path   string `json:"path"`
 	Dir    string `json:"dir"`
 	SHA256 string `json:"sha256"`
+}
+
+// NewConfigSource records the eval.yaml at path, in folder dir, whose
+// content is content.
+func NewConfigSource(path, dir string, content []byte) *ConfigSource {
+	return &ConfigSource{Path: path, Dir: dir, SHA256: configDigest(content)}
+}
+
+// Matches reports whether content is the content the run loaded.
+func (c *ConfigSource) Matches(content []byte) bool { return configDigest(content) == c.SHA256 }
+
+func configDigest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // Project is the git state of the work tree holding eval.yaml when the run
