@@ -8,7 +8,7 @@ LDFLAGS  := -s -w -X github.com/agent-eval/agent-eval/internal/version.Version=$
 
 ## build: a static binary in bin/
 build:
-	@echo "building $(BIN) (agent-eval $(VERSION), static, $$($(GO) env GOVERSION)); a first build compiles some 650 packages, the Anthropic SDK and the standard library most of it: several minutes on 2 cores (README: What the first run costs)"
+	@echo "building $(BIN) (agent-eval $(VERSION), static, $$($(GO) env GOVERSION)); a first build compiles some 650 packages, the Anthropic SDK and the standard library most of it: about 1.5 minutes on 2 quiet cores, several when they are busy (README: What the first run costs)"
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agent-eval
 
 ## demo: the quick start — install the pinned Claude Code CLI (and bubblewrap
