@@ -1,0 +1,85 @@
+// Package harbor makes agent-eval's cases into Harbor task packages and
+// reads Harbor's job folders back into run directories. We build no
+// scheduler: Harbor (PyPI harbor) runs the trials, in containers on Docker
+// or a cloud sandbox; this package writes what it runs and reads what it
+// writes.
+//
+//	export:  eval.yaml + cases → <dir>/<task>/{task.toml, instruction.md, environment/, tests/}
+//	verify:  inside the trial, after the agent: the case's deterministic judges → /logs/verifier/reward.json
+//	import:  <jobs>/<job>/<trial>/… → a run directory, the same shape a local run writes
+//
+// The names below are the contract between the three: the export writes
+// them, the in-container verifier (agent-eval harbor verify) reads and
+// writes them, the import reads them.
+package harbor
+
+// Paths inside the container (Harbor's own, and the workdir the export
+// sets). Every verb that runs in the container takes them as flags with
+// these defaults, so tests run it on temporary folders.
+const (
+	// Workdir is [environment].workdir: where Harbor uploads the task's
+	// environment/ folder and the agent's cwd.
+	Workdir = "/workspace"
+	// AgentLogsDir is where Harbor's agents write their logs
+	// (claude-code.txt); Harbor downloads it to <trial>/agent/.
+	AgentLogsDir = "/logs/agent"
+	// VerifierLogsDir is where the verifier writes reward.json; Harbor
+	// downloads it to <trial>/verifier/.
+	VerifierLogsDir = "/logs/verifier"
+	// TestsDir is where Harbor uploads the task's tests/ folder, after the
+	// agent has run (so nothing there is the agent's).
+	TestsDir = "/tests"
+)
+
+// Files and folders of one task package.
+const (
+	TaskFile        = "task.toml"
+	InstructionFile = "instruction.md"
+	EnvironmentDir  = "environment"
+	TestsDirName    = "tests"
+	StepsDirName    = "steps" // multi-step: steps/<step>/{instruction.md,tests/}
+	TestScript      = "test.sh"
+	// BinaryName is the static linux/amd64 agent-eval: tests/agent-eval
+	// (the verifier) and, in the workdir, HookBinary (the hook).
+	BinaryName = "agent-eval"
+	// HookBinary is the hook's agent-eval relative to the workdir: under
+	// .claude/, which the compiled permissions deny the agent's edits of
+	// (and the sandbox, where it is on, its writes).
+	HookBinary = ".claude/agent-eval"
+	// EvalFile is tests/eval.yaml: the eval as exported (the run's config
+	// copy), which the verifier builds the judges from.
+	EvalFile = "eval.yaml"
+	// CaseFile is tests/case.json (CaseInfo): which case this task is.
+	CaseFile = "case.json"
+	// CaseDataDir is tests/case/: the case's dataset folder. Answer keys
+	// travel only here, never in environment/, which the agent sees.
+	CaseDataDir = "case"
+)
+
+// What the verifier leaves in /logs/verifier (Harbor downloads it to
+// <trial>/verifier/).
+const (
+	RewardJSON = "reward.json"
+	RewardTXT  = "reward.txt"
+	JudgesJSON = "judges.json"
+	// CollectedDir is a one-case run directory's case folder, as a local run
+	// writes it: outputs/, _modified/, hook_decisions.jsonl (what only the
+	// container has). The import copies it into <run>/cases/<id>/.
+	CollectedDir = "agent-eval"
+	// UnjudgedKey marks a reward.json whose case had no judge the
+	// container could run: the import records no reward (never a 0).
+	UnjudgedKey = "agent_eval_unjudged"
+)
+
+// CaseInfo is tests/case.json.
+type CaseInfo struct {
+	// CaseID is the case's id in the dataset (the task's folder and
+	// [task].name are sanitised spellings of it).
+	CaseID string `json:"case_id"`
+	// EvalName is eval.yaml's name.
+	EvalName string `json:"eval_name"`
+	// Step is the pipeline step this tests/ folder verifies, or "".
+	Step string `json:"step,omitempty"`
+	// AgentEvalVersion is the agent-eval that exported the task.
+	AgentEvalVersion string `json:"agent_eval_version"`
+}
