@@ -17,6 +17,7 @@ folder back into a run directory that score, report and compare read as they
 read a local run (import). 'agent-eval run --backend harbor' does all three.`,
 	}
 	cmd.AddCommand(
+		newHarborImageCmd(e),
 	// one line per verb (harbor_<verb>.go)
 	)
 	return cmd
