@@ -6,8 +6,8 @@ Harbor's own code.
 
 Each trial gets a root folder R on the host; every exec runs under
 bubblewrap with R as "/", the host's system folders (/usr, /bin, /lib, /etc,
-...) bound read-only over it, its own /dev, /proc and pid namespace (so
-nothing an exec starts outlives it), and a cleared environment. /workspace,
+...) bound read-only over it, its own /dev (the process group an exec starts is
+killed when it returns), and a cleared environment. /workspace,
 /logs, /tests, /root and /tmp are R's own folders, as in a container; the
 host's /root, /home and /work are not there at all. The network is the
 host's, so the tests' fake model API on 127.0.0.1 answers.
@@ -142,7 +142,12 @@ class LocalEnvironment(BaseEnvironment):
                 args += ["--ro-bind", p, p]
         if self.options.image_dir:
             args += ["--ro-bind", self.options.image_dir, "/image"]
-        args += ["--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--die-with-parent", "--clearenv"]
+        # The host's /proc and pid namespace, not new ones: under a proc
+        # that bubblewrap mounted, the agent's own sandbox (Claude Code's
+        # bubblewrap, in a user namespace) may not mount its /proc, and a
+        # new pid namespace under the host's /proc confuses it. What an exec
+        # leaves running in its process group is killed when it returns.
+        args += ["--dev", "/dev", "--dev-bind", "/proc", "/proc", "--die-with-parent", "--clearenv"]
         merged = {"PATH": PATH, "HOME": "/root", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
         merged.update(self._persistent_env)
         merged.update(env or {})
@@ -165,6 +170,10 @@ class LocalEnvironment(BaseEnvironment):
                 pass
             await proc.wait()
             raise
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         return ExecResult(
             stdout=out.decode(errors="replace"),
             stderr=err.decode(errors="replace"),
