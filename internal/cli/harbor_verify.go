@@ -21,8 +21,8 @@ func newHarborVerifyCmd(e env) *cobra.Command {
 reward file from --out first, collects the case as a local run does (outputs/,
 _modified/, the hook's ledger, the transcript from the agent's claude-code.txt)
 into --out/agent-eval/, runs the judges the container can run (expr judges,
-the builtins that call no model, exec judges whose program is in --tests),
-and writes judges.json, then reward.json. On any error it writes no reward
+the builtins that call no model, exec judges whose program is a static
+executable in --tests), and writes judges.json, then reward.json. On any error it writes no reward
 file, so Harbor reports the verifier as failed rather than a reward of 0.`,
 		Hidden: true,
 		Args:   cobra.NoArgs,

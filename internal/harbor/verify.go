@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"syscall"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
@@ -64,12 +65,18 @@ func Verify(ctx context.Context, o VerifyOptions) error {
 	if err != nil {
 		return err
 	}
+	var planted []string
+	if info.Tests != nil {
+		if planted, err = plantedTests(o.Tests, info.Tests); err != nil {
+			return err
+		}
+	}
 	dir := rundir.Dir{Path: filepath.Join(o.Out, CollectedDir)}
-	if err := collectTrial(o, info, ev, dir); err != nil {
+	if err := collectTrial(o, info, ev, dir, planted); err != nil {
 		return err
 	}
 	v, err := score.ScoreTrial(ctx, score.TrialOptions{Dir: dir, Eval: ev, CaseID: info.CaseID,
-		CaseSource: filepath.Join(o.Tests, CaseDataDir), Step: info.Step, Environ: o.Environ})
+		CaseSource: filepath.Join(o.Tests, CaseDataDir), Step: info.Step, Environ: o.Environ, TestsVerified: info.Tests != nil})
 	if err != nil {
 		return fmt.Errorf("judge the case: %w", err)
 	}
@@ -171,10 +178,60 @@ func hasStep(ev *config.Eval, step string) bool {
 	return false
 }
 
+// plantedTests lists what differs in tests/ from what the export put there
+// (want: CaseInfo.Tests), as the local tamper check words it: "<path>:
+// added|changed|removed". Harbor uploads tests/ over what is there, so a
+// difference is what the agent left in /tests before the upload.
+func plantedTests(tests string, want map[string]string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{CaseFile: true}
+	err := filepath.WalkDir(tests, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(tests, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case rel == "." || rel == CaseFile:
+			return nil
+		case d.IsDir():
+			return nil
+		case !d.Type().IsRegular():
+			// A link (to a folder too: never followed) or a FIFO: the
+			// export writes neither.
+			out = append(out, rel+": added")
+			return nil
+		}
+		sum, err := workspace.FileSHA256(p)
+		if err != nil {
+			return err
+		}
+		seen[rel] = true
+		switch w, ok := want[rel]; {
+		case !ok:
+			out = append(out, rel+": added")
+		case w != sum:
+			out = append(out, rel+": changed")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("check the task's tests/ folder: %w", err)
+	}
+	for rel := range want {
+		if !seen[rel] {
+			out = append(out, rel+": removed")
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 // collectTrial writes the one-case run directory dir: the case's result
 // and transcript from the agent's log, and what the local run collects
-// from the workspace, by the engine's own code (engine.Collector).
-func collectTrial(o VerifyOptions, info CaseInfo, ev *config.Eval, dir rundir.Dir) error {
+// from the workspace, by the engine's own code (engine.Collector). planted
+// (plantedTests) makes the case tampered.
+func collectTrial(o VerifyOptions, info CaseInfo, ev *config.Eval, dir rundir.Dir, planted []string) error {
 	id := info.CaseID
 	caseOut := dir.Case(id)
 	if err := os.MkdirAll(caseOut, 0o755); err != nil {
@@ -202,6 +259,10 @@ func collectTrial(o VerifyOptions, info CaseInfo, ev *config.Eval, dir rundir.Di
 			o.Warn(fmt.Sprintf("%s: %v", id, err))
 		}
 		k.Modified(o.Workdir, caseOut, c, files)
+	}
+	if len(planted) > 0 {
+		c.Status, c.Tampered = results.StatusTampered, planted
+		c.Error = joinErr(c.Error, "files were planted in the task's tests/ folder before Harbor uploaded it")
 	}
 	engine.RedactCase(c, red)
 	if err := results.WriteJSON(dir.CaseResult(id), c); err != nil {

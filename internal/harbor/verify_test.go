@@ -6,11 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -41,10 +44,8 @@ func newTrial(t *testing.T, evalYAML string, env, work map[string]string, agentL
 		base[rel] = hex.EncodeToString(sum[:])
 	}
 	b, _ := json.Marshal(base)
-	info, _ := json.Marshal(CaseInfo{CaseID: "c1", EvalName: "t", AgentEvalVersion: "test"})
 	files := map[string]string{
 		filepath.Join(o.Tests, EvalFile):                    evalYAML,
-		filepath.Join(o.Tests, CaseFile):                    string(info),
 		filepath.Join(o.Tests, BaselineFile):                string(b),
 		filepath.Join(o.Tests, CaseDataDir, "input.yaml"):   "name: Ada\n",
 		filepath.Join(o.Tests, CaseDataDir, "expected.txt"): "hello Ada\n",
@@ -64,7 +65,67 @@ func newTrial(t *testing.T, evalYAML string, env, work map[string]string, agentL
 	if agentLog != nil {
 		writeFile(t, filepath.Join(o.AgentLogs, ClaudeCodeLog), string(agentLog))
 	}
-	return &trial{opts: o}
+	tr := &trial{opts: o}
+	tr.seal(t, "")
+	return tr
+}
+
+// seal writes case.json for step with the digests of everything else in
+// tests/, as the export does.
+func (tr *trial) seal(t *testing.T, step string) {
+	t.Helper()
+	sums := map[string]string{}
+	err := filepath.WalkDir(tr.opts.Tests, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || d.Name() == CaseFile {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(tr.opts.Tests, p)
+		h := sha256.Sum256(b)
+		sums[filepath.ToSlash(rel)] = hex.EncodeToString(h[:])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := json.Marshal(CaseInfo{CaseID: "c1", EvalName: "t", Step: step, AgentEvalVersion: "test", Tests: sums})
+	writeFile(t, filepath.Join(tr.opts.Tests, CaseFile), string(info))
+}
+
+// judgeBinary is a statically linked exec judge, built once: it prints a
+// true verdict with the rationale "tests/ program".
+var judgeBinary = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "judge")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	src := "package main\n\nimport (\n\t\"fmt\"\n\t\"io\"\n\t\"os\"\n)\n\nfunc main() {\n\t_, _ = io.ReadAll(os.Stdin)\n\tfmt.Println(`{\"value\": true, \"rationale\": \"tests/ program\"}`)\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("go", "build", "-o", "judge", "main.go")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build the judge: %v: %s", err, out)
+	}
+	return os.ReadFile(filepath.Join(dir, "judge"))
+})
+
+// writeJudge writes the static judge at p.
+func writeJudge(t *testing.T, p string) {
+	t.Helper()
+	b, err := judgeBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, p, string(b))
+	if err := os.Chmod(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func writeFile(t *testing.T, p, body string) {
@@ -189,17 +250,21 @@ func TestVerifyReward(t *testing.T) {
 
 func TestVerifyNamesTheJudgesItDidNotRun(t *testing.T) {
 	evalYAML := evalHead + "judges:\n  - {name: has, expr: 'true'}\n  - {name: llm, prompt: 'good?'}\n" +
-		"  - {name: py, check: 'return True'}\n  - {name: shell, exec: 'test -f out/answer.txt'}\n  - {name: mine, exec: [./judge.sh]}\n"
+		"  - {name: py, check: 'return True'}\n  - {name: shell, exec: 'test -f out/answer.txt'}\n  - {name: mine, exec: [./judge]}\n" +
+		"  - {name: script, exec: [./judge.sh]}\n  - {name: pyscript, exec: [python3, judge.py]}\n"
 	tr := newTrial(t, evalYAML, nil, map[string]string{"out/answer.txt": "hi"}, realStream(t))
-	writeFile(t, filepath.Join(tr.opts.Tests, "judge.sh"), "#!/bin/sh\necho '{\"value\": true, \"rationale\": \"tests/ program\"}'\n")
+	writeJudge(t, filepath.Join(tr.opts.Tests, "judge"))
+	writeFile(t, filepath.Join(tr.opts.Tests, "judge.py"), "print('{\"value\": true}')\n")
+	writeFile(t, filepath.Join(tr.opts.Tests, "judge.sh"), "#!/bin/sh\necho '{\"value\": true}'\n")
 	if err := os.Chmod(filepath.Join(tr.opts.Tests, "judge.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	tr.seal(t, "")
 	if err := Verify(t.Context(), tr.opts); err != nil {
 		t.Fatal(err)
 	}
 	j := tr.judges(t)
-	for name, notRun := range map[string]bool{"has": false, "llm": true, "py": true, "shell": true, "mine": false} {
+	for name, notRun := range map[string]bool{"has": false, "llm": true, "py": true, "shell": true, "mine": false, "script": true, "pyscript": true} {
 		r, ok := j.PerJudge[name]
 		if !ok {
 			t.Errorf("judges.json has no %s: %+v", name, j.PerJudge)
@@ -518,8 +583,7 @@ func TestVerifyStep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.step, func(t *testing.T) {
 			tr := newTrial(t, evalYAML, nil, nil, realStream(t))
-			info, _ := json.Marshal(CaseInfo{CaseID: "c1", EvalName: "t", Step: tt.step, AgentEvalVersion: "test"})
-			writeFile(t, filepath.Join(tr.opts.Tests, CaseFile), string(info))
+			tr.seal(t, tt.step)
 			if err := Verify(t.Context(), tr.opts); err != nil {
 				t.Fatal(err)
 			}
@@ -528,4 +592,81 @@ func TestVerifyStep(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestVerifyPlantedTests: Harbor uploads tests/ over what is there, so a
+// file the agent put in /tests beforehand stays: the case is tampered and
+// its judges fail, whatever they would say. Without the digests in
+// case.json no exec judge runs.
+func TestVerifyPlantedTests(t *testing.T) {
+	evalYAML := evalHead + "judges:\n  - {name: has, expr: 'len(files) > 0'}\n  - {name: mine, exec: [./judge]}\n"
+	tests := []struct {
+		name  string
+		plant func(t *testing.T, tests string)
+		// exported: the export wrote judge.sh (else only the agent did).
+		exported bool
+		want     map[string]float64
+		why      string
+	}{
+		{name: "nothing planted", exported: true, want: map[string]float64{"reward": 1, "has": 1, "mine": 1}},
+		{name: "a judge's program the export did not write",
+			plant: func(t *testing.T, tests string) { writeJudge(t, filepath.Join(tests, "judge")) },
+			want:  map[string]float64{"reward": 0, "has": 0, "mine": 0}, why: "judge: added"},
+		{name: "an annotations file in case/", exported: true,
+			plant: func(t *testing.T, tests string) {
+				writeFile(t, filepath.Join(tests, CaseDataDir, "annotations.yaml"), "x: 1\n")
+			},
+			want: map[string]float64{"reward": 0, "has": 0, "mine": 0}, why: "case/annotations.yaml: added"},
+		{name: "a link", exported: true,
+			plant: func(t *testing.T, tests string) {
+				if err := os.Symlink("/etc", filepath.Join(tests, "etc")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: map[string]float64{"reward": 0, "has": 0, "mine": 0}, why: "etc: added"},
+		{name: "a changed file", exported: true,
+			plant: func(t *testing.T, tests string) {
+				writeFile(t, filepath.Join(tests, CaseDataDir, "input.yaml"), "name: Eve\n")
+			},
+			want: map[string]float64{"reward": 0, "has": 0, "mine": 0}, why: "case/input.yaml: changed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newTrial(t, evalYAML, nil, map[string]string{"out/answer.txt": "hi"}, realStream(t))
+			if tt.exported {
+				writeJudge(t, filepath.Join(tr.opts.Tests, "judge"))
+			}
+			tr.seal(t, "")
+			if tt.plant != nil {
+				tt.plant(t, tr.opts.Tests)
+			}
+			if err := Verify(t.Context(), tr.opts); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, tr.reward(t)); diff != "" {
+				t.Errorf("reward.json (-want +got):\n%s\n%+v", diff, tr.judges(t))
+			}
+			c, err := tr.collected().ReadCase("c1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(c.Tampered, "; "); got != tt.why {
+				t.Errorf("tampered = %q, want %q", got, tt.why)
+			}
+		})
+	}
+	t.Run("no digests: no exec judge", func(t *testing.T) {
+		tr := newTrial(t, evalYAML, nil, map[string]string{"out/answer.txt": "hi"}, realStream(t))
+		writeJudge(t, filepath.Join(tr.opts.Tests, "judge"))
+		writeFile(t, filepath.Join(tr.opts.Tests, CaseFile), `{"case_id": "c1", "eval_name": "t", "agent_eval_version": "x"}`)
+		if err := Verify(t.Context(), tr.opts); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(map[string]float64{"reward": 1, "has": 1}, tr.reward(t)); diff != "" {
+			t.Errorf("reward.json (-want +got):\n%s", diff)
+		}
+		if why := tr.judges(t).PerJudge["mine"].NotRun; !strings.Contains(why, "no digests") {
+			t.Errorf("mine not run because %q", why)
+		}
+	})
 }

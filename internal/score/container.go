@@ -2,6 +2,7 @@ package score
 
 import (
 	"context"
+	"debug/elf"
 	"path/filepath"
 	"regexp"
 
@@ -26,6 +27,10 @@ type TrialOptions struct {
 	Step string
 	// Environ is the judges' environment (os.Environ when nil).
 	Environ []string
+	// TestsVerified: eval.yaml's folder holds only what the export put
+	// there (harbor.CaseInfo.Tests checked); else no exec judge runs (its
+	// program could be one the agent planted before the upload).
+	TestsVerified bool
 }
 
 // TrialJudge is one judge's part in a trial's verdict: run (Verdict) or not
@@ -59,7 +64,7 @@ func ScoreTrial(ctx context.Context, opts TrialOptions) (*TrialVerdict, error) {
 		if !inStep(j) {
 			return false
 		}
-		w := TrialRunnable(ev, j)
+		w := TrialRunnable(ev, j, opts.TestsVerified)
 		why[j.Name] = w
 		return w == ""
 	}
@@ -139,9 +144,12 @@ func rewardNeeds(ev *config.Eval, notRun []string) bool {
 // "" when it can. The container is the agent's: it may have changed any
 // program in it, python3 and sh included, and no model key belongs there.
 // What runs is Go inside agent-eval (expr judges, the builtins that call no
-// model) and exec judges whose program is a file in eval.yaml's folder,
-// which Harbor uploads after the agent ran (tests/).
-func TrialRunnable(ev *config.Eval, j config.Judge) string {
+// model) and exec judges whose program is a statically linked executable
+// in eval.yaml's folder, which Harbor uploads after the agent ran (tests/),
+// when testsVerified says that folder holds only what the export put
+// there. A script there would run the container's sh or python3, a
+// dynamically linked program its libraries.
+func TrialRunnable(ev *config.Eval, j config.Judge, testsVerified bool) string {
 	switch kind := j.Type(); kind {
 	case "expr":
 		return ""
@@ -155,15 +163,40 @@ func TrialRunnable(ev *config.Eval, j config.Judge) string {
 	case "check", "code":
 		return "it runs python3 from the container, which the agent could have replaced; score runs it after the import"
 	case "exec":
+		if !testsVerified {
+			return "the task's case.json lists no digests of tests/, so its program could be one the agent planted there; score runs it after the import"
+		}
 		dir := absReal(ev.Dir())
 		argv := execArgv(dir, j.Exec)
 		p := argv[0]
 		real, err := filepath.EvalSymlinks(p)
-		if filepath.IsAbs(p) && err == nil && inAny(p, []string{dir}) && inAny(real, []string{dir}) && pythonExec(dir, argv, j.Env) == nil {
-			return ""
+		if !filepath.IsAbs(p) || err != nil || !inAny(p, []string{dir}) || !inAny(real, []string{dir}) || pythonExec(dir, argv, j.Env) != nil {
+			return "its program " + p + " is not a file of the task's tests/ (a program of the container, which the agent could have replaced); score runs it after the import"
 		}
-		return "its program " + p + " is not a file of the task's tests/ (a program of the container, which the agent could have replaced); score runs it after the import"
+		if !staticELF(real) {
+			return "its program " + p + " is a script or a dynamically linked program, which runs the container's interpreter or libraries (the agent could have replaced them); score runs it after the import"
+		}
+		return ""
 	default:
 		return "" // Build reports the kind it cannot build
 	}
+}
+
+// staticELF says whether p is an ELF executable that needs no interpreter
+// (no PT_INTERP: no dynamic loader, no shared libraries).
+func staticELF(p string) bool {
+	f, err := elf.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
+		return false
+	}
+	for _, prog := range f.Progs {
+		if prog.Type == elf.PT_INTERP {
+			return false
+		}
+	}
+	return true
 }

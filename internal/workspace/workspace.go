@@ -551,7 +551,7 @@ func ModifiedSince(dir string, baseline map[string]string, skip []string) ([]str
 		case d.Type()&fs.ModeSymlink != 0:
 			files = append(files, rel)
 		case d.Type().IsRegular():
-			sum, err := fileSHA256(p)
+			sum, err := FileSHA256(p)
 			if err != nil {
 				return err
 			}
@@ -567,10 +567,10 @@ func ModifiedSince(dir string, baseline map[string]string, skip []string) ([]str
 	return files, nil
 }
 
-// fileSHA256 is the hex sha256 of the regular file at p, opened without
+// FileSHA256 is the hex sha256 of the regular file at p, opened without
 // following a link or blocking on a FIFO put in its place since it was
 // listed.
-func fileSHA256(p string) (string, error) {
+func FileSHA256(p string) (string, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
