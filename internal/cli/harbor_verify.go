@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -28,10 +29,22 @@ file, so Harbor reports the verifier as failed rather than a reward of 0.`,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Warn = func(msg string) { fmt.Fprintln(e.Err, "agent-eval: warning:", msg) }
-			if err := harbor.Verify(cmd.Context(), o); err != nil {
+			j, err := harbor.Verify(cmd.Context(), o)
+			if err != nil {
 				return fmt.Errorf("harbor verify: %w", err)
 			}
-			_, err := fmt.Fprintf(e.Out, "agent-eval: wrote %s/%s and %s\n", o.Out, harbor.JudgesJSON, harbor.RewardJSON)
+			ran := 0
+			for _, r := range j.PerJudge {
+				if r.NotRun == "" {
+					ran++
+				}
+			}
+			reward := "none (no judge the reward needs could run here)"
+			if j.Reward != nil {
+				reward = strconv.FormatFloat(*j.Reward, 'g', -1, 64)
+			}
+			_, err = fmt.Fprintf(e.Out, "agent-eval: reward %s: %d of %d judge(s) run; wrote %s and %s in %s\n",
+				reward, ran, len(j.PerJudge), harbor.JudgesJSON, harbor.RewardJSON, o.Out)
 			return err
 		},
 	}

@@ -50,8 +50,8 @@ type VerifyOptions struct {
 // Out/CollectedDir as a local run would, runs the judges the container can
 // run, and writes JudgesJSON and then RewardJSON. On any error it writes no
 // reward file: Harbor then reports the trial's verifier as failed, never a
-// reward of 0.
-func Verify(ctx context.Context, o VerifyOptions) error {
+// reward of 0. It returns what it wrote in JudgesJSON.
+func Verify(ctx context.Context, o VerifyOptions) (*Judges, error) {
 	if o.Environ == nil {
 		o.Environ = os.Environ()
 	}
@@ -59,32 +59,35 @@ func Verify(ctx context.Context, o VerifyOptions) error {
 		o.Warn = func(string) {}
 	}
 	if err := clearOut(o.Out); err != nil {
-		return err
+		return nil, err
 	}
 	info, ev, err := readTests(o.Tests)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var planted []string
 	if info.Tests != nil {
 		if planted, err = plantedTests(o.Tests, info.Tests); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	dir := rundir.Dir{Path: filepath.Join(o.Out, CollectedDir)}
 	if err := collectTrial(o, info, ev, dir, planted); err != nil {
-		return err
+		return nil, err
 	}
 	v, err := score.ScoreTrial(ctx, score.TrialOptions{Dir: dir, Eval: ev, CaseID: info.CaseID,
 		CaseSource: filepath.Join(o.Tests, CaseDataDir), Step: info.Step, Environ: o.Environ, TestsVerified: info.Tests != nil})
 	if err != nil {
-		return fmt.Errorf("judge the case: %w", err)
+		return nil, fmt.Errorf("judge the case: %w", err)
 	}
 	judges, reward := trialFiles(v)
 	if err := writeJSON(filepath.Join(o.Out, JudgesJSON), judges); err != nil {
-		return err
+		return nil, err
 	}
-	return writeJSON(filepath.Join(o.Out, RewardJSON), reward)
+	if err := writeJSON(filepath.Join(o.Out, RewardJSON), reward); err != nil {
+		return nil, err
+	}
+	return &judges, nil
 }
 
 // clearOut removes what the verifier writes from out, whatever the agent

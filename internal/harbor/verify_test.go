@@ -234,7 +234,7 @@ func TestVerifyReward(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := newTrial(t, evalHead+tt.judges, map[string]string{"input.yaml": "name: Ada\n"}, tt.work, realStream(t))
-			if err := Verify(t.Context(), tr.opts); err != nil {
+			if _, err := Verify(t.Context(), tr.opts); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tt.want, tr.reward(t)); diff != "" {
@@ -260,7 +260,7 @@ func TestVerifyNamesTheJudgesItDidNotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr.seal(t, "")
-	if err := Verify(t.Context(), tr.opts); err != nil {
+	if _, err := Verify(t.Context(), tr.opts); err != nil {
 		t.Fatal(err)
 	}
 	j := tr.judges(t)
@@ -316,7 +316,7 @@ func TestVerifyClearsPlantedFiles(t *testing.T) {
 			tr := newTrial(t, evalHead+"judges:\n  - {name: has, expr: 'len(files) > 0'}\n", nil, nil, realStream(t))
 			elsewhere := t.TempDir()
 			p.plant(t, tr.opts.Out, elsewhere)
-			if err := Verify(t.Context(), tr.opts); err != nil {
+			if _, err := Verify(t.Context(), tr.opts); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(map[string]float64{"reward": 0, "has": 0}, tr.reward(t)); diff != "" {
@@ -375,7 +375,7 @@ func TestVerifyFailureWritesNoReward(t *testing.T) {
 			tr := newTrial(t, evalHead+"judges:\n  - {name: has, expr: 'true'}\n", nil, nil, realStream(t))
 			writeFile(t, filepath.Join(tr.opts.Out, RewardJSON), `{"reward": 1}`)
 			tt.break_(t, tr.opts)
-			if err := Verify(t.Context(), tr.opts); err == nil {
+			if _, err := Verify(t.Context(), tr.opts); err == nil {
 				t.Fatal("Verify succeeded")
 			}
 			for _, n := range []string{RewardJSON, RewardTXT} {
@@ -402,7 +402,7 @@ func TestVerifyCollects(t *testing.T) {
 		"tool_handlers.yaml":          "handlers: [changed]\n",
 	}
 	tr := newTrial(t, evalHead+"judges:\n  - {name: has, expr: 'true'}\n", env, work, realStream(t))
-	if err := Verify(t.Context(), tr.opts); err != nil {
+	if _, err := Verify(t.Context(), tr.opts); err != nil {
 		t.Fatal(err)
 	}
 	dir := tr.collected()
@@ -476,7 +476,7 @@ func TestVerifyNeverFollowsTheAgentsLinks(t *testing.T) {
 	if err := os.Symlink("/etc/passwd", filepath.Join(ws, "real", "pw")); err != nil {
 		t.Fatal(err)
 	}
-	if err := Verify(t.Context(), tr.opts); err != nil {
+	if _, err := Verify(t.Context(), tr.opts); err != nil {
 		t.Fatal(err)
 	}
 	err := filepath.WalkDir(filepath.Join(tr.opts.Out, CollectedDir), func(p string, d fs.DirEntry, err error) error {
@@ -519,7 +519,7 @@ func TestVerifyAgentLog(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := newTrial(t, evalHead+"judges:\n  - {name: ok, expr: 'true'}\n", nil, nil, tt.log)
-			if err := Verify(t.Context(), tr.opts); err != nil {
+			if _, err := Verify(t.Context(), tr.opts); err != nil {
 				t.Fatal(err)
 			}
 			c, err := tr.collected().ReadCase("c1")
@@ -557,7 +557,7 @@ func TestVerifyWorkdirReplacedByALink(t *testing.T) {
 	if err := os.Symlink(elsewhere, tr.opts.Workdir); err != nil {
 		t.Fatal(err)
 	}
-	if err := Verify(t.Context(), tr.opts); err != nil {
+	if _, err := Verify(t.Context(), tr.opts); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(map[string]float64{"reward": 0, "has": 0}, tr.reward(t)); diff != "" {
@@ -584,7 +584,7 @@ func TestVerifyStep(t *testing.T) {
 		t.Run(tt.step, func(t *testing.T) {
 			tr := newTrial(t, evalYAML, nil, nil, realStream(t))
 			tr.seal(t, tt.step)
-			if err := Verify(t.Context(), tr.opts); err != nil {
+			if _, err := Verify(t.Context(), tr.opts); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tt.want, tr.reward(t)); diff != "" {
@@ -640,7 +640,7 @@ func TestVerifyPlantedTests(t *testing.T) {
 			if tt.plant != nil {
 				tt.plant(t, tr.opts.Tests)
 			}
-			if err := Verify(t.Context(), tr.opts); err != nil {
+			if _, err := Verify(t.Context(), tr.opts); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tt.want, tr.reward(t)); diff != "" {
@@ -659,7 +659,7 @@ func TestVerifyPlantedTests(t *testing.T) {
 		tr := newTrial(t, evalYAML, nil, map[string]string{"out/answer.txt": "hi"}, realStream(t))
 		writeJudge(t, filepath.Join(tr.opts.Tests, "judge"))
 		writeFile(t, filepath.Join(tr.opts.Tests, CaseFile), `{"case_id": "c1", "eval_name": "t", "agent_eval_version": "x"}`)
-		if err := Verify(t.Context(), tr.opts); err != nil {
+		if _, err := Verify(t.Context(), tr.opts); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(map[string]float64{"reward": 1, "has": 1}, tr.reward(t)); diff != "" {
