@@ -693,7 +693,7 @@ func (st *state) safeRunCase(ctx context.Context, id string) (c *results.Case) {
 // keeps only its table row: the aggregate is built from the files at the
 // end, so a case costs O(1) here whatever the run's size.
 func (st *state) finish(c *results.Case) {
-	redactCase(c, st.runRedactor())
+	RedactCase(c, st.runRedactor())
 	st.markSecrets(st.dir.Case(c.CaseID))
 	c.ToolCalls = nil // the run's bookkeeping only; transcript.jsonl has them
 	err := results.WriteJSON(st.dir.CaseResult(c.CaseID), c)
@@ -854,8 +854,8 @@ func environ(m map[string]string) []string {
 	return out
 }
 
-// redactCase redacts a case's free text and its denials' inputs.
-func redactCase(c *results.Case, red *redact.Redactor) {
+// RedactCase redacts a case's free text and its denials' inputs.
+func RedactCase(c *results.Case, red *redact.Redactor) {
 	if red == nil {
 		return
 	}
@@ -873,7 +873,7 @@ func redactCase(c *results.Case, red *redact.Redactor) {
 		a.Question, a.Answer, a.Why = red.String(a.Question), red.String(a.Answer), red.String(a.Why)
 	}
 	for _, s := range c.Steps {
-		redactCase(s, red)
+		RedactCase(s, red)
 	}
 }
 
@@ -887,9 +887,10 @@ func (st *state) markSecrets(dir string) {
 }
 
 // copyRedacted copies a JSON-lines file the agent's side wrote (the hook
-// ledger) through the run's redactor: the hook redacts with the
-// environment it got, which the sandbox scrubs of the secrets.
-func (st *state) copyRedacted(src, dst string) error {
+// ledger) from src to dst through red (the run's redactor): the hook
+// redacts with the environment it got, which the sandbox scrubs of the
+// secrets.
+func copyRedacted(red *redact.Redactor, src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -899,7 +900,7 @@ func (st *state) copyRedacted(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	w := st.runRedactor().JSONWriter(out)
+	w := red.JSONWriter(out)
 	_, err = io.Copy(w, in)
 	return errors.Join(err, w.Close(), out.Close())
 }
