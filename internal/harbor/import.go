@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/pathutil"
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/transcript"
@@ -65,6 +66,9 @@ type trial struct {
 	steps  []string // the task's [[steps]] in order (from step_results)
 	start  time.Time
 	folder rundir.CaseFolder
+	// red hides, in the logs, transcript and ledger written, the secrets
+	// of the importing process's environment (those it gave Harbor).
+	red *redact.Redactor
 }
 
 // Import maps the Harbor job folder opts.JobDir onto a new run directory in
@@ -112,8 +116,10 @@ func Import(ctx context.Context, o ImportOptions) (imp *Imported, err error) {
 	if err := dir.WriteSelection(order); err != nil {
 		return nil, err
 	}
+	red := redact.FromEnviron(os.Environ())
 	for _, id := range order {
 		for i, t := range byCase[id] {
+			t.red = red
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}

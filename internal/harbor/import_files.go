@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // A trial folder is untrusted input: the agent ran where its agent/ and
@@ -76,8 +78,9 @@ func readUntrusted(root, rel string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// copyUntrusted copies the regular file root/rel to dst.
-func copyUntrusted(root, rel, dst string) error {
+// copyUntrusted copies the regular file root/rel to dst, redacted line by
+// line when red is not nil.
+func copyUntrusted(root, rel, dst string, red *redact.Redactor) error {
 	f, err := openUntrusted(root, rel)
 	if err != nil {
 		return err
@@ -90,9 +93,19 @@ func copyUntrusted(root, rel, dst string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, f); err != nil {
+	var w io.WriteCloser = out
+	if red != nil {
+		w = red.JSONWriter(out)
+	}
+	if _, err := io.Copy(w, f); err != nil {
 		_ = out.Close()
 		return fmt.Errorf("copy %s: %w", f.Name(), err)
+	}
+	if red != nil {
+		if err := w.Close(); err != nil {
+			_ = out.Close()
+			return fmt.Errorf("copy %s: %w", f.Name(), err)
+		}
 	}
 	return out.Close()
 }
@@ -129,7 +142,7 @@ func copyTreeUntrusted(root, rel, dst string) (copied, refused []string, err err
 			refused = append(refused, name+" (not a regular file)")
 			return nil
 		}
-		if err := copyUntrusted(root, filepath.Join(rel, sub), filepath.Join(dst, sub)); err != nil {
+		if err := copyUntrusted(root, filepath.Join(rel, sub), filepath.Join(dst, sub), nil); err != nil {
 			if errors.Is(err, errNotRegular) {
 				refused = append(refused, name+" (not a regular file)")
 				return nil

@@ -227,14 +227,7 @@ func deref64(p *float64) any {
 // nothing in the run directory is a link.
 func TestImportHostile(t *testing.T) {
 	src, _, _ := fixture(t)
-	job := filepath.Join(t.TempDir(), "job-hostile")
-	for _, rel := range []string{jobResultFile, jobConfigFile, "hostile__Hx0sTl5"} {
-		if err := os.CopyFS(filepath.Join(job, rel), os.DirFS(filepath.Join(src, rel))); err != nil {
-			if err := copyFile(filepath.Join(src, rel), filepath.Join(job, rel)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	job := copyJob(t, src, "job-hostile", jobResultFile, jobConfigFile, "hostile__Hx0sTl5")
 	outside := filepath.Join(t.TempDir(), "secret")
 	if err := os.MkdirAll(outside, 0o755); err != nil {
 		t.Fatal(err)
@@ -256,8 +249,21 @@ func TestImportHostile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A secret of the importing process (one it gave Harbor) that the
+	// agent printed is hidden in the logs written.
+	const secret = "hx-7f3a9c2e51d04b6f8a1e"
+	t.Setenv("HARBOR_IMPORT_TEST_TOKEN", secret)
+	agentLog := filepath.Join(job, "hostile__Hx0sTl5", trialAgentDir, claudeCodeLog)
+	b, err := os.ReadFile(agentLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leak := `{"type":"assistant","message":{"id":"leak","content":[{"type":"text","text":"the token is ` + secret + `"}]}}` + "\n"
+	if err := os.WriteFile(agentLog, append([]byte(leak), b...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	imp := importFixture(t, job)
-	err := filepath.WalkDir(imp.Dir.Path, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(imp.Dir.Path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -265,8 +271,12 @@ func TestImportHostile(t *testing.T) {
 			t.Errorf("%s is a link in the run directory", p)
 		}
 		if d.Type().IsRegular() {
-			if b, _ := os.ReadFile(p); strings.Contains(string(b), "SECRET") {
+			b, _ := os.ReadFile(p)
+			if strings.Contains(string(b), "SECRET") {
 				t.Errorf("%s holds what a link pointed at", p)
+			}
+			if strings.Contains(string(b), secret) {
+				t.Errorf("%s holds the importer's secret", p)
 			}
 		}
 		return nil
@@ -287,6 +297,26 @@ func TestImportHostile(t *testing.T) {
 	if outs, _ := imp.Dir.OutputFiles("hostile"); !slices.Equal(outs, []string{"out/answer.txt"}) {
 		t.Errorf("outputs %v, want only out/answer.txt", outs)
 	}
+}
+
+// copyJob copies the files and trial folders rels of the job src into a
+// new job folder named name.
+func copyJob(t *testing.T, src, name string, rels ...string) string {
+	t.Helper()
+	job := filepath.Join(t.TempDir(), name)
+	for _, rel := range rels {
+		from, to := filepath.Join(src, rel), filepath.Join(job, rel)
+		var err error
+		if fi, serr := os.Stat(from); serr == nil && fi.IsDir() {
+			err = os.CopyFS(to, os.DirFS(from))
+		} else {
+			err = copyFile(from, to)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return job
 }
 
 func copyFile(from, to string) error {
@@ -338,5 +368,60 @@ func TestImportRefuses(t *testing.T) {
 				t.Errorf("left %v in the runs directory", left)
 			}
 		})
+	}
+}
+
+// TestCheckedPath: a name from a trial folder never leaves it.
+func TestCheckedPath(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "verifier", "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc", filepath.Join(root, "verifier", "link")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		rel  string
+		want string // a substring of the error; "" none
+	}{
+		{rel: "verifier/real"},
+		{rel: "../outside", want: "escapes"},
+		{rel: "verifier/../../outside", want: "escapes"},
+		{rel: "/etc/passwd", want: "escapes"},
+		{rel: "verifier/link/passwd", want: "a symbolic link"},
+		{rel: "verifier/none", want: "no such file"},
+	}
+	for _, tt := range tests {
+		_, err := checkedPath(root, tt.rel)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("checkedPath(%q) = %v, want an error with %q", tt.rel, err, tt.want)
+		}
+	}
+}
+
+// TestImportForgedStep: a step name that would climb out of the case
+// folder is skipped, with a warning, never joined onto a path.
+func TestImportForgedStep(t *testing.T) {
+	src, _, _ := fixture(t)
+	job := copyJob(t, src, "job-steps", jobResultFile, "pipeline__Mn3bVc4")
+	res := filepath.Join(job, "pipeline__Mn3bVc4", jobResultFile)
+	b, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), `"step_name": "review"`, `"step_name": "../../review"`, 1))
+	if err := os.WriteFile(res, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	imp := importFixture(t, job)
+	c, err := imp.Dir.ReadCase("pipeline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Steps) != 1 || c.Steps[0].CaseID != "pipeline/write" {
+		t.Errorf("steps %v, want only pipeline/write", c.Steps)
+	}
+	if w := strings.Join(imp.Warnings, "\n"); !strings.Contains(w, `step "../../review" cannot name a folder`) {
+		t.Errorf("warnings %q: none about the forged step", w)
 	}
 }

@@ -30,7 +30,8 @@ func importTrial(t *trial, attempt, attempts int) (*results.Case, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	tw := transcript.NewWriter(tf)
+	trRed := t.red.JSONWriter(tf)
+	tw := transcript.NewWriter(trRed)
 	var warns []string
 	var calls []transcript.ToolCall
 	collected := filepath.Join(trialVerifier, CollectedDir)
@@ -42,7 +43,7 @@ func importTrial(t *trial, attempt, attempts int) (*results.Case, []string, erro
 	case len(t.steps) == 0:
 		c.Prompt = instruction(filepath.Join(t.task, InstructionFile))
 		tw.Write(transcript.Event{Kind: transcript.KindPrompt, Text: c.Prompt})
-		sum, w, err := agentLog(t.dir, filepath.Join(trialAgentDir, claudeCodeLog), t.folder, tw, "")
+		sum, w, err := agentLog(t, filepath.Join(trialAgentDir, claudeCodeLog), t.folder, tw, "")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -54,11 +55,7 @@ func importTrial(t *trial, attempt, attempts int) (*results.Case, []string, erro
 	default:
 		collected, calls, warns = importSteps(t, c, tw)
 	}
-	if err := tw.Flush(); err != nil {
-		_ = tf.Close()
-		return nil, nil, fmt.Errorf("write the transcript: %w", err)
-	}
-	if err := tf.Close(); err != nil {
+	if err := errors.Join(tw.Flush(), trRed.Close(), tf.Close()); err != nil {
 		return nil, nil, fmt.Errorf("write the transcript: %w", err)
 	}
 	if t.res != nil {
@@ -99,7 +96,7 @@ func importSteps(t *trial, c *results.Case, tw *transcript.Writer) (string, []tr
 		}
 		sc.Prompt = instruction(filepath.Join(t.task, StepsDirName, sr.StepName, InstructionFile))
 		tw.Write(transcript.Event{Kind: transcript.KindPrompt, Step: sr.StepName, Text: sc.Prompt})
-		sum, w, err := agentLog(t.dir, filepath.Join(stepRel, trialAgentDir, claudeCodeLog), sf, tw, sr.StepName)
+		sum, w, err := agentLog(t, filepath.Join(stepRel, trialAgentDir, claudeCodeLog), sf, tw, sr.StepName)
 		if err != nil {
 			warns = append(warns, err.Error())
 		}
@@ -174,12 +171,12 @@ func instruction(path string) string {
 }
 
 // agentLog copies the agent's log (claude-code.txt) to the folder's
-// stdout.log and parses it with the claude-code runner's parser, writing
-// the transcript events (of step) to tw. A trial without a log (its agent
-// never started) has an empty summary.
-func agentLog(root, rel string, folder rundir.CaseFolder, tw *transcript.Writer, step string) (sum *summary, warns []string, err error) {
+// stdout.log, redacted, and parses it as it was with the claude-code
+// runner's parser, writing the transcript events (of step) to tw. A trial
+// without a log (its agent never started) has an empty summary.
+func agentLog(t *trial, rel string, folder rundir.CaseFolder, tw *transcript.Writer, step string) (sum *summary, warns []string, err error) {
 	empty := func() (*summary, error) { return claudecode.ParseLog(strings.NewReader(""), nil) }
-	f, err := openUntrusted(root, rel)
+	f, err := openUntrusted(t.dir, rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		sum, err := empty()
@@ -189,16 +186,17 @@ func agentLog(root, rel string, folder rundir.CaseFolder, tw *transcript.Writer,
 		return sum, []string{fmt.Sprintf("the agent's log %s refused: %v", rel, reason(err))}, e2
 	}
 	defer f.Close()
-	out, err := os.Create(folder.Stdout())
+	file, err := os.Create(folder.Stdout())
 	if err != nil {
 		return nil, nil, err
 	}
+	out := t.red.JSONWriter(file)
 	sum, err = claudecode.ParseLog(io.TeeReader(f, out), func(e transcript.Event) {
 		e.Step = step
 		tw.Write(e)
 	})
-	if cerr := out.Close(); err == nil {
-		err = cerr
+	if cerr := errors.Join(out.Close(), file.Close()); err == nil && cerr != nil {
+		err = fmt.Errorf("write %s: %w", file.Name(), cerr)
 	}
 	return sum, nil, err
 }
@@ -378,7 +376,7 @@ func number(v any) *float64 {
 // case's result are not read.
 func collect(t *trial, rel string, c *results.Case, calls []transcript.ToolCall) ([]string, error) {
 	var warns []string
-	switch err := copyUntrusted(t.dir, filepath.Join(rel, rundir.LedgerFile), t.folder.Ledger()); {
+	switch err := copyUntrusted(t.dir, filepath.Join(rel, rundir.LedgerFile), t.folder.Ledger(), t.red); {
 	case err == nil:
 		f, err := os.Open(t.folder.Ledger())
 		if err != nil {
