@@ -43,7 +43,8 @@ and per-judge values under "harbor". A trial whose environment, agent setup or
 verifier failed (no reward) gets status infra_error, which score never judges
 (not a 0). Other attempts of a case (-k N) go to cases/<id>/attempts/<n>/;
 score judges attempt 1. Multi-step trials map onto steps/<step>/ in [[steps]]
-order. The config copy is -c's eval.yaml, else the tasks' tests/eval.yaml.
+order. The config copy is -c's eval.yaml, else the tasks' tests/eval.yaml
+(which has no dataset: give -c when judges read the cases' inputs).
 
 stdout: the run directory (the run's run_result.json with --json); stderr:
 what was refused and the infrastructure errors. Exit 0 when the job was
