@@ -93,7 +93,7 @@ func runHarborImport(cmd *cobra.Command, e env, opts harborImportOptions, job st
 	case errors.Is(err, rundir.ErrExists):
 		return inputErrorf("%v; choose another --run-id", err)
 	case err != nil:
-		return &codedError{ExitFailure, err}
+		return err // a harness failure (3), or interrupted (130)
 	}
 	for _, w := range imp.Warnings {
 		fmt.Fprintf(e.Err, "agent-eval: warning: %s\n", w)

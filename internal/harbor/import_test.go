@@ -349,6 +349,12 @@ func TestImportRefuses(t *testing.T) {
 			_ = copyFile(filepath.Join(src, jobResultFile), filepath.Join(job, jobResultFile))
 			_ = os.CopyFS(filepath.Join(job, "hello__Ab3dE9x"), os.DirFS(filepath.Join(src, "hello__Ab3dE9x")))
 		}, tasks: t.TempDir(), want: "has no tests/case.json"},
+		{name: "case id escapes", setup: func(t *testing.T, job string) {
+			_ = copyFile(filepath.Join(src, jobResultFile), filepath.Join(job, jobResultFile))
+			_ = os.CopyFS(filepath.Join(job, "hello__Ab3dE9x"), os.DirFS(filepath.Join(src, "hello__Ab3dE9x")))
+			_ = os.CopyFS(filepath.Join(job, "tasks", "hello"), os.DirFS(filepath.Join(tasks, "hello")))
+			_ = os.WriteFile(filepath.Join(job, "tasks", "hello", TestsDirName, CaseFile), []byte(`{"case_id":"../../x","eval_name":"qa"}`), 0o644)
+		}, tasks: "", want: `case_id "../../x" cannot name a case folder`},
 		{name: "trial is a link", setup: func(t *testing.T, job string) {
 			_ = copyFile(filepath.Join(src, jobResultFile), filepath.Join(job, jobResultFile))
 			_ = os.Symlink(filepath.Join(src, "hello__Ab3dE9x"), filepath.Join(job, "hello__Ab3dE9x"))
@@ -359,6 +365,9 @@ func TestImportRefuses(t *testing.T) {
 			job := filepath.Join(t.TempDir(), "job")
 			tt.setup(t, job)
 			runs := t.TempDir()
+			if tt.tasks == "" {
+				tt.tasks = filepath.Join(job, "tasks")
+			}
 			_, err := Import(t.Context(), ImportOptions{JobDir: job, RunsRoot: runs, TasksDir: tt.tasks, EvalFile: eval})
 			var je *JobError
 			if !errors.As(err, &je) || !strings.Contains(err.Error(), tt.want) {
@@ -423,5 +432,26 @@ func TestImportForgedStep(t *testing.T) {
 	}
 	if w := strings.Join(imp.Warnings, "\n"); !strings.Contains(w, `step "../../review" cannot name a folder`) {
 		t.Errorf("warnings %q: none about the forged step", w)
+	}
+}
+
+// TestImportUnfinishedTrial: a trial Harbor wrote no result.json for (the
+// job was stopped) is an infrastructure error of its case, not a failure.
+func TestImportUnfinishedTrial(t *testing.T) {
+	src, _, _ := fixture(t)
+	job := copyJob(t, src, "job-stopped", jobResultFile, "hello__Ab3dE9x")
+	if err := os.Remove(filepath.Join(job, "hello__Ab3dE9x", jobResultFile)); err != nil {
+		t.Fatal(err)
+	}
+	imp := importFixture(t, job)
+	c, err := imp.Dir.ReadCase("hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != results.StatusInfraError || c.Harbor.Reward != nil || !strings.Contains(c.Harbor.InfraError, "did not finish") {
+		t.Errorf("status %s, reward %v, infra_error %q; want infra_error, no reward, did not finish", c.Status, c.Harbor.Reward, c.Harbor.InfraError)
+	}
+	if len(imp.Run.InfraErrors) != 1 {
+		t.Errorf("infra_errors %v, want the one case", imp.Run.InfraErrors)
 	}
 }
