@@ -1,6 +1,7 @@
 package harbor
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -453,5 +454,22 @@ func TestImportUnfinishedTrial(t *testing.T) {
 	}
 	if len(imp.Run.InfraErrors) != 1 {
 		t.Errorf("infra_errors %v, want the one case", imp.Run.InfraErrors)
+	}
+}
+
+// TestImportInterrupted: a cancelled import returns context.Canceled (the
+// CLI's 130) and leaves no half run directory.
+func TestImportInterrupted(t *testing.T) {
+	job, tasks, eval := fixture(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	runs := t.TempDir()
+	_, err := Import(ctx, ImportOptions{JobDir: job, RunsRoot: runs, TasksDir: tasks, EvalFile: eval})
+	var je *JobError
+	if !errors.Is(err, context.Canceled) || errors.As(err, &je) {
+		t.Fatalf("Import(cancelled) = %v, want context.Canceled", err)
+	}
+	if left, _ := os.ReadDir(filepath.Join(runs, "qa")); len(left) > 0 {
+		t.Errorf("left %v in the runs directory", left)
 	}
 }
