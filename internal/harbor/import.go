@@ -137,6 +137,8 @@ func Import(ctx context.Context, o ImportOptions) (imp *Imported, err error) {
 			run.InfraErrors = append(run.InfraErrors, infraErrors(c, i+1)...)
 			if i == 0 {
 				run.Add(c)
+			} else {
+				addAttempt(run, c)
 			}
 		}
 	}
@@ -362,6 +364,16 @@ func newImportedRun(id, evalName, job string, jr jobResult, trials []*trial) *re
 	r.EvalParams["harbor_job"] = filepath.Base(job)
 	r.EvalParams["trials"] = len(trials)
 	return r
+}
+
+// addAttempt counts a case's other attempt in the run's totals (what the
+// agents spent), though not among its cases: per_case is attempt 1's.
+func addAttempt(r *results.RunResult, c *results.Case) {
+	r.DurationS += c.DurationS
+	r.CostUSD += c.CostUSD
+	r.TokenUsage.Add(c.TokenUsage)
+	r.NumTurns += c.NumTurns
+	transcript.AddPerModel(r.PerModelUsage, c.PerModelUsage)
 }
 
 // infraErrors lists the case's (and its steps') infrastructure errors.

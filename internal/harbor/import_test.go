@@ -185,6 +185,11 @@ func TestImportCases(t *testing.T) {
 	if imp.Run.ExecutionMode != "harbor" || imp.Run.Agent != "harbor:claude-code" || imp.Run.AgentVersion != "2.1.332" || imp.Run.HarborJobDir != job {
 		t.Errorf("run: mode %q, agent %q %q, job %q", imp.Run.ExecutionMode, imp.Run.Agent, imp.Run.AgentVersion, imp.Run.HarborJobDir)
 	}
+	// The run's totals count every attempt's spending: 11 agent runs of
+	// $0.0123 (nostart's agent never ran; pipeline's two steps ran).
+	if got := imp.Run.CostUSD; got < 0.1353-1e-9 || got > 0.1353+1e-9 {
+		t.Errorf("the run's cost_usd = %v, want 0.1353", got)
+	}
 	// The other attempt is kept in the case folder's shape.
 	a2 := imp.Dir.Attempt("twice", 2)
 	b, err := os.ReadFile(a2.Result())
