@@ -18,8 +18,10 @@ read a local run (import). 'agent-eval run --backend harbor' does all three.`,
 	}
 	cmd.AddCommand(
 		// one line per verb (harbor_<verb>.go)
+		// one line per verb (harbor_<verb>.go)
 		newHarborImageCmd(e),
 		newHarborVerifyCmd(e),
+		newHarborImportCmd(e),
 	)
 	return cmd
 }

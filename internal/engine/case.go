@@ -406,7 +406,7 @@ func (st *state) collectModified(cr *caseRun) {
 
 // collect copies the ledger and the outputs into the case's folder and
 // records the answered questions the agent was delivered
-// (deliveredAnswers).
+// (rundir.DeliveredAnswers).
 func (st *state) collect(ws, caseOut string, c *results.Case, calls []transcript.ToolCall) {
 	st.collector().Collect(ws, caseOut, c, calls)
 }
@@ -462,7 +462,7 @@ func (k Collector) Collect(ws, caseOut string, c *results.Case, calls []transcri
 	// The agent may have made the ledger a FIFO or a link: read it only
 	// as the regular file it should be, without blocking.
 	if f, err := os.OpenFile(ledger, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0); err == nil && regular(f) {
-		answered, lost, err := deliveredAnswers(f, calls)
+		answered, lost, err := rundir.DeliveredAnswers(f, calls)
 		if err != nil {
 			k.Warn(fmt.Sprintf("%s: %v", c.CaseID, err))
 		}

@@ -1,15 +1,15 @@
 package harbor
 
 import (
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-eval/agent-eval/internal/testutil/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestClaudeShim runs the shim over a stand-in for Claude Code that prints
 // its arguments: --print gets --permission-prompt-tool stdio (AskUserQuestion
@@ -65,19 +65,7 @@ func TestImageBuildContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "Dockerfile.golden")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("Dockerfile differs from %s (go test -update):\n%s", golden, got)
-	}
+	golden.Assert(t, filepath.Join("testdata", "Dockerfile.golden"), got)
 	for _, line := range strings.Split(string(got), "\n") {
 		if strings.HasPrefix(line, "COPY") {
 			src := strings.Fields(line)[2]

@@ -25,7 +25,7 @@ import (
 
 // trial is a Harbor trial's folders laid out in a temporary folder, as the
 // export and the agent leave them.
-type trial struct{ opts VerifyOptions }
+type vtrial struct{ opts VerifyOptions }
 
 // evalHead is the start of every eval below: one output folder.
 const evalHead = "name: t\nexecution: {prompt: hi}\ndataset: {path: cases}\noutputs:\n  - path: out\n"
@@ -33,7 +33,7 @@ const evalHead = "name: t\nexecution: {prompt: hi}\ndataset: {path: cases}\noutp
 // newTrial writes tests/ (eval.yaml, case.json, case/, baseline.json of
 // env), fills the workdir with env and then work (the agent's), and
 // writes the agent's log.
-func newTrial(t *testing.T, evalYAML string, env, work map[string]string, agentLog []byte) *trial {
+func newTrial(t *testing.T, evalYAML string, env, work map[string]string, agentLog []byte) *vtrial {
 	t.Helper()
 	root := t.TempDir()
 	o := VerifyOptions{Tests: filepath.Join(root, "tests"), Workdir: filepath.Join(root, "workspace"),
@@ -65,14 +65,14 @@ func newTrial(t *testing.T, evalYAML string, env, work map[string]string, agentL
 	if agentLog != nil {
 		writeFile(t, filepath.Join(o.AgentLogs, ClaudeCodeLog), string(agentLog))
 	}
-	tr := &trial{opts: o}
+	tr := &vtrial{opts: o}
 	tr.seal(t, "")
 	return tr
 }
 
 // seal writes case.json for step with the digests of everything else in
 // tests/, as the export does.
-func (tr *trial) seal(t *testing.T, step string) {
+func (tr *vtrial) seal(t *testing.T, step string) {
 	t.Helper()
 	sums := map[string]string{}
 	err := filepath.WalkDir(tr.opts.Tests, func(p string, d fs.DirEntry, err error) error {
@@ -157,7 +157,7 @@ func realStream(t *testing.T) []byte {
 	return out.Bytes()
 }
 
-func (tr *trial) reward(t *testing.T) map[string]float64 {
+func (tr *vtrial) reward(t *testing.T) map[string]float64 {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(tr.opts.Out, RewardJSON))
 	if err != nil {
@@ -171,7 +171,7 @@ func (tr *trial) reward(t *testing.T) map[string]float64 {
 	return m
 }
 
-func (tr *trial) judges(t *testing.T) Judges {
+func (tr *vtrial) judges(t *testing.T) Judges {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(tr.opts.Out, JudgesJSON))
 	if err != nil {
@@ -184,7 +184,7 @@ func (tr *trial) judges(t *testing.T) Judges {
 	return j
 }
 
-func (tr *trial) collected() rundir.Dir {
+func (tr *vtrial) collected() rundir.Dir {
 	return rundir.Dir{Path: filepath.Join(tr.opts.Out, CollectedDir)}
 }
 
