@@ -17,7 +17,9 @@ folder back into a run directory that score, report and compare read as they
 read a local run (import). 'agent-eval run --backend harbor' does all three.`,
 	}
 	cmd.AddCommand(
-	// one line per verb (harbor_<verb>.go)
+		// one line per verb (harbor_<verb>.go)
+		newHarborExportCmd(e),
+		newHarborCheckCmd(e),
 	)
 	return cmd
 }
