@@ -118,7 +118,7 @@ func checkTask(dir string) (name string, out []Problem) {
 	steps := stepNames(doc)
 	if len(steps) == 0 {
 		out = append(out, checkInstruction(filepath.Join(dir, InstructionFile))...)
-		out = append(out, checkTestScript(filepath.Join(dir, TestsDirName, TestScript), true)...)
+		out = append(out, checkTestScript(filepath.Join(dir, TestsDirName, TestScript))...)
 	}
 	for _, s := range steps {
 		if validStepName(s) != "" {
@@ -130,9 +130,9 @@ func checkTask(dir string) (name string, out []Problem) {
 		shared := filepath.Join(dir, TestsDirName, TestScript)
 		switch {
 		case exists(stepTest):
-			out = append(out, checkTestScript(stepTest, true)...)
+			out = append(out, checkTestScript(stepTest)...)
 		case exists(shared):
-			out = append(out, checkTestScript(shared, true)...)
+			out = append(out, checkTestScript(shared)...)
 		default:
 			add(sd, "step %q has no test script (%s or %s)", s, filepath.Join(StepsDirName, s, TestsDirName, TestScript), filepath.Join(TestsDirName, TestScript))
 		}
@@ -328,12 +328,9 @@ func checkInstruction(p string) []Problem {
 }
 
 // checkTestScript: a regular file with a shebang, executable.
-func checkTestScript(p string, required bool) []Problem {
+func checkTestScript(p string) []Problem {
 	fi, err := os.Lstat(p)
 	if err != nil {
-		if !required {
-			return nil
-		}
 		return []Problem{{p, "missing: Harbor skips a task without its test script"}}
 	}
 	if !fi.Mode().IsRegular() {

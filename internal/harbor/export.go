@@ -33,10 +33,6 @@ const (
 	DefaultVerifierTimeout = 300 * time.Second
 	// GeneratedBy is [metadata].generated_by.
 	GeneratedBy = "agent-eval harbor export"
-	// BaselineFile is tests/baseline.json: relative path → sha256 of every
-	// file the export put in environment/, from which the verifier tells
-	// the files the agent changed.
-	BaselineFile = "baseline.json"
 )
 
 // Options say what to export and where.

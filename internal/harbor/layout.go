@@ -54,6 +54,10 @@ const (
 	// CaseDataDir is tests/case/: the case's dataset folder. Answer keys
 	// travel only here, never in environment/, which the agent sees.
 	CaseDataDir = "case"
+	// BaselineFile is tests/baseline.json: a JSON object, relative path →
+	// sha256 of every file the export put in environment/, from which the
+	// verifier tells the files the agent changed.
+	BaselineFile = "baseline.json"
 )
 
 // What the verifier leaves in /logs/verifier (Harbor downloads it to
