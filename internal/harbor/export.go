@@ -274,8 +274,9 @@ type exporter struct {
 	o         Options
 	bin       string // the binary to link
 	binDigest string
-	linked    string // the first copy, which the other tasks link
-	copy      []byte // the bundled eval.yaml
+	linked    string            // the first copy, which the other tasks link
+	copy      []byte            // the bundled eval.yaml
+	testFiles map[string]string // the current task's tests/ files (CaseInfo.Tests)
 }
 
 // task writes the case id's task into dir.
@@ -306,9 +307,9 @@ func (x *exporter) task(dir, id string) (Task, error) {
 	if err := x.link(filepath.Join(env, filepath.FromSlash(HookBinary))); err != nil {
 		return t, err
 	}
-	baseline, err := x.baseline(env)
+	baseline, err := x.digests(env, HookBinary, "")
 	if err != nil {
-		return t, err
+		return t, fmt.Errorf("take the environment's baseline: %w", err)
 	}
 	info := CaseInfo{CaseID: id, EvalName: ev.EvalName(), AgentEvalVersion: x.o.Version}
 	if err := x.tests(filepath.Join(dir, TestsDirName), caseDir, info, baseline); err != nil {
@@ -362,7 +363,7 @@ func (x *exporter) step(dir string, s config.Step, input map[string]any, info Ca
 	if err := writeInstruction(filepath.Join(sd, InstructionFile), x.o.Eval, prompt); err != nil {
 		return err
 	}
-	info.Step = s.ID
+	info.Step, info.Tests = s.ID, x.testFiles // the shared tests/ is what /tests holds
 	return writeJSONFile(filepath.Join(sd, TestsDirName, CaseFile), info)
 }
 
@@ -435,7 +436,7 @@ func HookCommand(workdir, handlers, digest string) string {
 
 // tests writes tests/: test.sh, the binary, the bundled eval.yaml,
 // case.json, the case's dataset folder and the environment's baseline.
-func (x *exporter) tests(dir, caseDir string, info CaseInfo, baseline map[string]string) error {
+func (x *exporter) tests(dir, caseDir string, info CaseInfo, baseline map[string]string) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -451,13 +452,19 @@ func (x *exporter) tests(dir, caseDir string, info CaseInfo, baseline map[string
 	if err := os.WriteFile(filepath.Join(dir, EvalFile), x.copy, 0o644); err != nil {
 		return err
 	}
-	if err := writeJSONFile(filepath.Join(dir, CaseFile), info); err != nil {
-		return err
-	}
 	if err := workspace.CopyTree(caseDir, filepath.Join(dir, CaseDataDir)); err != nil {
 		return fmt.Errorf("copy the case's folder: %w", err)
 	}
-	return writeJSONFile(filepath.Join(dir, BaselineFile), baseline)
+	if err := writeJSONFile(filepath.Join(dir, BaselineFile), baseline); err != nil {
+		return err
+	}
+	// Last: what the verifier finds in /tests besides what is listed here
+	// was planted there.
+	if x.testFiles, err = x.digests(dir, BinaryName, CaseFile); err != nil {
+		return fmt.Errorf("list the tests' files: %w", err)
+	}
+	info.Tests = x.testFiles
+	return writeJSONFile(filepath.Join(dir, CaseFile), info)
 }
 
 // testScript is tests/test.sh: it clears what reward files the agent left
@@ -513,17 +520,20 @@ func copyBinary(src, dst string) error {
 	return os.Chmod(dst, 0o755)
 }
 
-// baseline is relative path → sha256 of every file in env (the binary's
-// digest known once).
-func (x *exporter) baseline(env string) (map[string]string, error) {
+// digests is relative path → sha256 of every file in dir but skip (the
+// binary's digest known once, at binary).
+func (x *exporter) digests(dir, binary, skip string) (map[string]string, error) {
 	out := map[string]string{}
-	err := filepath.WalkDir(env, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, _ := filepath.Rel(env, p)
+		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
-		if rel == HookBinary {
+		switch rel {
+		case skip:
+			return nil
+		case binary:
 			out[rel] = x.binDigest
 			return nil
 		}
@@ -531,10 +541,7 @@ func (x *exporter) baseline(env string) (map[string]string, error) {
 		out[rel] = sum
 		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("take the environment's baseline: %w", err)
-	}
-	return out, nil
+	return out, err
 }
 
 func fileDigest(p string) (string, error) {

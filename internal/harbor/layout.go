@@ -54,9 +54,12 @@ const (
 	// CaseDataDir is tests/case/: the case's dataset folder. Answer keys
 	// travel only here, never in environment/, which the agent sees.
 	CaseDataDir = "case"
-	// BaselineFile is tests/baseline.json: a JSON object, relative path →
-	// sha256 of every file the export put in environment/, from which the
-	// verifier tells the files the agent changed.
+	// BaselineFile is tests/baseline.json: a JSON object, the path of every
+	// file the export put in environment/ (relative to the workdir,
+	// slash-separated) → the sha256 of its content in hex. The verifier
+	// lists what differs from it (new files included) as the agent's
+	// changes (_modified/), as a local run lists what differs from its
+	// baseline.
 	BaselineFile = "baseline.json"
 )
 
@@ -86,4 +89,14 @@ type CaseInfo struct {
 	Step string `json:"step,omitempty"`
 	// AgentEvalVersion is the agent-eval that exported the task.
 	AgentEvalVersion string `json:"agent_eval_version"`
+	// Tests is every file the export put in tests/ but case.json (its
+	// path relative to tests/, slash-separated → the sha256 of its content
+	// in hex). Harbor uploads tests/ after the agent ran but does not empty
+	// the folder first: a file the agent planted there beforehand (an exec
+	// judge's program the export did not write, an annotations.yaml in
+	// case/) stays beside the uploaded ones. The verifier finds such files
+	// by this list and marks the case tampered (its judges fail). Without
+	// it, the verifier runs no exec judge (its program could be the
+	// agent's).
+	Tests map[string]string `json:"tests,omitempty"`
 }
