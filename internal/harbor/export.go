@@ -501,20 +501,7 @@ func (x *exporter) link(p string) error {
 }
 
 func copyBinary(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		_ = out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
+	if err := workspace.CopyTree(src, dst); err != nil {
 		return err
 	}
 	return os.Chmod(dst, 0o755)
