@@ -110,6 +110,11 @@ func TestHarborAcceptsExports(t *testing.T) {
 			want[task.Dir] = task
 		}
 	}
+	_, hostile := hostileExport(t)
+	for _, task := range hostile.Tasks {
+		dirs = append(dirs, task.Dir)
+		want[task.Dir] = task
+	}
 	got := harborLoad(t, py, dirs)
 	for _, d := range dirs {
 		g := got[d]

@@ -277,13 +277,17 @@ func TestExportKeepsWhatIsThere(t *testing.T) {
 	}
 }
 
-// TestExportNames: hostile case ids become unique, valid names; the raw id
-// stays in [metadata] and tests/case.json.
-func TestExportNames(t *testing.T) {
+// hostileIDs are case ids a task name cannot hold as they are.
+var hostileIDs = []string{"a b", "a'b", "a\"b", "-lead", "dots..in", "A b", "émoji☃", "x\x7fy", "new\nline", strings.Repeat("long", 40)}
+
+// hostileExport exports an eval with a hostile name and description and
+// a case per hostileIDs.
+func hostileExport(t *testing.T) (harbor.Options, harbor.Exported) {
+	t.Helper()
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "eval.yaml"), "name: \"Ünïcode evál\"\nmodels: {skill: m}\ndataset: {path: cases}\nexecution: {prompt: p}\n")
-	ids := []string{"a b", "a'b", "a\"b", "-lead", "dots..in", "A b", "émoji☃", "x\x7fy", strings.Repeat("long", 40)}
-	for _, id := range ids {
+	desc := strings.Repeat("a \\\"quoted\\\" description\\twith\\u007f DEL ", 20)
+	write(t, filepath.Join(dir, "eval.yaml"), "name: \"Ünïcode evál\"\ndescription: \""+desc+"\"\nmodels: {skill: m}\ndataset: {path: cases}\nexecution: {prompt: p}\n")
+	for _, id := range hostileIDs {
 		write(t, filepath.Join(dir, "cases", id, "input.yaml"), "x: 1\n")
 	}
 	ev, err := config.Load(filepath.Join(dir, "eval.yaml"))
@@ -295,6 +299,13 @@ func TestExportNames(t *testing.T) {
 	if err != nil {
 		t.Fatalf("export: %v", err)
 	}
+	return o, x
+}
+
+// TestExportNames: hostile case ids become unique, valid names; the raw id
+// stays in [metadata] and tests/case.json.
+func TestExportNames(t *testing.T) {
+	o, x := hostileExport(t)
 	if ps := harbor.Check(o.Out); len(ps) > 0 {
 		t.Errorf("Check: %v", ps)
 	}
@@ -305,6 +316,9 @@ func TestExportNames(t *testing.T) {
 		}
 		seen[strings.ToLower(task.Name)] = true
 		var doc struct {
+			Task struct {
+				Description string `toml:"description"`
+			} `toml:"task"`
 			Metadata struct {
 				CaseID string `toml:"case_id"`
 			} `toml:"metadata"`
@@ -312,9 +326,12 @@ func TestExportNames(t *testing.T) {
 		if _, err := toml.DecodeFile(filepath.Join(task.Dir, harbor.TaskFile), &doc); err != nil || doc.Metadata.CaseID != task.CaseID {
 			t.Errorf("%s: [metadata].case_id %q, want %q (%v)", task.Dir, doc.Metadata.CaseID, task.CaseID, err)
 		}
+		if d := doc.Task.Description; !strings.HasPrefix(d, "a \"quoted\" description with\x7f DEL") || len(d) > 120+len("…") {
+			t.Errorf("%s: [task].description %q: the eval's, on one line, clipped", task.Dir, d)
+		}
 	}
-	if len(x.Tasks) != len(ids) {
-		t.Errorf("%d tasks for %d cases", len(x.Tasks), len(ids))
+	if len(x.Tasks) != len(hostileIDs) {
+		t.Errorf("%d tasks for %d cases", len(x.Tasks), len(hostileIDs))
 	}
 }
 
