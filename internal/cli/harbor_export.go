@@ -97,11 +97,12 @@ func runHarborExport(cmd *cobra.Command, e env, opts harborExportOptions) error 
 }
 
 // harborRunCommand is the harbor run command for an export: Harbor's
-// claude-code agent and the eval's model (add -e for a cloud environment).
+// claude-code agent given what a local run gives Claude Code (add -e for a
+// cloud environment).
 func harborRunCommand(dir string, ev *config.Eval) string {
-	parts := []string{"harbor", "run", "-p", intercept.ShellQuote(dir), "-a", "claude-code"}
-	if ev.Models.Skill != "" {
-		parts = append(parts, "-m", intercept.ShellQuote(ev.Models.Skill))
+	parts := []string{"harbor", "run", "-p", intercept.ShellQuote(dir)}
+	for _, a := range harbor.AgentArgs(ev, ev.Models.Skill) {
+		parts = append(parts, intercept.ShellQuote(a))
 	}
 	return strings.Join(parts, " ")
 }

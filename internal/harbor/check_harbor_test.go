@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agent-eval/agent-eval/internal/harbor"
+	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
@@ -195,4 +196,45 @@ func edit(t *testing.T, p, old, new string) {
 		t.Fatalf("%s: no %q (%v)", p, old, err)
 	}
 	write(t, p, strings.Replace(string(b), old, new, 1))
+}
+
+// TestHarborTakesAgentArgs: Harbor's own --ak parser and claude-code options
+// read AgentArgs' values as a local run passes them to Claude Code: the
+// permission mode (not Harbor's bypassPermissions), effort, budget and the
+// appended system prompt, quotes and newlines kept.
+func TestHarborTakesAgentArgs(t *testing.T) {
+	py := harborPython(t)
+	ev, _ := unpack(t, filepath.Join("testdata", "export", "single.txtar"))
+	ev.Runner.SystemPrompt = "Be brief.\nSay \"done\" at the end."
+	ev.Runner.Effort = "high"
+	args := harbor.AgentArgs(ev, "claude-sonnet-4-5")
+	var kwargs []string
+	for i, a := range args {
+		if a == "--ak" {
+			kwargs = append(kwargs, args[i+1])
+		}
+	}
+	const script = `
+import json, sys
+from harbor.cli.utils import parse_kwargs
+from harbor.agents.installed.claude_code import ClaudeCodeOptions
+o = ClaudeCodeOptions(**parse_kwargs(sys.argv[1:]))
+print(json.dumps({"permission_mode": o.permission_mode, "reasoning_effort": o.reasoning_effort,
+    "max_budget_usd": o.max_budget_usd, "append_system_prompt": o.append_system_prompt}))
+`
+	b, err := exec.Command(py, append([]string{"-c", script}, kwargs...)...).Output()
+	if err != nil {
+		t.Fatalf("Harbor's options: %v\n%s", err, stderrOf(err))
+	}
+	var got map[string]string
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"permission_mode": "default", "reasoning_effort": "high", "max_budget_usd": "100",
+		"append_system_prompt": claudecode.SystemPrompt(ev.Runner.SystemPrompt)}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: Harbor reads %q, want %q", k, got[k], v)
+		}
+	}
 }

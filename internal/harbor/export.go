@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -327,7 +328,7 @@ func (x *exporter) task(dir, id string) (Task, error) {
 		if err != nil {
 			return t, fmt.Errorf("render the prompt: %w", err)
 		}
-		if err := writeInstruction(filepath.Join(dir, InstructionFile), ev, prompt); err != nil {
+		if err := writeInstruction(filepath.Join(dir, InstructionFile), prompt); err != nil {
 			return t, err
 		}
 	} else {
@@ -360,29 +361,51 @@ func (x *exporter) step(dir string, s config.Step, input map[string]any, info Ca
 	if err := os.MkdirAll(filepath.Join(sd, TestsDirName), 0o755); err != nil {
 		return err
 	}
-	if err := writeInstruction(filepath.Join(sd, InstructionFile), x.o.Eval, prompt); err != nil {
+	if err := writeInstruction(filepath.Join(sd, InstructionFile), prompt); err != nil {
 		return err
 	}
 	info.Step, info.Tests = s.ID, x.testFiles // the shared tests/ is what /tests holds
 	return writeJSONFile(filepath.Join(sd, TestsDirName, CaseFile), info)
 }
 
-// writeInstruction writes an instruction: runner.system_prompt, when set,
-// before the prompt (Harbor's claude-code agent takes no system prompt of
-// ours). One that Harbor would take for a canary line is refused.
-func writeInstruction(p string, ev *config.Eval, prompt string) error {
-	text := prompt
-	if sp := strings.TrimSpace(ev.Runner.SystemPrompt); sp != "" {
-		text = sp + "\n\n" + prompt
-	}
-	first, _, _ := strings.Cut(strings.TrimLeft(text, "\n"), "\n")
+// writeInstruction writes an instruction: the prompt as a run sends it.
+// One that Harbor would take for a canary line is refused.
+func writeInstruction(p, prompt string) error {
+	first, _, _ := strings.Cut(strings.TrimLeft(prompt, "\n"), "\n")
 	if canaryRE().MatchString(strings.TrimSpace(first)) {
 		return refusef("the instruction starts with %q, which Harbor strips as a canary line; reword the prompt's first line", clip.String(first, 80))
 	}
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(prompt) == "" {
 		return refusef("the instruction is empty")
 	}
-	return os.WriteFile(p, []byte(text), 0o644)
+	return os.WriteFile(p, []byte(prompt), 0o644)
+}
+
+// AgentArgs are the harbor run flags that give Harbor's claude-code agent
+// what a local run passes Claude Code on its command line: the model, the
+// permission mode (Harbor's default, bypassPermissions, is not a local
+// run's), the effort, the budget and the appended system prompt
+// (runner.system_prompt and the harness's). Values go as JSON strings, which
+// Harbor's --ak parser reads back as the strings its options expect.
+func AgentArgs(ev *config.Eval, model string) []string {
+	ak := func(k, v string) []string {
+		b, _ := json.Marshal(v)
+		return []string{"--ak", k + "=" + string(b)}
+	}
+	args := []string{"-a", string(runner.TypeClaudeCode)}
+	if model != "" {
+		args = append(args, "-m", model)
+	}
+	mode := ev.Runner.PermissionMode
+	if mode == "" {
+		mode = "default"
+	}
+	args = append(args, ak("permission_mode", mode)...)
+	if ev.Runner.Effort != "" {
+		args = append(args, ak("reasoning_effort", ev.Runner.Effort)...)
+	}
+	args = append(args, ak("max_budget_usd", strconv.FormatFloat(ev.MaxBudgetUSD(), 'f', -1, 64))...)
+	return append(args, ak("append_system_prompt", claudecode.SystemPrompt(ev.Runner.SystemPrompt))...)
 }
 
 // claudeFiles writes the workspace's .claude/settings.json and, when the
