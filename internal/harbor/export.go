@@ -198,6 +198,8 @@ func refusals(o Options) error {
 			return refusef("execution.steps %s: a step's own runner: a Harbor task runs one agent", s.ID)
 		case len(s.Env) > 0:
 			return refusef("execution.steps %s: a step's own env: Harbor's environment is the task's, for every step", s.ID)
+		case s.MaxBudgetUSD != nil:
+			return refusef("execution.steps %s: a step's own max_budget_usd: Harbor's agent has one budget for every step", s.ID)
 		}
 		tpl := s.Prompt + " " + s.Arguments
 		if ref := stepRefRE().FindString(tpl); ref != "" {

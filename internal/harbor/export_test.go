@@ -209,6 +209,7 @@ func TestExportRefuses(t *testing.T) {
 		{"repo", "execution: {prompt: p}\nrunner: {workspace_mode: repo}\n", nil, "workspace_mode repo"},
 		{"cli runner", "execution: {prompt: p}\nrunner: {type: cli, command: [agent, '{prompt}']}\n", nil, "runner.type cli"},
 		{"step reference", "execution:\n  steps:\n    - {id: a, prompt: p}\n    - {id: b, prompt: 'use {{ steps.a.output }}'}\n", nil, "execution.steps b: {{ steps.a.output }}"},
+		{"step budget", "execution:\n  steps:\n    - {id: a, prompt: p, max_budget_usd: 1}\n", nil, "execution.steps a: a step's own max_budget_usd"},
 		{"embedded variable", "execution: {prompt: p, env: {AUTH: 'Bearer $TOKEN'}}\n", nil, "execution.env.AUTH"},
 		{"lifecycle hooks", "execution: {prompt: p}\nhooks: {before_each: [{command: 'true'}]}\n", nil, "hooks:"},
 		{"canary prompt", "execution: {prompt: '# canary GUID 1234'}\n", nil, "canary"},
