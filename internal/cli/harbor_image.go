@@ -42,7 +42,7 @@ func runHarborImage(e env, opts harborImageOptions) error {
 	if opts.out == "" {
 		return usageErrorf("-o DIR is required")
 	}
-	bin, err := harbor.LinuxBinary(opts.binary)
+	bin, err := harbor.FindBinary(opts.binary)
 	if err != nil {
 		return inputErrorf("%v", err)
 	}

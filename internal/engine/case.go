@@ -353,8 +353,16 @@ func (st *state) baselineDir(id string) string {
 // answers into ws. caseDir is "" for the batch workspace, which gets no
 // per-case files.
 func (st *state) fillWorkspace(ws, caseDir string) error {
-	if st.ev.Dataset.Workspace != nil {
-		for _, f := range st.ev.Dataset.Workspace.Files {
+	return FillWorkspace(st.ev, st.p.ProjectRoot, ws, caseDir)
+}
+
+// FillWorkspace copies ev's dataset.workspace.files (relative sources
+// read from projectRoot) and the case's input and answers into ws, as a
+// run fills a case's workspace. caseDir is "" for the batch workspace,
+// which gets no per-case files.
+func FillWorkspace(ev *config.Eval, projectRoot, ws, caseDir string) error {
+	if ev.Dataset.Workspace != nil {
+		for _, f := range ev.Dataset.Workspace.Files {
 			var src, dst string
 			if f.Path != "" && caseDir == "" {
 				continue // a per-case file; batch mode has no case folder
@@ -367,7 +375,7 @@ func (st *state) fillWorkspace(ws, caseDir string) error {
 			} else {
 				src, dst = f.Source, filepath.Join(ws, f.Dest)
 				if !filepath.IsAbs(src) {
-					src = filepath.Join(st.p.ProjectRoot, src)
+					src = filepath.Join(projectRoot, src)
 				}
 			}
 			// run checked every source before the first case: one gone
@@ -579,7 +587,13 @@ func RecordInvocation(c *results.Case, res runner.Result, timeout time.Duration)
 
 // prompt renders execution.prompt (or the skill's invocation) for a case.
 func (st *state) prompt(input map[string]any, outputDir string) (string, error) {
-	x := st.ev.Execution
+	return Prompt(st.ev, input, outputDir)
+}
+
+// Prompt renders ev's execution.prompt (or the skill's invocation) for a
+// case's input, its output folder at outputDir, as a run sends it.
+func Prompt(ev *config.Eval, input map[string]any, outputDir string) (string, error) {
+	x := ev.Execution
 	x.Prompt = outputDirRE().ReplaceAllString(x.Prompt, outputDir)
 	x.Arguments = outputDirRE().ReplaceAllString(x.Arguments, outputDir)
 	if skill := strings.TrimSpace(x.Skill); skill != "" {
@@ -639,14 +653,20 @@ func (st *state) runSteps(ctx context.Context, cr *caseRun) {
 	st.collect(ws, cr.out, c, calls)
 }
 
-// runStep runs one step of a pipeline with its hooks.
-func (st *state) runStep(ctx context.Context, cr *caseRun, sc *results.Case, s config.Step, i int, out string, stepsCtx map[string]any) []transcript.ToolCall {
+// StepPrompt renders step s's prompt (or its skill's invocation) for a
+// case's input, its output folder at outputDir, with the earlier steps'
+// results stepsCtx ({{ steps.<id>.output }}).
+func StepPrompt(s config.Step, input map[string]any, outputDir string, stepsCtx map[string]any) (string, error) {
 	tpl := s.Prompt
 	if strings.TrimSpace(s.Skill) != "" {
 		tpl = "/" + strings.TrimSpace(s.Skill) + " " + s.Arguments
 	}
-	tpl = outputDirRE().ReplaceAllString(tpl, cr.ws)
-	prompt, err := tmpl.RenderStep(tpl, cr.input, stepsCtx)
+	return tmpl.RenderStep(outputDirRE().ReplaceAllString(tpl, outputDir), input, stepsCtx)
+}
+
+// runStep runs one step of a pipeline with its hooks.
+func (st *state) runStep(ctx context.Context, cr *caseRun, sc *results.Case, s config.Step, i int, out string, stepsCtx map[string]any) []transcript.ToolCall {
+	prompt, err := StepPrompt(s, cr.input, cr.ws, stepsCtx)
 	if err != nil {
 		sc.ExitCode, sc.Status, sc.Error = -1, results.StatusError, err.Error()
 		return nil

@@ -133,3 +133,12 @@ func isSecretFlag(a string) bool {
 	}
 	return false
 }
+
+// ConfigCopy is eval.yaml as a run keeps it in its config/eval.yaml: the
+// secrets environ (the caller's environment) names, and runner.env's,
+// execution.env's and the steps' values, hidden. A Harbor export bundles
+// this copy for the verifier.
+func ConfigCopy(ev *config.Eval, environ []string) []byte {
+	st := &state{ev: ev, p: Plan{Eval: ev, Environ: environ}}
+	return hideKnown(st.runRedactor(), ev.Source())
+}

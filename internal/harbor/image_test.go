@@ -83,9 +83,9 @@ func TestImageBuildContext(t *testing.T) {
 	}
 }
 
-// TestLinuxBinary: a static linux/amd64 ELF passes; a script, a dynamic
+// TestFindBinary: a static linux/amd64 ELF passes; a script, a dynamic
 // executable and a missing file are refused with the fix.
-func TestLinuxBinary(t *testing.T) {
+func TestFindBinary(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "script")
 	if err := os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func TestLinuxBinary(t *testing.T) {
 		{dynamic, "dynamically linked"},
 		{filepath.Join(t.TempDir(), "missing"), "not an ELF"},
 	} {
-		_, err := LinuxBinary(tc.path)
+		_, err := FindBinary(tc.path)
 		switch {
 		case tc.err == "" && err != nil:
 			t.Errorf("%s: %v", tc.path, err)

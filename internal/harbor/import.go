@@ -391,7 +391,3 @@ func infraErrors(c *results.Case, attempt int) []results.InfraError {
 	return out
 }
 
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}

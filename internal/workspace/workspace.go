@@ -191,15 +191,24 @@ func CaseOverrides(caseDir string) (map[string]string, error) {
 	return doc.CaseOverrides, nil
 }
 
+// MarshalHandlers is the hook's handlers file and its sha256 (the hook's
+// --sha256 pin).
+func MarshalHandlers(f intercept.File) (b []byte, digest string, err error) {
+	if b, err = yaml.Marshal(f); err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(b)
+	return b, hex.EncodeToString(sum[:]), nil
+}
+
 // WriteHandlers writes the hook's handlers into the workspace.
 func WriteHandlers(dir string, f intercept.File) (path, digest string, err error) {
-	b, err := yaml.Marshal(f)
+	b, digest, err := MarshalHandlers(f)
 	if err != nil {
 		return "", "", err
 	}
 	path = filepath.Join(dir, "tool_handlers.yaml")
-	sum := sha256.Sum256(b)
-	return path, hex.EncodeToString(sum[:]), os.WriteFile(path, b, 0o644)
+	return path, digest, os.WriteFile(path, b, 0o644)
 }
 
 // WriteSettings writes the workspace's .claude/settings.json.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -305,35 +306,111 @@ func (s *session) Close() error {
 // settings writes the workspace's settings and returns the permission
 // flags for the agent and a cleanup for the generated settings file.
 func (r *started) settings(ws string, overrides map[string]string) ([]string, func() error, error) {
-	ev := r.s.Eval
-	settings := map[string]any{}
 	hidden, err := r.hidden(ws)
 	if err != nil {
 		return nil, nil, err
 	}
-	if hf := r.hookFile(ws, overrides, hidden); hf != nil {
-		path, digest, err := workspace.WriteHandlers(ws, *hf)
+	// The digest pins the file: an agent that rewrites it mid-run (a
+	// script can, where the deny rules only stop Claude Code's own tools
+	// and the shell commands it recognises) makes every call deny.
+	command := func(path, digest string) string {
+		c := intercept.ShellQuote(r.s.HarnessBin) + " hook --handlers " + intercept.ShellQuote(path) + " --sha256 " + digest
+		if r.credFile != "" {
+			c += " --credentials " + intercept.ShellQuote(r.credFile)
+		}
+		return c
+	}
+	l := layout{dir: ws, overrides: overrides, hidden: hidden, hookCommand: command, env: config.ResolveEnv(r.s.Eval.Execution.Env, os.LookupEnv)}
+	l.extraDeny = r.protectedEditDenies(ws) // what scoring reads (protect.go)
+	l.twinBases = []string{ws}
+	if r.s.Repo != "" {
+		l.extraDeny, l.extraAllow = r.answerKeyDenies(ws)
+		l.extraDeny = append(r.protectedEditDenies(ws), l.extraDeny...)
+		l.twinBases = []string{r.s.Repo} // twins are rooted where the agent runs
+	}
+	if r.s.Sandbox.On {
+		spec := r.sandboxSpec(ws, hidden)
+		l.sandbox = &spec
+	}
+	files, err := r.compose(l)
+	if err != nil {
+		return nil, nil, err
+	}
+	if files.Handlers != nil {
+		if err := os.WriteFile(filepath.Join(ws, hook.HandlersFile), files.Handlers, 0o644); err != nil {
+			return nil, nil, err
+		}
+	}
+	settings := files.Settings
+	if _, err := workspace.WriteSettings(ws, settings); err != nil {
+		return nil, nil, err
+	}
+	_, wired := settings["hooks"]
+	plan := permissions.PlanClaude(files.perms, settings, filepath.Join(ws, ".claude"), nil)
+	if (r.s.Repo != "" || wired) && plan.SettingsFile == "" {
+		// The agent runs in the project, which does not load this folder's
+		// settings by itself; and a wired hook must outrank the workspace's
+		// settings.local.json.
+		plan.Args = append(plan.Args, "--settings", filepath.Join(ws, ".claude", "settings.json"))
+	}
+	var cleanup func() error
+	if plan.SettingsFile != "" {
+		_, remove, err := permissions.WriteSettingsFile(filepath.Join(ws, ".claude"), plan.SettingsFile, plan.Settings)
 		if err != nil {
 			return nil, nil, err
 		}
-		// The digest pins the file: an agent that rewrites it mid-run (a
-		// script can, where the deny rules only stop Claude Code's own
-		// tools and the shell commands it recognises) makes every call deny.
-		command := intercept.ShellQuote(r.s.HarnessBin) + " hook --handlers " + intercept.ShellQuote(path) + " --sha256 " + digest
-		if r.credFile != "" {
-			command += " --credentials " + intercept.ShellQuote(r.credFile)
+		cleanup = remove
+	}
+	return plan.Args, cleanup, nil
+}
+
+// layout is where one workspace's Claude Code files are compiled for:
+// the workspace as its agent sees it, and what only the host adds.
+type layout struct {
+	dir       string // the workspace as the agent sees it
+	overrides map[string]string
+	hidden    hiddenPaths
+	// hookCommand is the hook's command line, given its handlers file (as
+	// the agent sees it) and that file's sha256.
+	hookCommand func(handlers, digest string) string
+	// extraDeny and extraAllow are the host's own rules (protect.go, repo
+	// mode's); twinBases the folders relative Bash rules are twinned
+	// under (none: no twins).
+	extraDeny, extraAllow, twinBases []string
+	sandbox                          *permissions.SandboxSpec // nil: the sandbox is off
+	env                              map[string]string        // the settings' env block
+}
+
+// WorkspaceFiles are a workspace's compiled Claude Code files.
+type WorkspaceFiles struct {
+	// Settings is .claude/settings.json.
+	Settings map[string]any
+	// Handlers is tool_handlers.yaml, nil when the hook has nothing to do
+	// (and no hook is wired).
+	Handlers []byte
+	perms    permissions.Compiled
+}
+
+// compose compiles the workspace's settings (hooks, permissions, env,
+// runner.settings, sandbox) and hook file for l: the one compiler of the
+// local runner and of a Harbor task's workspace.
+func (r *started) compose(l layout) (WorkspaceFiles, error) {
+	var out WorkspaceFiles
+	ev := r.s.Eval
+	settings := map[string]any{}
+	if hf := r.hookFile(l.dir, l.overrides, l.hidden); hf != nil {
+		b, digest, err := workspace.MarshalHandlers(*hf)
+		if err != nil {
+			return out, err
 		}
+		out.Handlers = b
+		command := l.hookCommand(path.Join(l.dir, hook.HandlersFile), digest)
 		settings["hooks"] = map[string]any{"PreToolUse": HookEntries(*hf, command, HookTimeoutSeconds)}
 	}
 	c := r.s.Permissions
 	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies()...)
-	c.Deny = append(c.Deny, r.protectedEditDenies(ws)...) // what scoring reads (protect.go)
-	base := ws
-	if r.s.Repo != "" {
-		deny, allow := r.answerKeyDenies(ws)
-		c.Deny, c.Allow = append(c.Deny, deny...), append(slices.Clone(c.Allow), allow...)
-		base = r.s.Repo // twins are rooted where the agent runs
-	}
+	c.Deny = append(c.Deny, l.extraDeny...)
+	c.Allow = append(slices.Clone(c.Allow), l.extraAllow...)
 	// What the sandbox hides from Bash is hidden from the file tools too,
 	// which run outside it, whether the sandbox is on or not. The rules go
 	// into the settings, not on the command line. The settings hold repo
@@ -341,15 +418,20 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 	// settings (not of its command line) as its denyWrite, which is what
 	// keeps Bash from writing the project and its git folders.
 	withHidden := c
-	withHidden.Deny = append(slices.Clone(c.Deny), hidden.rules...)
-	exists := func(rel string) bool { return fileExists(filepath.Join(base, rel)) }
-	settings, _, warn := permissions.WorkspaceSettings(settings, withHidden, []string{base}, exists)
-	if warn != "" {
-		r.s.Warn(warn)
+	withHidden.Deny = append(slices.Clone(c.Deny), l.hidden.rules...)
+	if len(l.twinBases) > 0 {
+		exists := func(rel string) bool { return fileExists(filepath.Join(l.twinBases[0], rel)) }
+		var warn string
+		settings, _, warn = permissions.WorkspaceSettings(settings, withHidden, l.twinBases, exists)
+		if warn != "" {
+			r.s.Warn(warn)
+		}
+	} else {
+		settings = permissions.MergeRules(settings, withHidden.Allow, withHidden.Deny)
 	}
-	if env := config.ResolveEnv(ev.Execution.Env, os.LookupEnv); len(env) > 0 {
+	if len(l.env) > 0 {
 		m := map[string]any{}
-		for k, v := range env {
+		for k, v := range l.env {
 			m[k] = v
 		}
 		settings["env"] = m
@@ -366,8 +448,7 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 			r.s.Warn("runner.settings.disableAllHooks is ignored: the harness's PreToolUse hook enforces inputs.tools and the denied paths")
 		}
 	}
-	_, wired := settings["hooks"]
-	if wired {
+	if _, wired := settings["hooks"]; wired {
 		// Claude Code would run no hook at all, so neither inputs.tools nor
 		// the hook's path layer would gate a call, with disableAllHooks set
 		// by runner.settings or by the workspace's own
@@ -375,28 +456,34 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 		// --settings file below outranks it).
 		settings["disableAllHooks"] = false
 	}
-	if r.s.Sandbox.On {
-		settings = permissions.WithSandbox(settings, permissions.Sandbox(r.sandboxSpec(ws, hidden)))
+	if l.sandbox != nil {
+		settings = permissions.WithSandbox(settings, permissions.Sandbox(*l.sandbox))
 	}
-	if _, err := workspace.WriteSettings(ws, settings); err != nil {
-		return nil, nil, err
+	out.Settings, out.perms = settings, c
+	return out, nil
+}
+
+// ContainerWorkspace compiles the Claude Code files of a workspace that
+// its agent sees at dir in a container (a Harbor trial), with the same
+// compiler as a local run: s's handlers, permissions and sandbox decision
+// (Repo, RunDir and the private roots unset: the container has none of the
+// host's places to hide or protect). The rules are eval.yaml's own, not
+// twinned; env is the settings' env block; hookCommand is the hook's
+// command line given its handlers file and digest. s.Warn may be nil.
+func ContainerWorkspace(s runner.RunSetup, dir string, overrides map[string]string, env map[string]string, hookCommand func(handlers, digest string) string) (WorkspaceFiles, error) {
+	if s.Warn == nil {
+		s.Warn = func(string) {}
 	}
-	plan := permissions.PlanClaude(c, settings, filepath.Join(ws, ".claude"), nil)
-	if (r.s.Repo != "" || wired) && plan.SettingsFile == "" {
-		// The agent runs in the project, which does not load this folder's
-		// settings by itself; and a wired hook must outrank the workspace's
-		// settings.local.json.
-		plan.Args = append(plan.Args, "--settings", filepath.Join(ws, ".claude", "settings.json"))
-	}
-	var cleanup func() error
-	if plan.SettingsFile != "" {
-		_, remove, err := permissions.WriteSettingsFile(filepath.Join(ws, ".claude"), plan.SettingsFile, plan.Settings)
-		if err != nil {
-			return nil, nil, err
+	r := &started{s: s}
+	l := layout{dir: dir, overrides: overrides, hookCommand: hookCommand, env: env}
+	if s.Sandbox.On {
+		var spec permissions.SandboxSpec
+		if n := s.Eval.Permissions.Network; n != nil {
+			spec.Network = slices.Clone(n.Allow)
 		}
-		cleanup = remove
+		l.sandbox = &spec
 	}
-	return plan.Args, cleanup, nil
+	return r.compose(l)
 }
 
 // hookFile is the workspace's tool_handlers.yaml: the compiled handlers
