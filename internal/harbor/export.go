@@ -406,6 +406,13 @@ func AgentArgs(ev *config.Eval, model string) []string {
 	if ev.Runner.Effort != "" {
 		args = append(args, ak("reasoning_effort", ev.Runner.Effort)...)
 	}
+	// The trial's Claude Code config folder is Harbor's, new, and trusts no
+	// workspace, and Claude Code ignores the allow rules of an untrusted
+	// workspace's settings.json (a local run seeds the trust): the allow
+	// list goes on the command line, which needs no trust.
+	if c := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny); len(c.Allow) > 0 {
+		args = append(args, ak("allowed_tools", strings.Join(c.Allow, ","))...)
+	}
 	args = append(args, ak("max_budget_usd", strconv.FormatFloat(ev.MaxBudgetUSD(), 'f', -1, 64))...)
 	return append(args, ak("append_system_prompt", claudecode.SystemPrompt(ev.Runner.SystemPrompt))...)
 }

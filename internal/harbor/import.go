@@ -199,7 +199,7 @@ func readTrial(job, name, tasksDir string) (*trial, error) {
 	case err == nil:
 		t.res = &r
 		if r.StartedAt != nil {
-			t.start = *r.StartedAt
+			t.start = r.StartedAt.Time
 		}
 	case errors.Is(err, fs.ErrNotExist):
 	default:
@@ -341,7 +341,7 @@ func newImportedRun(id, evalName, job string, jr jobResult, trials []*trial) *re
 		r.EndedAt = jr.FinishedAt.UTC().Format(time.RFC3339)
 	}
 	if jr.StartedAt != nil && jr.FinishedAt != nil {
-		r.WallClockS = jr.FinishedAt.Sub(*jr.StartedAt).Seconds()
+		r.WallClockS = jr.FinishedAt.Sub(jr.StartedAt.Time).Seconds()
 	}
 	for _, t := range trials {
 		if r.Model == "" {

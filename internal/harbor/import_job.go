@@ -34,8 +34,30 @@ const (
 
 // jobResult is the part of Harbor's JobResult import reads.
 type jobResult struct {
-	StartedAt  *time.Time `json:"started_at"`
-	FinishedAt *time.Time `json:"finished_at"`
+	StartedAt  *stamp `json:"started_at"`
+	FinishedAt *stamp `json:"finished_at"`
+}
+
+// stamp is one of Harbor's times. Its trials' are UTC with a Z, its job's
+// result.json naive (Python's datetime.now(), the local time of the machine
+// that ran harbor): a time without a zone is read as local.
+type stamp struct{ time.Time }
+
+func (s *stamp) UnmarshalJSON(b []byte) error {
+	var v string
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		s.Time = t
+		return nil
+	}
+	t, err := time.ParseInLocation("2006-01-02T15:04:05.999999999", v, time.Local)
+	if err != nil {
+		return fmt.Errorf("harbor time %q: %w", v, err)
+	}
+	s.Time = t
+	return nil
 }
 
 // trialConfig is the part of Harbor's TrialConfig import reads.
@@ -52,15 +74,15 @@ type trialConfig struct {
 
 // timing is Harbor's TimingInfo.
 type timing struct {
-	StartedAt  *time.Time `json:"started_at"`
-	FinishedAt *time.Time `json:"finished_at"`
+	StartedAt  *stamp `json:"started_at"`
+	FinishedAt *stamp `json:"finished_at"`
 }
 
 func (t *timing) seconds() float64 {
 	if t == nil || t.StartedAt == nil || t.FinishedAt == nil {
 		return 0
 	}
-	return t.FinishedAt.Sub(*t.StartedAt).Seconds()
+	return t.FinishedAt.Sub(t.StartedAt.Time).Seconds()
 }
 
 // agentContext is Harbor's AgentContext (n_input_tokens includes the cache).
@@ -98,7 +120,7 @@ type trialResult struct {
 	} `json:"agent_info"`
 	AgentResult    *agentContext  `json:"agent_result"`
 	ExceptionInfo  *exceptionInfo `json:"exception_info"`
-	StartedAt      *time.Time     `json:"started_at"`
+	StartedAt      *stamp         `json:"started_at"`
 	AgentExecution *timing        `json:"agent_execution"`
 	StepResults    []stepResult   `json:"step_results"`
 }

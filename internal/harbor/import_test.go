@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -241,7 +242,7 @@ func TestImportHostile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "key"), []byte("SECRET\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	col := filepath.Join(job, "hostile__Hx0sTl5", "verifier", CollectedDir)
+	col := filepath.Join(job, "hostile__Hx0sTl5", "verifier", CollectedDir, rundir.CasesDir, "hostile")
 	links := map[string]string{
 		filepath.Join(col, "outputs", "out", "stolen.txt"): filepath.Join(outside, "key"),
 		filepath.Join(col, rundir.ModifiedDir):             outside,
@@ -476,5 +477,33 @@ func TestImportInterrupted(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(filepath.Join(runs, "qa")); len(left) > 0 {
 		t.Errorf("left %v in the runs directory", left)
+	}
+}
+
+// TestStamp reads both of Harbor's spellings of a time: a trial's (UTC,
+// with a Z) and a job's result.json's (naive: the local time of the machine
+// that ran harbor), which a real Harbor 0.26 job wrote and the import
+// refused before.
+func TestStamp(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Time
+	}{
+		{`"2026-12-02T04:49:21.064701Z"`, time.Date(2026, 12, 2, 4, 49, 21, 64701000, time.UTC)},
+		{`"2026-12-02T04:49:20.757466"`, time.Date(2026, 12, 2, 4, 49, 20, 757466000, time.Local)},
+		{`"2026-12-02T04:49:20"`, time.Date(2026, 12, 2, 4, 49, 20, 0, time.Local)},
+	} {
+		var s stamp
+		if err := json.Unmarshal([]byte(tc.in), &s); err != nil {
+			t.Errorf("%s: %v", tc.in, err)
+			continue
+		}
+		if !s.Equal(tc.want) {
+			t.Errorf("%s = %v, want %v", tc.in, s.Time, tc.want)
+		}
+	}
+	var s stamp
+	if err := json.Unmarshal([]byte(`"yesterday"`), &s); err == nil {
+		t.Errorf("a time that is none was read as %v", s.Time)
 	}
 }

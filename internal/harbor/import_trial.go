@@ -34,7 +34,7 @@ func importTrial(t *trial, attempt, attempts int) (*results.Case, []string, erro
 	tw := transcript.NewWriter(trRed)
 	var warns []string
 	var calls []transcript.ToolCall
-	collected := filepath.Join(trialVerifier, CollectedDir)
+	collected := collectedCase(trialVerifier, t.info.CaseID)
 	switch {
 	case t.res == nil:
 		c.ExitCode, c.Status = -1, results.StatusInfraError
@@ -105,8 +105,8 @@ func importSteps(t *trial, c *results.Case, tw *transcript.Writer) (string, []tr
 		outcome(sc, sr.ExceptionInfo)
 		warns = append(warns, verdict(sc, t.dir, filepath.Join(stepRel, trialVerifier))...)
 		calls = append(calls, sum.ToolCalls...)
-		if p, err := checkedPath(t.dir, filepath.Join(stepRel, trialVerifier, CollectedDir)); err == nil && p != "" {
-			collected = filepath.Join(stepRel, trialVerifier, CollectedDir)
+		if p, err := checkedPath(t.dir, collectedCase(filepath.Join(stepRel, trialVerifier), t.info.CaseID)); err == nil && p != "" {
+			collected = collectedCase(filepath.Join(stepRel, trialVerifier), t.info.CaseID)
 		}
 		addStep(c, sc)
 	}
@@ -118,7 +118,7 @@ func importSteps(t *trial, c *results.Case, tw *transcript.Writer) (string, []tr
 		outcome(c, t.res.ExceptionInfo)
 	}
 	if collected == "" {
-		collected = filepath.Join(trialVerifier, CollectedDir)
+		collected = collectedCase(trialVerifier, t.info.CaseID)
 	}
 	return collected, calls, warns
 }
@@ -408,4 +408,10 @@ func collect(t *trial, rel string, c *results.Case, calls []transcript.ToolCall)
 		warns = append(warns, "refused "+r)
 	}
 	return warns, nil
+}
+
+// collectedCase is the case folder of the one-case run directory the
+// verifier left in a trial's verifier folder (layout.go CollectedDir).
+func collectedCase(verifier, id string) string {
+	return filepath.Join(verifier, CollectedDir, rundir.CasesDir, id)
 }

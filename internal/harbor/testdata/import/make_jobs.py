@@ -80,10 +80,14 @@ def verifier(d, reward=None, judges=None, collected=None, ledger=None):
         write(d / "reward.json", json.dumps(reward))
     if judges is not None:
         write(d / "judges.json", json.dumps(judges))
+    # A one-case run directory: agent-eval/cases/<case id>/ (the trial
+    # folder is <case id>__<random>).
+    case = next(part.split("__")[0] for part in reversed(d.parts) if "__" in part)
+    col = d / "agent-eval" / "cases" / case
     for rel, text in (collected or {}).items():
-        write(d / "agent-eval" / rel, text)
+        write(col / rel, text)
     if ledger is not None:
-        write(d / "agent-eval" / "hook_decisions.jsonl", "".join(json.dumps(x) + "\n" for x in ledger))
+        write(col / "hook_decisions.jsonl", "".join(json.dumps(x) + "\n" for x in ledger))
 
 
 def trial(job, name, task, start, *, agent_log=None, exception=None, agent_result=None, verifier_result=None,
