@@ -18,8 +18,11 @@ read a local run (import). 'agent-eval run --backend harbor' does all three.`,
 	}
 	cmd.AddCommand(
 		// one line per verb (harbor_<verb>.go)
+		newHarborImageCmd(e),
 		newHarborExportCmd(e),
 		newHarborCheckCmd(e),
+		newHarborVerifyCmd(e),
+		newHarborImportCmd(e),
 	)
 	return cmd
 }

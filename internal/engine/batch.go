@@ -103,7 +103,7 @@ func (st *state) runBatch(ctx context.Context, start time.Time) (*results.RunRes
 	r.PermissionDenials = &denials
 	r.WallClockS = time.Since(start).Seconds()
 	r.Interrupted = ctx.Err() != nil
-	redactCase(c, st.runRedactor())
+	RedactCase(c, st.runRedactor())
 	// A batch whose outputs could not be assigned keeps its result: its
 	// cases are then missing or empty, and score fails the verdict.
 	if err := st.collectBatch(c, entryCounts); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
 	tmpl "github.com/agent-eval/agent-eval/internal/prompt"
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/runner"
@@ -402,54 +403,92 @@ func FillWorkspace(ev *config.Eval, projectRoot, ws, caseDir string) error {
 // collectModified copies what the agent changed in its workspace (besides
 // its outputs) into _modified/.
 func (st *state) collectModified(cr *caseRun) {
-	var skip []string
-	for _, o := range st.ev.Outputs {
-		if o.Path != "" {
-			skip = append(skip, o.Path)
-		}
-	}
 	c := cr.c
-	files, err := workspace.Modified(cr.ws, st.baselineDir(c.CaseID), skip)
+	files, err := workspace.Modified(cr.ws, st.baselineDir(c.CaseID), OutputPaths(st.ev))
 	if err != nil {
 		st.obs.Warn(fmt.Sprintf("%s: list the workspace's changes: %v", c.CaseID, err))
 		return
 	}
+	st.collector().Modified(cr.ws, cr.out, c, files)
+}
+
+// collect copies the ledger and the outputs into the case's folder and
+// records the answered questions the agent was delivered
+// (rundir.DeliveredAnswers).
+func (st *state) collect(ws, caseOut string, c *results.Case, calls []transcript.ToolCall) {
+	st.collector().Collect(ws, caseOut, c, calls)
+}
+
+func (st *state) collector() Collector {
+	return Collector{Outputs: st.ev.Outputs, Redactor: st.runRedactor(), Warn: st.obs.Warn}
+}
+
+// OutputPaths are the paths of ev's outputs, which _modified/ leaves out
+// (they are collected into outputs/).
+func OutputPaths(ev *config.Eval) []string {
+	var skip []string
+	for _, o := range ev.Outputs {
+		if o.Path != "" {
+			skip = append(skip, o.Path)
+		}
+	}
+	return skip
+}
+
+// Collector copies what a case's agent left in its workspace into the
+// case's folder of a run directory: the hook's ledger, the outputs, the
+// other files it changed. A local run collects with it, and so does the
+// Harbor verifier inside a trial's container (package harbor), so a case
+// from Harbor holds what the same case run here would.
+type Collector struct {
+	// Outputs are eval.yaml's outputs.
+	Outputs []config.Output
+	// Redactor hides secrets in the ledger's copy.
+	Redactor *redact.Redactor
+	// Warn hears what could not be collected.
+	Warn func(string)
+}
+
+// Modified copies files (relative to ws: what the agent changed, listed
+// by workspace.Modified or workspace.ModifiedSince) into caseOut's
+// _modified/ and records them in c.ModifiedFiles.
+func (k Collector) Modified(ws, caseOut string, c *results.Case, files []string) {
 	for _, f := range files {
-		if err := workspace.CopyTree(filepath.Join(cr.ws, f), filepath.Join(cr.out, rundir.ModifiedDir, f)); err != nil {
-			st.obs.Warn(fmt.Sprintf("%s: copy the changed file %s: %v", c.CaseID, f, err))
+		if err := workspace.CopyTree(filepath.Join(ws, f), filepath.Join(caseOut, rundir.ModifiedDir, f)); err != nil {
+			k.Warn(fmt.Sprintf("%s: copy the changed file %s: %v", c.CaseID, f, err))
 			continue
 		}
 		c.ModifiedFiles = append(c.ModifiedFiles, f)
 	}
 }
 
-// collect copies the ledger and the outputs into the case's folder and
-// records the answered questions the agent was delivered
-// (deliveredAnswers).
-func (st *state) collect(ws, caseOut string, c *results.Case, calls []transcript.ToolCall) {
+// Collect copies the ledger and the outputs from ws into caseOut and
+// records in c the answered questions the agent was delivered
+// (deliveredAnswers, by the tool calls of its transcript).
+func (k Collector) Collect(ws, caseOut string, c *results.Case, calls []transcript.ToolCall) {
 	ledger := filepath.Join(ws, hook.LedgerFile)
 	// The agent may have made the ledger a FIFO or a link: read it only
 	// as the regular file it should be, without blocking.
 	if f, err := os.OpenFile(ledger, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0); err == nil && regular(f) {
-		answered, lost, err := deliveredAnswers(f, calls)
+		answered, lost, err := rundir.DeliveredAnswers(f, calls)
 		if err != nil {
-			st.obs.Warn(fmt.Sprintf("%s: %v", c.CaseID, err))
+			k.Warn(fmt.Sprintf("%s: %v", c.CaseID, err))
 		}
 		c.Answers, c.AnswerLog, c.AnswersNotDelivered = len(answered), answered, lost
 		c.AnswersByTier = results.TierCounts(answered)
 		_ = f.Close()
-		if err := st.copyRedacted(ledger, filepath.Join(caseOut, hook.LedgerFile)); err != nil {
-			st.obs.Warn(fmt.Sprintf("%s: copy the hook ledger: %v", c.CaseID, err))
+		if err := copyRedacted(k.Redactor, ledger, filepath.Join(caseOut, hook.LedgerFile)); err != nil {
+			k.Warn(fmt.Sprintf("%s: copy the hook ledger: %v", c.CaseID, err))
 		}
 	}
-	for _, o := range st.ev.Outputs {
+	for _, o := range k.Outputs {
 		if o.Path == "" {
 			continue
 		}
 		src := filepath.Join(ws, o.Path)
 		if fileExists(src) {
 			if err := workspace.CopyOut(ws, o.Path, filepath.Join(caseOut, rundir.OutputsDir, o.Path)); err != nil {
-				st.obs.Warn(fmt.Sprintf("%s: copy the output %s: %v", c.CaseID, o.Path, err))
+				k.Warn(fmt.Sprintf("%s: copy the output %s: %v", c.CaseID, o.Path, err))
 				c.Error = strings.TrimSpace(c.Error + " output " + o.Path + " could not be collected: " + err.Error())
 			}
 		}
@@ -507,6 +546,18 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 	if res.Err != nil && cr.tr != nil {
 		cr.tr.Write(transcript.Event{Kind: transcript.KindError, Step: spec.step, Text: res.Err.Error()})
 	}
+	RecordInvocation(c, res, timeout)
+	if collect {
+		st.collect(cr.ws, out, c, res.ToolCalls)
+	}
+	RedactCase(c, res.Redactor)
+	return res.ToolCalls
+}
+
+// RecordInvocation fills c with how an invocation of its agent ended
+// (res; timeout was its limit): its exit code, usage, cost, turns, model,
+// result, denials and status.
+func RecordInvocation(c *results.Case, res runner.Result, timeout time.Duration) {
 	c.ExitCode, c.DurationS = res.ExitCode, res.Duration.Seconds()
 	c.CostUSD, c.TokenUsage, c.NumTurns, c.PerModelUsage = res.CostUSD, res.Usage, res.NumTurns, res.PerModel
 	if c.PerModelUsage == nil {
@@ -532,11 +583,6 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 	default:
 		c.Status = results.StatusCompleted
 	}
-	if collect {
-		st.collect(cr.ws, out, c, res.ToolCalls)
-	}
-	redactCase(c, res.Redactor)
-	return res.ToolCalls
 }
 
 // prompt renders execution.prompt (or the skill's invocation) for a case.

@@ -562,16 +562,39 @@ func (st *state) startFakeModel() (stop func(), err error) {
 	}
 	// The log is redacted with the run's redactor, which learns the hooks'
 	// outputs and the cases' variables as they come.
-	srv := fakeapi.New(fakeapi.Options{Log: logFile, Redactor: st.runRedactor()})
-	ds := st.ev.DatasetDir()
+	srv, err := FakeModel(st.ev, st.p.Mode, st.p.Cases, st.callsModel(), fakeapi.Options{Log: logFile, Redactor: st.runRedactor()}, st.obs.Warn)
+	if err == nil {
+		st.fakeURL, err = srv.Start("")
+	}
+	if err != nil {
+		_ = logFile.Close()
+		return nil, err
+	}
+	return func() {
+		srv.Close()
+		if err := logFile.Close(); err != nil {
+			st.obs.Warn(fmt.Sprintf("--fake-model: write %s: %v", rundir.FakeModelLog, err))
+		}
+	}, nil
+}
+
+// FakeModel is the fake Messages API of --fake-model, not yet started:
+// each case's fake_model.yaml under its name (ScriptURL), each pipeline
+// step's fake_model.<step>.yaml under <case>/<step>, the batch's at the
+// dataset's root. calls names what calls the model ("" when nothing is
+// known to: a case without a script then gets an error naming it, not a
+// refusal).
+func FakeModel(ev *config.Eval, mode Mode, cases []string, calls string, opts fakeapi.Options, warn func(string)) (*fakeapi.Server, error) {
+	srv := fakeapi.New(opts)
+	ds := ev.DatasetDir()
 	scripts := map[string]string{BatchID: filepath.Join(ds, FakeModelScript)}
-	if st.p.Mode == ModeCase {
+	if mode == ModeCase {
 		scripts = map[string]string{}
-		for _, id := range st.p.Cases {
+		for _, id := range cases {
 			scripts[id] = filepath.Join(ds, id, FakeModelScript)
 			// A pipeline's steps are separate conversations: each may have
 			// its own fake_model.<step>.yaml.
-			for _, step := range st.ev.StepIDs() {
+			for _, step := range ev.StepIDs() {
 				p := filepath.Join(ds, id, "fake_model."+step+".yaml")
 				if _, err := os.Stat(p); err != nil {
 					p = scripts[id]
@@ -585,7 +608,6 @@ func (st *state) startFakeModel() (stop func(), err error) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	calls := st.callsModel()
 	var unscripted []string
 	for _, name := range names {
 		p := scripts[name]
@@ -600,11 +622,9 @@ func (st *state) startFakeModel() (stop func(), err error) {
 		}
 		script, err := fakeapi.LoadScript(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			_ = logFile.Close()
 			return nil, usageErrorf("--fake-model: %s has no %s, which scripts the model's answers: %s calls the model (see agent-eval fake-model --help)", caseLabel(name), p, calls)
 		}
 		if err != nil {
-			_ = logFile.Close()
 			return nil, usageErrorf("--fake-model: %v", err)
 		}
 		srv.SetScript(name, script)
@@ -618,18 +638,9 @@ func (st *state) startFakeModel() (stop func(), err error) {
 			}
 			what = fmt.Sprintf("%d cases (%s) have no %s", n, list, FakeModelScript)
 		}
-		st.obs.Warn(fmt.Sprintf("--fake-model: %s; runner cli is not known to call a model, so the fake answers any call with an error naming the missing script", what))
+		warn(fmt.Sprintf("--fake-model: %s; runner cli is not known to call a model, so the fake answers any call with an error naming the missing script", what))
 	}
-	if st.fakeURL, err = srv.Start(""); err != nil {
-		_ = logFile.Close()
-		return nil, fmt.Errorf("--fake-model: %w", err)
-	}
-	return func() {
-		srv.Close()
-		if err := logFile.Close(); err != nil {
-			st.obs.Warn(fmt.Sprintf("--fake-model: write %s: %v", rundir.FakeModelLog, err))
-		}
-	}, nil
+	return srv, nil
 }
 
 // callsModel names what calls the model in this run's cases ("" when
@@ -682,7 +693,7 @@ func (st *state) safeRunCase(ctx context.Context, id string) (c *results.Case) {
 // keeps only its table row: the aggregate is built from the files at the
 // end, so a case costs O(1) here whatever the run's size.
 func (st *state) finish(c *results.Case) {
-	redactCase(c, st.runRedactor())
+	RedactCase(c, st.runRedactor())
 	st.markSecrets(st.dir.Case(c.CaseID))
 	c.ToolCalls = nil // the run's bookkeeping only; transcript.jsonl has them
 	err := results.WriteJSON(st.dir.CaseResult(c.CaseID), c)
@@ -843,8 +854,8 @@ func environ(m map[string]string) []string {
 	return out
 }
 
-// redactCase redacts a case's free text and its denials' inputs.
-func redactCase(c *results.Case, red *redact.Redactor) {
+// RedactCase redacts a case's free text and its denials' inputs.
+func RedactCase(c *results.Case, red *redact.Redactor) {
 	if red == nil {
 		return
 	}
@@ -862,7 +873,7 @@ func redactCase(c *results.Case, red *redact.Redactor) {
 		a.Question, a.Answer, a.Why = red.String(a.Question), red.String(a.Answer), red.String(a.Why)
 	}
 	for _, s := range c.Steps {
-		redactCase(s, red)
+		RedactCase(s, red)
 	}
 }
 
@@ -876,9 +887,10 @@ func (st *state) markSecrets(dir string) {
 }
 
 // copyRedacted copies a JSON-lines file the agent's side wrote (the hook
-// ledger) through the run's redactor: the hook redacts with the
-// environment it got, which the sandbox scrubs of the secrets.
-func (st *state) copyRedacted(src, dst string) error {
+// ledger) from src to dst through red (the run's redactor): the hook
+// redacts with the environment it got, which the sandbox scrubs of the
+// secrets.
+func copyRedacted(red *redact.Redactor, src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -888,7 +900,7 @@ func (st *state) copyRedacted(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	w := st.runRedactor().JSONWriter(out)
+	w := red.JSONWriter(out)
 	_, err = io.Copy(w, in)
 	return errors.Join(err, w.Close(), out.Close())
 }

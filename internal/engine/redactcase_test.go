@@ -43,20 +43,20 @@ func TestRedactCaseEveryField(t *testing.T) {
 			if !strings.Contains(string(before), secret) {
 				t.Fatalf("fixture: %s holds no secret", before)
 			}
-			redactCase(&c, red)
+			RedactCase(&c, red)
 			after, err := json.Marshal(&c)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if strings.Contains(string(after), secret) {
-				t.Errorf("redactCase left the secret: %s", after)
+				t.Errorf("RedactCase left the secret: %s", after)
 			}
 		})
 	}
 	// No redactor (a run with nothing to hide) leaves the case as it was.
 	c := results.Case{Result: secret}
-	redactCase(&c, nil)
+	RedactCase(&c, nil)
 	if c.Result != secret {
-		t.Errorf("redactCase(nil) changed the result to %q", c.Result)
+		t.Errorf("RedactCase(nil) changed the result to %q", c.Result)
 	}
 }

@@ -66,17 +66,66 @@ const (
 // What the verifier leaves in /logs/verifier (Harbor downloads it to
 // <trial>/verifier/).
 const (
+	// RewardJSON is written last, and only when the verifier judged: a flat
+	// object of numbers, "reward" in [0, 1] and one number per judge that
+	// has a value (a bool as 1 or 0). No reward file means the verifier
+	// failed (Harbor raises RewardFileNotFoundError: an infrastructure
+	// error, never a 0).
 	RewardJSON = "reward.json"
-	RewardTXT  = "reward.txt"
+	// RewardTXT is Harbor's other reward file; the verifier only removes
+	// it (the agent may have planted one).
+	RewardTXT = "reward.txt"
+	// JudgesJSON is Judges: every judge of the case, and why one did not
+	// run in the container.
 	JudgesJSON = "judges.json"
-	// CollectedDir is a one-case run directory's case folder, as a local run
-	// writes it: outputs/, _modified/, hook_decisions.jsonl (what only the
-	// container has). The import copies it into <run>/cases/<id>/.
+	// CollectedDir is a one-case run directory (rundir.Dir) of what only
+	// the container has, as a local run writes it:
+	//
+	//	agent-eval/cases/<case id>/run_result.json       results.Case: model, usage, cost, turns, denials, answers, result, status
+	//	agent-eval/cases/<case id>/transcript.jsonl      parsed from <agent logs>/claude-code.txt (the stream parser the claude-code runner uses)
+	//	agent-eval/cases/<case id>/hook_decisions.jsonl  the hook's ledger
+	//	agent-eval/cases/<case id>/outputs/              eval.yaml's outputs
+	//	agent-eval/cases/<case id>/_modified/            the other files that differ from tests/baseline.json
+	//
+	// The import copies <trial>/verifier/agent-eval/cases/<case id>/
+	// unchanged into <run>/cases/<case id>/ (<case id> is CaseInfo.CaseID).
+	// It has no run_result.json of its own (the run's is the import's).
+	// Its case's exit_code is 1 when the stream's result is an error, else
+	// 0 (Harbor keeps the agent's exit code); its duration_s is 0 (Harbor's
+	// result.json has the agent's timing).
 	CollectedDir = "agent-eval"
 	// UnjudgedKey marks a reward.json whose case had no judge the
 	// container could run: the import records no reward (never a 0).
 	UnjudgedKey = "agent_eval_unjudged"
 )
+
+// Judges is judges.json.
+type Judges struct {
+	// Reward is reward.json's reward; nil when no judge the reward needs
+	// could run in the container (reward.json then holds UnjudgedKey).
+	Reward *float64 `json:"reward"`
+	// PerJudge is every judge of the case (of the step) by name.
+	PerJudge map[string]JudgeResult `json:"per_judge"`
+}
+
+// JudgeResult is one judge's entry in judges.json.
+type JudgeResult struct {
+	// Value is the judge's number (a bool as 1 or 0); nil when it has none
+	// (an error, skipped by its if:, or not run here).
+	Value *float64 `json:"value"`
+	// Passed is the bool a pass/fail judge returned.
+	Passed    *bool  `json:"passed,omitempty"`
+	Rationale string `json:"rationale,omitempty"`
+	// JudgeType is the judge's kind: expr, builtin, exec, check, llm, ...
+	JudgeType string `json:"judge_type"`
+	Error     string `json:"error,omitempty"`
+	// Skipped: its if: condition was false.
+	Skipped bool `json:"skipped,omitempty"`
+	// NotRun says why the container did not run it (it calls a model, or
+	// runs a program the agent could have replaced); score runs it after
+	// the import.
+	NotRun string `json:"not_run,omitempty"`
+}
 
 // CaseInfo is tests/case.json.
 type CaseInfo struct {

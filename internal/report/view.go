@@ -453,6 +453,8 @@ func statusWhy(s string) string {
 		return "the run was interrupted"
 	case "tampered":
 		return "the agent changed what scoring reads (eval.yaml's folder, the dataset, the judge cache): every verdict is a failure"
+	case "infra_error":
+		return "the infrastructure that ran the case failed (a Harbor trial's environment, agent setup or verifier): not judged, never a 0"
 	case "no result":
 		return "the case folder has no run_result.json"
 	}

@@ -29,6 +29,11 @@ const (
 	// the judge cache) changed while the case ran; Tampered says what. Its
 	// verdicts are failures, whatever the judges would say.
 	StatusTampered Status = "tampered"
+	// StatusInfraError: the infrastructure that ran the case failed (a
+	// Harbor trial whose environment did not start, whose agent could not
+	// be set up, or whose verifier left no reward): nothing the agent did.
+	// Score judges no such case (never a 0); Harbor.InfraError says what.
+	StatusInfraError Status = "infra_error"
 )
 
 // Case is one case's result (cases/<id>/run_result.json, and per_case.<id> of
@@ -81,6 +86,9 @@ type Case struct {
 	// (copied to _modified/), outputs and harness files left out.
 	ModifiedFiles []string `json:"modified_files,omitempty"`
 	Workspace     string   `json:"workspace,omitempty"`
+	// Harbor is the Harbor trial the case was imported from (agent-eval
+	// harbor import), nil for a local run.
+	Harbor *HarborTrial `json:"harbor,omitempty"`
 }
 
 // Answer is one AskUserQuestion question the hook answered and Claude Code
@@ -164,6 +172,11 @@ type RunResult struct {
 	// CommandLine is the command that made the run, secret-looking values
 	// redacted.
 	CommandLine []string `json:"command_line,omitempty"`
+	// HarborJobDir is the Harbor job folder an imported run was read from,
+	// and InfraErrors its cases whose infrastructure failed (status
+	// infra_error, or a step without a reward), kept apart from failures.
+	HarborJobDir string       `json:"harbor_job_dir,omitempty"`
+	InfraErrors  []InfraError `json:"infra_errors,omitempty"`
 }
 
 // Models are a run's models: the agent's (the model under test), the

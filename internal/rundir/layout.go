@@ -19,8 +19,11 @@ import (
 // Layout history: 1, the first (no layout_version, no config/); 2, the run
 // records what it ran (config/, started_at, models, project, ...) and the
 // cases it was made with (selection.json), compare writes compare.html, and
-// a batch run records how its outputs went to its cases (batch_outputs.json).
-const LayoutVersion = 2
+// a batch run records how its outputs went to its cases (batch_outputs.json);
+// 3, a run imported from a Harbor job (agent-eval harbor import): a case's
+// other attempts in cases/<id>/attempts/<n>/, its trial under "harbor", the
+// status infra_error, and the run's harbor_job_dir and infra_errors.
+const LayoutVersion = 3
 
 // The files of the run's config/ folder: what the run ran, written by run
 // before the first case.

@@ -133,6 +133,16 @@ type Denial struct {
 // BuildRecord reads case id of the run in dir. ev (may be nil) locates the
 // case's folder in the dataset and the collected outputs' names.
 func BuildRecord(dir rundir.Dir, ev *config.Eval, id string) (*Record, error) {
+	var caseSrc string
+	if ev != nil && ev.DatasetDir() != "" {
+		caseSrc = filepath.Join(ev.DatasetDir(), id)
+	}
+	return buildRecord(dir, ev, id, caseSrc)
+}
+
+// buildRecord is BuildRecord with the case's folder in the dataset at
+// caseSrc ("" when there is none).
+func buildRecord(dir rundir.Dir, ev *config.Eval, id, caseSrc string) (*Record, error) {
 	r := &Record{CaseID: id, Files: map[string]any{}, Modified: map[string]any{}, Annotations: map[string]any{}, Input: map[string]any{}, dir: dir}
 	c, err := dir.ReadCase(id)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -166,10 +176,6 @@ func BuildRecord(dir rundir.Dir, ev *config.Eval, id string) (*Record, error) {
 	r.collectDenials()
 	if c != nil {
 		r.Answers = c.AnswerLog
-	}
-	var caseSrc string
-	if ev != nil && ev.DatasetDir() != "" {
-		caseSrc = filepath.Join(ev.DatasetDir(), id)
 	}
 	annText := map[string]string{}
 	if caseSrc != "" {

@@ -12,10 +12,7 @@ import (
 // applyReward sets each case's reward in [0, 1] and the run's mean of
 // them, as upstream composes it (upstream-score-spec §3.3).
 func applyReward(s *rundir.Summary, ev *config.Eval, judges []built) {
-	var formula *expr.Program
-	if r := ev.Reward; r != nil && r.Judge == "" && r.Formula != "" && r.Formula != "weighted" {
-		formula, _ = expr.Compile(r.Formula, true) // validated at load; a failure below is a 0.0 reward
-	}
+	formula := rewardFormula(ev)
 	var sum float64
 	n := 0
 	for i := range s.Cases {
@@ -29,6 +26,16 @@ func applyReward(s *rundir.Summary, ev *config.Eval, judges []built) {
 		m := round(sum / float64(n))
 		s.Reward = &m
 	}
+}
+
+// rewardFormula is reward.formula compiled, nil when the reward is no
+// formula (a judge, weighted, or none).
+func rewardFormula(ev *config.Eval) *expr.Program {
+	if r := ev.Reward; r != nil && r.Judge == "" && r.Formula != "" && r.Formula != "weighted" {
+		formula, _ := expr.Compile(r.Formula, true) // validated at load; a failure below is a 0.0 reward
+		return formula
+	}
+	return nil
 }
 
 // norm maps a judge's value to [0, 1].

@@ -84,6 +84,12 @@ type built struct {
 // Build makes the eval's judges. Every configuration problem is reported
 // at once, as config.Errors naming file:line.
 func Build(ev *config.Eval, env *Env, reg *Registry) ([]built, error) {
+	return build(ev, env, reg, nil)
+}
+
+// build is Build of the judges keep keeps (every judge when nil), each at
+// its own index in eval.yaml.
+func build(ev *config.Eval, env *Env, reg *Registry, keep func(j config.Judge) bool) ([]built, error) {
 	var out []built
 	var problems config.Errors
 	add := func(err error) {
@@ -95,7 +101,7 @@ func Build(ev *config.Eval, env *Env, reg *Registry) ([]built, error) {
 		}
 	}
 	for i, j := range ev.Judges {
-		if j.Name == Pairwise {
+		if j.Name == Pairwise || keep != nil && !keep(j) {
 			continue
 		}
 		kind := j.Type()
@@ -445,6 +451,10 @@ func caseVerdict(ctx context.Context, b built, rec *Record, red *redact.Redactor
 	switch {
 	case rec.Result != nil && rec.Result.Status == results.StatusTampered:
 		return tamperedVerdict(b, rec.Result)
+	case rec.Result != nil && rec.Result.Status == results.StatusInfraError:
+		// The infrastructure failed (a Harbor trial with no reward): what
+		// the case left says nothing of the agent, and a 0 would say it did.
+		return rundir.Verdict{Judge: b.name, Skipped: true, Rationale: "not judged: infrastructure error: " + red.String(clip.String(rec.Result.Error, 200))}
 	case rec.filesErr != nil:
 		return rundir.Verdict{Judge: b.name, Error: red.String(rec.filesErr.Error())}
 	}

@@ -193,7 +193,7 @@ func Regressions(s *rundir.Summary) []string {
 func judgedCases(judges []built, cases []rundir.CaseSummary, batch bool) (n int, why string) {
 	skipped, errored, notRun := 0, 0, 0
 	for _, c := range cases {
-		if c.Status == string(results.StatusError) || c.Status == "missing" {
+		if c.Status == string(results.StatusError) || c.Status == string(results.StatusInfraError) || c.Status == "missing" {
 			notRun++
 			continue
 		}
@@ -220,7 +220,7 @@ func judgedCases(judges []built, cases []rundir.CaseSummary, batch bool) (n int,
 	case len(cases) == 0:
 		return 0, "the run has no cases"
 	case notRun == len(cases):
-		return 0, fmt.Sprintf("the agent could not be run on any of the %d case(s): every one has status error", len(cases))
+		return 0, fmt.Sprintf("the agent could not be run on any of the %d case(s): every one has status error or infra_error", len(cases))
 	case len(judges) == 0:
 		return 0, "the eval has no judges"
 	case errored == 0:

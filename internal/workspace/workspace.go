@@ -528,3 +528,68 @@ func removeAll(p string) error {
 	})
 	return os.RemoveAll(p)
 }
+
+// ModifiedSince lists the files under dir that are not as baseline records
+// them (a path relative to dir, slash-separated → the sha256 of its
+// content, in hex): changed, or new. It is Modified for a workspace whose
+// record was taken elsewhere (a Harbor task's baseline.json, made when
+// the task was exported), with the same exclusions: the harness's files
+// and skip. A symlink the agent left, or put in a file's place, is listed
+// as git lists it and never followed; other non-regular files (a FIFO) and
+// removed files are not listed.
+func ModifiedSince(dir string, baseline map[string]string, skip []string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return nil
+		}
+		if excluded(rel, skip) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case d.IsDir():
+			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			files = append(files, rel)
+		case d.Type().IsRegular():
+			// A file that cannot be read as the regular file it was listed
+			// as (swapped since for a FIFO) is listed too: unread, it is
+			// not known to be unchanged.
+			if sum, err := FileSHA256(p); err != nil || baseline[rel] != sum {
+				files = append(files, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the workspace's changes: %w", err)
+	}
+	return files, nil
+}
+
+// FileSHA256 is the hex sha256 of the regular file at p, opened without
+// following a link or blocking on a FIFO put in its place since it was
+// listed.
+func FileSHA256(p string) (string, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file any more", p)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

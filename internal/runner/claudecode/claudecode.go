@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/agentproc"
+	"github.com/agent-eval/agent-eval/internal/redact"
+	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/stream"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
@@ -143,12 +145,28 @@ func Run(ctx context.Context, s Spec) Result {
 	parser.OnEvent = s.OnEvent
 	pr := agentproc.Run(ctx, agentproc.Spec{Path: s.Bin, Args: Args(s), Dir: s.Dir, Env: s.Env, Timeout: s.Timeout,
 		Grace: s.Grace, Stdout: s.Stdout, Stderr: s.Stderr, Line: parser.Line, Guard: s.Guard, Started: s.Started})
-	res := Result{ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration,
-		Err: pr.Err, Summary: parser.Summary()}
-	if res.ExitCode == 0 && res.Summary.IsError {
-		res.ExitCode = 1 // an API error ends --print with a result flagged is_error
+	sum := parser.Summary()
+	return Result{ExitCode: ExitCode(pr.ExitCode, sum), TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration,
+		Err: pr.Err, Summary: sum}
+}
+
+// ExitCode is the exit code of an agent that exited with code and printed
+// sum: an API error ends --print with a result flagged is_error and exit
+// 0, which is a failure (1).
+func ExitCode(code int, sum *stream.Summary) int {
+	if code == 0 && sum.IsError {
+		return 1
 	}
-	return res
+	return code
+}
+
+// RunnerResult is res as the engine records it; red is what its logs were
+// redacted with.
+func (res Result) RunnerResult(red *redact.Redactor) runner.Result {
+	sum := res.Summary
+	return runner.Result{ExitCode: res.ExitCode, TimedOut: res.TimedOut, Interrupted: res.Interrupted, Duration: res.Duration,
+		Err: res.Err, Model: sum.Model, Text: sum.Result, IsError: sum.IsError, CostUSD: sum.CostUSD, Usage: sum.Usage,
+		PerModel: sum.PerModel, NumTurns: sum.NumTurns, Denials: sum.Denials, ToolCalls: sum.ToolCalls, Redactor: red}
 }
 
 // Version returns the first line of `<bin> --version`, or "" when it fails.

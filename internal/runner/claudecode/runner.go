@@ -712,10 +712,7 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	// What the sandbox mounted over where the agent ran (its workspace, the
 	// project in repo mode) is not its work.
 	workspace.RemoveSandboxPlaceholders(dir, before)
-	sum := res.Summary
-	out := runner.Result{ExitCode: res.ExitCode, TimedOut: res.TimedOut, Interrupted: res.Interrupted, Duration: res.Duration,
-		Err: res.Err, Model: sum.Model, Text: sum.Result, IsError: sum.IsError, CostUSD: sum.CostUSD, Usage: sum.Usage,
-		PerModel: sum.PerModel, NumTurns: sum.NumTurns, Denials: sum.Denials, ToolCalls: sum.ToolCalls, Redactor: red}
+	out := res.RunnerResult(red)
 	if err := errors.Join(errs...); err != nil && out.Err == nil {
 		out.Err = fmt.Errorf("write the agent's logs: %w", err)
 	}

@@ -1,4 +1,4 @@
-package engine
+package rundir
 
 import (
 	"bufio"
@@ -10,18 +10,17 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/results"
-	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
-// deliveredAnswers reads a decision ledger (hook_decisions.jsonl) and keeps
+// DeliveredAnswers reads a decision ledger (hook_decisions.jsonl) and keeps
 // the answers Claude Code actually gave the agent: those of an allow whose
 // tool call came back with a tool_result that is not an error. An answer
 // whose call was denied (by a permission rule, or because Claude Code
 // killed the hook at its timeout), or that never returned, is counted in
 // notDelivered instead: the ledger says what the hook decided, the
 // transcript what happened.
-func deliveredAnswers(ledger io.Reader, calls []transcript.ToolCall) (answered []results.Answer, notDelivered int, err error) {
+func DeliveredAnswers(ledger io.Reader, calls []transcript.ToolCall) (answered []results.Answer, notDelivered int, err error) {
 	byID := map[string]transcript.ToolCall{}
 	for _, c := range calls {
 		byID[c.ID] = c
@@ -29,7 +28,7 @@ func deliveredAnswers(ledger io.Reader, calls []transcript.ToolCall) (answered [
 	sc := bufio.NewScanner(ledger)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
-		var e rundir.Decision
+		var e Decision
 		if json.Unmarshal(sc.Bytes(), &e) != nil || len(e.Answers) == 0 {
 			continue
 		}

@@ -1,4 +1,4 @@
-package engine
+package rundir
 
 import (
 	"strings"
@@ -35,7 +35,7 @@ func TestDeliveredAnswers(t *testing.T) {
 		{ID: "pending", Name: "AskUserQuestion"},
 		{ID: "bash", Name: "Bash", Returned: true, IsError: true},
 	}
-	got, lost, err := deliveredAnswers(strings.NewReader(ledger), calls)
+	got, lost, err := DeliveredAnswers(strings.NewReader(ledger), calls)
 	if err != nil {
 		t.Fatal(err)
 	}
