@@ -117,9 +117,9 @@ func Export(ctx context.Context, o Options) (Exported, error) {
 	if err != nil {
 		return out, err
 	}
-	bin, err := findBinary(o.Binary)
+	bin, err := LinuxBinary(o.Binary)
 	if err != nil {
-		return out, err
+		return out, &RefusalError{err}
 	}
 	abs, err := filepath.Abs(o.Out)
 	if err != nil {
