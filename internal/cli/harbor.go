@@ -18,7 +18,6 @@ read a local run (import). 'agent-eval run --backend harbor' does all three.`,
 	}
 	cmd.AddCommand(
 		// one line per verb (harbor_<verb>.go)
-		// one line per verb (harbor_<verb>.go)
 		newHarborExportCmd(e),
 		newHarborCheckCmd(e),
 		newHarborImageCmd(e),

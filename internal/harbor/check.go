@@ -367,11 +367,6 @@ func checkContained(task, dir string) []Problem {
 	return out
 }
 
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
 func existsL(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
@@ -391,4 +386,9 @@ func CountTasks(dir string) int {
 		}
 	}
 	return n
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

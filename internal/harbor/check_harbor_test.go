@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/harbor"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	"github.com/agent-eval/agent-eval/internal/testutil/need"
@@ -207,6 +208,7 @@ func TestHarborTakesAgentArgs(t *testing.T) {
 	ev, _ := unpack(t, filepath.Join("testdata", "export", "single.txtar"))
 	ev.Runner.SystemPrompt = "Be brief.\nSay \"done\" at the end."
 	ev.Runner.Effort = "high"
+	ev.Permissions.Allow = []config.PermissionRule{{Pattern: "Bash(ls:*)"}}
 	args := harbor.AgentArgs(ev, "claude-sonnet-4-5")
 	var kwargs []string
 	for i, a := range args {
@@ -220,6 +222,7 @@ from harbor.cli.utils import parse_kwargs
 from harbor.agents.installed.claude_code import ClaudeCodeOptions
 o = ClaudeCodeOptions(**parse_kwargs(sys.argv[1:]))
 print(json.dumps({"permission_mode": o.permission_mode, "reasoning_effort": o.reasoning_effort,
+    "allowed_tools": o.allowed_tools, "disallowed_tools": o.disallowed_tools,
     "max_budget_usd": o.max_budget_usd, "append_system_prompt": o.append_system_prompt}))
 `
 	b, err := exec.Command(py, append([]string{"-c", script}, kwargs...)...).Output()
@@ -231,6 +234,7 @@ print(json.dumps({"permission_mode": o.permission_mode, "reasoning_effort": o.re
 		t.Fatal(err)
 	}
 	want := map[string]string{"permission_mode": "default", "reasoning_effort": "high", "max_budget_usd": "100",
+		"allowed_tools": "Bash(ls:*)", "disallowed_tools": "WebFetch,Edit(.claude/**),Edit(tool_handlers.yaml),Edit(hook_decisions.jsonl)",
 		"append_system_prompt": claudecode.SystemPrompt(ev.Runner.SystemPrompt)}
 	for k, v := range want {
 		if got[k] != v {

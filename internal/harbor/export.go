@@ -119,7 +119,7 @@ func Export(ctx context.Context, o Options) (Exported, error) {
 	}
 	bin, err := FindBinary(o.Binary)
 	if err != nil {
-		return out, err
+		return out, &RefusalError{err}
 	}
 	abs, err := filepath.Abs(o.Out)
 	if err != nil {
@@ -386,8 +386,8 @@ func writeInstruction(p, prompt string) error {
 // AgentArgs are the harbor run flags that give Harbor's claude-code agent
 // what a local run passes Claude Code on its command line: the model, the
 // permission mode (Harbor's default, bypassPermissions, is not a local
-// run's), the effort, the budget and the appended system prompt
-// (runner.system_prompt and the harness's). Values go as JSON strings, which
+// run's), the permission rules, the effort, the budget and the appended
+// system prompt (runner.system_prompt and the harness's). Values go as JSON strings, which
 // Harbor's --ak parser reads back as the strings its options expect.
 func AgentArgs(ev *config.Eval, model string) []string {
 	ak := func(k, v string) []string {
@@ -406,13 +406,15 @@ func AgentArgs(ev *config.Eval, model string) []string {
 	if ev.Runner.Effort != "" {
 		args = append(args, ak("reasoning_effort", ev.Runner.Effort)...)
 	}
-	// The trial's Claude Code config folder is Harbor's, new, and trusts no
-	// workspace, and Claude Code ignores the allow rules of an untrusted
-	// workspace's settings.json (a local run seeds the trust): the allow
-	// list goes on the command line, which needs no trust.
-	if c := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny); len(c.Allow) > 0 {
+	// A trial's Claude Code does not trust the workspace (a local run seeds
+	// the trust), so the allow rules of its .claude/settings.json are
+	// inert there: the compiled rules go on its command line as well, as a
+	// local run puts rules without paths.
+	c := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
+	if len(c.Allow) > 0 {
 		args = append(args, ak("allowed_tools", strings.Join(c.Allow, ","))...)
 	}
+	args = append(args, ak("disallowed_tools", strings.Join(append(slices.Clone(c.Deny), workspace.ProtectedDenies()...), ","))...)
 	args = append(args, ak("max_budget_usd", strconv.FormatFloat(ev.MaxBudgetUSD(), 'f', -1, 64))...)
 	return append(args, ak("append_system_prompt", claudecode.SystemPrompt(ev.Runner.SystemPrompt))...)
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/testutil/golden"
 )
 
-// fakeBinary writes the smallest file StaticLinuxAMD64 accepts: an x86-64
+// fakeBinary writes the smallest file FindBinary accepts: an x86-64
 // ELF header without program headers (so without PT_INTERP). Its bytes,
 // and so the digests in the golden trees, never change.
 func fakeBinary(t testing.TB) string {
@@ -39,7 +39,7 @@ func fakeBinary(t testing.TB) string {
 	if err := os.WriteFile(p, h.Bytes(), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := harbor.StaticLinuxAMD64(p); err != nil {
+	if _, err := harbor.FindBinary(p); err != nil {
 		t.Fatalf("the fake binary: %v", err)
 	}
 	return p

@@ -10,7 +10,6 @@ import (
 	"github.com/agent-eval/agent-eval/internal/testutil/golden"
 )
 
-
 // TestClaudeShim runs the shim over a stand-in for Claude Code that prints
 // its arguments: --print gets --permission-prompt-tool stdio (AskUserQuestion
 // then reaches the hook), anything else passes through untouched.

@@ -390,4 +390,3 @@ func infraErrors(c *results.Case, attempt int) []results.InfraError {
 	}
 	return out
 }
-

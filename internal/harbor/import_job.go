@@ -7,10 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // The files of a Harbor job folder that import reads (Harbor 0.26's
@@ -157,10 +158,10 @@ const (
 
 // exitRE finds the agent's exit code in NonZeroAgentExitCodeError's
 // message ("Command failed (exit 2): …").
-var exitRE = regexp.MustCompile(`\(exit (-?\d+)\)`)
+var exitRE = lazyre.New(`\(exit (-?\d+)\)`)
 
 func (e *exceptionInfo) exitCode() int {
-	if m := exitRE.FindStringSubmatch(e.Message); m != nil {
+	if m := exitRE().FindStringSubmatch(e.Message); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil && n != 0 {
 			return n
 		}

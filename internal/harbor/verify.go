@@ -1,17 +1,16 @@
 package harbor
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
@@ -22,7 +21,6 @@ import (
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	"github.com/agent-eval/agent-eval/internal/score"
-	"github.com/agent-eval/agent-eval/internal/stream"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 	"github.com/agent-eval/agent-eval/internal/workspace"
 )
@@ -294,14 +292,12 @@ func parseAgentLog(logFile, trFile, step string, red *redact.Redactor, c *result
 	}
 	redW := red.JSONWriter(f)
 	tr := transcript.NewWriter(redW)
-	parser := stream.NewParser()
-	parser.OnEvent = func(e transcript.Event) {
+	onEvent := func(e transcript.Event) {
 		e.Step = step
 		tr.Write(e)
 	}
 	res := claudecode.Result{}
-	logErr := readLines(logFile, parser.Line)
-	sum := parser.Summary()
+	sum, logErr := parseLog(logFile, onEvent)
 	res.Summary = sum
 	switch {
 	case logErr != nil:
@@ -322,30 +318,21 @@ func parseAgentLog(logFile, trFile, step string, red *redact.Redactor, c *result
 	return sum.ToolCalls, nil
 }
 
-// readLines feeds the lines of the regular file p to line; a link or a
-// FIFO in its place is not read.
-func readLines(p string, line func([]byte)) error {
+// parseLog parses the regular file p with the claude-code runner's own
+// stream parser (claudecode.ParseLog); a link or a FIFO in its place is
+// not read.
+func parseLog(p string, onEvent func(transcript.Event)) (*claudecode.Summary, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return err
+		sum, _ := claudecode.ParseLog(strings.NewReader(""), nil)
+		return sum, err
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", p)
+		sum, _ := claudecode.ParseLog(strings.NewReader(""), nil)
+		return sum, fmt.Errorf("%s is not a regular file", p)
 	}
-	r := bufio.NewReaderSize(f, 256<<10)
-	for {
-		b, err := r.ReadBytes('\n')
-		if len(b) > 0 {
-			line(b)
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read %s: %w", p, err)
-		}
-	}
+	return claudecode.ParseLog(f, onEvent)
 }
 
 // readBaseline reads tests/baseline.json.
