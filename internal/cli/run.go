@@ -43,6 +43,8 @@ type runOptions struct {
 	resume    bool
 	json      bool
 	score     bool
+	backend   string
+	harbor    harborRunOptions
 }
 
 func newRunCmd(e env) *cobra.Command {
@@ -79,6 +81,9 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 			if cmd.Flags().Changed("max-budget") {
 				opts.maxBudget, _ = cmd.Flags().GetFloat64("max-budget")
 			}
+			if err := checkBackend(opts, cmd.Flags().Changed); err != nil {
+				return err
+			}
 			return runRun(cmd.Context(), e, opts)
 		},
 	}
@@ -86,7 +91,7 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`, or the folder holding eval.yaml")
 	f.StringVar(&opts.model, "model", "", "the model under test (default: models.skill)")
 	f.StringSliceVar(&opts.cases, "cases", nil, "run only these case `IDS` (comma-separated)")
-	f.IntVar(&opts.parallel, "parallel", 0, "cases run at once (default: execution.parallelism)")
+	f.IntVarP(&opts.parallel, "parallel", "n", 0, "cases run at once (default: execution.parallelism; on Harbor, its concurrent trials)")
 	f.StringVar(&opts.runID, "run-id", "", "the run's `ID` (default: YYYYMMDD-HHMMSS.mmm-<model>)")
 	f.StringVar(&opts.runsDir, "runs-dir", "", "where runs go (default: $AGENT_EVAL_RUNS_DIR or eval/runs)")
 	f.Var((*durationValue)(&opts.timeout), "timeout", "per-case timeout, in seconds (600) or as a duration (10m) (default: execution.timeout)")
@@ -96,6 +101,13 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 	f.BoolVar(&opts.resume, "resume", false, "continue the latest run (or the one --run-id names) with the cases it was made with: run only those without a finished result")
 	f.BoolVar(&opts.json, "json", false, "print the run's run_result.json on stdout")
 	f.BoolVar(&opts.score, "score", false, "score the run when it ends (see agent-eval score)")
+	f.StringVar(&opts.backend, "backend", backendLocal, "where the cases run: local, or harbor (exported as Harbor tasks, run by harbor run, imported back)")
+	f.StringVar(&opts.harbor.env, "env", "", "--backend harbor: Harbor's environment (docker, daytona, modal, e2b, …, or module:Class; default: Harbor's, docker)")
+	f.StringArrayVar(&opts.harbor.envKwargs, "env-kwarg", nil, "--backend harbor: an option of Harbor's environment, `KEY=VALUE` (harbor run --ek; repeatable)")
+	f.IntVarP(&opts.harbor.attempts, "attempts", "k", 0, "--backend harbor: attempts per case (harbor run -k; every attempt is kept)")
+	f.StringVar(&opts.harbor.image, "image", "", "--backend harbor: the container `IMAGE` the tasks run in (see agent-eval harbor image)")
+	f.StringVar(&opts.harbor.harborBin, "harbor-bin", "", "--backend harbor: the harbor command (default: $AGENT_EVAL_HARBOR, else harbor on PATH)")
+	f.StringVar(&opts.harbor.binary, "binary", "", "--backend harbor: the static linux/amd64 agent-eval the tasks carry (default: this one, when it is)")
 	return cmd
 }
 
@@ -172,6 +184,9 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		if err := commandProblems(ev, plan.Cases); err != nil {
 			return err
 		}
+	}
+	if opts.backend == backendHarbor {
+		return runOnHarbor(ctx, e, opts, ev, plan)
 	}
 	plan.LoadHandlers = func(ctx context.Context, warn func(string)) (*intercept.File, error) {
 		return loadHandlers(ctx, ev, e.Getenv, warn)

@@ -64,6 +64,10 @@ type Options struct {
 	Environ []string
 	// Version is the agent-eval exporting.
 	Version string
+	// CaseEnv, when set, gives a case's literal [environment].env entries
+	// (never a secret: a run with --fake-model points each trial's model
+	// at its case's script with it).
+	CaseEnv func(caseID string) map[string]string
 }
 
 // Task is one exported task.
@@ -321,7 +325,7 @@ func (x *exporter) task(dir, id string) (Task, error) {
 	cfg := taskTOML{SchemaVersion: "1.4",
 		Task:        taskInfo{Name: name, Description: description(ev)},
 		Metadata:    taskMetadata{EvalName: ev.EvalName(), CaseID: id, GeneratedBy: GeneratedBy, AgentEvalVersion: x.o.Version},
-		Environment: taskEnv{DockerImage: x.o.Image, Workdir: x.o.Workdir, Env: envTemplates(ev)},
+		Environment: taskEnv{DockerImage: x.o.Image, Workdir: x.o.Workdir, Env: x.caseEnv(id)},
 		Agent:       timeoutSection{seconds(x.o.AgentTimeout, ev.Timeout())},
 		Verifier:    timeoutSection{seconds(x.o.VerifierTimeout, DefaultVerifierTimeout)},
 	}
@@ -586,6 +590,22 @@ func writeJSONFile(p string, v any) error {
 	return os.WriteFile(p, append(b, '\n'), 0o644)
 }
 
+// caseEnv is the case's [environment].env: the eval's templates and what
+// Options.CaseEnv adds.
+func (x *exporter) caseEnv(id string) map[string]string {
+	env := envTemplates(x.o.Eval)
+	if x.o.CaseEnv == nil {
+		return env
+	}
+	for k, v := range x.o.CaseEnv(id) {
+		if env == nil {
+			env = map[string]string{}
+		}
+		env[k] = v
+	}
+	return env
+}
+
 // envTemplates are execution.env's and runner.env's $VAR values as Harbor
 // env templates: the value never leaves the host that runs harbor. The
 // literal values of runner.env (the agent's process environment) go here
@@ -606,13 +626,15 @@ func envTemplates(ev *config.Eval) map[string]string {
 	return out
 }
 
-// template spells a whole-value $VAR or ${VAR} as ${VAR}.
+// template spells a whole-value $VAR or ${VAR} as ${VAR:-}: unset where
+// harbor runs, it is empty, as in a local run (Harbor refuses to start a
+// job over a bare ${VAR} that is unset).
 func template(v string) string {
 	if !strings.HasPrefix(v, "$") {
 		return v
 	}
 	name := strings.Trim(strings.TrimPrefix(v, "$"), "{}")
-	return "${" + name + "}"
+	return "${" + name + ":-}"
 }
 
 // description is [task].description: the eval's description (or name) on

@@ -28,6 +28,10 @@ type ImportOptions struct {
 	// RunsRoot is the runs directory's root: the run goes to
 	// RunsRoot/<eval name>/<RunID>, as a local run's does.
 	RunsRoot string
+	// EvalRunsDir, when set, is the eval's runs directory itself (a run's
+	// --runs-dir joined with the eval's name, as run computes it): the run
+	// goes to EvalRunsDir/<RunID>.
+	EvalRunsDir string
 	// RunID is the run's id; "" is the job folder's name.
 	RunID string
 	// EvalFile is the eval.yaml the run records as its config (-c); ""
@@ -98,7 +102,11 @@ func Import(ctx context.Context, o ImportOptions) (imp *Imported, err error) {
 		return nil, &JobError{fmt.Errorf("import %s: %w", o.JobDir, err)}
 	}
 	byCase, order := groupAttempts(trials)
-	_, dir, err := rundir.Create(filepath.Join(o.RunsRoot, evalName), runID, true)
+	runs := filepath.Join(o.RunsRoot, evalName)
+	if o.EvalRunsDir != "" {
+		runs = o.EvalRunsDir
+	}
+	_, dir, err := rundir.Create(runs, runID, true)
 	if err != nil {
 		return nil, err
 	}

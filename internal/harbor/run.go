@@ -22,17 +22,14 @@ type Job struct {
 	Tasks string
 	// JobsDir and Name: the job folder is JobsDir/Name (-o, --job-name).
 	JobsDir, Name string
-	// Agent is Harbor's agent (-a), Model the model (-m).
-	Agent, Model string
+	// AgentArgs are the agent's flags (-a, -m, --ak: AgentArgs).
+	AgentArgs []string
 	// Env is the environment type or module:Class (-e; "" is Harbor's
 	// default, docker); EnvKwargs its key=value options (--ek).
 	Env       string
 	EnvKwargs []string
 	// Concurrency is -n, Attempts -k (0: Harbor's defaults).
 	Concurrency, Attempts int
-	// AgentKwargs are the agent's key=value options (--ak): permission
-	// mode, system prompt, budget, effort.
-	AgentKwargs []string
 	// AgentEnv are variables for the agent (--ae KEY=${VAR}): name → the
 	// host variable Harbor reads it from, so no value is ever in argv.
 	AgentEnv map[string]string
@@ -50,10 +47,8 @@ func (j Job) Dir() string { return j.JobsDir + string(os.PathSeparator) + j.Name
 
 // Args is harbor's command line after the program name.
 func (j Job) Args() []string {
-	a := []string{"run", "-p", j.Tasks, "-o", j.JobsDir, "--job-name", j.Name, "-a", j.Agent, "-y", "-q"}
-	if j.Model != "" {
-		a = append(a, "-m", j.Model)
-	}
+	a := []string{"run", "-p", j.Tasks, "-o", j.JobsDir, "--job-name", j.Name, "-y", "-q"}
+	a = append(a, j.AgentArgs...)
 	if j.Env != "" {
 		a = append(a, "-e", j.Env)
 	}
@@ -65,9 +60,6 @@ func (j Job) Args() []string {
 	}
 	if j.Attempts > 0 {
 		a = append(a, "-k", strconv.Itoa(j.Attempts))
-	}
-	for _, kv := range j.AgentKwargs {
-		a = append(a, "--ak", kv)
 	}
 	names := make([]string, 0, len(j.AgentEnv))
 	for k := range j.AgentEnv {

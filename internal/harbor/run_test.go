@@ -12,11 +12,11 @@ import (
 // TestJobArgs: every option reaches harbor's command line, and an agent
 // variable travels as a ${VAR} template, never as its value.
 func TestJobArgs(t *testing.T) {
-	j := Job{Bin: "harbor", Tasks: "t", JobsDir: "j", Name: "n", Agent: "claude-code", Model: "m", Env: "daytona",
-		EnvKwargs: []string{"a=1"}, Concurrency: 8, Attempts: 2, AgentKwargs: []string{"permission_mode=default"},
+	j := Job{Bin: "harbor", Tasks: "t", JobsDir: "j", Name: "n", AgentArgs: []string{"-a", "claude-code", "-m", "m", "--ak", "permission_mode=default"},
+		Env: "daytona", EnvKwargs: []string{"a=1"}, Concurrency: 8, Attempts: 2,
 		AgentEnv: map[string]string{"TOKEN": "AGENT_EVAL_CARRIER_0", "A": "AGENT_EVAL_CARRIER_1"}}
 	got := strings.Join(j.Args(), " ")
-	want := "run -p t -o j --job-name n -a claude-code -y -q -m m -e daytona --ek a=1 -n 8 -k 2 --ak permission_mode=default --ae A=${AGENT_EVAL_CARRIER_1} --ae TOKEN=${AGENT_EVAL_CARRIER_0}"
+	want := "run -p t -o j --job-name n -y -q -a claude-code -m m --ak permission_mode=default -e daytona --ek a=1 -n 8 -k 2 --ae A=${AGENT_EVAL_CARRIER_1} --ae TOKEN=${AGENT_EVAL_CARRIER_0}"
 	if got != want {
 		t.Errorf("args:\n got %s\nwant %s", got, want)
 	}
@@ -37,7 +37,7 @@ func TestJobInterrupt(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	err := Job{Bin: stub, Tasks: "t", JobsDir: dir, Name: "n", Agent: "claude-code", Grace: 5 * time.Second}.Run(ctx)
+	err := Job{Bin: stub, Tasks: "t", JobsDir: dir, Name: "n", Grace: 5 * time.Second}.Run(ctx)
 	if err != context.DeadlineExceeded {
 		t.Errorf("Run = %v, want the context's error", err)
 	}
@@ -53,7 +53,7 @@ func TestJobFailure(t *testing.T) {
 	if err := os.WriteFile(stub, []byte("#!/bin/sh\nexit 2\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	err := Job{Bin: stub, Agent: "claude-code"}.Run(context.Background())
+	err := Job{Bin: stub}.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "harbor run") {
 		t.Errorf("Run = %v, want a harbor run error", err)
 	}
