@@ -11,7 +11,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agent-eval/agent-eval/internal/harbor"
+	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
@@ -42,6 +45,10 @@ func TestHarbor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	quickstart, err := filepath.Abs(filepath.Join(repoRoot, "examples", "quickstart"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/harbor",
 		RequireExplicitExec: true,
@@ -67,10 +74,72 @@ func TestHarbor(t *testing.T) {
 				env.Setenv(k, "1")
 			}
 			env.Setenv("AGENT_EVAL_RUNS_DIR", "")
+			env.Setenv("QUICKSTART", quickstart)
+			env.Setenv("IS_SANDBOX", "1")
+			env.Setenv("CLAUDE_CODE_MAX_RETRIES", "1")
 			return shortWorkspaces(env)
 		},
 		Condition: scriptCondition,
+		Cmds:      map[string]func(ts *testscript.TestScript, neg bool, args []string){"same-verdict": cmdSameVerdict},
 	})
+}
+
+// cmdSameVerdict is `same-verdict RUN_A RUN_B`: both runs were scored and
+// gave the same verdict: passed or not, the same reward, denials and
+// answers, every judge's pass rate and mean, and every case's status and
+// per-judge value. It prints the verdict it compared.
+func cmdSameVerdict(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: same-verdict RUN_A RUN_B")
+	}
+	read := func(p string) *rundir.Summary {
+		s, err := rundir.Dir{Path: ts.MkAbs(p)}.ReadSummary()
+		ts.Check(err)
+		return s
+	}
+	a, b := read(args[0]), read(args[1])
+	type judge struct {
+		Name           string
+		Scored, Errors int
+		Mean, PassRate *float64
+	}
+	type verdict struct {
+		Judge  string
+		Value  *float64
+		Passed *bool
+	}
+	type cas struct {
+		ID, Status string
+		Denials    int
+		Verdicts   []verdict
+	}
+	type view struct {
+		Passed  bool
+		Reward  *float64
+		Denials int
+		Answers map[string]int
+		Judges  []judge
+		Cases   []cas
+	}
+	see := func(s *rundir.Summary) view {
+		v := view{Passed: s.Passed, Reward: s.Reward, Denials: s.Denials, Answers: s.AnswersByTier}
+		for _, j := range s.Judges {
+			v.Judges = append(v.Judges, judge{j.Name, j.Scored, j.Errors, j.Mean, j.PassRate})
+		}
+		for _, c := range s.Cases {
+			cv := cas{ID: c.ID, Status: c.Status, Denials: c.Denials}
+			for _, d := range c.Verdicts {
+				cv.Verdicts = append(cv.Verdicts, verdict{d.Judge, d.Value, d.Passed})
+			}
+			v.Cases = append(v.Cases, cv)
+		}
+		return v
+	}
+	va, vb := see(a), see(b)
+	if diff := cmp.Diff(va, vb); diff != "" {
+		ts.Fatalf("%s and %s gave different verdicts (-%s +%s):\n%s", args[0], args[1], args[0], args[1], diff)
+	}
+	fmt.Fprintf(ts.Stdout(), "same verdict: passed=%t, %d case(s), %d judge(s), %d denial(s)\n", va.Passed, len(va.Cases), len(va.Judges), va.Denials)
 }
 
 // harborCLI finds the pinned Harbor: $HARBOR_BIN, else the virtual
