@@ -6,6 +6,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/expr"
+	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
@@ -16,6 +17,12 @@ func applyReward(s *rundir.Summary, ev *config.Eval, judges []built) {
 	var sum float64
 	n := 0
 	for i := range s.Cases {
+		if s.Cases[i].Status == string(results.StatusInfraError) {
+			// Not judged (its infrastructure failed): no reward, and no
+			// part of the run's, which a 1 for "no judge said no" or a 0
+			// would move.
+			continue
+		}
 		r := caseReward(&s.Cases[i], ev, judges, formula)
 		r = round(r)
 		s.Cases[i].Reward = &r

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
@@ -40,5 +41,28 @@ func TestCheckThresholdsBoundary(t *testing.T) {
 				t.Errorf("checkThresholds(%+v, %+v).OK = %v, want %v (%s)", tt.gate, tt.js, got[0].OK, tt.want, got[0].Detail)
 			}
 		})
+	}
+}
+
+// TestRewardLeavesInfraErrorsOut: a case whose infrastructure failed (a
+// Harbor trial without a reward; every verdict skipped) has no reward and
+// is no part of the run's. Before, "no judge said no" gave it 1 and moved
+// the run's reward from 0.5 to 0.75 over two failed trials.
+func TestRewardLeavesInfraErrorsOut(t *testing.T) {
+	yes, no := 1.0, 0.0
+	pass, fail := true, false
+	ev := &config.Eval{}
+	judges := []built{{name: "wrote", cfg: config.Judge{Name: "wrote"}}}
+	s := &rundir.Summary{Cases: []rundir.CaseSummary{
+		{ID: "ok", Status: "completed", Verdicts: []rundir.Verdict{{Judge: "wrote", Value: &yes, Passed: &pass}}},
+		{ID: "slow", Status: "timeout", Verdicts: []rundir.Verdict{{Judge: "wrote", Value: &no, Passed: &fail}}},
+		{ID: "crash", Status: string(results.StatusInfraError), Verdicts: []rundir.Verdict{{Judge: "wrote", Skipped: true}}},
+	}}
+	applyReward(s, ev, judges)
+	if s.Cases[2].Reward != nil {
+		t.Errorf("the infrastructure error's reward is %v, want none", *s.Cases[2].Reward)
+	}
+	if s.Reward == nil || *s.Reward != 0.5 {
+		t.Errorf("the run's reward is %v, want 0.5 (ok 1, slow 0)", s.Reward)
 	}
 }
