@@ -102,6 +102,7 @@ func TestImportCases(t *testing.T) {
 		reward    *float64
 		unjudged  bool
 		infra     string // a substring of harbor.infra_error ("" none)
+		verifier  string // a substring of harbor.verifier_error ("" none)
 		denials   int
 		answers   int
 		steps     []string
@@ -110,15 +111,18 @@ func TestImportCases(t *testing.T) {
 	}{
 		{id: "hello", status: results.StatusCompleted, reward: f(1), denials: 1, answers: 1, outputs: []string{"out/answer.txt"}, wantTrial: "hello__Ab3dE9x"},
 		{id: "slow", status: results.StatusTimeout, exit: -1, timedOut: true, reward: f(0)},
-		{id: "crash", status: results.StatusInfraError, infra: "RewardFileNotFoundError"},
+		// The verifier ran in the container the agent had: its failure is
+		// no infrastructure error (the agent could cause it to escape a
+		// failing verdict); score judges the case from what was collected.
+		{id: "crash", status: results.StatusCompleted, verifier: "RewardFileNotFoundError"},
 		{id: "nostart", status: results.StatusInfraError, exit: -1, infra: "EnvironmentStartTimeoutError"},
-		{id: "missing", status: results.StatusInfraError, infra: "no reward"},
+		{id: "missing", status: results.StatusCompleted, verifier: "no reward"},
 		{id: "unjudged", status: results.StatusCompleted, unjudged: true},
 		{id: "exit2", status: results.StatusFailed, exit: 2, reward: f(0)},
 		// -k 2: attempt 1 is the trial that started first, not the first name.
 		{id: "twice", status: results.StatusCompleted, reward: f(1), outputs: []string{"out/answer.txt"}, wantTrial: "twice__Zz1aaaa"},
 		// [[steps]] order (write, review), not alphabetical; review's verifier crashed.
-		{id: "pipeline", status: results.StatusInfraError, steps: []string{"pipeline/write", "pipeline/review"}, outputs: []string{"out/answer.txt", "out/review.md"}},
+		{id: "pipeline", status: results.StatusCompleted, verifier: "RewardFileNotFoundError", steps: []string{"pipeline/write", "pipeline/review"}, outputs: []string{"out/answer.txt", "out/review.md"}},
 		// the verifier's copy says "hello": the task's case.json wins.
 		{id: "hostile", status: results.StatusCompleted, reward: f(1), outputs: []string{"out/answer.txt"}},
 	}
@@ -153,6 +157,9 @@ func TestImportCases(t *testing.T) {
 			if tt.infra == "" && h.InfraError != "" || !strings.Contains(h.InfraError, tt.infra) {
 				t.Errorf("infra_error %q, want one with %q", h.InfraError, tt.infra)
 			}
+			if tt.verifier == "" && h.VerifierError != "" || !strings.Contains(h.VerifierError, tt.verifier) {
+				t.Errorf("verifier_error %q, want one with %q", h.VerifierError, tt.verifier)
+			}
 			if len(c.PermissionDenials) != tt.denials || c.Answers != tt.answers {
 				t.Errorf("%d denials, %d answers; want %d, %d", len(c.PermissionDenials), c.Answers, tt.denials, tt.answers)
 			}
@@ -180,8 +187,11 @@ func TestImportCases(t *testing.T) {
 	for _, ie := range imp.Run.InfraErrors {
 		infra = append(infra, ie.Case+"/"+ie.Step)
 	}
-	if diff := cmp.Diff([]string{"crash/", "missing/", "nostart/", "pipeline/review"}, infra); diff != "" {
+	if diff := cmp.Diff([]string{"nostart/"}, infra); diff != "" {
 		t.Errorf("infra_errors (-want +got):\n%s", diff)
+	}
+	if w := strings.Join(imp.Warnings, "\n"); !strings.Contains(w, "crash (trial crash__Zx8cVb1): the verifier in the trial left no reward") {
+		t.Errorf("no warning of crash's verifier error in:\n%s", w)
 	}
 	if imp.Run.ExecutionMode != "harbor" || imp.Run.Agent != "harbor:claude-code" || imp.Run.AgentVersion != "2.1.332" || imp.Run.HarborJobDir != job {
 		t.Errorf("run: mode %q, agent %q %q, job %q", imp.Run.ExecutionMode, imp.Run.Agent, imp.Run.AgentVersion, imp.Run.HarborJobDir)

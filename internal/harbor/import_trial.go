@@ -114,6 +114,11 @@ func importSteps(t *trial, c *results.Case, tw *transcript.Writer) (string, []tr
 		last := c.Steps[len(c.Steps)-1].Harbor
 		c.Harbor.Reward, c.Harbor.Rewards, c.Harbor.Judges, c.Harbor.Unjudged = last.Reward, last.Rewards, last.Judges, last.Unjudged
 	}
+	for _, sc := range c.Steps {
+		if sc.Harbor.VerifierError != "" && c.Harbor.VerifierError == "" {
+			c.Harbor.VerifierError = "step " + strings.TrimPrefix(sc.CaseID, c.CaseID+"/") + ": " + sc.Harbor.VerifierError
+		}
+	}
 	if t.res.ExceptionInfo != nil && c.Status == results.StatusCompleted {
 		outcome(c, t.res.ExceptionInfo)
 	}
@@ -253,15 +258,16 @@ func outcome(c *results.Case, exc *exceptionInfo) {
 		c.ExitCode, c.Status, c.Interrupted, c.Error = -1, results.StatusInterrupted, true, "interrupted"
 	case agentsExceptions[exc.Type]:
 		c.ExitCode, c.Status, c.Error = exc.exitCode(), results.StatusFailed, exc.String()
+	case verifierExceptions[exc.Type]:
+		// The verifier ran in the container the agent had (its background
+		// processes, its files): the agent may have made it fail, so its
+		// failure is no infrastructure error, which score would leave out.
+		// The case keeps the agent's own status and is judged.
+		c.Harbor.VerifierError = exc.String()
+		outcome(c, nil)
 	default:
 		c.ExitCode, c.Status, c.Error = -1, results.StatusInfraError, exc.String()
 		c.Harbor.InfraError = exc.String()
-		if verifierExceptions[exc.Type] {
-			c.ExitCode = 0
-			if c.IsError {
-				c.ExitCode = 1
-			}
-		}
 	}
 	if exc != nil {
 		c.Harbor.Exception = exc.String()
@@ -270,9 +276,9 @@ func outcome(c *results.Case, exc *exceptionInfo) {
 
 // verdict reads the reward and the judges the verifier left in root/rel.
 // No reward (no file, or one that does not read) when the case was not
-// unjudged is an infrastructure error, never a 0: a case whose agent
-// completed becomes infra_error; one that timed out or failed keeps its
-// status (the agent's failure) and records the missing reward.
+// unjudged is recorded as the verifier's error, never a 0; the case keeps
+// its status: the verifier ran where the agent had been, so its failure
+// is no way out of score's verdict.
 func verdict(c *results.Case, root, rel string) []string {
 	h := c.Harbor
 	var warns []string
@@ -294,12 +300,8 @@ func verdict(c *results.Case, root, rel string) []string {
 		warns = append(warns, fmt.Sprintf("%s refused: %v", JudgesJSON, reason(err)))
 	}
 	missing := readReward(h, root, rel)
-	if missing == "" || h.InfraError != "" {
-		return warns
-	}
-	h.InfraError = missing
-	if c.Status == results.StatusCompleted {
-		c.Status, c.Error = results.StatusInfraError, missing
+	if missing != "" && h.InfraError == "" && h.VerifierError == "" {
+		h.VerifierError = missing
 	}
 	return warns
 }
