@@ -517,3 +517,56 @@ func TestStamp(t *testing.T) {
 		t.Errorf("a time that is none was read as %v", s.Time)
 	}
 }
+
+// TestImportAfterAgentStarted: an exception Harbor records once the agent
+// had the container (it may have killed the container's init, filled its
+// disk, broken its exec) is the agent's failure, judged; only one before
+// the agent started is an infrastructure error, left unjudged.
+func TestImportAfterAgentStarted(t *testing.T) {
+	tests := []struct {
+		name         string
+		agentStarted bool
+		want         results.Status
+		wantInfra    bool
+	}{
+		{name: "after", agentStarted: true, want: results.StatusFailed},
+		{name: "before", agentStarted: false, want: results.StatusInfraError, wantInfra: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src, _, _ := fixture(t)
+			job := copyJob(t, src, "job-"+tt.name, jobResultFile, "hello__Ab3dE9x")
+			p := filepath.Join(job, "hello__Ab3dE9x", jobResultFile)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r map[string]any
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
+			r["exception_info"] = map[string]any{"exception_type": "RuntimeError", "exception_message": "the container exited (137)"}
+			r["verifier_result"] = nil
+			if !tt.agentStarted {
+				r["agent_execution"] = nil
+			}
+			if b, err = json.Marshal(r); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			imp := importFixture(t, job)
+			c, err := imp.Dir.ReadCase("hello")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Status != tt.want || (c.Harbor.InfraError != "") != tt.wantInfra || (len(imp.Run.InfraErrors) == 1) != tt.wantInfra {
+				t.Errorf("status %s, infra_error %q, run's infra_errors %v; want %s, infra error %v", c.Status, c.Harbor.InfraError, imp.Run.InfraErrors, tt.want, tt.wantInfra)
+			}
+			if !strings.Contains(c.Harbor.Exception, "RuntimeError") || !strings.Contains(c.Error, "RuntimeError") {
+				t.Errorf("exception %q, error %q: want both to name RuntimeError", c.Harbor.Exception, c.Error)
+			}
+		})
+	}
+}

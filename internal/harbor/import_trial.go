@@ -49,7 +49,7 @@ func importTrial(t *trial, attempt, attempts int) (*results.Case, []string, erro
 		}
 		warns = append(warns, w...)
 		fromSummary(c, sum, t.res.AgentResult, t.res.AgentExecution)
-		outcome(c, t.res.ExceptionInfo)
+		outcome(c, t.res.ExceptionInfo, t.res.AgentExecution.started())
 		warns = append(warns, verdict(c, t.dir, trialVerifier)...)
 		calls = sum.ToolCalls
 	default:
@@ -79,6 +79,7 @@ func importSteps(t *trial, c *results.Case, tw *transcript.Writer) (string, []tr
 	var warns []string
 	var calls []transcript.ToolCall
 	collected := ""
+	started := false
 	c.Status = results.StatusCompleted
 	for _, sr := range t.res.StepResults {
 		if !rundir.SafeSegment(sr.StepName) {
@@ -102,7 +103,8 @@ func importSteps(t *trial, c *results.Case, tw *transcript.Writer) (string, []tr
 		}
 		warns = append(warns, w...)
 		fromSummary(sc, sum, sr.AgentResult, sr.AgentExecution)
-		outcome(sc, sr.ExceptionInfo)
+		outcome(sc, sr.ExceptionInfo, sr.AgentExecution.started())
+		started = started || sr.AgentExecution.started()
 		warns = append(warns, verdict(sc, t.dir, filepath.Join(stepRel, trialVerifier))...)
 		calls = append(calls, sum.ToolCalls...)
 		if p, err := checkedPath(t.dir, collectedCase(filepath.Join(stepRel, trialVerifier), t.info.CaseID)); err == nil && p != "" {
@@ -120,7 +122,7 @@ func importSteps(t *trial, c *results.Case, tw *transcript.Writer) (string, []tr
 		}
 	}
 	if t.res.ExceptionInfo != nil && c.Status == results.StatusCompleted {
-		outcome(c, t.res.ExceptionInfo)
+		outcome(c, t.res.ExceptionInfo, started || t.res.AgentExecution.started())
 	}
 	if collected == "" {
 		collected = collectedCase(trialVerifier, t.info.CaseID)
@@ -244,8 +246,13 @@ func deref(p *int64) int64 {
 
 // outcome sets the case's status and exit code from Harbor's exception:
 // the agent's own failures (a timeout, a non-zero exit) as a local run
-// records them, anything else as an infrastructure error.
-func outcome(c *results.Case, exc *exceptionInfo) {
+// records them; a verifier's failure as the verifier's error, the case
+// keeping the agent's status; any other exception once the agent had
+// started (agentStarted) as the agent's failure, for the agent had the
+// container and may have caused it (killed its init, filled its disk);
+// only one before as an infrastructure error, which score leaves
+// unjudged.
+func outcome(c *results.Case, exc *exceptionInfo, agentStarted bool) {
 	switch {
 	case exc == nil && c.IsError:
 		c.ExitCode, c.Status = 1, results.StatusFailed
@@ -264,7 +271,10 @@ func outcome(c *results.Case, exc *exceptionInfo) {
 		// failure is no infrastructure error, which score would leave out.
 		// The case keeps the agent's own status and is judged.
 		c.Harbor.VerifierError = exc.String()
-		outcome(c, nil)
+		outcome(c, nil, agentStarted)
+	case agentStarted:
+		c.ExitCode, c.Status = -1, results.StatusFailed
+		c.Error = exc.String() + " (after the agent started: judged as its failure, it had the container)"
 	default:
 		c.ExitCode, c.Status, c.Error = -1, results.StatusInfraError, exc.String()
 		c.Harbor.InfraError = exc.String()
