@@ -570,3 +570,30 @@ func TestImportAfterAgentStarted(t *testing.T) {
 		})
 	}
 }
+
+// TestImportTamperedInTrial: the verifier found files planted in /tests
+// (its collected case is tampered). The agent can only gain by hiding that
+// finding, never by making it up, so the import keeps it: the case is
+// tampered and score fails its judges, as a local run's would be.
+func TestImportTamperedInTrial(t *testing.T) {
+	src, _, _ := fixture(t)
+	job := copyJob(t, src, "job-tampered", jobResultFile, "hello__Ab3dE9x")
+	col := filepath.Join(job, "hello__Ab3dE9x", trialVerifier, CollectedDir, rundir.CasesDir, "hello", rundir.RunResultFile)
+	planted := `{"case_id":"hello","status":"tampered","tampered":["judge.sh: added"],"error":"files were planted"}`
+	if err := os.WriteFile(col, []byte(planted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	imp := importFixture(t, job)
+	c, err := imp.Dir.ReadCase("hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != results.StatusTampered || !slices.Equal(c.Tampered, []string{"judge.sh: added"}) {
+		t.Errorf("status %s, tampered %v; want tampered, [judge.sh: added]", c.Status, c.Tampered)
+	}
+	// A collected case that says nothing of tampering changes nothing.
+	ok, err := importFixture(t, copyJob(t, src, "job-ok", jobResultFile, "hello__Ab3dE9x")).Dir.ReadCase("hello")
+	if err != nil || ok.Status != results.StatusCompleted {
+		t.Errorf("untouched: status %v (%v), want completed", ok.Status, err)
+	}
+}

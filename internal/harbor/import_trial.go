@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/clip"
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
@@ -407,6 +408,7 @@ func collect(t *trial, rel string, c *results.Case, calls []transcript.ToolCall)
 	default:
 		return nil, err
 	}
+	tamperedInTrial(t.dir, rel, c, t.red)
 	_, refused, err := copyTreeUntrusted(t.dir, filepath.Join(rel, rundir.OutputsDir), t.folder.Outputs())
 	if err != nil {
 		return nil, err
@@ -420,6 +422,31 @@ func collect(t *trial, rel string, c *results.Case, calls []transcript.ToolCall)
 		warns = append(warns, "refused "+r)
 	}
 	return warns, nil
+}
+
+// tamperedInTrial makes c tampered when the verifier found files planted
+// in the task's tests/ folder (its collected case is tampered). The rest
+// of the verifier's case is not read, but this one finding is kept: an
+// agent gains only by hiding it, never by making it up.
+func tamperedInTrial(root, rel string, c *results.Case, red *redact.Redactor) {
+	var vc struct {
+		Status   results.Status `json:"status"`
+		Tampered []string       `json:"tampered"`
+	}
+	if readMeta(root, filepath.Join(rel, rundir.RunResultFile), &vc) != nil || vc.Status != results.StatusTampered {
+		return
+	}
+	if len(vc.Tampered) > 20 {
+		vc.Tampered = append(vc.Tampered[:20], fmt.Sprintf("… %d more", len(vc.Tampered)-20))
+	}
+	for i, s := range vc.Tampered {
+		vc.Tampered[i] = red.String(clip.String(s, 300))
+	}
+	if len(vc.Tampered) == 0 {
+		vc.Tampered = []string{"the trial's verifier found the case tampered"}
+	}
+	c.Status, c.Tampered = results.StatusTampered, vc.Tampered
+	c.Error = joinErr(c.Error, "the trial's verifier found files planted in the task's tests/ folder before Harbor uploaded it")
 }
 
 // collectedCase is the case folder of the one-case run directory the
