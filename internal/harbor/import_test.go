@@ -430,15 +430,9 @@ func TestCheckedPath(t *testing.T) {
 func TestImportForgedStep(t *testing.T) {
 	src, _, _ := fixture(t)
 	job := copyJob(t, src, "job-steps", jobResultFile, "pipeline__Mn3bVc4")
-	res := filepath.Join(job, "pipeline__Mn3bVc4", jobResultFile)
-	b, err := os.ReadFile(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = []byte(strings.Replace(string(b), `"step_name": "review"`, `"step_name": "../../review"`, 1))
-	if err := os.WriteFile(res, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editFile(t, filepath.Join(job, "pipeline__Mn3bVc4", jobResultFile), func(b []byte) []byte {
+		return []byte(strings.Replace(string(b), `"step_name": "review"`, `"step_name": "../../review"`, 1))
+	})
 	imp := importFixture(t, job)
 	c, err := imp.Dir.ReadCase("pipeline")
 	if err != nil {
@@ -536,26 +530,22 @@ func TestImportAfterAgentStarted(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			src, _, _ := fixture(t)
 			job := copyJob(t, src, "job-"+tt.name, jobResultFile, "hello__Ab3dE9x")
-			p := filepath.Join(job, "hello__Ab3dE9x", jobResultFile)
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var r map[string]any
-			if err := json.Unmarshal(b, &r); err != nil {
-				t.Fatal(err)
-			}
-			r["exception_info"] = map[string]any{"exception_type": "RuntimeError", "exception_message": "the container exited (137)"}
-			r["verifier_result"] = nil
-			if !tt.agentStarted {
-				r["agent_execution"] = nil
-			}
-			if b, err = json.Marshal(r); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			editFile(t, filepath.Join(job, "hello__Ab3dE9x", jobResultFile), func(b []byte) []byte {
+				var r map[string]any
+				if err := json.Unmarshal(b, &r); err != nil {
+					t.Fatal(err)
+				}
+				r["exception_info"] = map[string]any{"exception_type": "RuntimeError", "exception_message": "the container exited (137)"}
+				r["verifier_result"] = nil
+				if !tt.agentStarted {
+					r["agent_execution"] = nil
+				}
+				out, err := json.Marshal(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return out
+			})
 			imp := importFixture(t, job)
 			c, err := imp.Dir.ReadCase("hello")
 			if err != nil {
@@ -595,5 +585,17 @@ func TestImportTamperedInTrial(t *testing.T) {
 	ok, err := importFixture(t, copyJob(t, src, "job-ok", jobResultFile, "hello__Ab3dE9x")).Dir.ReadCase("hello")
 	if err != nil || ok.Status != results.StatusCompleted {
 		t.Errorf("untouched: status %v (%v), want completed", ok.Status, err)
+	}
+}
+
+// editFile rewrites the file p with edit.
+func editFile(t *testing.T, p string, edit func([]byte) []byte) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, edit(b), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
