@@ -599,3 +599,27 @@ func editFile(t *testing.T, p string, edit func([]byte) []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestImportExceptionRedacted: Harbor's exception message quotes what a
+// command printed; a secret of the importing process in it is hidden in
+// the case's error and harbor record.
+func TestImportExceptionRedacted(t *testing.T) {
+	const secret = "hx-exc-5c1d9e7a20b34f6a"
+	t.Setenv("HARBOR_IMPORT_TEST_TOKEN", secret)
+	src, _, _ := fixture(t)
+	job := copyJob(t, src, "job-exc", jobResultFile, "exit2__Rt6yUi8")
+	editFile(t, filepath.Join(job, "exit2__Rt6yUi8", jobResultFile), func(b []byte) []byte {
+		return []byte(strings.Replace(string(b), `"exception_message": "`, `"exception_message": "token `+secret+` `, 1))
+	})
+	imp := importFixture(t, job)
+	b, err := os.ReadFile(imp.Dir.CaseFolder("exit2").Result())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "token ") {
+		t.Fatalf("the edited message is not in the case's result:\n%s", b)
+	}
+	if strings.Contains(string(b), secret) {
+		t.Errorf("the case's result holds the importer's secret:\n%s", b)
+	}
+}

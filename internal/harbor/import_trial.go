@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/clip"
+	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -66,10 +67,31 @@ func importTrial(t *trial, attempt, attempts int) (*results.Case, []string, erro
 		}
 		warns = append(warns, w...)
 	}
+	redactCase(c, t.red)
 	if err := results.WriteJSON(t.folder.Result(), c); err != nil {
 		return nil, nil, fmt.Errorf("write the case's result: %w", err)
 	}
 	return c, warns, nil
+}
+
+// redactCase hides the importing process's secrets in what the case
+// records from the trial, as a local run's record is redacted: the
+// stream's result and denials (engine.RedactCase), and Harbor's exception
+// messages (they quote what a command printed) and the verifier's
+// rationales.
+func redactCase(c *results.Case, red *redact.Redactor) {
+	engine.RedactCase(c, red)
+	for _, x := range append([]*results.Case{c}, c.Steps...) {
+		h := x.Harbor
+		if h == nil {
+			continue
+		}
+		h.Exception, h.InfraError, h.VerifierError = red.String(h.Exception), red.String(h.InfraError), red.String(h.VerifierError)
+		for name, j := range h.Judges {
+			j.Rationale, j.Error = red.String(j.Rationale), red.String(j.Error)
+			h.Judges[name] = j
+		}
+	}
 }
 
 // importSteps maps a multi-step trial: one step folder and one step case
