@@ -117,13 +117,11 @@ func TestE2E(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
-			home := filepath.Join(env.WorkDir, "home")
-			if err := os.MkdirAll(home, 0o755); err != nil {
+			home, err := claudeScriptEnv(env, claude)
+			if err != nil {
 				return err
 			}
-			env.Setenv("HOME", home)
 			env.Setenv("OUTER_HOME", os.Getenv("HOME")) // the HOME a script's agent must leave alone
-			env.Setenv("PATH", filepath.Dir(claude)+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("ANTHROPIC_API_KEY", "fake-key-for-tests")
 			for _, k := range []string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER", "DISABLE_ERROR_REPORTING", "IS_SANDBOX"} {
 				env.Setenv(k, "1")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,12 +53,9 @@ func TestHarbor(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
-			home := filepath.Join(env.WorkDir, "home")
-			if err := os.MkdirAll(home, 0o755); err != nil {
+			if _, err := claudeScriptEnv(env, claude); err != nil {
 				return err
 			}
-			env.Setenv("HOME", home)
-			env.Setenv("PATH", filepath.Dir(claude)+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("HARBOR_BIN", harborBin)
 			env.Setenv("AGENT_EVAL_HARBOR", harborBin)
 			env.Setenv("HARBOR_ENV", "agent_eval_localenv:LocalEnvironment")
@@ -184,32 +180,13 @@ func harborImage(t *testing.T, claude string) string {
 		}
 	}
 	lib := filepath.Join(dir, "lib", "claude")
-	if err := os.Link(real, lib); err != nil {
-		if err := copyExecutable(real, lib); err != nil {
-			t.Fatal(err)
-		}
+	if err := harbor.LinkOrCopy(real, lib); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "bin", "claude"), []byte(harbor.ClaudeShim("/image/lib/claude")), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-func copyExecutable(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // staticAgentEval builds agent-eval as `make build` does (static, so it
@@ -224,4 +201,16 @@ func staticAgentEval(t *testing.T) string {
 		t.Fatalf("build a static agent-eval: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// claudeScriptEnv gives a script of the real Claude Code a home of its own
+// and the CLI first on PATH, and returns the home.
+func claudeScriptEnv(env *testscript.Env, claude string) (string, error) {
+	home := filepath.Join(env.WorkDir, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return "", err
+	}
+	env.Setenv("HOME", home)
+	env.Setenv("PATH", filepath.Dir(claude)+string(os.PathListSeparator)+env.Getenv("PATH"))
+	return home, nil
 }

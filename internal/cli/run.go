@@ -73,6 +73,11 @@ to resume" and exits 0. What score wrote into the run (summary.yaml,
 report.html, junit.xml, compare.*) is renamed *.stale once more cases run;
 --score scores it again.
 
+--backend harbor runs the cases on Harbor instead (--image is required; --env
+picks Harbor's environment: docker, daytona, modal, e2b, ...): they are
+exported as Harbor task packages, run by harbor run, and its job folder is
+imported into the same run directory (README: Running on Harbor).
+
 Exit status: 0 when every case exited 0 (and, with --score, every threshold
 holds), 1 when one did not, 2 for a usage or configuration error, 3 for a
 harness failure, 130 when interrupted (the finished cases are kept).`,

@@ -198,6 +198,13 @@ func harborFakeModel(ev *config.Eval, plan engine.Plan, work string, warn func(s
 	if err != nil {
 		return nil, "", fmt.Errorf("--fake-model: %w", err)
 	}
+	for _, id := range plan.Cases {
+		for _, step := range ev.StepIDs() {
+			if _, err := os.Stat(filepath.Join(ev.DatasetDir(), id, "fake_model."+step+".yaml")); err == nil {
+				warn(fmt.Sprintf("--fake-model: case %s has fake_model.%s.yaml, which a run on Harbor does not use: Harbor gives every step of a task one environment, so each trial's steps are answered from the case's %s (match: rules on the step prompts tell them apart)", id, step, engine.FakeModelScript))
+			}
+		}
+	}
 	srv, err := engine.FakeModel(ev, plan.Mode, plan.Cases, "runner "+string(plan.Runner), fakeapi.Options{Log: logFile}, warn)
 	if err == nil {
 		url, err = srv.Start("")

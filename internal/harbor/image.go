@@ -97,15 +97,15 @@ func WriteImage(dir, binary, claudeVersion string, force bool) error {
 	}
 	dst := filepath.Join(dir, BinaryName)
 	_ = os.Remove(dst)
-	if err := linkOrCopy(binary, dst); err != nil {
+	if err := LinkOrCopy(binary, dst); err != nil {
 		return fmt.Errorf("put agent-eval into the image folder: %w", err)
 	}
 	return nil
 }
 
-// linkOrCopy hard-links src to dst, or copies it (mode 0755) where links
+// LinkOrCopy hard-links src to dst, or copies it (mode 0755) where links
 // cannot be made (another file system).
-func linkOrCopy(src, dst string) error {
+func LinkOrCopy(src, dst string) error {
 	if err := os.Link(src, dst); err == nil {
 		return nil
 	}
