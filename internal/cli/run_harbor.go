@@ -16,6 +16,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/harbor"
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/llm"
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/version"
 )
@@ -137,12 +138,19 @@ func runOnHarbor(ctx context.Context, e env, opts runOptions, ev *config.Eval, p
 		return fmt.Errorf("make harbor's log: %w", err)
 	}
 	defer logFile.Close()
+	// What Harbor prints (a trial's output in a traceback) may hold the
+	// credentials it passes on: its log is redacted as it is written.
+	logW := redact.FromEnviron(environ).Writer(logFile)
 	job := harbor.Job{Bin: bin, Tasks: x.Dir, JobsDir: filepath.Join(work, "jobs"), Name: plan.RunID,
 		AgentArgs: harbor.AgentArgs(ev, plan.Model), Env: opts.harbor.env, EnvKwargs: opts.harbor.envKwargs,
 		Concurrency: plan.Parallel, Attempts: opts.harbor.attempts, Environ: environ,
-		Stdout: logFile, Stderr: logFile}
+		Stdout: logW, Stderr: logW}
 	fmt.Fprintf(e.Err, "agent-eval: %s (its output: %s)\n", job.CommandLine(), logPath)
-	if err := job.Run(ctx); err != nil {
+	err = job.Run(ctx)
+	if cerr := logW.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("write harbor's log: %w", cerr)
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(e.Err, "interrupted: Harbor's job folder so far is %s\n", job.Dir())
 			return interrupted(e, opts)

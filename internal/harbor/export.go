@@ -418,9 +418,25 @@ func AgentArgs(ev *config.Eval, model string) []string {
 	if len(c.Allow) > 0 {
 		args = append(args, ak("allowed_tools", strings.Join(c.Allow, ","))...)
 	}
-	args = append(args, ak("disallowed_tools", strings.Join(append(slices.Clone(c.Deny), workspace.ProtectedDenies()...), ","))...)
+	args = append(args, ak("disallowed_tools", strings.Join(append(append(slices.Clone(c.Deny), workspace.ProtectedDenies()...), containerDenies()...), ","))...)
 	args = append(args, ak("max_budget_usd", strconv.FormatFloat(ev.MaxBudgetUSD(), 'f', -1, 64))...)
 	return append(args, ak("append_system_prompt", claudecode.SystemPrompt(ev.Runner.SystemPrompt))...)
+}
+
+// containerDenies keep the agent out of what the trial's verifier and the
+// host read, as a local run keeps it out of its run directory: Harbor's
+// logs folder (its own log there is what import parses; the verifier
+// writes beside it) and the tests folder (Harbor uploads tests/ over what
+// is there after the agent ran). Read and Edit denies: the file tools are
+// denied them, the sandbox takes them as denyRead and denyWrite, and with
+// the sandbox off the hook's path layer denies the Bash commands naming
+// them.
+func containerDenies() []string {
+	var out []string
+	for _, d := range []string{path.Dir(AgentLogsDir), TestsDir} {
+		out = append(out, "Read(/"+d+"/**)", "Edit(/"+d+"/**)")
+	}
+	return out
 }
 
 // claudeFiles writes the workspace's .claude/settings.json and, when the
@@ -432,8 +448,9 @@ func (x *exporter) claudeFiles(env, caseDir string) error {
 	if err != nil {
 		return err
 	}
-	setup := runner.RunSetup{Eval: ev, Handlers: x.o.Handlers, Sandbox: ev.Sandbox(),
-		Permissions: permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)}
+	c := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
+	c.Deny = append(c.Deny, containerDenies()...)
+	setup := runner.RunSetup{Eval: ev, Handlers: x.o.Handlers, Sandbox: ev.Sandbox(), Permissions: c}
 	literal := map[string]string{}
 	for k, v := range ev.Execution.Env {
 		if !strings.Contains(v, "$") {

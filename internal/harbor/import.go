@@ -142,6 +142,9 @@ func Import(ctx context.Context, o ImportOptions) (imp *Imported, err error) {
 			if err != nil {
 				return nil, fmt.Errorf("import trial %s (case %s): %w", t.name, id, err)
 			}
+			if ve := c.Harbor.VerifierError; ve != "" {
+				imp.Warnings = append(imp.Warnings, fmt.Sprintf("%s (trial %s): the verifier in the trial left no reward (%s); the agent had that container, so this is no infrastructure error: score judges the case from what was collected", id, t.name, ve))
+			}
 			run.InfraErrors = append(run.InfraErrors, infraErrors(c, i+1)...)
 			if i == 0 {
 				run.Add(c)

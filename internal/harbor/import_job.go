@@ -79,6 +79,10 @@ type timing struct {
 	FinishedAt *stamp `json:"finished_at"`
 }
 
+// started says the phase began (Harbor sets started_at as the agent's
+// phase starts, before the agent runs).
+func (t *timing) started() bool { return t != nil && t.StartedAt != nil }
+
 func (t *timing) seconds() float64 {
 	if t == nil || t.StartedAt == nil || t.FinishedAt == nil {
 		return 0

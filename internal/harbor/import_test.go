@@ -102,6 +102,7 @@ func TestImportCases(t *testing.T) {
 		reward    *float64
 		unjudged  bool
 		infra     string // a substring of harbor.infra_error ("" none)
+		verifier  string // a substring of harbor.verifier_error ("" none)
 		denials   int
 		answers   int
 		steps     []string
@@ -110,15 +111,18 @@ func TestImportCases(t *testing.T) {
 	}{
 		{id: "hello", status: results.StatusCompleted, reward: f(1), denials: 1, answers: 1, outputs: []string{"out/answer.txt"}, wantTrial: "hello__Ab3dE9x"},
 		{id: "slow", status: results.StatusTimeout, exit: -1, timedOut: true, reward: f(0)},
-		{id: "crash", status: results.StatusInfraError, infra: "RewardFileNotFoundError"},
+		// The verifier ran in the container the agent had: its failure is
+		// no infrastructure error (the agent could cause it to escape a
+		// failing verdict); score judges the case from what was collected.
+		{id: "crash", status: results.StatusCompleted, verifier: "RewardFileNotFoundError"},
 		{id: "nostart", status: results.StatusInfraError, exit: -1, infra: "EnvironmentStartTimeoutError"},
-		{id: "missing", status: results.StatusInfraError, infra: "no reward"},
+		{id: "missing", status: results.StatusCompleted, verifier: "no reward"},
 		{id: "unjudged", status: results.StatusCompleted, unjudged: true},
 		{id: "exit2", status: results.StatusFailed, exit: 2, reward: f(0)},
 		// -k 2: attempt 1 is the trial that started first, not the first name.
 		{id: "twice", status: results.StatusCompleted, reward: f(1), outputs: []string{"out/answer.txt"}, wantTrial: "twice__Zz1aaaa"},
 		// [[steps]] order (write, review), not alphabetical; review's verifier crashed.
-		{id: "pipeline", status: results.StatusInfraError, steps: []string{"pipeline/write", "pipeline/review"}, outputs: []string{"out/answer.txt", "out/review.md"}},
+		{id: "pipeline", status: results.StatusCompleted, verifier: "RewardFileNotFoundError", steps: []string{"pipeline/write", "pipeline/review"}, outputs: []string{"out/answer.txt", "out/review.md"}},
 		// the verifier's copy says "hello": the task's case.json wins.
 		{id: "hostile", status: results.StatusCompleted, reward: f(1), outputs: []string{"out/answer.txt"}},
 	}
@@ -153,6 +157,9 @@ func TestImportCases(t *testing.T) {
 			if tt.infra == "" && h.InfraError != "" || !strings.Contains(h.InfraError, tt.infra) {
 				t.Errorf("infra_error %q, want one with %q", h.InfraError, tt.infra)
 			}
+			if tt.verifier == "" && h.VerifierError != "" || !strings.Contains(h.VerifierError, tt.verifier) {
+				t.Errorf("verifier_error %q, want one with %q", h.VerifierError, tt.verifier)
+			}
 			if len(c.PermissionDenials) != tt.denials || c.Answers != tt.answers {
 				t.Errorf("%d denials, %d answers; want %d, %d", len(c.PermissionDenials), c.Answers, tt.denials, tt.answers)
 			}
@@ -180,8 +187,11 @@ func TestImportCases(t *testing.T) {
 	for _, ie := range imp.Run.InfraErrors {
 		infra = append(infra, ie.Case+"/"+ie.Step)
 	}
-	if diff := cmp.Diff([]string{"crash/", "missing/", "nostart/", "pipeline/review"}, infra); diff != "" {
+	if diff := cmp.Diff([]string{"nostart/"}, infra); diff != "" {
 		t.Errorf("infra_errors (-want +got):\n%s", diff)
+	}
+	if w := strings.Join(imp.Warnings, "\n"); !strings.Contains(w, "crash (trial crash__Zx8cVb1): the verifier in the trial left no reward") {
+		t.Errorf("no warning of crash's verifier error in:\n%s", w)
 	}
 	if imp.Run.ExecutionMode != "harbor" || imp.Run.Agent != "harbor:claude-code" || imp.Run.AgentVersion != "2.1.332" || imp.Run.HarborJobDir != job {
 		t.Errorf("run: mode %q, agent %q %q, job %q", imp.Run.ExecutionMode, imp.Run.Agent, imp.Run.AgentVersion, imp.Run.HarborJobDir)
@@ -420,15 +430,9 @@ func TestCheckedPath(t *testing.T) {
 func TestImportForgedStep(t *testing.T) {
 	src, _, _ := fixture(t)
 	job := copyJob(t, src, "job-steps", jobResultFile, "pipeline__Mn3bVc4")
-	res := filepath.Join(job, "pipeline__Mn3bVc4", jobResultFile)
-	b, err := os.ReadFile(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = []byte(strings.Replace(string(b), `"step_name": "review"`, `"step_name": "../../review"`, 1))
-	if err := os.WriteFile(res, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editFile(t, filepath.Join(job, "pipeline__Mn3bVc4", jobResultFile), func(b []byte) []byte {
+		return []byte(strings.Replace(string(b), `"step_name": "review"`, `"step_name": "../../review"`, 1))
+	})
 	imp := importFixture(t, job)
 	c, err := imp.Dir.ReadCase("pipeline")
 	if err != nil {
@@ -505,5 +509,117 @@ func TestStamp(t *testing.T) {
 	var s stamp
 	if err := json.Unmarshal([]byte(`"yesterday"`), &s); err == nil {
 		t.Errorf("a time that is none was read as %v", s.Time)
+	}
+}
+
+// TestImportAfterAgentStarted: an exception Harbor records once the agent
+// had the container (it may have killed the container's init, filled its
+// disk, broken its exec) is the agent's failure, judged; only one before
+// the agent started is an infrastructure error, left unjudged.
+func TestImportAfterAgentStarted(t *testing.T) {
+	tests := []struct {
+		name         string
+		agentStarted bool
+		want         results.Status
+		wantInfra    bool
+	}{
+		{name: "after", agentStarted: true, want: results.StatusFailed},
+		{name: "before", agentStarted: false, want: results.StatusInfraError, wantInfra: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src, _, _ := fixture(t)
+			job := copyJob(t, src, "job-"+tt.name, jobResultFile, "hello__Ab3dE9x")
+			editFile(t, filepath.Join(job, "hello__Ab3dE9x", jobResultFile), func(b []byte) []byte {
+				var r map[string]any
+				if err := json.Unmarshal(b, &r); err != nil {
+					t.Fatal(err)
+				}
+				r["exception_info"] = map[string]any{"exception_type": "RuntimeError", "exception_message": "the container exited (137)"}
+				r["verifier_result"] = nil
+				if !tt.agentStarted {
+					r["agent_execution"] = nil
+				}
+				out, err := json.Marshal(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return out
+			})
+			imp := importFixture(t, job)
+			c, err := imp.Dir.ReadCase("hello")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Status != tt.want || (c.Harbor.InfraError != "") != tt.wantInfra || (len(imp.Run.InfraErrors) == 1) != tt.wantInfra {
+				t.Errorf("status %s, infra_error %q, run's infra_errors %v; want %s, infra error %v", c.Status, c.Harbor.InfraError, imp.Run.InfraErrors, tt.want, tt.wantInfra)
+			}
+			if !strings.Contains(c.Harbor.Exception, "RuntimeError") || !strings.Contains(c.Error, "RuntimeError") {
+				t.Errorf("exception %q, error %q: want both to name RuntimeError", c.Harbor.Exception, c.Error)
+			}
+		})
+	}
+}
+
+// TestImportTamperedInTrial: the verifier found files planted in /tests
+// (its collected case is tampered). The agent can only gain by hiding that
+// finding, never by making it up, so the import keeps it: the case is
+// tampered and score fails its judges, as a local run's would be.
+func TestImportTamperedInTrial(t *testing.T) {
+	src, _, _ := fixture(t)
+	job := copyJob(t, src, "job-tampered", jobResultFile, "hello__Ab3dE9x")
+	col := filepath.Join(job, "hello__Ab3dE9x", trialVerifier, CollectedDir, rundir.CasesDir, "hello", rundir.RunResultFile)
+	planted := `{"case_id":"hello","status":"tampered","tampered":["judge.sh: added"],"error":"files were planted"}`
+	if err := os.WriteFile(col, []byte(planted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	imp := importFixture(t, job)
+	c, err := imp.Dir.ReadCase("hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != results.StatusTampered || !slices.Equal(c.Tampered, []string{"judge.sh: added"}) {
+		t.Errorf("status %s, tampered %v; want tampered, [judge.sh: added]", c.Status, c.Tampered)
+	}
+	// A collected case that says nothing of tampering changes nothing.
+	ok, err := importFixture(t, copyJob(t, src, "job-ok", jobResultFile, "hello__Ab3dE9x")).Dir.ReadCase("hello")
+	if err != nil || ok.Status != results.StatusCompleted {
+		t.Errorf("untouched: status %v (%v), want completed", ok.Status, err)
+	}
+}
+
+// editFile rewrites the file p with edit.
+func editFile(t *testing.T, p string, edit func([]byte) []byte) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, edit(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestImportExceptionRedacted: Harbor's exception message quotes what a
+// command printed; a secret of the importing process in it is hidden in
+// the case's error and harbor record.
+func TestImportExceptionRedacted(t *testing.T) {
+	const secret = "hx-exc-5c1d9e7a20b34f6a"
+	t.Setenv("HARBOR_IMPORT_TEST_TOKEN", secret)
+	src, _, _ := fixture(t)
+	job := copyJob(t, src, "job-exc", jobResultFile, "exit2__Rt6yUi8")
+	editFile(t, filepath.Join(job, "exit2__Rt6yUi8", jobResultFile), func(b []byte) []byte {
+		return []byte(strings.Replace(string(b), `"exception_message": "`, `"exception_message": "token `+secret+` `, 1))
+	})
+	imp := importFixture(t, job)
+	b, err := os.ReadFile(imp.Dir.CaseFolder("exit2").Result())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "token ") {
+		t.Fatalf("the edited message is not in the case's result:\n%s", b)
+	}
+	if strings.Contains(string(b), secret) {
+		t.Errorf("the case's result holds the importer's secret:\n%s", b)
 	}
 }

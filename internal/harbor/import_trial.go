@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/clip"
+	"github.com/agent-eval/agent-eval/internal/engine"
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
@@ -49,7 +51,7 @@ func importTrial(t *trial, attempt, attempts int) (*results.Case, []string, erro
 		}
 		warns = append(warns, w...)
 		fromSummary(c, sum, t.res.AgentResult, t.res.AgentExecution)
-		outcome(c, t.res.ExceptionInfo)
+		outcome(c, t.res.ExceptionInfo, t.res.AgentExecution.started())
 		warns = append(warns, verdict(c, t.dir, trialVerifier)...)
 		calls = sum.ToolCalls
 	default:
@@ -65,10 +67,31 @@ func importTrial(t *trial, attempt, attempts int) (*results.Case, []string, erro
 		}
 		warns = append(warns, w...)
 	}
+	redactCase(c, t.red)
 	if err := results.WriteJSON(t.folder.Result(), c); err != nil {
 		return nil, nil, fmt.Errorf("write the case's result: %w", err)
 	}
 	return c, warns, nil
+}
+
+// redactCase hides the importing process's secrets in what the case
+// records from the trial, as a local run's record is redacted: the
+// stream's result and denials (engine.RedactCase), and Harbor's exception
+// messages (they quote what a command printed) and the verifier's
+// rationales.
+func redactCase(c *results.Case, red *redact.Redactor) {
+	engine.RedactCase(c, red)
+	for _, x := range append([]*results.Case{c}, c.Steps...) {
+		h := x.Harbor
+		if h == nil {
+			continue
+		}
+		h.Exception, h.InfraError, h.VerifierError = red.String(h.Exception), red.String(h.InfraError), red.String(h.VerifierError)
+		for name, j := range h.Judges {
+			j.Rationale, j.Error = red.String(j.Rationale), red.String(j.Error)
+			h.Judges[name] = j
+		}
+	}
 }
 
 // importSteps maps a multi-step trial: one step folder and one step case
@@ -79,6 +102,7 @@ func importSteps(t *trial, c *results.Case, tw *transcript.Writer) (string, []tr
 	var warns []string
 	var calls []transcript.ToolCall
 	collected := ""
+	started := false
 	c.Status = results.StatusCompleted
 	for _, sr := range t.res.StepResults {
 		if !rundir.SafeSegment(sr.StepName) {
@@ -102,7 +126,8 @@ func importSteps(t *trial, c *results.Case, tw *transcript.Writer) (string, []tr
 		}
 		warns = append(warns, w...)
 		fromSummary(sc, sum, sr.AgentResult, sr.AgentExecution)
-		outcome(sc, sr.ExceptionInfo)
+		outcome(sc, sr.ExceptionInfo, sr.AgentExecution.started())
+		started = started || sr.AgentExecution.started()
 		warns = append(warns, verdict(sc, t.dir, filepath.Join(stepRel, trialVerifier))...)
 		calls = append(calls, sum.ToolCalls...)
 		if p, err := checkedPath(t.dir, collectedCase(filepath.Join(stepRel, trialVerifier), t.info.CaseID)); err == nil && p != "" {
@@ -114,8 +139,13 @@ func importSteps(t *trial, c *results.Case, tw *transcript.Writer) (string, []tr
 		last := c.Steps[len(c.Steps)-1].Harbor
 		c.Harbor.Reward, c.Harbor.Rewards, c.Harbor.Judges, c.Harbor.Unjudged = last.Reward, last.Rewards, last.Judges, last.Unjudged
 	}
+	for _, sc := range c.Steps {
+		if sc.Harbor.VerifierError != "" && c.Harbor.VerifierError == "" {
+			c.Harbor.VerifierError = "step " + strings.TrimPrefix(sc.CaseID, c.CaseID+"/") + ": " + sc.Harbor.VerifierError
+		}
+	}
 	if t.res.ExceptionInfo != nil && c.Status == results.StatusCompleted {
-		outcome(c, t.res.ExceptionInfo)
+		outcome(c, t.res.ExceptionInfo, started || t.res.AgentExecution.started())
 	}
 	if collected == "" {
 		collected = collectedCase(trialVerifier, t.info.CaseID)
@@ -239,8 +269,13 @@ func deref(p *int64) int64 {
 
 // outcome sets the case's status and exit code from Harbor's exception:
 // the agent's own failures (a timeout, a non-zero exit) as a local run
-// records them, anything else as an infrastructure error.
-func outcome(c *results.Case, exc *exceptionInfo) {
+// records them; a verifier's failure as the verifier's error, the case
+// keeping the agent's status; any other exception once the agent had
+// started (agentStarted) as the agent's failure, for the agent had the
+// container and may have caused it (killed its init, filled its disk);
+// only one before as an infrastructure error, which score leaves
+// unjudged.
+func outcome(c *results.Case, exc *exceptionInfo, agentStarted bool) {
 	switch {
 	case exc == nil && c.IsError:
 		c.ExitCode, c.Status = 1, results.StatusFailed
@@ -253,15 +288,19 @@ func outcome(c *results.Case, exc *exceptionInfo) {
 		c.ExitCode, c.Status, c.Interrupted, c.Error = -1, results.StatusInterrupted, true, "interrupted"
 	case agentsExceptions[exc.Type]:
 		c.ExitCode, c.Status, c.Error = exc.exitCode(), results.StatusFailed, exc.String()
+	case verifierExceptions[exc.Type]:
+		// The verifier ran in the container the agent had (its background
+		// processes, its files): the agent may have made it fail, so its
+		// failure is no infrastructure error, which score would leave out.
+		// The case keeps the agent's own status and is judged.
+		c.Harbor.VerifierError = exc.String()
+		outcome(c, nil, agentStarted)
+	case agentStarted:
+		c.ExitCode, c.Status = -1, results.StatusFailed
+		c.Error = exc.String() + " (after the agent started: judged as its failure, it had the container)"
 	default:
 		c.ExitCode, c.Status, c.Error = -1, results.StatusInfraError, exc.String()
 		c.Harbor.InfraError = exc.String()
-		if verifierExceptions[exc.Type] {
-			c.ExitCode = 0
-			if c.IsError {
-				c.ExitCode = 1
-			}
-		}
 	}
 	if exc != nil {
 		c.Harbor.Exception = exc.String()
@@ -270,9 +309,9 @@ func outcome(c *results.Case, exc *exceptionInfo) {
 
 // verdict reads the reward and the judges the verifier left in root/rel.
 // No reward (no file, or one that does not read) when the case was not
-// unjudged is an infrastructure error, never a 0: a case whose agent
-// completed becomes infra_error; one that timed out or failed keeps its
-// status (the agent's failure) and records the missing reward.
+// unjudged is recorded as the verifier's error, never a 0; the case keeps
+// its status: the verifier ran where the agent had been, so its failure
+// is no way out of score's verdict.
 func verdict(c *results.Case, root, rel string) []string {
 	h := c.Harbor
 	var warns []string
@@ -294,12 +333,8 @@ func verdict(c *results.Case, root, rel string) []string {
 		warns = append(warns, fmt.Sprintf("%s refused: %v", JudgesJSON, reason(err)))
 	}
 	missing := readReward(h, root, rel)
-	if missing == "" || h.InfraError != "" {
-		return warns
-	}
-	h.InfraError = missing
-	if c.Status == results.StatusCompleted {
-		c.Status, c.Error = results.StatusInfraError, missing
+	if missing != "" && h.InfraError == "" && h.VerifierError == "" {
+		h.VerifierError = missing
 	}
 	return warns
 }
@@ -395,6 +430,7 @@ func collect(t *trial, rel string, c *results.Case, calls []transcript.ToolCall)
 	default:
 		return nil, err
 	}
+	tamperedInTrial(t.dir, rel, c, t.red)
 	_, refused, err := copyTreeUntrusted(t.dir, filepath.Join(rel, rundir.OutputsDir), t.folder.Outputs())
 	if err != nil {
 		return nil, err
@@ -408,6 +444,31 @@ func collect(t *trial, rel string, c *results.Case, calls []transcript.ToolCall)
 		warns = append(warns, "refused "+r)
 	}
 	return warns, nil
+}
+
+// tamperedInTrial makes c tampered when the verifier found files planted
+// in the task's tests/ folder (its collected case is tampered). The rest
+// of the verifier's case is not read, but this one finding is kept: an
+// agent gains only by hiding it, never by making it up.
+func tamperedInTrial(root, rel string, c *results.Case, red *redact.Redactor) {
+	var vc struct {
+		Status   results.Status `json:"status"`
+		Tampered []string       `json:"tampered"`
+	}
+	if readMeta(root, filepath.Join(rel, rundir.RunResultFile), &vc) != nil || vc.Status != results.StatusTampered {
+		return
+	}
+	if len(vc.Tampered) > 20 {
+		vc.Tampered = append(vc.Tampered[:20], fmt.Sprintf("… %d more", len(vc.Tampered)-20))
+	}
+	for i, s := range vc.Tampered {
+		vc.Tampered[i] = red.String(clip.String(s, 300))
+	}
+	if len(vc.Tampered) == 0 {
+		vc.Tampered = []string{"the trial's verifier found the case tampered"}
+	}
+	c.Status, c.Tampered = results.StatusTampered, vc.Tampered
+	c.Error = joinErr(c.Error, "the trial's verifier found files planted in the task's tests/ folder before Harbor uploaded it")
 }
 
 // collectedCase is the case folder of the one-case run directory the

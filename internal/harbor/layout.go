@@ -89,7 +89,9 @@ const (
 	//
 	// The import copies <trial>/verifier/agent-eval/cases/<case id>/
 	// unchanged into <run>/cases/<case id>/ (<case id> is CaseInfo.CaseID).
-	// It has no run_result.json of its own (the run's is the import's).
+	// It has no run_result.json of its own (the run's is the import's);
+	// of the case's run_result.json the import reads only a status
+	// "tampered" (files planted in /tests), which it keeps.
 	// Its case's exit_code is 1 when the stream's result is an error, else
 	// 0 (Harbor keeps the agent's exit code); its duration_s is 0 (Harbor's
 	// result.json has the agent's timing).

@@ -454,7 +454,7 @@ func statusWhy(s string) string {
 	case "tampered":
 		return "the agent changed what scoring reads (eval.yaml's folder, the dataset, the judge cache): every verdict is a failure"
 	case "infra_error":
-		return "the infrastructure that ran the case failed (a Harbor trial's environment, agent setup or verifier): not judged, never a 0"
+		return "the infrastructure that ran the case failed (a Harbor trial's environment or agent setup, before the agent started): not judged, never a 0"
 	case "no result":
 		return "the case folder has no run_result.json"
 	}

@@ -19,8 +19,15 @@ type HarborTrial struct {
 	Judges map[string]HarborJudge `json:"judges,omitempty"`
 	// Unjudged: the case had no judge the container could run.
 	Unjudged bool `json:"unjudged,omitempty"`
-	// InfraError says what of the infrastructure failed; "" when nothing did.
+	// InfraError says what of the infrastructure failed before the agent
+	// had the container; "" when nothing did.
 	InfraError string `json:"infra_error,omitempty"`
+	// VerifierError says why the in-container verifier left no reward (it
+	// failed, timed out, or its reward does not read). It ran in the
+	// container the agent had, so the agent may have caused it: this is
+	// no infrastructure error, and score judges the case as any other
+	// from what was collected (what is missing fails its judges).
+	VerifierError string `json:"verifier_error,omitempty"`
 	// Exception is Harbor's exception_info: "<type>: <message>" (first line).
 	Exception string `json:"exception,omitempty"`
 }

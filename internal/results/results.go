@@ -30,9 +30,11 @@ const (
 	// verdicts are failures, whatever the judges would say.
 	StatusTampered Status = "tampered"
 	// StatusInfraError: the infrastructure that ran the case failed (a
-	// Harbor trial whose environment did not start, whose agent could not
-	// be set up, or whose verifier left no reward): nothing the agent did.
-	// Score judges no such case (never a 0); Harbor.InfraError says what.
+	// Harbor trial whose environment did not start or whose agent could
+	// not be set up): nothing the agent did. Score judges no such case
+	// (never a 0); Harbor.InfraError says what. A verifier that left no
+	// reward is not one (Harbor.VerifierError): it ran where the agent had
+	// been, and the agent must not escape its verdict by crashing it.
 	StatusInfraError Status = "infra_error"
 )
 

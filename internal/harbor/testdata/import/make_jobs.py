@@ -91,7 +91,7 @@ def verifier(d, reward=None, judges=None, collected=None, ledger=None):
 
 
 def trial(job, name, task, start, *, agent_log=None, exception=None, agent_result=None, verifier_result=None,
-          steps=None, agent_secs=20):
+          steps=None, agent_secs=20, env_started=True):
     d = job / name
     d.mkdir(parents=True)
     cfg = TrialConfig(task=TaskConfig(path=pathlib.Path("tasks") / task), trial_name=name, trials_dir=pathlib.Path("jobs") / job.name,
@@ -111,10 +111,11 @@ def trial(job, name, task, start, *, agent_log=None, exception=None, agent_resul
         agent_info=AgentInfo(name="claude-code", version="2.1.332", model_info=ModelInfo(name=MODEL, provider="anthropic")),
         agent_result=agent_result, verifier_result=verifier_result, exception_info=exc,
         started_at=at(start), finished_at=at(start + agent_secs + 10),
-        environment_setup=TimingInfo(started_at=at(start), finished_at=at(start + 2)),
-        agent_setup=TimingInfo(started_at=at(start + 2), finished_at=at(start + 4)),
-        agent_execution=None if steps else TimingInfo(started_at=at(start + 4), finished_at=at(start + 4 + agent_secs)),
-        verifier=None if steps else TimingInfo(started_at=at(start + 4 + agent_secs), finished_at=at(start + 8 + agent_secs)),
+        # An environment that did not start: Harbor ran no later phase.
+        environment_setup=TimingInfo(started_at=at(start), finished_at=at(start + 2) if env_started else None),
+        agent_setup=TimingInfo(started_at=at(start + 2), finished_at=at(start + 4)) if env_started else None,
+        agent_execution=None if steps or not env_started else TimingInfo(started_at=at(start + 4), finished_at=at(start + 4 + agent_secs)),
+        verifier=None if steps or not env_started else TimingInfo(started_at=at(start + 4 + agent_secs), finished_at=at(start + 8 + agent_secs)),
         step_results=steps,
     )
     write(d / "result.json", res.model_dump_json(indent=4))
@@ -164,7 +165,7 @@ def main():
     verifier(job / "crash__Zx8cVb1" / "verifier")
 
     # the environment never started: no agent log at all.
-    trial(job, "nostart__Lm4nBv6", "nostart", 12,
+    trial(job, "nostart__Lm4nBv6", "nostart", 12, env_started=False,
           exception=("EnvironmentStartTimeoutError", "Environment start timed out after 600.0 seconds"))
 
     # no exception recorded and no reward file: a missing reward.
