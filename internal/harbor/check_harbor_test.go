@@ -234,7 +234,7 @@ print(json.dumps({"permission_mode": o.permission_mode, "reasoning_effort": o.re
 		t.Fatal(err)
 	}
 	want := map[string]string{"permission_mode": "default", "reasoning_effort": "high", "max_budget_usd": "100",
-		"allowed_tools": "Bash(ls:*)", "disallowed_tools": "WebFetch,Edit(.claude/**),Edit(tool_handlers.yaml),Edit(hook_decisions.jsonl)",
+		"allowed_tools": "Bash(ls:*)", "disallowed_tools": "WebFetch,Edit(.claude/**),Edit(tool_handlers.yaml),Edit(hook_decisions.jsonl),Read(//logs/**),Edit(//logs/**),Read(//tests/**),Edit(//tests/**)",
 		"append_system_prompt": claudecode.SystemPrompt(ev.Runner.SystemPrompt)}
 	for k, v := range want {
 		if got[k] != v {

@@ -22,7 +22,9 @@ import (
 // a batch run records how its outputs went to its cases (batch_outputs.json);
 // 3, a run imported from a Harbor job (agent-eval harbor import): a case's
 // other attempts in cases/<id>/attempts/<n>/, its trial under "harbor", the
-// status infra_error, and the run's harbor_job_dir and infra_errors.
+// status infra_error (before the agent started; a verifier that failed
+// after is the trial's verifier_error), and the run's harbor_job_dir and
+// infra_errors.
 const LayoutVersion = 3
 
 // The files of the run's config/ folder: what the run ran, written by run
