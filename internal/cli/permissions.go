@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/harbor"
 	"github.com/agent-eval/agent-eval/internal/permissions"
 )
 
@@ -139,7 +140,10 @@ func runPermissions(e env, opts permissionsOptions) error {
 			}
 		}
 	case "harbor":
-		// A Harbor task package carries the compiled lists; it is not twinned.
+		// A Harbor task package carries the compiled lists, not twinned,
+		// and keeps its agent out of the trial's /logs and /tests (what the
+		// import parses, what the verifier runs).
+		rep.Deny = append(rep.Deny, harbor.ContainerDenies()...)
 	default:
 		return usageErrorf("--runner must be claude-code, cursor or harbor, got %q", opts.runner)
 	}

@@ -418,12 +418,12 @@ func AgentArgs(ev *config.Eval, model string) []string {
 	if len(c.Allow) > 0 {
 		args = append(args, ak("allowed_tools", strings.Join(c.Allow, ","))...)
 	}
-	args = append(args, ak("disallowed_tools", strings.Join(append(append(slices.Clone(c.Deny), workspace.ProtectedDenies()...), containerDenies()...), ","))...)
+	args = append(args, ak("disallowed_tools", strings.Join(append(append(slices.Clone(c.Deny), workspace.ProtectedDenies()...), ContainerDenies()...), ","))...)
 	args = append(args, ak("max_budget_usd", strconv.FormatFloat(ev.MaxBudgetUSD(), 'f', -1, 64))...)
 	return append(args, ak("append_system_prompt", claudecode.SystemPrompt(ev.Runner.SystemPrompt))...)
 }
 
-// containerDenies keep the agent out of what the trial's verifier and the
+// ContainerDenies keep the agent out of what the trial's verifier and the
 // host read, as a local run keeps it out of its run directory: Harbor's
 // logs folder (its own log there is what import parses; the verifier
 // writes beside it) and the tests folder (Harbor uploads tests/ over what
@@ -431,7 +431,7 @@ func AgentArgs(ev *config.Eval, model string) []string {
 // denied them, the sandbox takes them as denyRead and denyWrite, and with
 // the sandbox off the hook's path layer denies the Bash commands naming
 // them.
-func containerDenies() []string {
+func ContainerDenies() []string {
 	var out []string
 	for _, d := range []string{path.Dir(AgentLogsDir), TestsDir} {
 		out = append(out, "Read(/"+d+"/**)", "Edit(/"+d+"/**)")
@@ -449,7 +449,7 @@ func (x *exporter) claudeFiles(env, caseDir string) error {
 		return err
 	}
 	c := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
-	c.Deny = append(c.Deny, containerDenies()...)
+	c.Deny = append(c.Deny, ContainerDenies()...)
 	setup := runner.RunSetup{Eval: ev, Handlers: x.o.Handlers, Sandbox: ev.Sandbox(), Permissions: c}
 	literal := map[string]string{}
 	for k, v := range ev.Execution.Env {
