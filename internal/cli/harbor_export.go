@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -69,11 +70,9 @@ func runHarborExport(cmd *cobra.Command, e env, opts harborExportOptions) error 
 	for _, w := range ev.Warnings {
 		fmt.Fprintln(e.Err, w.Error())
 	}
-	var handlers *intercept.File
-	if len(ev.Inputs.Tools) > 0 {
-		if handlers, err = loadHandlers(cmd.Context(), ev, e.Getenv, func(msg string) { fmt.Fprintln(e.Err, "warning: "+msg) }); err != nil {
-			return fmt.Errorf("compile inputs.tools: %w", err)
-		}
+	handlers, err := exportHandlers(cmd.Context(), ev, e.Getenv, func(msg string) { fmt.Fprintln(e.Err, "warning: "+msg) })
+	if err != nil {
+		return err
 	}
 	x, err := harbor.Export(cmd.Context(), harbor.Options{Eval: ev, Cases: opts.cases, Out: opts.out, Image: opts.image,
 		Workdir: opts.workdir, Binary: opts.binary, AgentTimeout: opts.agentTimeout, VerifierTimeout: opts.verifierTimeout,
@@ -94,6 +93,19 @@ func runHarborExport(cmd *cobra.Command, e env, opts harborExportOptions) error 
 	fmt.Fprintf(e.Err, "%d task(s) in %s; run them with:\n", len(x.Tasks), x.Dir)
 	fmt.Fprintln(e.Out, harborRunCommand(x.Dir, ev))
 	return nil
+}
+
+// exportHandlers are the compiled inputs.tools a task's hook answers
+// (nil without inputs.tools), loaded as a run loads them.
+func exportHandlers(ctx context.Context, ev *config.Eval, getenv func(string) string, warn func(string)) (*intercept.File, error) {
+	if len(ev.Inputs.Tools) == 0 {
+		return nil, nil
+	}
+	h, err := loadHandlers(ctx, ev, getenv, warn)
+	if err != nil {
+		return nil, fmt.Errorf("compile inputs.tools: %w", err)
+	}
+	return h, nil
 }
 
 // harborRunCommand is the harbor run command for an export: Harbor's

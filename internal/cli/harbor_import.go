@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -95,6 +93,17 @@ func runHarborImport(cmd *cobra.Command, e env, opts harborImportOptions, job st
 	case err != nil:
 		return err // a harness failure (3), or interrupted (130)
 	}
+	reportImport(e, job, imp)
+	if opts.json {
+		return printJSON(e.Out, imp.Run)
+	}
+	_, err = fmt.Fprintln(e.Out, imp.Dir.Path)
+	return err
+}
+
+// reportImport says on stderr what an import refused or could not read,
+// each infrastructure error, and the cases' statuses.
+func reportImport(e env, job string, imp *harbor.Imported) {
 	for _, w := range imp.Warnings {
 		fmt.Fprintf(e.Err, "agent-eval: warning: %s\n", w)
 	}
@@ -102,13 +111,6 @@ func runHarborImport(cmd *cobra.Command, e env, opts harborImportOptions, job st
 		fmt.Fprintf(e.Err, "agent-eval: infrastructure error: %s\n", infraLabel(ie))
 	}
 	fmt.Fprintf(e.Err, "agent-eval: imported %s: %s\n", job, statusCounts(imp.Run))
-	if opts.json {
-		enc := json.NewEncoder(e.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(imp.Run)
-	}
-	_, err = fmt.Fprintln(e.Out, imp.Dir.Path)
-	return err
 }
 
 func infraLabel(ie results.InfraError) string {
@@ -128,13 +130,8 @@ func statusCounts(r *results.RunResult) string {
 	for _, c := range r.PerCase {
 		n[string(c.Status)]++
 	}
-	keys := make([]string, 0, len(n))
-	for k := range n {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	s := fmt.Sprintf("%d cases:", len(r.PerCase))
-	for i, k := range keys {
+	for i, k := range sortedKeys(n) {
 		if i > 0 {
 			s += ","
 		}

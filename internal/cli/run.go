@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -205,10 +204,8 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		return runError(err)
 	}
 	if opts.json {
-		enc := json.NewEncoder(e.Out)
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(r); jerr != nil {
-			return errors.Join(err, fmt.Errorf("print the run's result: %w", jerr))
+		if jerr := printJSON(e.Out, r); jerr != nil {
+			return errors.Join(err, jerr)
 		}
 	}
 	switch {
@@ -246,9 +243,7 @@ func nothingToResume(e env, opts runOptions, done *engine.NothingToResumeError) 
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(e.Out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return printJSON(e.Out, r)
 }
 
 // runError maps the engine's and the runners' error kinds to the CLI's.

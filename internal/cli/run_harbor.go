@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +12,6 @@ import (
 	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/harbor"
-	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/llm"
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -97,11 +94,9 @@ func runOnHarbor(ctx context.Context, e env, opts runOptions, ev *config.Eval, p
 		return fmt.Errorf("make the Harbor run's folder: %w", err)
 	}
 	warn := func(msg string) { fmt.Fprintln(e.Err, "warning: "+msg) }
-	var handlers *intercept.File
-	if len(ev.Inputs.Tools) > 0 {
-		if handlers, err = loadHandlers(ctx, ev, e.Getenv, warn); err != nil {
-			return fmt.Errorf("compile inputs.tools: %w", err)
-		}
+	handlers, err := exportHandlers(ctx, ev, e.Getenv, warn)
+	if err != nil {
+		return err
 	}
 	environ := os.Environ()
 	var caseEnv func(string) map[string]string
@@ -132,24 +127,12 @@ func runOnHarbor(ctx context.Context, e env, opts runOptions, ev *config.Eval, p
 	case err != nil:
 		return err
 	}
-	logPath := filepath.Join(work, "harbor.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return fmt.Errorf("make harbor's log: %w", err)
-	}
-	defer logFile.Close()
-	// What Harbor prints (a trial's output in a traceback) may hold the
-	// credentials it passes on: its log is redacted as it is written.
-	logW := redact.FromEnviron(environ).Writer(logFile)
 	job := harbor.Job{Bin: bin, Tasks: x.Dir, JobsDir: filepath.Join(work, "jobs"), Name: plan.RunID,
 		AgentArgs: harbor.AgentArgs(ev, plan.Model), Env: opts.harbor.env, EnvKwargs: opts.harbor.envKwargs,
-		Concurrency: plan.Parallel, Attempts: opts.harbor.attempts, Environ: environ,
-		Stdout: logW, Stderr: logW}
+		Concurrency: plan.Parallel, Attempts: opts.harbor.attempts, Environ: environ}
+	logPath := filepath.Join(work, "harbor.log")
 	fmt.Fprintf(e.Err, "agent-eval: %s (its output: %s)\n", job.CommandLine(), logPath)
-	err = job.Run(ctx)
-	if cerr := logW.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("write harbor's log: %w", cerr)
-	}
+	err = runLogged(ctx, job, logPath)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(e.Err, "interrupted: Harbor's job folder so far is %s\n", job.Dir())
@@ -166,14 +149,9 @@ func runOnHarbor(ctx context.Context, e env, opts runOptions, ev *config.Eval, p
 	case err != nil:
 		return err
 	}
-	for _, w := range imp.Warnings {
-		warn(w)
-	}
+	reportImport(e, job.Dir(), imp)
 	r := imp.Run
-	fmt.Fprintf(e.Err, "agent-eval: %d case(s) ran on Harbor; run directory %s\n", len(r.PerCase), imp.Dir.Path)
-	for _, ie := range r.InfraErrors {
-		fmt.Fprintf(e.Err, "agent-eval: infrastructure error (not the agent's; left unjudged, never scored 0): case %s: %s\n", ie.Case, ie.Reason)
-	}
+	fmt.Fprintf(e.Err, "agent-eval: run directory %s\n", imp.Dir.Path)
 	if opts.json {
 		if err := printJSON(e.Out, r); err != nil {
 			return err
@@ -188,6 +166,24 @@ func runOnHarbor(ctx context.Context, e env, opts runOptions, ev *config.Eval, p
 		return errReported{ExitGate}
 	}
 	return nil
+}
+
+// runLogged runs the job with its output in the file at logPath. What
+// Harbor prints (a trial's output in a traceback) may hold the credentials
+// it passes on: the log is redacted as it is written.
+func runLogged(ctx context.Context, job harbor.Job, logPath string) error {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return fmt.Errorf("make harbor's log: %w", err)
+	}
+	defer logFile.Close()
+	logW := redact.FromEnviron(job.Environ).Writer(logFile)
+	job.Stdout, job.Stderr = logW, logW
+	err = job.Run(ctx)
+	if cerr := logW.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("write harbor's log: %w", cerr)
+	}
+	return err
 }
 
 // harborFakeModel serves the cases' fake_model.yaml scripts to the trials
@@ -215,7 +211,9 @@ func harborFakeModel(ev *config.Eval, plan engine.Plan, work string, warn func(s
 	}
 	return func() {
 		srv.Close()
-		_ = logFile.Close()
+		if err := logFile.Close(); err != nil {
+			warn(fmt.Sprintf("--fake-model: write %s: %v", rundir.FakeModelLog, err))
+		}
 	}, url, nil
 }
 
@@ -246,14 +244,4 @@ func tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// printJSON prints v as indented JSON.
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("print the run's result: %w", err)
-	}
-	return nil
 }

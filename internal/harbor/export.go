@@ -371,7 +371,7 @@ func (x *exporter) step(dir string, s config.Step, input map[string]any, info Ca
 		return err
 	}
 	info.Step, info.Tests = s.ID, x.testFiles // the shared tests/ is what /tests holds
-	return writeJSONFile(filepath.Join(sd, TestsDirName, CaseFile), info)
+	return writeJSON(filepath.Join(sd, TestsDirName, CaseFile), info)
 }
 
 // writeInstruction writes an instruction: the prompt as a run sends it.
@@ -510,7 +510,7 @@ func (x *exporter) tests(dir, caseDir string, info CaseInfo, baseline map[string
 	if err := workspace.CopyTree(caseDir, filepath.Join(dir, CaseDataDir)); err != nil {
 		return fmt.Errorf("copy the case's folder: %w", err)
 	}
-	if err := writeJSONFile(filepath.Join(dir, BaselineFile), baseline); err != nil {
+	if err := writeJSON(filepath.Join(dir, BaselineFile), baseline); err != nil {
 		return err
 	}
 	// Last: what the verifier finds in /tests besides what is listed here
@@ -519,7 +519,7 @@ func (x *exporter) tests(dir, caseDir string, info CaseInfo, baseline map[string
 		return fmt.Errorf("list the tests' files: %w", err)
 	}
 	info.Tests = x.testFiles
-	return writeJSONFile(filepath.Join(dir, CaseFile), info)
+	return writeJSON(filepath.Join(dir, CaseFile), info)
 }
 
 // testScript is tests/test.sh: it clears what reward files the agent left
@@ -597,14 +597,6 @@ func fileDigest(p string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func writeJSONFile(p string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(p, append(b, '\n'), 0o644)
 }
 
 // caseEnv is the case's [environment].env: the eval's templates and what

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agent-eval/agent-eval/internal/intercept"
 )
 
 // Job is one `harbor run` over exported tasks.
@@ -118,20 +120,11 @@ func FindHarbor(bin string, getenv func(string) string) (string, error) {
 	return p, nil
 }
 
-// quoteArgs spells a command line for a person to copy.
-func quoteArgs(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@", r))
-		}) < 0 {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
-}
-
 // CommandLine is the job's command line, quoted for a shell.
-func (j Job) CommandLine() string { return quoteArgs(append([]string{j.Bin}, j.Args()...)) }
+func (j Job) CommandLine() string {
+	args := append([]string{j.Bin}, j.Args()...)
+	for i, a := range args {
+		args[i] = intercept.ShellQuote(a)
+	}
+	return strings.Join(args, " ")
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/pathutil"
 	"github.com/agent-eval/agent-eval/internal/permissions"
@@ -137,14 +138,20 @@ func spellings(p string) []string {
 	return out
 }
 
+// networkSpec is the sandbox's part that is the eval's alone, wherever the
+// agent runs: the hosts its commands may reach.
+func networkSpec(ev *config.Eval) permissions.SandboxSpec {
+	var spec permissions.SandboxSpec
+	if n := ev.Permissions.Network; n != nil {
+		spec.Network = slices.Clone(n.Allow)
+	}
+	return spec
+}
+
 // sandboxSpec is what the OS sandbox lets the agent in ws write, read and
 // reach.
 func (r *started) sandboxSpec(ws string, h hiddenPaths) permissions.SandboxSpec {
-	ev := r.s.Eval
-	var spec permissions.SandboxSpec
-	if n := ev.Permissions.Network; n != nil {
-		spec.Network = append([]string{}, n.Allow...)
-	}
+	spec := networkSpec(r.s.Eval)
 	if r.s.Repo != "" {
 		spec.AllowWrite = append(spec.AllowWrite, ws)
 	}

@@ -477,10 +477,7 @@ func ContainerWorkspace(s runner.RunSetup, dir string, overrides map[string]stri
 	r := &started{s: s}
 	l := layout{dir: dir, overrides: overrides, hookCommand: hookCommand, env: env}
 	if s.Sandbox.On {
-		var spec permissions.SandboxSpec
-		if n := s.Eval.Permissions.Network; n != nil {
-			spec.Network = slices.Clone(n.Allow)
-		}
+		spec := networkSpec(s.Eval) // the host's paths are not the container's
 		l.sandbox = &spec
 	}
 	return r.compose(l)
