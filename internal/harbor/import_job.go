@@ -133,26 +133,26 @@ type trialResult struct {
 // The exceptions Harbor records that are the agent's own failure (its
 // error policy gives them a valid reward: harbor/models/trial/error_policy.py);
 // every other one is the infrastructure's.
-var agentsExceptions = map[string]bool{
-	"NonZeroAgentExitCodeError":   true,
-	"AgentTimeoutError":           true,
-	"ContextWindowExceededError":  true,
-	"OutputTokenExceededError":    true,
-	"ContextLengthExceededError":  true,
-	"OutputLengthExceededError":   true,
-	"AgentSafetyRefusalError":     true,
-	"ContentPolicyViolationError": true,
+// (A switch, not a map: nothing built at start-up, which the hook pays
+// for on every tool call.)
+func agentsException(typ string) bool {
+	switch typ {
+	case "NonZeroAgentExitCodeError", "AgentTimeoutError", "ContextWindowExceededError", "OutputTokenExceededError",
+		"ContextLengthExceededError", "OutputLengthExceededError", "AgentSafetyRefusalError", "ContentPolicyViolationError":
+		return true
+	}
+	return false
 }
 
 // The exceptions of the verification, after the agent ended: the agent's
 // exit code is its own (0, unless its stream ended in an error).
-var verifierExceptions = map[string]bool{
-	"VerifierTimeoutError":     true,
-	"RewardFileNotFoundError":  true,
-	"RewardFileEmptyError":     true,
-	"VerifierOutputParseError": true,
-	"AddTestsDirError":         true,
-	"DownloadVerifierDirError": true,
+func verifierException(typ string) bool {
+	switch typ {
+	case "VerifierTimeoutError", "RewardFileNotFoundError", "RewardFileEmptyError", "VerifierOutputParseError",
+		"AddTestsDirError", "DownloadVerifierDirError":
+		return true
+	}
+	return false
 }
 
 const (

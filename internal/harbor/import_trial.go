@@ -286,9 +286,9 @@ func outcome(c *results.Case, exc *exceptionInfo, agentStarted bool) {
 		c.ExitCode, c.Status, c.TimedOut, c.Error = -1, results.StatusTimeout, true, exc.String()
 	case exc.Type == agentCancelled:
 		c.ExitCode, c.Status, c.Interrupted, c.Error = -1, results.StatusInterrupted, true, "interrupted"
-	case agentsExceptions[exc.Type]:
+	case agentsException(exc.Type):
 		c.ExitCode, c.Status, c.Error = exc.exitCode(), results.StatusFailed, exc.String()
-	case verifierExceptions[exc.Type]:
+	case verifierException(exc.Type):
 		// The verifier ran in the container the agent had (its background
 		// processes, its files): the agent may have made it fail, so its
 		// failure is no infrastructure error, which score would leave out.
