@@ -6,8 +6,8 @@ Harbor's own code.
 
 Each trial gets a root folder R on the host; every exec runs under
 bubblewrap with R as "/", the host's system folders (/usr, /bin, /lib, /etc,
-...) bound read-only over it, its own /dev (the process group an exec starts is
-killed when it returns), and a cleared environment. /workspace,
+...) bound read-only over it, its own /dev (every process rooted in the trial is
+killed when an exec returns), and a cleared environment. /workspace,
 /logs, /tests, /root and /tmp are R's own folders, as in a container; the
 host's /root, /home and /work are not there at all. The network is the
 host's, so the tests' fake model API on 127.0.0.1 answers.
@@ -101,7 +101,30 @@ class LocalEnvironment(BaseEnvironment):
             self._host(self.task_env_config.workdir).mkdir(parents=True, exist_ok=True)
         await self._upload_environment_dir_after_start()
 
+    def _kill_leftovers(self):
+        """Kills every process whose root is the trial's, however it left
+        the exec's process group (Claude Code's Bash tool starts each
+        command in a session of its own): nothing the agent starts outlives
+        its exec, as nothing outlives a container."""
+        try:
+            root = os.stat(self._root)
+        except (OSError, TypeError):
+            return
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                st = os.stat(f"/proc/{pid}/root")
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) == (root.st_dev, root.st_ino):
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except OSError:
+                    pass
+
     async def stop(self, delete: bool):
+        self._kill_leftovers()
         if self._root is not None and delete and not self.options.keep:
             shutil.rmtree(self._root, ignore_errors=True)
 
@@ -146,7 +169,7 @@ class LocalEnvironment(BaseEnvironment):
         # that bubblewrap mounted, the agent's own sandbox (Claude Code's
         # bubblewrap, in a user namespace) may not mount its /proc, and a
         # new pid namespace under the host's /proc confuses it. What an exec
-        # leaves running in its process group is killed when it returns.
+        # leaves running, in its group or not, is killed when it returns.
         args += ["--dev", "/dev", "--dev-bind", "/proc", "/proc", "--die-with-parent", "--clearenv"]
         merged = {"PATH": PATH, "HOME": "/root", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
         merged.update(self._persistent_env)
@@ -169,11 +192,13 @@ class LocalEnvironment(BaseEnvironment):
             except ProcessLookupError:
                 pass
             await proc.wait()
+            self._kill_leftovers()
             raise
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        self._kill_leftovers()
         return ExecResult(
             stdout=out.decode(errors="replace"),
             stderr=err.decode(errors="replace"),
