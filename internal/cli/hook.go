@@ -35,21 +35,24 @@ call through because it failed.`,
 	}
 	cmd.Flags().StringVar(&opts.handlers, "handlers", "", "the tool_handlers.yaml `FILE`")
 	cmd.Flags().StringVar(&opts.sha256, "sha256", "", "the `DIGEST` (hex) the handlers file must have")
+	cmd.Flags().StringVar(&opts.dialect, "dialect", "", "the agent whose hook protocol stdin and stdout speak: claude (default), codex, gemini or cursor")
+	cmd.Flags().StringVar(&opts.canary, "canary", "", "append a canary line naming `EVENT` to the ledger and print nothing (the proof a session ran its hooks)")
 	cmd.Flags().StringVar(&opts.credentials, "credentials", "", "a `FILE` of ANTHROPIC_* credentials for the hook model (agent-eval run writes it when Claude Code's scrub removes them from the hook)")
 	return cmd
 }
 
-type hookArgs struct{ handlers, sha256, credentials string }
+type hookArgs struct{ handlers, sha256, credentials, dialect, canary string }
 
 func runHook(ctx context.Context, e env, a hookArgs) int {
 	return hook.Run(ctx, e.In, e.Out, e.Err, hook.Options{
 		HandlersPath: a.handlers, HandlersSHA256: a.sha256, Environ: os.Environ(), NewAnswerer: hook.NewLLMAnswerer,
-		CredentialsFile: a.credentials,
+		CredentialsFile: a.credentials, Dialect: a.dialect, Canary: a.canary,
 	})
 }
 
 // hookFastPath recognises the command lines agent-eval writes into Claude
-// Code's settings — "hook" with "--handlers FILE" and "--sha256 DIGEST" (or
+// Code's settings — "hook" with "--handlers FILE", "--sha256 DIGEST",
+// "--credentials FILE", "--dialect NAME" and "--canary EVENT" (or
 // their --flag=value forms), each at most once — so the hook, which runs
 // once per tool call, skips building the command tree and the signal
 // handling. Anything else (help, a typo, an empty value) goes through cobra
@@ -79,6 +82,10 @@ func hookFastPath(args []string) (a hookArgs, ok bool) {
 			a.sha256 = value
 		case "--credentials":
 			a.credentials = value
+		case "--dialect":
+			a.dialect = value
+		case "--canary":
+			a.canary = value
 		default:
 			return hookArgs{}, false
 		}

@@ -8,10 +8,10 @@ import (
 
 // effortValues are the reasoning efforts each runner type understands. A
 // type missing here takes any text (cli passes it to its {effort}
-// placeholder; cursor ignores it, which runner() warns about).
+// placeholder; gemini and cursor ignore it, which runner() warns about).
 var effortValues = map[string][]string{
 	"claude-code": {"low", "medium", "high", "xhigh", "max"},
-	"codex":       {"minimal", "low", "medium", "high"},
+	"codex":       {"minimal", "low", "medium", "high", "xhigh"},
 }
 
 // effort checks runner.effort against the values of the runner's type: the

@@ -78,7 +78,7 @@ type Step struct {
 
 // Runner configures the agent CLI.
 type Runner struct {
-	Type           string         `yaml:"type" doc:"Agent CLI that runs the cases: claude-code, or cli (any agent by command). cursor, codex and responses-api are recognised and refused: they come in a later release." enum:"claude-code|cursor|cli|codex|responses-api" default:"\"claude-code\""`
+	Type           string         `yaml:"type" doc:"Agent CLI that runs the cases: claude-code, codex (OpenAI's Codex CLI), gemini (Gemini CLI), cursor (Cursor's cursor-agent), or cli (any agent by command). responses-api (upstream's) is recognised and refused." enum:"claude-code|codex|gemini|cursor|cli|responses-api" default:"\"claude-code\""`
 	Command        StringList     `yaml:"command" doc:"Command line of a cli runner: a string (split like a shell would, without a shell: no $VAR, pipes or redirections) or a list of arguments. {placeholders} (README: Running any agent) are filled per case, each value inside its one argument; {{ and }} are literal braces."`
 	Agent          string         `yaml:"agent" doc:"cli: the agent the command runs. claude-code declares that it runs Claude Code in the workspace, which then gets Claude Code's .claude/settings.json (the hook, permissions) as with runner.type claude-code: the hook (inputs.tools) and deny rules apply, allow rules do not (README: Running any agent). Otherwise a cli runner enforces neither." enum:"claude-code"`
 	WorkspaceMode  string         `yaml:"workspace_mode" doc:"repo: run the agent in the project itself (prompt mode) instead of an isolated workspace per case." enum:"repo"`
@@ -87,7 +87,7 @@ type Runner struct {
 	PluginDirs     []string       `yaml:"plugin_dirs" doc:"Plugin directories passed with --plugin-dir (relative to the project root)." check:"nonempty"`
 	Env            EnvMap         `yaml:"env" doc:"Extra environment for the agent process (\"$VAR\"/\"${VAR}\" anywhere in a value resolved at run time)."`
 	SystemPrompt   string         `yaml:"system_prompt" doc:"Text prepended to the harness's system prompt."`
-	Effort         string         `yaml:"effort" doc:"Reasoning effort; its values depend on runner.type: claude-code low, medium, high, xhigh or max (--effort); codex minimal, low, medium, high; cli free text (the {effort} placeholder)."`
+	Effort         string         `yaml:"effort" doc:"Reasoning effort; its values depend on runner.type: claude-code low, medium, high, xhigh or max (--effort); codex minimal, low, medium, high or xhigh (model_reasoning_effort); cli free text (the {effort} placeholder)."`
 	PermissionMode string         `yaml:"permission_mode" doc:"claude-code --permission-mode." enum:"default|acceptEdits|plan|auto|dontAsk|bypassPermissions"`
 	HomeFiles      []string       `yaml:"home_files" doc:"claude-code: files and folders of your home (relative to it: .gitconfig, .config/gh) copied into the agent's own home before each case. The agent's HOME is an empty folder of its own otherwise, so it sees none of your credentials (README: The agent's home)." check:"nonempty,relpath,noparent"`
 }

@@ -198,7 +198,7 @@ func (v *validator) runner(path string, r *Runner) {
 	switch typ {
 	case "":
 		typ = "claude-code"
-	case "claude-code", "cursor", "cli", "codex":
+	case "claude-code", "cursor", "cli", "codex", "gemini":
 	case "responses-api":
 		v.errf(path+".type", CodeSemantic, "runner type responses-api (upstream's OpenAI Responses API runner) is not supported yet; this version runs claude-code and cli")
 		return
@@ -229,8 +229,6 @@ func (v *validator) runner(path string, r *Runner) {
 	switch {
 	case typ == "cli" && agentRunner && len(v.e.Inputs.Tools) > 0 && !claudeUnderneath:
 		v.errf(path+".type", CodeSemantic, "runner type cli cannot intercept tool calls, so inputs.tools would not be answered; remove inputs.tools, use claude-code, or set %s.agent: claude-code when the command runs Claude Code in the workspace", path)
-	case typ != "claude-code" && typ != "cli" && agentRunner && len(v.e.Inputs.Tools) > 0:
-		v.errf(path+".type", CodeSemantic, "runner type %s does not support inputs.tools interception; use claude-code or remove inputs.tools", typ)
 	}
 	if typ == "cli" {
 		if names := ScriptPlaceholders(r.Command); len(names) > 0 {
@@ -245,7 +243,10 @@ func (v *validator) runner(path string, r *Runner) {
 		}
 	}
 	if typ != "claude-code" {
-		ignored := []string{"permission_mode", "settings", "plugin_dirs"}
+		ignored := []string{"permission_mode", "plugin_dirs"}
+		if typ == "cli" {
+			ignored = append(ignored, "settings")
+		}
 		if typ != "codex" && typ != "cli" { // cli: the {effort} placeholder
 			ignored = append(ignored, "effort")
 		}

@@ -76,7 +76,18 @@ type Options struct {
 	// Deadline bounds the decision (0: DecideDeadline, or AnswerDeadline
 	// and a margin for AskUserQuestion).
 	Deadline time.Duration
+	// Dialect is --dialect: the agent whose hook protocol stdin and stdout
+	// speak ("" or DialectClaude: Claude Code's).
+	Dialect string
+	// Canary is --canary EVENT: instead of deciding a call, append a
+	// "canary" line naming EVENT to the ledger and print nothing. Runners
+	// wire it to an event every session fires (a session start, a
+	// prompt), so a case whose ledger has none ran without its hook.
+	Canary string
 }
+
+// DecisionCanary is the ledger's decision for a canary line.
+const DecisionCanary = "canary"
 
 type output struct {
 	HookSpecificOutput hookOutput `json:"hookSpecificOutput"`
@@ -96,9 +107,13 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 		opts.Now = time.Now
 	}
 	start := opts.Now()
+	if opts.Canary != "" {
+		return canary(stdin, stderr, opts, start)
+	}
 	var in Input
 	ledger := ""
 	decision := intercept.Decision{Kind: intercept.Deny, Handler: -1}
+	dia, dialectErr := dialectFor(opts.Dialect)
 	defer func() {
 		if r := recover(); r != nil {
 			decision = intercept.Decision{Kind: intercept.Deny, Handler: -1, Reason: fmt.Sprintf("agent-eval hook crashed (%v); denying the call", r)}
@@ -115,7 +130,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 				decision.Warnings[i] = red.String(w)
 			}
 		}
-		code = respond(stdout, stderr, in, decision)
+		code = dia.respond(stdout, stderr, in, decision)
 		if ledger != "" {
 			appendLedger(ledger, rundir.Decision{Time: start.UTC().Format(time.RFC3339Nano), ToolUseID: in.ToolUseID, Tool: in.ToolName, Decision: string(decision.Kind),
 				Handler: decision.Handler, Tiers: decision.Tiers, Answers: decision.Answers, Reason: decision.Reason,
@@ -123,29 +138,23 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 		}
 	}()
 
+	if dialectErr != nil {
+		decision.Reason = "agent-eval hook: " + dialectErr.Error() + "; denying the call"
+		return
+	}
 	raw, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
 	if err == nil {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		err = dec.Decode(&in)
+		in, err = dia.decode(raw)
 	}
-	if err != nil || in.ToolName == "" {
-		if err == nil {
-			err = errors.New("no tool_name")
-		}
+	if err != nil {
 		decision.Reason = "agent-eval hook could not read its input (" + err.Error() + "); denying the call"
 		return
 	}
 	env := EnvMap(opts.Environ)
-	path := opts.HandlersPath
+	path := handlersPath(opts, env, in.CWD)
 	if path == "" {
-		path = env[HandlersEnv]
-	}
-	if path == "" {
-		if in.CWD == "" {
-			decision.Reason = "agent-eval hook: no --handlers, no $" + HandlersEnv + " and no cwd in the input; denying the call"
-			return
-		}
-		path = filepath.Join(in.CWD, HandlersFile)
+		decision.Reason = "agent-eval hook: no --handlers, no $" + HandlersEnv + " and no cwd in the input; denying the call"
+		return
 	}
 	ledger = filepath.Join(filepath.Dir(path), LedgerFile)
 	policy, err := loadPolicy(path, opts.HandlersSHA256)
@@ -204,6 +213,39 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 			Reason: fmt.Sprintf("agent-eval hook: deciding this call took longer than the hook's deadline of %s (a command too large or too nested to analyse in time); denying the call. Split it into smaller commands", deadline)}
 	}
 	return
+}
+
+// handlersPath is the handlers file: --handlers, $AGENT_EVAL_HANDLERS, or
+// tool_handlers.yaml in the call's cwd; "" when none says.
+func handlersPath(opts Options, env map[string]string, cwd string) string {
+	switch {
+	case opts.HandlersPath != "":
+		return opts.HandlersPath
+	case env[HandlersEnv] != "":
+		return env[HandlersEnv]
+	case cwd != "":
+		return filepath.Join(cwd, HandlersFile)
+	}
+	return ""
+}
+
+// canary appends the canary line to the ledger beside the handlers file and
+// prints nothing: the event goes on. It always exits 0; a line it cannot
+// write leaves the case without its proof, which the run reports.
+func canary(stdin io.Reader, stderr io.Writer, opts Options, start time.Time) int {
+	raw, _ := io.ReadAll(io.LimitReader(stdin, 1<<20))
+	var in struct {
+		CWD string `json:"cwd"`
+	}
+	_ = json.Unmarshal(raw, &in) // the cwd is only the last resort
+	path := handlersPath(opts, EnvMap(opts.Environ), in.CWD)
+	if path == "" {
+		fmt.Fprintln(stderr, "agent-eval hook: warning: canary: no --handlers, no $"+HandlersEnv+" and no cwd in the input")
+		return ExitOK
+	}
+	appendLedger(filepath.Join(filepath.Dir(path), LedgerFile), rundir.Decision{Time: start.UTC().Format(time.RFC3339Nano),
+		Tool: opts.Canary, Decision: DecisionCanary, Handler: -1}, stderr)
+	return ExitOK
 }
 
 // DecideDeadline bounds the decision on a call other than AskUserQuestion

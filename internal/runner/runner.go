@@ -31,6 +31,9 @@ type Type string
 // The runner types this build knows of.
 const (
 	TypeClaudeCode Type = "claude-code" // Claude Code's CLI, hooked and permissioned
+	TypeCodex      Type = "codex"       // OpenAI's Codex CLI (codex exec)
+	TypeGemini     Type = "gemini"      // Google's Gemini CLI
+	TypeCursor     Type = "cursor"      // Cursor's CLI (cursor-agent)
 	TypeCLI        Type = "cli"         // any agent by command line, no interception
 	TypeFake       Type = "fake"        // a scripted in-process agent, for tests
 )
