@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -467,20 +468,27 @@ func (k Collector) Modified(ws, caseOut string, c *results.Case, files []string)
 // (deliveredAnswers, by the tool calls of its transcript).
 func (k Collector) Collect(ws, caseOut string, c *results.Case, calls []transcript.ToolCall) {
 	ledger := filepath.Join(ws, hook.LedgerFile)
+	canaries := 0
 	// The agent may have made the ledger a FIFO or a link: read it only
 	// as the regular file it should be, without blocking.
 	if f, err := os.OpenFile(ledger, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0); err == nil && regular(f) {
-		answered, lost, err := rundir.DeliveredAnswers(f, calls)
+		b, err := io.ReadAll(io.LimitReader(f, 64<<20))
+		if err != nil {
+			k.Warn(fmt.Sprintf("%s: read the hook ledger: %v", c.CaseID, err))
+		}
+		answered, lost, err := rundir.DeliveredAnswers(bytes.NewReader(b), calls)
 		if err != nil {
 			k.Warn(fmt.Sprintf("%s: %v", c.CaseID, err))
 		}
 		c.Answers, c.AnswerLog, c.AnswersNotDelivered = len(answered), answered, lost
 		c.AnswersByTier = results.TierCounts(answered)
+		canaries = rundir.Canaries(b)
 		_ = f.Close()
 		if err := copyRedacted(k.Redactor, ledger, filepath.Join(caseOut, hook.LedgerFile)); err != nil {
 			k.Warn(fmt.Sprintf("%s: copy the hook ledger: %v", c.CaseID, err))
 		}
 	}
+	MarkUngated(c, fileExists(filepath.Join(ws, hook.HandlersFile)), canaries, len(calls))
 	for _, o := range k.Outputs {
 		if o.Path == "" {
 			continue
@@ -492,6 +500,29 @@ func (k Collector) Collect(ws, caseOut string, c *results.Case, calls []transcri
 				c.Error = strings.TrimSpace(c.Error + " output " + o.Path + " could not be collected: " + err.Error())
 			}
 		}
+	}
+}
+
+// MarkUngated marks a case that ran without its hook: the runner wired one
+// (wired), yet the ledger holds no canary line (canaries), so no call of
+// the agent was gated, whatever it did. Such a case is an error, not a
+// verdict: its tool calls went past inputs.tools and the hook's path and
+// git layers (calls: how many tool calls it made). A case that did not get to run normally (timed out,
+// interrupted, an error) is left as it is. Its exit code 0 becomes 1, so
+// the run fails.
+func MarkUngated(c *results.Case, wired bool, canaries, calls int) {
+	if !wired || canaries > 0 {
+		return
+	}
+	c.Ungated = true
+	// An agent that failed before any tool call gated nothing either, and
+	// its own error says more.
+	if c.Status == results.StatusCompleted || c.Status == results.StatusFailed && calls > 0 {
+		c.Status = results.StatusError
+		if c.ExitCode == 0 {
+			c.ExitCode = 1 // as a tampered case: the run fails
+		}
+		c.Error = strings.TrimSpace("the agent ran without its hook (no canary in the decision ledger): inputs.tools and the hook's denies gated none of its calls, so the case has no verdict; check that the agent CLI loads hooks (a version without them, a settings or trust flag that turns them off) " + c.Error)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
@@ -162,6 +163,37 @@ func TestTheRunsCopyHidesEveryLiteralEnvSecret(t *testing.T) {
 			}
 			if strings.Contains(string(b), secret) {
 				t.Errorf("config/eval.yaml holds %s's literal secret:\n%s", name, b)
+			}
+		})
+	}
+}
+
+func TestMarkUngated(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		status          results.Status
+		exit            int
+		wired           bool
+		canaries, calls int
+		want            results.Status
+		wantExit        int
+		ungated         bool
+	}{
+		{"gated", results.StatusCompleted, 0, true, 1, 3, results.StatusCompleted, 0, false},
+		{"not wired", results.StatusCompleted, 0, false, 0, 3, results.StatusCompleted, 0, false},
+		{"no canary", results.StatusCompleted, 0, true, 0, 0, results.StatusError, 1, true},
+		{"failed after calls", results.StatusFailed, 4, true, 0, 2, results.StatusError, 4, true},
+		{"failed before any call", results.StatusFailed, 4, true, 0, 0, results.StatusFailed, 4, true},
+		{"timed out", results.StatusTimeout, -1, true, 0, 5, results.StatusTimeout, -1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &results.Case{Status: tc.status, ExitCode: tc.exit}
+			engine.MarkUngated(c, tc.wired, tc.canaries, tc.calls)
+			if c.Status != tc.want || c.ExitCode != tc.wantExit || c.Ungated != tc.ungated {
+				t.Errorf("status %s exit %d ungated %v, want %s %d %v", c.Status, c.ExitCode, c.Ungated, tc.want, tc.wantExit, tc.ungated)
+			}
+			if tc.want == results.StatusError && !strings.Contains(c.Error, "without its hook") {
+				t.Errorf("error %q does not say why", c.Error)
 			}
 		})
 	}

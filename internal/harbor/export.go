@@ -457,8 +457,8 @@ func (x *exporter) claudeFiles(env, caseDir string) error {
 			literal[k] = v
 		}
 	}
-	files, err := claudecode.ContainerWorkspace(setup, x.o.Workdir, overrides, literal, func(handlers, digest string) string {
-		return HookCommand(x.o.Workdir, handlers, digest)
+	files, err := claudecode.ContainerWorkspace(setup, x.o.Workdir, overrides, literal, func(handlers, digest, canary string) string {
+		return HookCommand(x.o.Workdir, handlers, digest, canary)
 	})
 	if err != nil {
 		return fmt.Errorf("compile the workspace's settings: %w", err)
@@ -478,11 +478,15 @@ func (x *exporter) claudeFiles(env, caseDir string) error {
 // Code runs a call whose hook fails with anything but exit 2, so every
 // other outcome — the binary missing, not startable, crashing — becomes
 // exit 2 with the reason on stderr: the call is denied.
-func HookCommand(workdir, handlers, digest string) string {
+func HookCommand(workdir, handlers, digest, canary string) string {
+	flags := ""
+	if canary != "" {
+		flags = " --canary " + canary
+	}
 	script := `b=` + path.Join(workdir, HookBinary) + `; t=; ` +
 		`[ -x "$b" ] || chmod +x "$b" 2>/dev/null; ` +
 		`if [ ! -x "$b" ] && [ -f "$b" ]; then t=$(mktemp) && cp "$b" "$t" && chmod 700 "$t" && b=$t; fi; ` +
-		`"$b" hook --handlers ` + handlers + ` --sha256 ` + digest + `; s=$?; ` +
+		`"$b" hook --handlers ` + handlers + ` --sha256 ` + digest + flags + `; s=$?; ` +
 		`[ -z "$t" ] || rm -f "$t"; ` +
 		`case $s in 0|2) exit $s;; esac; ` +
 		`echo "agent-eval hook: $b could not run or failed (exit $s): the call is denied" >&2; exit 2`

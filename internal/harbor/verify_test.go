@@ -397,7 +397,7 @@ func TestVerifyCollects(t *testing.T) {
 		"out/answer.txt":              "hello Ada\n",
 		"edit.txt":                    "after\n",
 		"new/added.txt":               "new\n",
-		"hook_decisions.jsonl":        `{"tool_name":"Bash","decision":"deny","reason":"no"}` + "\n",
+		"hook_decisions.jsonl":        `{"decision":"canary","tool":"SessionStart"}` + "\n" + `{"tool_name":"Bash","decision":"deny","reason":"no"}` + "\n",
 		".claude/settings.local.json": "{}",
 		"tool_handlers.yaml":          "handlers: [changed]\n",
 	}

@@ -87,7 +87,7 @@ type Options struct {
 }
 
 // DecisionCanary is the ledger's decision for a canary line.
-const DecisionCanary = "canary"
+const DecisionCanary = rundir.DecisionCanary
 
 type output struct {
 	HookSpecificOutput hookOutput `json:"hookSpecificOutput"`

@@ -88,6 +88,10 @@ type Case struct {
 	// (copied to _modified/), outputs and harness files left out.
 	ModifiedFiles []string `json:"modified_files,omitempty"`
 	Workspace     string   `json:"workspace,omitempty"`
+	// Ungated: the runner wired the hook, but the decision ledger has no
+	// canary line, so the agent ran without it (engine.MarkUngated); the
+	// case is then an error.
+	Ungated bool `json:"ungated,omitempty"`
 	// Harbor is the Harbor trial the case was imported from (agent-eval
 	// harbor import), nil for a local run.
 	Harbor *HarborTrial `json:"harbor,omitempty"`

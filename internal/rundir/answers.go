@@ -74,3 +74,18 @@ func fallbackWhy(warnings []string, q string) string {
 	}
 	return ""
 }
+
+// Canaries counts the canary lines of a decision ledger (hook --canary):
+// each is a session that ran its hooks.
+func Canaries(ledger []byte) int {
+	n := 0
+	for _, line := range splitLines(ledger) {
+		var e struct {
+			Decision string `json:"decision"`
+		}
+		if json.Unmarshal(line, &e) == nil && e.Decision == DecisionCanary {
+			n++
+		}
+	}
+	return n
+}

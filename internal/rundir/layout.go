@@ -24,8 +24,9 @@ import (
 // other attempts in cases/<id>/attempts/<n>/, its trial under "harbor", the
 // status infra_error (before the agent started; a verifier that failed
 // after is the trial's verifier_error), and the run's harbor_job_dir and
-// infra_errors.
-const LayoutVersion = 3
+// infra_errors; 4, a case's ungated (the hook was wired and never ran) and
+// the ledger's canary lines (hook --canary).
+const LayoutVersion = 4
 
 // The files of the run's config/ folder: what the run ran, written by run
 // before the first case.

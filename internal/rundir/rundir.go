@@ -219,6 +219,10 @@ func readTranscript(path, of string) ([]transcript.Event, error) {
 	return ev, err
 }
 
+// DecisionCanary is a ledger line that only proves a session ran its
+// hooks (hook --canary); it decides no call.
+const DecisionCanary = "canary"
+
 // Decision is one line of a case's hook ledger (hook_decisions.jsonl): what
 // the interception hook decided for one tool call, and by which tier.
 type Decision struct {
@@ -236,7 +240,8 @@ type Decision struct {
 }
 
 // ReadLedger reads a case's hook ledger; a case without one has no
-// decisions. Lines that do not parse are skipped.
+// decisions. Lines that do not parse, and canary lines (which decide no
+// call), are skipped.
 func (d Dir) ReadLedger(id string) ([]Decision, error) {
 	return readLedger(d.Ledger(id), id)
 }
@@ -252,7 +257,7 @@ func readLedger(path, of string) ([]Decision, error) {
 	var out []Decision
 	for _, line := range splitLines(b) {
 		var x Decision
-		if json.Unmarshal(line, &x) == nil {
+		if json.Unmarshal(line, &x) == nil && x.Decision != DecisionCanary { // a canary decides no call
 			out = append(out, x)
 		}
 	}

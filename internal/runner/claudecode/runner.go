@@ -31,6 +31,10 @@ import (
 // processes it starts (Bash, hooks).
 const ScrubEnv = "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB"
 
+// CanaryEvent is the hook event the canary (hook --canary) is wired to:
+// every session fires it once, before any tool call.
+const CanaryEvent = "SessionStart"
+
 // HookTimeoutSeconds is the timeout of the generated PreToolUse entries.
 const HookTimeoutSeconds = hook.TimeoutSeconds
 
@@ -313,8 +317,11 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 	// The digest pins the file: an agent that rewrites it mid-run (a
 	// script can, where the deny rules only stop Claude Code's own tools
 	// and the shell commands it recognises) makes every call deny.
-	command := func(path, digest string) string {
+	command := func(path, digest, canary string) string {
 		c := intercept.ShellQuote(r.s.HarnessBin) + " hook --handlers " + intercept.ShellQuote(path) + " --sha256 " + digest
+		if canary != "" {
+			return c + " --canary " + canary
+		}
 		if r.credFile != "" {
 			c += " --credentials " + intercept.ShellQuote(r.credFile)
 		}
@@ -371,8 +378,9 @@ type layout struct {
 	overrides map[string]string
 	hidden    hiddenPaths
 	// hookCommand is the hook's command line, given its handlers file (as
-	// the agent sees it) and that file's sha256.
-	hookCommand func(handlers, digest string) string
+	// the agent sees it) and that file's sha256; with canary set, the
+	// canary's for that event (hook --canary).
+	hookCommand func(handlers, digest, canary string) string
 	// extraDeny and extraAllow are the host's own rules (protect.go, repo
 	// mode's); twinBases the folders relative Bash rules are twinned
 	// under (none: no twins).
@@ -404,8 +412,13 @@ func (r *started) compose(l layout) (WorkspaceFiles, error) {
 			return out, err
 		}
 		out.Handlers = b
-		command := l.hookCommand(path.Join(l.dir, hook.HandlersFile), digest)
-		settings["hooks"] = map[string]any{"PreToolUse": HookEntries(*hf, command, HookTimeoutSeconds)}
+		handlers := path.Join(l.dir, hook.HandlersFile)
+		command := l.hookCommand(handlers, digest, "")
+		settings["hooks"] = map[string]any{"PreToolUse": HookEntries(*hf, command, HookTimeoutSeconds),
+			// The canary proves the session ran its hooks: a case whose
+			// ledger has none ran ungated (the engine says so).
+			CanaryEvent: []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
+				"command": l.hookCommand(handlers, digest, CanaryEvent), "timeout": HookTimeoutSeconds}}}}}
 	}
 	c := r.s.Permissions
 	c.Deny = append(slices.Clone(c.Deny), workspace.ProtectedDenies()...)
@@ -470,7 +483,7 @@ func (r *started) compose(l layout) (WorkspaceFiles, error) {
 // host's places to hide or protect). The rules are eval.yaml's own, not
 // twinned; env is the settings' env block; hookCommand is the hook's
 // command line given its handlers file and digest. s.Warn may be nil.
-func ContainerWorkspace(s runner.RunSetup, dir string, overrides map[string]string, env map[string]string, hookCommand func(handlers, digest string) string) (WorkspaceFiles, error) {
+func ContainerWorkspace(s runner.RunSetup, dir string, overrides map[string]string, env map[string]string, hookCommand func(handlers, digest, canary string) string) (WorkspaceFiles, error) {
 	if s.Warn == nil {
 		s.Warn = func(string) {}
 	}
