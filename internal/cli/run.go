@@ -149,7 +149,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	}
 	problems = append(problems, programProblems(ev, opts.agentBin)...)
 	problems = append(problems, sharedFileProblems(ev, mustGetwd())...)
-	problems = append(problems, openRouterProblems(ev, opts.model, opts.score)...)
+	problems = append(problems, openRouterProblems(ev, opts.model, opts.score, opts.fakeModel, lookupOf(e.Getenv))...)
 	if opts.score {
 		// What score would refuse after the agents ran is refused now.
 		problems = append(problems, score.Check(ev, e.Getenv)...)

@@ -16,6 +16,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/expr"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/openrouter"
 	"github.com/agent-eval/agent-eval/internal/prompt"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/runner"
@@ -44,7 +45,7 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 	envWarnings(ev, getenv, at)
 	skillProblems(ev, at)
 	errs = append(errs, programProblems(ev, "")...)
-	errs = append(errs, openRouterProblems(ev, "", true)...)
+	errs = append(errs, openRouterProblems(ev, "", true, false, lookupOf(getenv))...)
 
 	dir := ev.DatasetDir()
 	if dir == "" {
@@ -284,34 +285,53 @@ func sharedFileProblems(ev *config.Eval, root string) config.Errors {
 	return errs
 }
 
-// openRouterProblems refuses an OpenRouter model ("openrouter:/…"): this
-// version has no OpenRouter provider, so the agent would run its default
-// model and the run would not test what the eval asks (a judge's model
-// would go to the Anthropic API, which has no such model). model is run
-// --model; judges says whether the judges' models count (run --score,
-// validate).
-func openRouterProblems(ev *config.Eval, model string, judges bool) config.Errors {
+// openRouterProblems checks the OpenRouter plan an OpenRouter agent model
+// ("openrouter:/…", models.skill or run --model) puts in force
+// (openrouter.New): a plan that cannot work, or whose key is not set, is
+// refused before anything is spent. Under --fake-model (fake) the fake
+// plays OpenRouter, so no key is needed. A judge naming an OpenRouter model
+// is refused: score asks the Anthropic API for judges. judges says whether
+// the judges' models count (run --score, validate).
+func openRouterProblems(ev *config.Eval, model string, judges, fake bool, lookup func(string) (string, bool)) config.Errors {
 	var errs config.Errors
-	if config.IsOpenRouter(model) {
-		errs = append(errs, config.Error{File: "--model", Code: config.CodeSemantic,
-			Msg: fmt.Sprintf("%s is an OpenRouter model, which this version cannot run: the agent would silently run another model; %s", model, config.LaterOpenRouter)})
-	}
-	for _, f := range ev.OpenRouterRoles() {
-		if !judges && (f == "models.judge" || strings.HasPrefix(f, "judges[")) {
+	_, probs := openrouter.New(ev, model, "", lookup)
+	for _, p := range probs {
+		if fake && strings.HasSuffix(p.Field, ".api_key_env") {
 			continue
 		}
-		if f == "models.skill" && model != "" {
-			continue // --model overrides it
+		if p.Field == "--model" {
+			errs = append(errs, config.Error{File: "--model", Code: config.CodeSemantic, Msg: p.Msg})
+			continue
 		}
-		why := "the agent would silently run another model, so run refuses it (name an Anthropic model; run --model overrides models.skill)"
-		if f == "models.judge" || strings.HasPrefix(f, "judges[") {
-			why = "score would ask the Anthropic API for it, which has no such model (name an Anthropic model)"
+		line, col := ev.Position(p.Field)
+		if line == 0 && strings.HasPrefix(p.Field, "models.providers.openrouter") {
+			line, col = ev.Position("models.providers.openrouter")
+		}
+		if line == 0 {
+			line, col = ev.Position("models.skill")
+		}
+		errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: p.Field, Code: config.CodeSemantic, Msg: p.Msg})
+	}
+	if !judges {
+		return errs
+	}
+	for _, f := range ev.OpenRouterRoles() {
+		if f != "models.judge" && !strings.HasPrefix(f, "judges[") {
+			continue
 		}
 		line, col := ev.Position(f)
 		errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: f, Code: config.CodeSemantic,
-			Msg: fmt.Sprintf("names an OpenRouter model, which this version cannot run: %s; %s", why, config.LaterOpenRouter)})
+			Msg: "names an OpenRouter model: score asks the Anthropic API for its judges, which has no such model (the OpenRouter plan routes the agent only); name an Anthropic model"})
 	}
 	return errs
+}
+
+// lookupOf is getenv as a lookup: an empty value is unset.
+func lookupOf(getenv func(string) string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v := getenv(k)
+		return v, v != ""
+	}
 }
 
 // errText is err without the program's name repeated by exec and os.

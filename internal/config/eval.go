@@ -83,8 +83,22 @@ func (e *Eval) Parallelism() int {
 }
 
 // HookModel is models.hook, DefaultHookModel when unset.
+//
+// Under an OpenRouter plan (models.skill "openrouter:/…") it is the bare
+// OpenRouter id the hook asks for: models.hook's, else the plan's
+// background model, else the agent's.
 func (e *Eval) HookModel() string {
-	if m := strings.TrimSpace(e.Models.Hook); m != "" {
+	m := strings.TrimSpace(e.Models.Hook)
+	if IsOpenRouter(e.Models.Skill) {
+		if m == "" && e.Models.Providers != nil && e.Models.Providers.OpenRouter != nil {
+			m = strings.TrimSpace(e.Models.Providers.OpenRouter.BackgroundModel)
+		}
+		if m == "" {
+			m = strings.TrimSpace(e.Models.Skill)
+		}
+		return strings.TrimPrefix(strings.TrimPrefix(m, "openrouter:"), "/")
+	}
+	if m != "" {
 		return m
 	}
 	return DefaultHookModel

@@ -98,12 +98,12 @@ type Models struct {
 	Subagent  string     `yaml:"subagent" doc:"Model for subagents (default: the skill model)."`
 	Judge     string     `yaml:"judge" doc:"Default model of LLM and agent judges (default: $EVAL_JUDGE_MODEL)."`
 	Hook      string     `yaml:"hook" doc:"Model that answers AskUserQuestion in the interception hook." default:"\"claude-haiku-4-5-20251001\""`
-	Providers *Providers `yaml:"providers" doc:"Model providers other than Anthropic. Not in this version: a role naming \"openrouter:/<model>\" is refused by validate and run (the agent would silently run another model), a plan no role uses is a warning; OpenRouter comes with later work (the Codex, Gemini CLI and Cursor runners)."`
+	Providers *Providers `yaml:"providers" doc:"Model providers other than Anthropic. An agent model \"openrouter:/<author>/<slug>\" (models.skill or run --model) puts the OpenRouter plan in force for the claude-code runner (README: OpenRouter plans); a plan no model names is a warning."`
 }
 
 // Providers holds the provider plans.
 type Providers struct {
-	OpenRouter *OpenRouter `yaml:"openrouter" doc:"OpenRouter plan, for models.skill \"openrouter:/<author>/<slug>\". Not in this version (see models.providers)."`
+	OpenRouter *OpenRouter `yaml:"openrouter" doc:"OpenRouter plan, for models.skill \"openrouter:/<author>/<slug>\": its endpoint, key, background model, attribution headers and budget inflation (the other keys are accepted and do nothing yet)."`
 }
 
 // OpenRouter configures routing agent traffic through OpenRouter.

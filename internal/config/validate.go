@@ -200,7 +200,7 @@ func (v *validator) runner(path string, r *Runner) {
 		typ = "claude-code"
 	case "claude-code", "cursor", "cli", "codex", "gemini":
 	case "responses-api":
-		v.errf(path+".type", CodeSemantic, "runner type responses-api (upstream's OpenAI Responses API runner) is not supported yet; this version runs claude-code and cli")
+		v.errf(path+".type", CodeSemantic, "runner type responses-api (upstream's) is not run by agent-eval: it uploads the skill and the whole workspace to OpenAI's hosted containers (the Skills and Containers APIs) and lets the model run shell commands there, where no hook gates a call, no permission or sandbox of the eval applies and denied files are uploaded too; use runner.type codex, which runs the same Responses API models locally under the eval's gating (runner.settings base_url, default_model and network_policy have no equivalent there: name the model in models.skill)")
 		return
 	default:
 		return // the decoder reported the unknown type
@@ -580,7 +580,7 @@ func (v *validator) generation() {
 // ignored.
 const (
 	laterMLflow     = "MLflow export comes with later work (CI summaries and MLflow export)"
-	LaterOpenRouter = "OpenRouter comes with later work (the Codex, Gemini CLI and Cursor runners)"
+	LaterOpenRouter = "OpenRouter's key management, preflight, routing and judges come with later work"
 )
 
 // notYet warns of what this version accepts and does nothing with, so a
@@ -602,8 +602,20 @@ func (v *validator) notYet() {
 			v.warnf(p+".provider_options", "does nothing in this version (it is for an OpenRouter judge model); %s", LaterOpenRouter)
 		}
 	}
-	if e.Models.Providers != nil && e.Models.Providers.OpenRouter != nil && len(e.OpenRouterRoles()) == 0 {
-		v.warnf("models.providers.openrouter", "does nothing in this version, and no model names \"openrouter:/…\"; %s", LaterOpenRouter)
+	if e.Models.Providers != nil && e.Models.Providers.OpenRouter != nil {
+		or := e.Models.Providers.OpenRouter
+		if len(e.OpenRouterRoles()) == 0 {
+			v.warnf("models.providers.openrouter", "does nothing: no model names \"openrouter:/<author>/<slug>\" (the plan is in force when the agent's model, models.skill or run --model, does)")
+		}
+		for _, k := range []struct {
+			field string
+			set   bool
+		}{{"management_key_env", or.ManagementKeyEnv != ""}, {"preflight", or.Preflight != ""}, {"budget", or.Budget != nil},
+			{"routing", len(or.Routing) > 0}, {"judge", or.Judge != nil}} {
+			if k.set {
+				v.warnf("models.providers.openrouter."+k.field, "does nothing in this version: the plan routes the agent (endpoint, key, model slots, attribution headers, budget inflation) and nothing else; %s", LaterOpenRouter)
+			}
+		}
 	}
 }
 

@@ -122,6 +122,11 @@ type Request struct {
 	// ToolUses are the tool calls the fake answered with.
 	ToolUses []ToolUse `json:"tool_uses,omitempty"`
 	Status   int       `json:"status"`
+	// Auth fingerprints the credential the request carried: "bearer " or
+	// "x-api-key " and the first 12 hex digits of the SHA-256 of its value,
+	// so a test can tell which key reached the fake without the key being
+	// recorded.
+	Auth string `json:"auth,omitempty"`
 	// Body is the whole request body: always kept in memory, logged only
 	// with Options.LogBodies.
 	Body json.RawMessage `json:"body,omitempty"`
@@ -598,6 +603,20 @@ func (s *Server) script(name string) (*Script, error) {
 	return &Script{}, nil
 }
 
+// authPrint is Request.Auth for a request's headers ("" without a
+// credential).
+func authPrint(h http.Header) string {
+	kind, v := "x-api-key", h.Get("X-Api-Key")
+	if v == "" {
+		kind, v = "bearer", strings.TrimPrefix(h.Get("Authorization"), "Bearer ")
+	}
+	if v == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(v))
+	return kind + " " + hex.EncodeToString(sum[:6])
+}
+
 // secretHeader matches header names whose values are never recorded.
 var secretHeader = lazyre.New(`(?i)key|token|auth|cookie|secret|password`)
 
@@ -612,6 +631,7 @@ func (s *Server) record(r *http.Request, rec Request) {
 		}
 		rec.Headers[k] = strings.Join(v, ", ")
 	}
+	rec.Auth = authPrint(r.Header)
 	if s.opts.Log == nil {
 		s.mu.Lock()
 		s.requests = append(s.requests, rec)

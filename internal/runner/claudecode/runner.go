@@ -20,6 +20,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
 	"github.com/agent-eval/agent-eval/internal/llm"
+	"github.com/agent-eval/agent-eval/internal/openrouter"
 	"github.com/agent-eval/agent-eval/internal/permissions"
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/runner"
@@ -58,6 +59,10 @@ type started struct {
 	configDir string // the agent's own config dir for this run (trust)
 	credDir   string // the hook's credentials folder, or ""
 	credFile  string
+	// plan is the OpenRouter plan in force (models.skill or --model
+	// "openrouter:/…"), or nil; under --fake-model the fake plays
+	// OpenRouter and the plan only names the models.
+	plan *openrouter.Plan
 }
 
 // Start finds the agent, checks the sandbox and writes the run's own
@@ -77,7 +82,18 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Agen
 	if r.bin, err = agentBinary(s.Eval, s.AgentBin); err != nil {
 		return nil, err
 	}
-	if s.FakeModelURL == "" && !hasCredentials(s.Eval) {
+	if openrouter.Active(s.Eval, s.Model) {
+		lookup := os.LookupEnv
+		if s.FakeModelURL != "" {
+			lookup = func(string) (string, bool) { return "fake-model", true }
+		}
+		plan, probs := openrouter.New(s.Eval, s.Model, filepath.Base(s.RunDir), lookup)
+		if len(probs) > 0 {
+			return nil, &runner.ConfigError{Err: fmt.Errorf("%s: %s", probs[0].Field, probs[0].Msg)}
+		}
+		r.plan = plan
+	}
+	if s.FakeModelURL == "" && r.plan == nil && !hasCredentials(s.Eval) {
 		r.s.Warn(`neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is set (nor Vertex or Bedrock, nor an apiKeyHelper), so Claude Code has no credentials and every case will fail "Not logged in": a claude login is not used under agent-eval; set one, or run offline with --fake-model`)
 	}
 	for _, d := range s.Eval.Runner.PluginDirs {
@@ -198,8 +214,12 @@ func (r *started) hookCredentials() error {
 		return nil
 	}
 	lookup := os.LookupEnv
-	if fake {
+	switch {
+	case fake:
 		lookup = func(name string) (string, bool) { return "fake-model", name == "ANTHROPIC_API_KEY" }
+	case r.plan != nil:
+		env := r.plan.Env()
+		lookup = func(name string) (string, bool) { v, ok := env[name]; return v, ok }
 	}
 	content := hook.FormatCredentials(lookup)
 	if content == "" {
@@ -353,7 +373,16 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 		return nil, nil, err
 	}
 	_, wired := settings["hooks"]
-	plan := permissions.PlanClaude(files.perms, settings, filepath.Join(ws, ".claude"), nil)
+	settingsDir, planEnv := filepath.Join(ws, ".claude"), map[string]string(nil)
+	if r.plan != nil {
+		// The overlay carries the plan's key: it goes into the run's own
+		// folder, which no agent may read, not into the workspace.
+		if settingsDir, err = os.MkdirTemp(r.configDir, "overlay-"); err != nil {
+			return nil, nil, fmt.Errorf("make the OpenRouter overlay's folder: %w", err)
+		}
+		planEnv = r.planEnv()
+	}
+	plan := permissions.PlanClaude(files.perms, settings, settingsDir, planEnv)
 	if (r.s.Repo != "" || wired) && plan.SettingsFile == "" {
 		// The agent runs in the project, which does not load this folder's
 		// settings by itself; and a wired hook must outrank the workspace's
@@ -362,7 +391,7 @@ func (r *started) settings(ws string, overrides map[string]string) ([]string, fu
 	}
 	var cleanup func() error
 	if plan.SettingsFile != "" {
-		_, remove, err := permissions.WriteSettingsFile(filepath.Join(ws, ".claude"), plan.SettingsFile, plan.Settings)
+		_, remove, err := permissions.WriteSettingsFile(settingsDir, plan.SettingsFile, plan.Settings)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -658,6 +687,9 @@ func (r *started) agentEnv(name, ws string, extraEnv map[string]string) []string
 	if strings.TrimSpace(ev.Models.Subagent) == "" {
 		extra["CLAUDE_CODE_SUBAGENT_MODEL"] = r.s.Model
 	}
+	if r.plan != nil {
+		extra["CLAUDE_CODE_SUBAGENT_MODEL"] = r.plan.Subagent
+	}
 	extra["DISABLE_AUTOUPDATER"] = "1"
 	extra["DISABLE_TELEMETRY"] = "1"
 	extra["DISABLE_ERROR_REPORTING"] = "1"
@@ -676,7 +708,30 @@ func (r *started) agentEnv(name, ws string, extraEnv map[string]string) []string
 		extra[llm.FakeModelEnv] = "1"
 		extra["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
 	}
-	return Env(os.LookupEnv, extra)
+	env := Env(os.LookupEnv, extra)
+	if r.plan != nil && r.s.FakeModelURL == "" {
+		// The overlay alone says where the agent's requests go and with
+		// which credentials: none of the caller's reaches it.
+		env = slices.DeleteFunc(env, func(kv string) bool {
+			k, _, _ := strings.Cut(kv, "=")
+			return slices.Contains(openrouter.ManagedKeys, k) && k != "CLAUDE_CODE_SUBAGENT_MODEL"
+		})
+	}
+	return env
+}
+
+// planEnv is the OpenRouter plan's env block for the overlay. Under
+// --fake-model the fake plays OpenRouter: the process environment points
+// the agent at the case's script, and the block only fills the model
+// slots.
+func (r *started) planEnv() map[string]string {
+	env := r.plan.Env()
+	if r.s.FakeModelURL != "" {
+		for _, k := range []string{"ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY", "ANTHROPIC_CUSTOM_HEADERS"} {
+			delete(env, k)
+		}
+	}
+	return env
 }
 
 // Invoke runs Claude Code once in the session's workspace.
@@ -692,9 +747,13 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	}
 	// The logs are redacted as they are written; the stream is parsed as the
 	// agent printed it.
-	red := redact.FromEnviron(env)
+	secrets := env
+	if r.plan != nil && r.plan.Key != "" {
+		secrets = append(slices.Clone(env), "ANTHROPIC_AUTH_TOKEN="+r.plan.Key) // the overlay's, not the process's
+	}
+	red := redact.FromEnviron(secrets)
 	if in.NewRedactor != nil {
-		red = in.NewRedactor(env)
+		red = in.NewRedactor(secrets)
 	}
 	stdout, stderr := red.JSONWriter(orDiscard(in.Stdout)), red.Writer(orDiscard(in.Stderr))
 	var onEvent func(transcript.Event)
@@ -704,14 +763,17 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 			in.Transcript.Write(e)
 		}
 	}
-	budget := in.MaxBudgetUSD
+	budget, model := in.MaxBudgetUSD, r.s.Model
+	if r.plan != nil {
+		budget, model = r.plan.Budget(budget), r.plan.Skill
+	}
 	dir := s.w.Dir
 	if r.s.Repo != "" {
 		dir = r.s.Repo
 	}
 	before := workspace.TopLevel(dir)
 	res := Run(ctx, Spec{
-		Bin: r.bin, Dir: dir, Prompt: in.Prompt, Model: r.s.Model, Effort: rc.Effort,
+		Bin: r.bin, Dir: dir, Prompt: in.Prompt, Model: model, Effort: rc.Effort,
 		PermissionMode: rc.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: rc.SystemPrompt,
 		PluginDirs: s.plugins, PermissionArgs: s.permArgs, AskUserQuestion: r.s.Handlers != nil,
 		Env: env, Timeout: in.Timeout, Stdout: stdout, Stderr: stderr,
