@@ -1,0 +1,118 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// The runner conformance suite: every scenario of testdata/conformance runs
+// once per runner, with runner.type switched and nothing else, against the
+// real agent CLI (or, for Cursor, the stand-in of its documented CLI) and
+// the built-in fake model (run --fake-model), whose scripts name tools in
+// one vocabulary the fake speaks to every agent in its own protocol. What
+// each scenario checks is what the engine, score and compare rely on of a
+// runner: a file written and collected, usage, a runner-neutral
+// transcript, a path deny that holds, a gated call denied with its reason
+// reaching the model, permission_denials, the hook's canary, a timeout, a
+// crash, a question answered (where the agent has a question tool).
+//
+// A scenario's eval.yaml names its runner @RUNNER@ and its model @MODEL@
+// (the command subst fills them in) and the agent binary is $AGENT_BIN. Conditions:
+// [runner:NAME] is the runner under test; [questions] it has a question
+// tool the hook answers; [sandbox] its shell runs in an OS sandbox.
+
+// conformant is one runner the suite runs.
+type conformant struct {
+	runner string
+	// model is the models.skill its scenarios name (@MODEL@).
+	model string
+	// bin finds the agent binary: "" skips the runner here (the finder
+	// fails the test in CI instead, where every agent is installed).
+	bin func(t *testing.T) string
+	// setup adds the runner's own environment to a script's.
+	setup func(env *testscript.Env, bin string) error
+	// questions: the agent has a question tool the hook answers.
+	// sandbox: its shell runs in an OS sandbox.
+	questions, sandbox bool
+}
+
+// conformants are the runners the suite runs, in registry order.
+func conformants() []conformant {
+	return []conformant{
+		{runner: "claude-code", model: "claude-sonnet-4-5", bin: claudeCLI, setup: claudeConformance, questions: true, sandbox: true},
+	}
+}
+
+func claudeConformance(env *testscript.Env, bin string) error {
+	_, err := claudeScriptEnv(env, bin)
+	if err != nil {
+		return err
+	}
+	env.Setenv("ANTHROPIC_API_KEY", "fake-key-for-tests")
+	for _, k := range []string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER", "DISABLE_ERROR_REPORTING"} {
+		env.Setenv(k, "1")
+	}
+	env.Setenv("CLAUDE_CODE_MAX_RETRIES", "1") // crash: one retry, not ten with backoff
+	return nil
+}
+
+func TestConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the conformance suite runs the real agent CLIs")
+	}
+	for _, c := range conformants() {
+		t.Run(c.runner, func(t *testing.T) {
+			bin := c.bin(t)
+			if bin == "" {
+				t.Skipf("the %s agent is not installed here", c.runner)
+			}
+			testscript.Run(t, testscript.Params{
+				Dir:                 "testdata/conformance",
+				RequireExplicitExec: true,
+				RequireUniqueNames:  true,
+				Setup: func(env *testscript.Env) error {
+					env.Setenv("RUNNER", c.runner)
+					env.Setenv("MODEL", c.model)
+					env.Setenv("AGENT_BIN", bin)
+					env.Setenv("AGENT_EVAL_BIN", "agent-eval")
+					if err := c.setup(env, bin); err != nil {
+						return err
+					}
+					return shortWorkspaces(env)
+				},
+				Condition: func(cond string) (bool, error) {
+					if name, ok := strings.CutPrefix(cond, "runner:"); ok {
+						return name == c.runner, nil
+					}
+					switch cond {
+					case "questions":
+						return c.questions, nil
+					case "sandbox":
+						return c.sandbox, nil
+					}
+					return scriptCondition(cond)
+				},
+				Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+					"subst": cmdSubst,
+				},
+			})
+		})
+	}
+}
+
+// cmdSubst replaces @RUNNER@ and @MODEL@ in each file named with the
+// runner under test and its model.
+func cmdSubst(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: subst FILE...")
+	}
+	for _, f := range args {
+		p := ts.MkAbs(f)
+		b, err := os.ReadFile(p)
+		ts.Check(err)
+		ts.Check(os.WriteFile(p, []byte(strings.NewReplacer("@RUNNER@", ts.Getenv("RUNNER"), "@MODEL@", ts.Getenv("MODEL")).Replace(string(b))), 0o644))
+	}
+}
