@@ -455,9 +455,6 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 		}
 	}
 	sum := p.finish(failure)
-	if sum.Text == "" && failure != "" {
-		sum.Text = failure
-	}
 	out := runner.Result{ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration, Err: pr.Err,
 		Model: sum.Model, Text: sum.Text, IsError: sum.IsError || pr.ExitCode != 0, Usage: sum.Usage, NumTurns: sum.NumTurns,
 		ToolCalls: sum.ToolCalls, Denials: hookDenials(sum, readDenies(ledger, from)), Redactor: red,

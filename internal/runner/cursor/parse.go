@@ -273,6 +273,9 @@ func (p *parser) finish(failure string) summary {
 		if s.Text == "" && len(p.texts) > 0 {
 			s.Text = p.texts[len(p.texts)-1]
 		}
+		if s.Text == "" {
+			s.Text = failure
+		}
 		if failure != "" {
 			p.emit(transcript.Event{Kind: transcript.KindError, Text: failure})
 		}

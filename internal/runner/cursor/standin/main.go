@@ -363,7 +363,7 @@ func (a *agent) call(u toolUse) (string, bool) {
 	switch u.Name {
 	case "Bash", "Shell":
 		kind, key = "shellToolCall", "command"
-		args = map[string]any{"command": str("command"), "workingDirectory": a.cwd}
+		args = map[string]any{"command": str("command")}
 	case "Read":
 		kind, key = "readToolCall", "read"
 		args = map[string]any{"path": str("file_path")}
