@@ -3,55 +3,70 @@
 // from Cursor's download script). The tests build it with go build and put
 // it on PATH as cursor-agent; nothing ships it.
 //
-// It does only what Cursor's documentation says the CLI does, for what the
-// cursor runner relies on, and says nothing about what the real CLI does
-// beyond that. Reproduced, with where it is documented:
+// It does only what Cursor's documentation (and pages quoting it) says the
+// CLI does, for what the cursor runner relies on; it proves nothing about
+// the real CLI beyond that. Reproduced, with where it was read (stored
+// copies, 2026-12):
 //
-//   - Headless print mode: `cursor-agent -p|--print [--output-format
-//     text|json|stream-json] [--model M] [-f|--force] PROMPT`, credentials
-//     from CURSOR_API_KEY (or --api-key). "Headless CLI" and "Parameters"
-//     in Cursor's CLI docs (https://cursor.com/docs/cli/headless,
-//     https://cursor.com/docs/cli/reference/parameters).
-//   - The stream-json events (https://cursor.com/docs/cli/reference/output-format,
-//     "Output format"): a system/init event (apiKeySource, cwd, session_id,
-//     model, permissionMode), the user's prompt as a user event, one
-//     assistant event per assistant message (the whole message between
-//     tool calls), tool_call events with subtype started and completed,
-//     call_id and tool_call.{shellToolCall|readToolCall|writeToolCall}.args
-//     (and .result on completion), and a terminal result event (subtype
-//     success, is_error, duration_ms, duration_api_ms, result, session_id).
-//     On failure it exits non-zero with the error on stderr and no result
-//     event. The json format is the result event alone.
-//   - Permissions (https://cursor.com/docs/cli/reference/permissions,
-//     "Permissions"): {"permissions": {"allow": [...], "deny": [...]}} in
-//     ~/.cursor/cli-config.json and the project's .cursor/cli.json, with
-//     Shell(command[:args]), Read(glob), Write(glob), WebFetch(domain) and
-//     Mcp(server:tool); deny wins over allow. --force runs every call that
-//     no deny rule names.
-//   - Hooks (https://cursor.com/docs/agent/hooks, "Hooks"): ~/.cursor/hooks.json
-//     and the project's .cursor/hooks.json, {"version": 1, "hooks": {EVENT:
-//     [{"command": ...}]}}; each command gets the event as JSON on stdin
+//   - Print mode: `cursor-agent -p|--print [--output-format
+//     text|json|stream-json] [--model M] [-f|--force] [--api-key K] PROMPT`,
+//     the key from CURSOR_API_KEY otherwise; --force runs every call no
+//     deny rule names. Cursor's CLI parameters as the cursor-agent manual
+//     page lists them (linuxcommandlibrary.com/man/cursor) and Cursor's
+//     headless docs as quoted by docs.use-bloom.dev/agents/cursor.
+//   - Output: "Output format", https://cursor.com/docs/cli/reference/output-format
+//     (the default is text; json is the result object alone; stream-json is
+//     NDJSON with one line per assistant message, the whole message between
+//     tool calls; on failure a non-zero exit, the error on stderr and no
+//     terminal result event; the result event's type, subtype success,
+//     is_error, duration_ms, duration_api_ms, result, session_id,
+//     request_id). The other events as that page's examples are quoted by
+//     pkg.go.dev/github.com/tigercosmos/codexmon/internal/agent/cursor:
+//     system/init (apiKeySource, cwd, session_id, model, permissionMode),
+//     user {message.content[{type: text}]}, assistant likewise, and
+//     tool_call with subtype started/completed, call_id and
+//     tool_call.{readToolCall|writeToolCall|shellToolCall}.{args, result}.
+//     Argument names: readToolCall {path}, writeToolCall {path, fileText},
+//     shellToolCall {command}; results {success: {...}}.
+//   - Permissions: {"permissions": {"allow": [...], "deny": [...]}} in
+//     ~/.cursor/cli-config.json and the project's .cursor/cli.json ("only
+//     permissions can be configured at the project level"), patterns
+//     Shell(command), Read(glob), Write(glob), WebFetch(domain),
+//     Mcp(server:tool); deny wins. Cursor's CLI configuration and
+//     permissions pages as quoted by developersdigest.tech/reference/cursor-cli/config-files
+//     and skills.sh (update-cli-config); the grammar is also what
+//     internal/permissions/cursor.go compiles to.
+//   - Hooks: Cursor's hooks page (https://cursor.com/docs/agent/hooks) as
+//     quoted by cupcake.eqtylab.io/reference/harnesses/cursor and the
+//     cursor-hooks package's README: .cursor/hooks.json (and
+//     ~/.cursor/hooks.json) {"version": 1, "hooks": {EVENT: [{"command":
+//     ...}]}}; the command gets the event as JSON on stdin
 //     (hook_event_name, conversation_id, generation_id, workspace_roots and
 //     the event's fields) and answers JSON on stdout. beforeSubmitPrompt
-//     {prompt} answers {"continue": bool}; beforeShellExecution {command,
-//     cwd} and beforeReadFile {file_path, content} answer {"permission":
-//     "allow"|"deny"|"ask", "user_message", "agent_message"} (the first
-//     hooks release spelled them userMessage and agentMessage: both are
-//     read). Exit code 2 blocks the action; a hook that fails otherwise lets
-//     it go on unless its entry says "failClosed": true.
+//     {prompt, attachments} answers {"continue": bool}; beforeShellExecution
+//     {command, cwd} and beforeReadFile {file_path, content, attachments}
+//     answer {"permission": "allow"|"deny"|"ask", "user_message",
+//     "agent_message"} (Cursor's first hooks release spelled them
+//     userMessage and agentMessage: both are read).
 //
-// What the documentation leaves open, the stand-in decides as follows (the
-// runner must not depend on it): "ask" is a deny in print mode (there is
-// nobody to ask); a call a permission rule or a hook refused ends with a
-// tool_call completed whose result is {"rejected": {"reason": ...}}, the
-// reason also being what the model gets (the documentation shows only
-// success results); hooks run with the project as their cwd.
+// What those pages leave open, the stand-in decides as follows; the runner
+// must not depend on it, and README says so: "ask" is a deny (print mode
+// has nobody to ask); a hook that exits 2 blocks (Claude Code's
+// convention); a hook that fails otherwise (a crash, a timeout, output that
+// is not JSON) lets the action go on unless its entry says "failClosed":
+// true, and its "timeout" is in seconds (both keys are seen in published
+// hooks.json files, not on the pages read); a call a permission rule or a
+// hook refused ends with a tool_call completed whose result is
+// {"rejected": {"reason": ...}}, the reason being the tool result the
+// model gets (the pages show success results only); hooks run with the
+// folder holding .cursor as their cwd; a read is gated by cli.json before
+// the file is opened, by beforeReadFile after.
 //
 // Test-only seam, not Cursor's: the model is asked through an Anthropic
 // Messages API at $CURSOR_STANDIN_MODEL_URL (agent-eval's fake, which the
 // cursor runner points it at under --fake-model) with the tools Bash,
-// Read and Write, whose calls the stand-in runs itself as Cursor's
-// shell, read and write tools.
+// Read and Write, whose calls the stand-in runs itself as Cursor's shell,
+// read and write tools.
 package main
 
 import (
