@@ -157,13 +157,5 @@ func respondCursor(stdout, stderr io.Writer, _ Input, d intercept.Decision) int 
 		}
 		out = cursorOutput{Permission: "deny", UserMessage: reason, AgentMessage: reason, UserMessageCamel: reason, AgentMessageCamel: reason}
 	}
-	b, err := json.Marshal(out)
-	if err == nil {
-		_, err = stdout.Write(append(b, '\n'))
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "agent-eval hook: "+strings.TrimSpace(d.Reason))
-		return ExitBlock
-	}
-	return ExitOK
+	return writeAnswer(stdout, stderr, out, d.Reason)
 }

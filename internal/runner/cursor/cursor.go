@@ -25,11 +25,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
@@ -101,7 +99,7 @@ func (cursorRunner) Start(ctx context.Context, s runner.RunSetup) (runner.Agent,
 	if s.Handlers != nil && slices.ContainsFunc(s.Handlers.Handlers, intercept.AnswersQuestions) {
 		r.s.Warn("inputs.tools answers questions, but Cursor's CLI has no question tool for the hook to answer: those handlers do nothing under the cursor runner")
 	}
-	r.version = version(ctx, bin)
+	r.version = runner.AgentVersion(ctx, bin)
 	return r, nil
 }
 
@@ -115,31 +113,7 @@ func (r *started) Close() error { return nil }
 // agentBinary is --agent-bin, runner.settings.binary or cursor-agent, on
 // PATH.
 func agentBinary(ev *config.Eval, flag string) (string, error) {
-	bin, from, fix := flag, " named by --agent-bin", ""
-	if bin == "" {
-		if b, ok := ev.Runner.Settings["binary"].(string); ok && b != "" {
-			bin, from, fix = b, " named by runner.settings.binary", " (fix runner.settings.binary, or pass --agent-bin)"
-		}
-	}
-	if bin == "" {
-		bin, from, fix = DefaultBinary, "", " (install Cursor's CLI with Cursor's installer, or pass --agent-bin)"
-	}
-	p, err := exec.LookPath(bin)
-	if err != nil {
-		return "", &runner.ConfigError{Err: fmt.Errorf("the agent CLI %q%s is not installed or not executable%s", bin, from, fix)}
-	}
-	return filepath.Abs(p)
-}
-
-func version(ctx context.Context, bin string) string {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "--version").Output()
-	if err != nil {
-		return ""
-	}
-	first, _, _ := strings.Cut(string(out), "\n")
-	return strings.TrimSpace(first)
+	return runner.AgentBinary(ev, flag, DefaultBinary, "install Cursor's CLI with Cursor's installer")
 }
 
 // session is one prepared workspace.
@@ -241,15 +215,7 @@ func (r *started) hookFile(ws string, overrides map[string]string) *intercept.Fi
 	if r.s.Handlers == nil && len(f.DeniedPaths) == 0 {
 		return nil
 	}
-	for _, p := range []string{".cursor/**", hook.HandlersFile, hook.LedgerFile} {
-		if !slices.Contains(f.DeniedPaths, p) {
-			f.DeniedPaths = append(f.DeniedPaths, p)
-			if f.DeniedPathReasons == nil {
-				f.DeniedPathReasons = map[string]string{}
-			}
-			f.DeniedPathReasons[p] = HiddenReason
-		}
-	}
+	f.AddDeniedPaths(HiddenReason, ".cursor/**", hook.HandlersFile, hook.LedgerFile)
 	if f.Handlers == nil {
 		f.Handlers = []intercept.Handler{}
 	}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/config"
-	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/permissions"
@@ -76,29 +75,11 @@ func loadEval(t *testing.T, dir, src string) *config.Eval {
 	return ev
 }
 
-func fakeServer(t *testing.T, scripts map[string]string) string {
-	t.Helper()
-	srv := fakeapi.New(fakeapi.Options{})
-	for name, script := range scripts {
-		sc, err := fakeapi.ParseScript([]byte(script))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv.SetScript(name, sc)
-	}
-	url, err := srv.Start("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	return url
-}
-
 // TestRunnerSuite runs the shared runner suite against the stand-in CLI
 // answered by the fake Messages API.
 func TestRunnerSuite(t *testing.T) {
 	bin := standinBin(t)
-	url := fakeServer(t, map[string]string{
+	url := runnertest.FakeModel(t, map[string]string{
 		"quick": "turns: [{text: done}]\n",
 		"hang":  "turns: [{tool_use: {name: Bash, input: {command: sleep 300}}}, {text: waited}]\n",
 	})
@@ -322,7 +303,7 @@ func TestHookDenials(t *testing.T) {
 // result event, and the error reaches the result.
 func TestModelError(t *testing.T) {
 	bin := standinBin(t)
-	url := fakeServer(t, map[string]string{"boom": "turns: [{error: {status: 500, type: api_error, message: overloaded here}}]\n"})
+	url := runnertest.FakeModel(t, map[string]string{"boom": "turns: [{error: {status: 500, type: api_error, message: overloaded here}}]\n"})
 	root := t.TempDir()
 	ev := loadEval(t, filepath.Join(root, "eval"), "name: e\nexecution: {prompt: hi}\nrunner: {type: cursor}\nmodels: {skill: m1}\ndataset: {path: cases}\n")
 	ws := filepath.Join(root, "w")
