@@ -106,12 +106,35 @@ func openCodeCLI(t *testing.T) string {
 	return bin
 }
 
+// cursorStandin builds the stand-in for Cursor's CLI (internal/runner/cursor/
+// standin; the real one cannot be installed here) as cursor-agent in a
+// folder of its own, or takes $CURSOR_AGENT_BIN. The scripts that run it
+// start with [!cursor] skip; a stand-in that does not build fails.
+func cursorStandin(t *testing.T) string {
+	t.Helper()
+	if bin := os.Getenv("CURSOR_AGENT_BIN"); bin != "" {
+		abs, err := filepath.Abs(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return abs
+	}
+	bin := filepath.Join(t.TempDir(), "cursor-agent")
+	cmd := exec.Command("go", "build", "-o", bin, "./internal/runner/cursor/standin")
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the cursor-agent stand-in: %v\n%s", err, out)
+	}
+	return bin
+}
+
 func TestE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end tests run the real Claude Code CLI")
 	}
 	claude := claudeCLI(t)
 	opencode := openCodeCLI(t)
+	cursorAgent := cursorStandin(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/e2e",
 		RequireExplicitExec: true,
@@ -145,16 +168,24 @@ func TestE2E(t *testing.T) {
 					env.Setenv(k, "1")
 				}
 			}
+			// The cursor-agent stand-in, on PATH as Cursor's CLI would be.
+			env.Setenv("CURSOR_AGENT_BIN", cursorAgent)
+			env.Setenv("PATH", filepath.Dir(cursorAgent)+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Values[fakeKey{}] = &fakeHolder{}
 			return shortWorkspaces(env)
 		},
 		// [opencode]: the OpenCode CLI is there (a script of the cli runner
 		// with it skips without it, except in CI, which fails above).
+		// [cursor]: the cursor-agent stand-in is built (always, once it
+		// builds: a script of the cursor runner runs it).
 		// [pidns]: this machine can give an agent a pid namespace.
 		// [need:PROGRAM]: as scriptCondition.
 		Condition: func(cond string) (bool, error) {
 			if cond == "opencode" {
 				return opencode != "", nil
+			}
+			if cond == "cursor" {
+				return cursorAgent != "", nil
 			}
 			if cond == "pidns" {
 				err := agentproc.NamespaceWorks()

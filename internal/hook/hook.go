@@ -356,13 +356,19 @@ func respond(stdout, stderr io.Writer, in Input, d intercept.Decision) int {
 	if d.UpdatedInput != nil {
 		out.HookSpecificOutput.UpdatedInput = d.UpdatedInput
 	}
-	b, err := json.Marshal(out)
+	return writeAnswer(stdout, stderr, out, d.Reason)
+}
+
+// writeAnswer prints an agent's answer as one JSON line. When not even
+// that can be written it blocks through the exit code, with the reason on
+// stderr.
+func writeAnswer(stdout, stderr io.Writer, answer any, reason string) int {
+	b, err := json.Marshal(answer)
 	if err == nil {
 		_, err = stdout.Write(append(b, '\n'))
 	}
 	if err != nil {
-		// Not even a decision could be written: block through the exit code.
-		fmt.Fprintln(stderr, "agent-eval hook: "+strings.TrimSpace(d.Reason))
+		fmt.Fprintln(stderr, "agent-eval hook: "+strings.TrimSpace(reason))
 		return ExitBlock
 	}
 	return ExitOK

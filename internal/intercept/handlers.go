@@ -47,6 +47,21 @@ type File struct {
 	Handlers []Handler  `yaml:"handlers" json:"handlers"`
 }
 
+// AddDeniedPaths adds the paths not yet denied to DeniedPaths, each with
+// reason as its deny message's reason.
+func (f *File) AddDeniedPaths(reason string, paths ...string) {
+	for _, p := range paths {
+		if slices.Contains(f.DeniedPaths, p) {
+			continue
+		}
+		f.DeniedPaths = append(f.DeniedPaths, p)
+		if f.DeniedPathReasons == nil {
+			f.DeniedPathReasons = map[string]string{}
+		}
+		f.DeniedPathReasons[p] = reason
+	}
+}
+
 // Handler is one compiled inputs.tools entry.
 type Handler struct {
 	// Match and Prompt are the natural-language text from eval.yaml.

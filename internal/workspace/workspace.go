@@ -309,7 +309,7 @@ func containsJSON(list []any, x any) bool {
 }
 
 // Harness files are never reported as the agent's modifications.
-var harnessFiles = []string{".claude", ".git", ".staged-plugins", "tool_handlers.yaml", "hook_decisions.jsonl", ".hook-outputs.yaml", ".hook-outputs.json"}
+var harnessFiles = []string{".claude", ".cursor", ".git", ".staged-plugins", "tool_handlers.yaml", "hook_decisions.jsonl", ".hook-outputs.yaml", ".hook-outputs.json"}
 
 // Baseline records the workspace as it is before the agent runs, so
 // Modified can tell what the agent changed. It needs git. The record is a

@@ -7,7 +7,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -170,16 +169,7 @@ func (res Result) RunnerResult(red *redact.Redactor) runner.Result {
 }
 
 // Version returns the first line of `<bin> --version`, or "" when it fails.
-func Version(ctx context.Context, bin string) string {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "--version").Output()
-	if err != nil {
-		return ""
-	}
-	first, _, _ := strings.Cut(string(out), "\n")
-	return strings.TrimSpace(first)
-}
+func Version(ctx context.Context, bin string) string { return runner.AgentVersion(ctx, bin) }
 
 // IsRoot reports whether agent-eval runs as root (bypassPermissions then
 // needs IS_SANDBOX=1).

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -159,20 +158,7 @@ func (r *started) Close() error {
 
 // agentBinary is --agent-bin, runner.settings.binary or claude, on PATH.
 func agentBinary(ev *config.Eval, flag string) (string, error) {
-	bin, from, fix := flag, " named by --agent-bin", ""
-	if bin == "" {
-		if b, ok := ev.Runner.Settings["binary"].(string); ok && b != "" {
-			bin, from, fix = b, " named by runner.settings.binary", " (fix runner.settings.binary, or pass --agent-bin)"
-		}
-	}
-	if bin == "" {
-		bin, from, fix = "claude", "", " (install @anthropic-ai/claude-code, or pass --agent-bin)"
-	}
-	p, err := exec.LookPath(bin)
-	if err != nil {
-		return "", &runner.ConfigError{Err: fmt.Errorf("the agent CLI %q%s is not installed or not executable%s", bin, from, fix)}
-	}
-	return filepath.Abs(p)
+	return runner.AgentBinary(ev, flag, "claude", "install @anthropic-ai/claude-code")
 }
 
 // hasCredentials tells whether the agent gets a way to the model: a key
@@ -552,15 +538,7 @@ func (r *started) hookFile(ws string, overrides map[string]string, hidden hidden
 	if !r.s.Sandbox.On && !bashDenied(r.s.Permissions.Deny) {
 		// Where the hook is wired anyway, its path layer stands in for the
 		// sandbox over what the harness hides too.
-		for _, p := range hidden.hook {
-			if !slices.Contains(f.DeniedPaths, p) {
-				f.DeniedPaths = append(f.DeniedPaths, p)
-				if f.DeniedPathReasons == nil {
-					f.DeniedPathReasons = map[string]string{}
-				}
-				f.DeniedPathReasons[p] = HiddenReason
-			}
-		}
+		f.AddDeniedPaths(HiddenReason, hidden.hook...)
 	}
 	if f.Handlers == nil {
 		f.Handlers = []intercept.Handler{}

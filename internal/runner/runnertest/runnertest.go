@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
@@ -127,4 +128,25 @@ func invoke(t *testing.T, h Harness, ctx context.Context, name string, timeout t
 		t.Fatal(err)
 	}
 	return res, events, stdout.String()
+}
+
+// FakeModel starts the fake Messages API with the named scripts (YAML,
+// as fake_model.yaml holds them: "quick" and "hang" for the suite) and
+// returns its URL; the test's cleanup stops it.
+func FakeModel(t *testing.T, scripts map[string]string) string {
+	t.Helper()
+	srv := fakeapi.New(fakeapi.Options{})
+	for name, script := range scripts {
+		sc, err := fakeapi.ParseScript([]byte(script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.SetScript(name, sc)
+	}
+	url, err := srv.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return url
 }
