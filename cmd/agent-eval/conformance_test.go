@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,7 +23,8 @@ import (
 // A scenario's eval.yaml names its runner @RUNNER@ and its model @MODEL@
 // (the command subst fills them in) and the agent binary is $AGENT_BIN. Conditions:
 // [runner:NAME] is the runner under test; [questions] it has a question
-// tool the hook answers; [sandbox] its shell runs in an OS sandbox.
+// tool the hook answers; [sandbox] its shell runs in an OS sandbox;
+// [usage] it reports its token usage.
 
 // conformant is one runner the suite runs.
 type conformant struct {
@@ -35,14 +37,18 @@ type conformant struct {
 	// setup adds the runner's own environment to a script's.
 	setup func(env *testscript.Env, bin string) error
 	// questions: the agent has a question tool the hook answers.
-	// sandbox: its shell runs in an OS sandbox.
-	questions, sandbox bool
+	// sandbox: its shell runs in an OS sandbox. usage: it reports its
+	// token usage.
+	questions, sandbox, usage bool
 }
 
 // conformants are the runners the suite runs, in registry order.
 func conformants() []conformant {
 	return []conformant{
-		{runner: "claude-code", model: "claude-sonnet-4-5", bin: claudeCLI, setup: claudeConformance, questions: true, sandbox: true},
+		{runner: "claude-code", model: "claude-sonnet-4-5", bin: claudeCLI, setup: claudeConformance, questions: true, sandbox: true, usage: true},
+		// Cursor's documented result event has no usage (the runner reads
+		// one where a CLI adds it, as upstream's parser does).
+		{runner: "cursor", model: "gpt-5", bin: cursorStandin, setup: cursorConformance},
 	}
 }
 
@@ -56,6 +62,18 @@ func claudeConformance(env *testscript.Env, bin string) error {
 		env.Setenv(k, "1")
 	}
 	env.Setenv("CLAUDE_CODE_MAX_RETRIES", "1") // crash: one retry, not ten with backoff
+	return nil
+}
+
+// cursorConformance: the stand-in of Cursor's CLI on PATH as cursor-agent,
+// a home of the script's own.
+func cursorConformance(env *testscript.Env, bin string) error {
+	home := filepath.Join(env.WorkDir, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	env.Setenv("HOME", home)
+	env.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+env.Getenv("PATH"))
 	return nil
 }
 
@@ -92,6 +110,8 @@ func TestConformance(t *testing.T) {
 						return c.questions, nil
 					case "sandbox":
 						return c.sandbox, nil
+					case "usage":
+						return c.usage, nil
 					}
 					return scriptCondition(cond)
 				},

@@ -224,6 +224,9 @@ func (st *state) startAgent(ctx context.Context, rn runner.Runner, gitRoot strin
 		if handlers, err = p.LoadHandlers(ctx, func(msg string) { obs.Warn(st.runRedactor().String(msg)) }); err != nil {
 			return sandbox, stop, err
 		}
+		if handlers != nil && !st.caps.AskUserQuestion && slices.ContainsFunc(handlers.Handlers, intercept.AnswersQuestions) {
+			obs.Warn(fmt.Sprintf("runner %s has no question tool whose questions reach the hook: the handler that answers AskUserQuestion and the cases' answers.yaml answer nothing (the agent decides without asking)", p.Runner))
+		}
 	}
 	if p.FakeModel {
 		stopFake, err := st.startFakeModel()
