@@ -1,0 +1,30 @@
+package gemini
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/permissions"
+)
+
+func TestCompilePolicy(t *testing.T) {
+	c := permissions.Compile([]config.PermissionRule{{Pattern: "Bash(git status:*)"}},
+		[]config.PermissionRule{{Path: "secret/", Tools: []string{"Read", "Bash"}, Reason: "the key"}, {Pattern: "Bash(curl:*)"}, {Pattern: "WebSearch"}})
+	var warns []string
+	p := compilePolicy(c, func(s string) { warns = append(warns, s) })
+	t.Log(p.toml)
+	for _, want := range []string{
+		"toolName = \"run_shell_command\"\ncommandPrefix = 'git status'\ndecision = \"allow\"",
+		"commandPrefix = 'curl'\ndecision = \"deny\"\npriority = 900\ndenyMessage = 'eval.yaml denies Bash(curl:*)'",
+		`argsPattern = '"file_path":"(\./)?secret/[^"]*'`,
+		"toolName = \"google_web_search\"\ndecision = \"deny\"",
+	} {
+		if !strings.Contains(p.toml, want) {
+			t.Errorf("policy lacks %q:\n%s", want, p.toml)
+		}
+	}
+	if strings.Join(p.exclude, ",") != "google_web_search" {
+		t.Errorf("exclude = %v", p.exclude)
+	}
+}
