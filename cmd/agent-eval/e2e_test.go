@@ -106,12 +106,40 @@ func openCodeCLI(t *testing.T) string {
 	return bin
 }
 
+// geminiCLI finds the pinned Gemini CLI (the gemini runner's agent):
+// $GEMINI_BIN, else the copy scripts/install-gemini.sh put under .cache.
+// It returns "" when there is none, which fails in CI; scripts that need it
+// start with [!gemini] skip.
+func geminiCLI(t *testing.T) string {
+	t.Helper()
+	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "gemini.version"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := strings.TrimSpace(string(v))
+	bin := os.Getenv("GEMINI_BIN")
+	if bin == "" {
+		bin = filepath.Join(repoRoot, ".cache", "gemini-"+version, "node_modules", ".bin", "gemini")
+	}
+	if abs, err := filepath.Abs(bin); err == nil {
+		bin = abs
+	}
+	if _, err := os.Stat(bin); err != nil {
+		if need.InCI() {
+			need.Missing(t, fmt.Sprintf("Gemini CLI %s is not installed: %v", version, err), "scripts/install-gemini.sh")
+		}
+		return ""
+	}
+	return bin
+}
+
 func TestE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end tests run the real Claude Code CLI")
 	}
 	claude := claudeCLI(t)
 	opencode := openCodeCLI(t)
+	gemini := geminiCLI(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/e2e",
 		RequireExplicitExec: true,
@@ -145,16 +173,23 @@ func TestE2E(t *testing.T) {
 					env.Setenv(k, "1")
 				}
 			}
+			if gemini != "" {
+				env.Setenv("GEMINI_BIN", gemini)
+			}
 			env.Values[fakeKey{}] = &fakeHolder{}
 			return shortWorkspaces(env)
 		},
 		// [opencode]: the OpenCode CLI is there (a script of the cli runner
 		// with it skips without it, except in CI, which fails above).
+		// [gemini]: the Gemini CLI is there ($GEMINI_BIN; likewise).
 		// [pidns]: this machine can give an agent a pid namespace.
 		// [need:PROGRAM]: as scriptCondition.
 		Condition: func(cond string) (bool, error) {
 			if cond == "opencode" {
 				return opencode != "", nil
+			}
+			if cond == "gemini" {
+				return gemini != "", nil
 			}
 			if cond == "pidns" {
 				err := agentproc.NamespaceWorks()

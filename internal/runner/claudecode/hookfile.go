@@ -1,6 +1,8 @@
 package claudecode
 
 import (
+	"slices"
+
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/runner"
 )
@@ -11,9 +13,10 @@ import (
 // denied paths the eval's path denies plus everything the harness hides
 // from the agent (hidden.go: the dataset, the runs, eval.yaml, other
 // workspaces, the user's credential folders), which the hook's path layer
-// then enforces. Nil when the hook has nothing to do. Other hooked runners
-// (Gemini CLI's) write it as this runner does.
-func HookFile(s runner.RunSetup, ws string, overrides map[string]string) (*intercept.File, error) {
+// then enforces. Nil when the hook has nothing to do, unless always: an
+// agent with no sandbox at all needs the hook for what the harness hides
+// alone. Other hooked runners (Gemini CLI's) write it as this runner does.
+func HookFile(s runner.RunSetup, ws string, overrides map[string]string, always bool) (*intercept.File, error) {
 	r := &started{s: s}
 	if r.s.Warn == nil {
 		r.s.Warn = func(string) {}
@@ -22,5 +25,19 @@ func HookFile(s runner.RunSetup, ws string, overrides map[string]string) (*inter
 	if err != nil {
 		return nil, err
 	}
-	return r.hookFile(ws, overrides, h), nil
+	f := r.hookFile(ws, overrides, h)
+	if f != nil || !always {
+		return f, nil
+	}
+	f = &intercept.File{Root: ws, Handlers: []intercept.Handler{}}
+	for _, p := range h.hook {
+		if !slices.Contains(f.DeniedPaths, p) {
+			f.DeniedPaths = append(f.DeniedPaths, p)
+			if f.DeniedPathReasons == nil {
+				f.DeniedPathReasons = map[string]string{}
+			}
+			f.DeniedPathReasons[p] = HiddenReason
+		}
+	}
+	return f, nil
 }

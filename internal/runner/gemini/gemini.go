@@ -224,6 +224,11 @@ func Args(prompt, model string, policyFile string) []string {
 
 // Invoke runs Gemini CLI once in the session's workspace.
 func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Result {
+	// What an earlier step's agent may have changed in its home (the hooks,
+	// the policy) is written again.
+	if err := s.r.writeHome(s.home, s.w); err != nil {
+		return runner.Result{ExitCode: -1, Err: err}
+	}
 	env := s.env(in)
 	red := redact.FromEnviron(env)
 	if in.NewRedactor != nil {

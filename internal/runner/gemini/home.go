@@ -59,12 +59,17 @@ func (r *started) writeHome(home string, w runner.Workspace) error {
 	if len(r.policy.exclude) > 0 {
 		settings["tools"] = map[string]any{"exclude": r.policy.exclude}
 	}
-	hf, err := claudecode.HookFile(r.s, w.Dir, w.Overrides)
+	hf, err := claudecode.HookFile(r.s, w.Dir, w.Overrides, true)
 	if err != nil {
 		return err
 	}
 	if hf != nil {
+		// The hook's own files, and the settings that wire it (rewritten
+		// before every invocation too), are no call's business.
 		hf.DeniedPaths = append(hf.DeniedPaths, protected...)
+		for _, f := range []string{"settings.json", PolicyFileName} {
+			hf.DeniedPaths = append(hf.DeniedPaths, "/"+filepath.Join(dir, f))
+		}
 		b, digest, err := workspace.MarshalHandlers(*hf)
 		if err != nil {
 			return err
