@@ -85,48 +85,37 @@ func claudeCLI(t *testing.T) string {
 // scripts that need it start with [!opencode] skip.
 func openCodeCLI(t *testing.T) string {
 	t.Helper()
-	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "opencode.version"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	version := strings.TrimSpace(string(v))
-	bin := os.Getenv("OPENCODE_BIN")
-	if bin == "" {
-		bin = filepath.Join(repoRoot, ".cache", "opencode-"+version, "node_modules", ".bin", "opencode")
-	}
-	if abs, err := filepath.Abs(bin); err == nil {
-		bin = abs
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if need.InCI() {
-			need.Missing(t, fmt.Sprintf("OpenCode %s is not installed: %v", version, err), need.Install("opencode"))
-		}
-		return ""
-	}
-	return bin
+	return cachedCLI(t, "OpenCode", "opencode", "OPENCODE_BIN", "opencode", need.Install("opencode"))
 }
 
 // geminiCLI finds the pinned Gemini CLI (the gemini runner's agent):
-// $GEMINI_BIN, else the copy scripts/install-gemini.sh put under .cache.
-// It returns "" when there is none, which fails in CI; scripts that need it
-// start with [!gemini] skip.
+// $GEMINI_BIN, else the copy scripts/install-gemini.sh put under .cache;
+// "" when there is none (a failure in CI): [!gemini] skip.
 func geminiCLI(t *testing.T) string {
 	t.Helper()
-	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "gemini.version"))
+	return cachedCLI(t, "Gemini CLI", "gemini", "GEMINI_BIN", "gemini", "scripts/install-gemini.sh")
+}
+
+// cachedCLI finds a pinned agent CLI: $envVar, else the copy its install
+// script put under .cache/<name>-<scripts/<name>.version>; "" when there is
+// none, which fails in CI.
+func cachedCLI(t *testing.T, what, name, envVar, binName, install string) string {
+	t.Helper()
+	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", name+".version"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	version := strings.TrimSpace(string(v))
-	bin := os.Getenv("GEMINI_BIN")
+	bin := os.Getenv(envVar)
 	if bin == "" {
-		bin = filepath.Join(repoRoot, ".cache", "gemini-"+version, "node_modules", ".bin", "gemini")
+		bin = filepath.Join(repoRoot, ".cache", name+"-"+version, "node_modules", ".bin", binName)
 	}
 	if abs, err := filepath.Abs(bin); err == nil {
 		bin = abs
 	}
 	if _, err := os.Stat(bin); err != nil {
 		if need.InCI() {
-			need.Missing(t, fmt.Sprintf("Gemini CLI %s is not installed: %v", version, err), "scripts/install-gemini.sh")
+			need.Missing(t, fmt.Sprintf("%s %s is not installed: %v", what, version, err), install)
 		}
 		return ""
 	}

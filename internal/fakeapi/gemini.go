@@ -250,14 +250,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 				rec.Turn++
 			}
 		}
-		switch {
-		case rec.Turn < len(script.Turns):
-			turn = script.Turns[rec.Turn]
-		case script.AfterEnd != nil:
-			turn = *script.AfterEnd
-		default:
-			turn = defaultAfterEnd
-		}
+		turn = script.mainTurn(rec.Turn)
 	case len(schema) > 0:
 		// A structured side call (the CLI's model routing, its
 		// next-speaker check): an object its schema accepts.
@@ -265,10 +258,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 		turn = Turn{Text: string(schemaExample(schema))}
 	default:
 		rec.Kind = "side"
-		turn = defaultSide
-		if script.Side != nil {
-			turn = *script.Side
-		}
+		turn = script.sideTurn()
 	}
 	key := fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn)
 	if rec.Kind == "main" {

@@ -94,6 +94,15 @@ func sseParts(t *testing.T, body []byte) (text string, calls []map[string]any, f
 	return text, calls, finish, usage
 }
 
+// geminiWhole is a generateContent answer's parts.
+type geminiWhole struct {
+	Candidates []struct {
+		Content struct {
+			Parts []map[string]any `json:"parts"`
+		} `json:"content"`
+	} `json:"candidates"`
+}
+
 var geminiTools = []string{"read_file", "write_file", "run_shell_command", "replace", "glob", "grep_search", "web_fetch"}
 
 func TestGeminiStream(t *testing.T) {
@@ -138,13 +147,7 @@ turns:
 		map[string]any{"role": "user", "parts": []any{map[string]any{"functionResponse": map[string]any{"id": "c1", "name": "run_shell_command",
 			"response": map[string]any{"error": "Tool execution blocked: no"}}}}})
 	_, body = postGemini(t, url, "/s/case-a/v1beta/models/gemini-2.5-flash:generateContent", "", next)
-	var whole struct {
-		Candidates []struct {
-			Content struct {
-				Parts []map[string]any `json:"parts"`
-			} `json:"content"`
-		} `json:"candidates"`
-	}
+	var whole geminiWhole
 	if err := json.Unmarshal(body, &whole); err != nil || whole.Candidates[0].Content.Parts[0]["text"] != "second" {
 		t.Fatalf("generateContent by the script's URL: %s (%v)", body, err)
 	}
@@ -189,13 +192,7 @@ turns:
 			"required": []any{"complexity_reasoning", "complexity_score", "next_speaker"}}}}
 	b, _ := json.Marshal(routing)
 	_, body := postGemini(t, url, "/v1beta/models/gemini-2.5-flash-lite:generateContent", "err", b)
-	var whole struct {
-		Candidates []struct {
-			Content struct {
-				Parts []map[string]any `json:"parts"`
-			} `json:"content"`
-		} `json:"candidates"`
-	}
+	var whole geminiWhole
 	if err := json.Unmarshal(body, &whole); err != nil {
 		t.Fatal(err)
 	}

@@ -496,20 +496,10 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 				rec.Turn++
 			}
 		}
-		switch {
-		case rec.Turn < len(script.Turns):
-			turn = script.Turns[rec.Turn]
-		case script.AfterEnd != nil:
-			turn = *script.AfterEnd
-		default:
-			turn = defaultAfterEnd
-		}
+		turn = script.mainTurn(rec.Turn)
 	} else {
 		rec.Kind = "side"
-		turn = defaultSide
-		if script.Side != nil {
-			turn = *script.Side
-		}
+		turn = script.sideTurn()
 	}
 	key := fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn)
 	if i, m, ok := req.match(script); ok {

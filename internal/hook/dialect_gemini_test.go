@@ -161,17 +161,7 @@ func TestCorpusThroughGemini(t *testing.T) {
 		n++
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			writeHandlers(t, dir, corpus.HandlerSets[c.Handlers])
-			if c.Workspace != "" {
-				if err := corpus.Workspaces[c.Workspace].Build(dir); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var environ []string
-			for k, v := range c.Env {
-				environ = append(environ, k+"="+v)
-			}
+			dir, environ := corpusCase(t, corpus, c)
 			r := runHook(t, geminiStdin("run_shell_command", c.Input, filepath.Join(dir, c.CWD)), Options{Environ: environ,
 				HandlersPath: filepath.Join(dir, HandlersFile), Dialect: DialectGemini})
 			got := "pass"

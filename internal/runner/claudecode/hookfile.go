@@ -1,8 +1,6 @@
 package claudecode
 
 import (
-	"slices"
-
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/runner"
 )
@@ -30,14 +28,6 @@ func HookFile(s runner.RunSetup, ws string, overrides map[string]string, always 
 		return f, nil
 	}
 	f = &intercept.File{Root: ws, Handlers: []intercept.Handler{}}
-	for _, p := range h.hook {
-		if !slices.Contains(f.DeniedPaths, p) {
-			f.DeniedPaths = append(f.DeniedPaths, p)
-			if f.DeniedPathReasons == nil {
-				f.DeniedPathReasons = map[string]string{}
-			}
-			f.DeniedPathReasons[p] = HiddenReason
-		}
-	}
+	denyHidden(f, h.hook)
 	return f, nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -139,20 +138,7 @@ func (r *started) Close() error {
 
 // agentBinary is --agent-bin, runner.settings.binary or claude, on PATH.
 func agentBinary(ev *config.Eval, flag string) (string, error) {
-	bin, from, fix := flag, " named by --agent-bin", ""
-	if bin == "" {
-		if b, ok := ev.Runner.Settings["binary"].(string); ok && b != "" {
-			bin, from, fix = b, " named by runner.settings.binary", " (fix runner.settings.binary, or pass --agent-bin)"
-		}
-	}
-	if bin == "" {
-		bin, from, fix = "claude", "", " (install @anthropic-ai/claude-code, or pass --agent-bin)"
-	}
-	p, err := exec.LookPath(bin)
-	if err != nil {
-		return "", &runner.ConfigError{Err: fmt.Errorf("the agent CLI %q%s is not installed or not executable%s", bin, from, fix)}
-	}
-	return filepath.Abs(p)
+	return runner.FindBinary(ev, flag, "claude", "install @anthropic-ai/claude-code")
 }
 
 // hasCredentials tells whether the agent gets a way to the model: a key
@@ -510,20 +496,26 @@ func (r *started) hookFile(ws string, overrides map[string]string, hidden hidden
 	if !r.s.Sandbox.On && !bashDenied(r.s.Permissions.Deny) {
 		// Where the hook is wired anyway, its path layer stands in for the
 		// sandbox over what the harness hides too.
-		for _, p := range hidden.hook {
-			if !slices.Contains(f.DeniedPaths, p) {
-				f.DeniedPaths = append(f.DeniedPaths, p)
-				if f.DeniedPathReasons == nil {
-					f.DeniedPathReasons = map[string]string{}
-				}
-				f.DeniedPathReasons[p] = HiddenReason
-			}
-		}
+		denyHidden(&f, hidden.hook)
 	}
 	if f.Handlers == nil {
 		f.Handlers = []intercept.Handler{}
 	}
 	return &f
+}
+
+// denyHidden adds the paths the harness hides to f's denied paths, with
+// HiddenReason.
+func denyHidden(f *intercept.File, paths []string) {
+	for _, p := range paths {
+		if !slices.Contains(f.DeniedPaths, p) {
+			f.DeniedPaths = append(f.DeniedPaths, p)
+			if f.DeniedPathReasons == nil {
+				f.DeniedPathReasons = map[string]string{}
+			}
+			f.DeniedPathReasons[p] = HiddenReason
+		}
+	}
 }
 
 // HiddenReason is the reason the hook's deny names for a path the harness

@@ -95,20 +95,7 @@ func (r *started) Close() error { return nil }
 
 // binary is --agent-bin, runner.settings.binary or gemini, on PATH.
 func binary(ev *config.Eval, flag string) (string, error) {
-	bin, from, fix := flag, " named by --agent-bin", ""
-	if bin == "" {
-		if b, ok := ev.Runner.Settings["binary"].(string); ok && b != "" {
-			bin, from, fix = b, " named by runner.settings.binary", " (fix runner.settings.binary, or pass --agent-bin)"
-		}
-	}
-	if bin == "" {
-		bin, from, fix = DefaultBinary, "", " (install @google/gemini-cli, scripts/install-gemini.sh, or pass --agent-bin)"
-	}
-	p, err := exec.LookPath(bin)
-	if err != nil {
-		return "", &runner.ConfigError{Err: fmt.Errorf("the agent CLI %q%s is not installed or not executable%s", bin, from, fix)}
-	}
-	return filepath.Abs(p)
+	return runner.FindBinary(ev, flag, DefaultBinary, "install @google/gemini-cli with scripts/install-gemini.sh")
 }
 
 // keyNames are the variables that give Gemini CLI a way to the model.

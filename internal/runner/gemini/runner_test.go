@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/agentproc"
-	"github.com/agent-eval/agent-eval/internal/config"
-	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/runnertest"
 	"github.com/agent-eval/agent-eval/internal/testutil/need"
@@ -64,47 +62,13 @@ type buildError struct {
 
 func (e *buildError) Error() string { return "build agent-eval: " + e.err.Error() + "\n" + e.out }
 
-func loadEval(t *testing.T, root, body string) *config.Eval {
-	t.Helper()
-	cfg := filepath.Join(root, "eval.yaml")
-	if err := os.MkdirAll(filepath.Join(root, "cases"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ev, err := config.Load(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ev
-}
-
-func fakeServer(t *testing.T, scripts map[string]string) string {
-	t.Helper()
-	srv := fakeapi.New(fakeapi.Options{})
-	for name, script := range scripts {
-		sc, err := fakeapi.ParseScript([]byte(script))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv.SetScript(name, sc)
-	}
-	url, err := srv.Start("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	return url
-}
-
 func setup(t *testing.T, root, bin, url, body string) runner.RunSetup {
 	t.Helper()
 	h, err := harness()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := loadEval(t, root, body)
+	ev := runnertest.LoadEval(t, root, body)
 	return runner.RunSetup{Eval: ev, AgentBin: bin, HarnessBin: h, RunDir: filepath.Join(root, "runs", "r"),
 		Baselines: filepath.Join(root, "baselines"), FakeModelURL: url, Warn: func(msg string) { t.Log(msg) }}
 }
@@ -116,7 +80,7 @@ func TestRunnerSuite(t *testing.T) {
 		t.Skip("runs the real Gemini CLI")
 	}
 	bin := geminiBin(t)
-	url := fakeServer(t, map[string]string{
+	url := runnertest.FakeModel(t, map[string]string{
 		"quick": "turns: [{text: done}]\n",
 		"hang":  "turns: [{tool_use: {name: Bash, input: {command: sleep 300}}}, {text: waited}]\n",
 	})
@@ -168,7 +132,7 @@ func TestAPIErrorExit(t *testing.T) {
 		t.Skip("runs the real Gemini CLI")
 	}
 	bin := geminiBin(t)
-	url := fakeServer(t, map[string]string{"crash": "turns: [{error: {status: 500, message: fake outage}}]\n"})
+	url := runnertest.FakeModel(t, map[string]string{"crash": "turns: [{error: {status: 500, message: fake outage}}]\n"})
 	root := t.TempDir()
 	res, events, stderr := invoke(t, setup(t, root, bin, url, "name: crash\nexecution: {prompt: hi}\ndataset: {path: cases}\n"), root, "crash")
 	if res.ExitCode != 244 || !res.IsError || res.Err == nil || res.TimedOut {
@@ -194,7 +158,7 @@ func TestUsageAndCalls(t *testing.T) {
 		t.Skip("runs the real Gemini CLI")
 	}
 	bin := geminiBin(t)
-	url := fakeServer(t, map[string]string{"work": `
+	url := runnertest.FakeModel(t, map[string]string{"work": `
 turns:
   - text: "Writing."
     tool_use: {name: Write, input: {file_path: "${CWD}/out.txt", content: "hello"}}

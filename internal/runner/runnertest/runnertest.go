@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
@@ -127,4 +129,42 @@ func invoke(t *testing.T, h Harness, ctx context.Context, name string, timeout t
 		t.Fatal(err)
 	}
 	return res, events, stdout.String()
+}
+
+// LoadEval writes body as root/eval.yaml (and an empty root/cases) and
+// loads it.
+func LoadEval(t *testing.T, root, body string) *config.Eval {
+	t.Helper()
+	cfg := filepath.Join(root, "eval.yaml")
+	if err := os.MkdirAll(filepath.Join(root, "cases"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// FakeModel serves the named scripts (name → YAML) on a fake model API
+// for the test and returns its URL.
+func FakeModel(t *testing.T, scripts map[string]string) string {
+	t.Helper()
+	srv := fakeapi.New(fakeapi.Options{})
+	for name, script := range scripts {
+		sc, err := fakeapi.ParseScript([]byte(script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.SetScript(name, sc)
+	}
+	url, err := srv.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return url
 }
