@@ -135,7 +135,9 @@ func asMap(v any) map[string]any {
 }
 
 // hooks are the settings' hooks: the gate on every tool (BeforeTool,
-// matcher "*") and the canary on SessionStart.
+// matcher "*") and the canary on SessionStart. The gate's timeout is the
+// hook's (a timed-out hook lets the call run: measured), far above the
+// hook's own deadline on a decision.
 func hooks(harness, handlers, digest string) map[string]any {
 	base := intercept.ShellQuote(harness) + " hook --handlers " + intercept.ShellQuote(handlers) + " --sha256 " + digest + " --dialect gemini"
 	entry := func(name, command string) []any {
@@ -143,7 +145,9 @@ func hooks(harness, handlers, digest string) map[string]any {
 			"command": command, "timeout": hookTimeoutMS}}}}
 	}
 	return map[string]any{
-		"BeforeTool": entry("agent-eval-gate", base),
+		// Gemini CLI runs the call when a hook exits 1 (measured; 2 and
+		// 127 block): any failure of the gate's is made a block.
+		"BeforeTool": entry("agent-eval-gate", base+" || exit 2"),
 		CanaryEvent:  entry("agent-eval-canary", intercept.ShellQuote(harness)+" hook --canary "+CanaryEvent+" --handlers "+intercept.ShellQuote(handlers)+" --dialect gemini"),
 	}
 }
