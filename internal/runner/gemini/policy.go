@@ -81,9 +81,24 @@ func compilePolicy(c permissions.Compiled, warn func(string)) policy {
 		return msg
 	}
 	bashAllows := false
+	var limited []string // the file-writing tools an allow list limits
 	for _, r := range c.Allow {
 		name, arg, _ := split(r)
-		if name != "Bash" || arg == "" || arg == "*" || arg == ":*" {
+		if arg == "" || arg == "*" || arg == ":*" {
+			continue
+		}
+		if name == "Write" || name == "Edit" {
+			for _, pt := range pathTools[name] {
+				for _, pat := range pathPatterns(pt[1], arg) {
+					rule(pt[0], "argsPattern", pat, "allow", priorityAllow, "")
+				}
+				if !slices.Contains(limited, pt[0]) {
+					limited = append(limited, pt[0])
+				}
+			}
+			continue
+		}
+		if name != "Bash" {
 			continue
 		}
 		prefix, exact := bashPrefix(arg)
@@ -95,6 +110,9 @@ func compilePolicy(c permissions.Compiled, warn func(string)) policy {
 	}
 	if bashAllows {
 		rule("run_shell_command", "", "", "deny", priorityCatchAll, "eval.yaml's permissions.allow does not name this command, and nobody is there to approve it")
+	}
+	for _, t := range limited {
+		rule(t, "", "", "deny", priorityCatchAll, "eval.yaml's permissions.allow does not name this path, and nobody is there to approve the write")
 	}
 	for _, r := range c.Deny {
 		name, arg, ok := split(r)
@@ -123,22 +141,28 @@ func compilePolicy(c permissions.Compiled, warn func(string)) policy {
 				rule("web_fetch", "argsPattern", `https?://[^/"\s]*`+regexp.QuoteMeta(d)+`[/:"\s]`, "deny", priorityDeny, reason(r))
 			}
 		default:
-			// Gemini refuses nested quantifiers (ReDoS): one rule for the
-			// path as written relative to the workspace, one for any path
-			// ending in it (absolute spellings; a like-named folder
-			// elsewhere is denied too).
-			rel := relPattern(strings.TrimPrefix(arg, "/"))
-			if !strings.HasSuffix(rel, `[^"]*`) {
-				rel += `(/|")`
-			}
 			for _, pt := range pathTools[name] {
-				rule(pt[0], "argsPattern", `"`+pt[1]+`":"(\./)?`+rel, "deny", priorityDeny, reason(r))
-				rule(pt[0], "argsPattern", `"`+pt[1]+`":"[^"]*/`+rel, "deny", priorityDeny, reason(r))
+				for _, pat := range pathPatterns(pt[1], arg) {
+					rule(pt[0], "argsPattern", pat, "deny", priorityDeny, reason(r))
+				}
 			}
 		}
 	}
 	p.toml = b.String()
 	return p
+}
+
+// pathPatterns are the argsPattern expressions of a path rule's argument
+// over the file tools' field. Gemini refuses nested quantifiers (ReDoS):
+// one for the path as written relative to the workspace, one for any path
+// ending in it (absolute spellings; a like-named folder elsewhere matches
+// too, which Gemini's file tools, kept to the workspace, never reach).
+func pathPatterns(field, arg string) []string {
+	rel := relPattern(strings.TrimPrefix(arg, "/"))
+	if !strings.HasSuffix(rel, `[^"]*`) {
+		rel += `(/|")`
+	}
+	return []string{`"` + field + `":"(\./)?` + rel, `"` + field + `":"[^"]*/` + rel}
 }
 
 // split cuts Tool(arg) into its parts; a bare name has no arg.

@@ -28,3 +28,25 @@ func TestCompilePolicy(t *testing.T) {
 		t.Errorf("exclude = %v", p.exclude)
 	}
 }
+
+// TestCompilePolicyWriteAllows: an allow list of paths for Write limits
+// write_file and replace to them, as headless Claude Code denies the
+// writes nobody approved.
+func TestCompilePolicyWriteAllows(t *testing.T) {
+	c := permissions.Compile([]config.PermissionRule{{Path: "artifacts/", Tools: []string{"Write"}}}, nil)
+	p := compilePolicy(c, func(string) {})
+	for _, want := range []string{
+		"toolName = \"write_file\"\nargsPattern = '\"file_path\":\"(\\./)?artifacts/[^\"]*'\ndecision = \"allow\"\npriority = 500",
+		"toolName = \"write_file\"\nargsPattern = '\"file_path\":\"[^\"]*/artifacts/[^\"]*'\ndecision = \"allow\"",
+		"toolName = \"replace\"\ndecision = \"deny\"\npriority = 100",
+		"toolName = \"write_file\"\ndecision = \"deny\"\npriority = 100",
+	} {
+		if !strings.Contains(p.toml, want) {
+			t.Errorf("policy lacks %q:\n%s", want, p.toml)
+		}
+	}
+	if strings.Contains(p.toml, "run_shell_command") || len(p.exclude) > 0 {
+		t.Errorf("a Write allow limits the shell or excludes a tool:\n%s", p.toml)
+	}
+}
+
