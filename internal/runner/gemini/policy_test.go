@@ -49,4 +49,3 @@ func TestCompilePolicyWriteAllows(t *testing.T) {
 		t.Errorf("a Write allow limits the shell or excludes a tool:\n%s", p.toml)
 	}
 }
-
