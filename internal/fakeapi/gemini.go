@@ -261,17 +261,10 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 		turn = script.sideTurn()
 	}
 	key := fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn)
-	if rec.Kind == "main" {
-		last := req.lastUserText()
-		for i, m := range script.Match {
-			if strings.Contains(last, m.Contains) {
-				turn, key = m.Turn, fmt.Sprintf("%q match %d", rec.Script, i)
-				break
-			}
-		}
+	if i, m, ok := script.matchText(req.lastUserText()); ok && (rec.Kind == "main" || len(schema) == 0) {
+		turn, key = m.Turn, fmt.Sprintf("%q match %d", rec.Script, i)
 	}
-	turn = s.spendError(turn, key)
-	turn = turn.withCWD(req.cwd)
+	turn = s.play(turn, key, req.cwd)
 	if turn.Error != nil {
 		rec.Status = turn.Error.Status
 		s.record(r, rec)

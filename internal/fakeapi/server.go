@@ -505,8 +505,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	if i, m, ok := req.match(script); ok {
 		turn, key = m.Turn, fmt.Sprintf("%q match %d", rec.Script, i)
 	}
-	turn = s.spendError(turn, key)
-	turn = turn.withCWD(req.cwd)
+	turn = s.play(turn, key, req.cwd)
 	if turn.Error != nil {
 		rec.Status = turn.Error.Status
 		s.record(r, rec)
@@ -527,6 +526,12 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(msg)
+}
+
+// play is the turn as the fake answers it: a counted error spent (key
+// counts it) and ${CWD} filled in from cwd.
+func (s *Server) play(turn Turn, key string, cwd func() string) Turn {
+	return s.spendError(turn, key).withCWD(cwd)
 }
 
 // spendError applies a counted error turn: its error while fewer than
