@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/permissions"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	"github.com/agent-eval/agent-eval/internal/workspace"
@@ -67,6 +69,7 @@ func (r *started) writeHome(home string, w runner.Workspace) error {
 		// The hook's own files, and the settings that wire it (rewritten
 		// before every invocation too), are no call's business.
 		hf.DeniedPaths = append(hf.DeniedPaths, protected...)
+		fileToolDenies(hf, r.s.Permissions)
 		for _, f := range []string{"settings.json", PolicyFileName} {
 			hf.DeniedPaths = append(hf.DeniedPaths, "/"+filepath.Join(dir, f))
 		}
@@ -120,6 +123,28 @@ func (r *started) writeHome(home string, w runner.Workspace) error {
 		return fmt.Errorf("write the agent's instructions: %w", err)
 	}
 	return nil
+}
+
+// fileToolDenies adds the eval's Read denies to the hook's denied paths
+// where the hook file lacks them because Bash is denied outright (a hook
+// for Claude Code then leaves paths to its own Read rules): the hook's path
+// layer is what holds them against Gemini's file tools.
+func fileToolDenies(f *intercept.File, c permissions.Compiled) {
+	deny := slices.DeleteFunc(slices.Clone(c.Deny), func(r string) bool { return r == "Bash" || r == "Bash(*)" || r == "Bash(:*)" })
+	paths := permissions.HookDeniedPaths(deny)
+	for p, why := range permissions.HookDeniedPathReasons(c, paths) {
+		if f.DeniedPathReasons == nil {
+			f.DeniedPathReasons = map[string]string{}
+		}
+		if _, ok := f.DeniedPathReasons[p]; !ok {
+			f.DeniedPathReasons[p] = why
+		}
+	}
+	for _, p := range paths {
+		if !slices.Contains(f.DeniedPaths, p) {
+			f.DeniedPaths = append(f.DeniedPaths, p)
+		}
+	}
 }
 
 // protected are the workspace files the hook keeps every call away from:
