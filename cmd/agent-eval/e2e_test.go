@@ -85,21 +85,37 @@ func claudeCLI(t *testing.T) string {
 // scripts that need it start with [!opencode] skip.
 func openCodeCLI(t *testing.T) string {
 	t.Helper()
-	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "opencode.version"))
+	return cachedCLI(t, "OpenCode", "opencode", "OPENCODE_BIN", "opencode", need.Install("opencode"))
+}
+
+// geminiCLI finds the pinned Gemini CLI (the gemini runner's agent):
+// $GEMINI_BIN, else the copy scripts/install-gemini.sh put under .cache;
+// "" when there is none (a failure in CI): [!gemini] skip.
+func geminiCLI(t *testing.T) string {
+	t.Helper()
+	return cachedCLI(t, "Gemini CLI", "gemini", "GEMINI_BIN", "gemini", "scripts/install-gemini.sh")
+}
+
+// cachedCLI finds a pinned agent CLI: $envVar, else the copy its install
+// script put under .cache/<name>-<scripts/<name>.version>; "" when there is
+// none, which fails in CI.
+func cachedCLI(t *testing.T, what, name, envVar, binName, install string) string {
+	t.Helper()
+	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", name+".version"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	version := strings.TrimSpace(string(v))
-	bin := os.Getenv("OPENCODE_BIN")
+	bin := os.Getenv(envVar)
 	if bin == "" {
-		bin = filepath.Join(repoRoot, ".cache", "opencode-"+version, "node_modules", ".bin", "opencode")
+		bin = filepath.Join(repoRoot, ".cache", name+"-"+version, "node_modules", ".bin", binName)
 	}
 	if abs, err := filepath.Abs(bin); err == nil {
 		bin = abs
 	}
 	if _, err := os.Stat(bin); err != nil {
 		if need.InCI() {
-			need.Missing(t, fmt.Sprintf("OpenCode %s is not installed: %v", version, err), need.Install("opencode"))
+			need.Missing(t, fmt.Sprintf("%s %s is not installed: %v", what, version, err), install)
 		}
 		return ""
 	}
@@ -135,6 +151,7 @@ func TestE2E(t *testing.T) {
 	claude := claudeCLI(t)
 	opencode := openCodeCLI(t)
 	cursorAgent := cursorStandin(t)
+	gemini := geminiCLI(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/e2e",
 		RequireExplicitExec: true,
@@ -171,6 +188,9 @@ func TestE2E(t *testing.T) {
 			// The cursor-agent stand-in, on PATH as Cursor's CLI would be.
 			env.Setenv("CURSOR_AGENT_BIN", cursorAgent)
 			env.Setenv("PATH", filepath.Dir(cursorAgent)+string(os.PathListSeparator)+env.Getenv("PATH"))
+			if gemini != "" {
+				env.Setenv("GEMINI_BIN", gemini)
+			}
 			env.Values[fakeKey{}] = &fakeHolder{}
 			return shortWorkspaces(env)
 		},
@@ -178,6 +198,7 @@ func TestE2E(t *testing.T) {
 		// with it skips without it, except in CI, which fails above).
 		// [cursor]: the cursor-agent stand-in is built (always, once it
 		// builds: a script of the cursor runner runs it).
+		// [gemini]: the Gemini CLI is there ($GEMINI_BIN; likewise).
 		// [pidns]: this machine can give an agent a pid namespace.
 		// [need:PROGRAM]: as scriptCondition.
 		Condition: func(cond string) (bool, error) {
@@ -186,6 +207,9 @@ func TestE2E(t *testing.T) {
 			}
 			if cond == "cursor" {
 				return cursorAgent != "", nil
+			}
+			if cond == "gemini" {
+				return gemini != "", nil
 			}
 			if cond == "pidns" {
 				err := agentproc.NamespaceWorks()

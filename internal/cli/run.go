@@ -20,6 +20,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	"github.com/agent-eval/agent-eval/internal/runner/clirunner"
 	"github.com/agent-eval/agent-eval/internal/runner/cursor"
+	"github.com/agent-eval/agent-eval/internal/runner/gemini"
 	"github.com/agent-eval/agent-eval/internal/score"
 	"github.com/agent-eval/agent-eval/internal/ui"
 	"github.com/agent-eval/agent-eval/internal/workspace"
@@ -124,6 +125,7 @@ func runners(ev *config.Eval) *runner.Registry {
 	r := runner.NewRegistry()
 	r.Register(runner.TypeClaudeCode, claudecode.New)
 	r.Register(runner.TypeCursor, cursor.New)
+	r.Register(runner.TypeGemini, gemini.New)
 	if ev.Runner.Agent == string(runner.TypeClaudeCode) {
 		r.Register(runner.TypeCLI, func() runner.Runner { return clirunner.NewOver(claudecode.New()) })
 	} else {

@@ -14,6 +14,12 @@ func (m *messagesRequest) match(sc *Script) (int, Match, bool) {
 			last = blockText(msg.Content)
 		}
 	}
+	return sc.matchText(last)
+}
+
+// matchText finds the script's first content rule whose text occurs in
+// last, the request's last user message.
+func (sc *Script) matchText(last string) (int, Match, bool) {
 	for i, r := range sc.Match {
 		if strings.Contains(last, r.Contains) {
 			return i, r, true

@@ -70,6 +70,26 @@ var (
 	defaultSide     = Turn{Text: "ok"}
 )
 
+// mainTurn is the answer to a main-loop request at turn n: Turns[n], past
+// the end AfterEnd.
+func (s *Script) mainTurn(n int) Turn {
+	switch {
+	case n < len(s.Turns):
+		return s.Turns[n]
+	case s.AfterEnd != nil:
+		return *s.AfterEnd
+	}
+	return defaultAfterEnd
+}
+
+// sideTurn is the answer to a side call: Side.
+func (s *Script) sideTurn() Turn {
+	if s.Side != nil {
+		return *s.Side
+	}
+	return defaultSide
+}
+
 // ParseScript reads a script from YAML (or JSON). Unknown keys are errors, so
 // a typo in a test script fails the test instead of changing it.
 func ParseScript(data []byte) (*Script, error) {

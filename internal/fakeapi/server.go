@@ -289,7 +289,7 @@ func (s *Server) Handler() http.Handler {
 		// clients unescape %2F when they join paths.
 		if rest, ok := strings.CutPrefix(r.URL.Path, ScriptPrefix); ok {
 			name, path := strings.TrimSuffix(rest, "/"), "/"
-			if i := strings.LastIndex(rest, "/v1/"); i >= 0 {
+			if i := apiIndex(rest); i >= 0 {
 				name, path = rest[:i], rest[i:]
 			} else {
 				for _, api := range []string{"/messages/count_tokens", "/messages", "/models"} {
@@ -310,6 +310,12 @@ func (s *Server) Handler() http.Handler {
 	})
 }
 
+// apiIndex is where the API path starts in what follows ScriptPrefix: the
+// last /v1/ (the Messages API) or /v1beta/ (the Gemini API), or -1.
+func apiIndex(rest string) int {
+	return max(strings.LastIndex(rest, "/v1/"), strings.LastIndex(rest, GeminiAPIPrefix))
+}
+
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	// Without /v1 too: OpenCode's anthropic provider appends /messages to
@@ -319,6 +325,7 @@ func (s *Server) routes() *http.ServeMux {
 		mux.HandleFunc("POST "+v+"/messages/count_tokens", s.countTokens)
 		mux.HandleFunc("GET "+v+"/models", s.models)
 	}
+	mux.HandleFunc("POST "+GeminiAPIPrefix+"models/{call}", s.gemini)
 	mux.HandleFunc("GET /_fake/requests", s.serveRequests)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" && (r.Method == http.MethodHead || r.Method == http.MethodGet) {
@@ -474,8 +481,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		rec.Tools = append(rec.Tools, t.Name)
 	}
 	if len(req.System) > 0 {
-		sum := sha256.Sum256(req.System)
-		rec.SystemSHA256 = hex.EncodeToString(sum[:])
+		rec.SystemSHA256 = sha256Hex(req.System)
 	}
 	if n := len(req.Messages); n > 0 {
 		rec.Last = req.Messages[n-1].Content
@@ -495,27 +501,16 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 				rec.Turn++
 			}
 		}
-		switch {
-		case rec.Turn < len(script.Turns):
-			turn = script.Turns[rec.Turn]
-		case script.AfterEnd != nil:
-			turn = *script.AfterEnd
-		default:
-			turn = defaultAfterEnd
-		}
+		turn = script.mainTurn(rec.Turn)
 	} else {
 		rec.Kind = "side"
-		turn = defaultSide
-		if script.Side != nil {
-			turn = *script.Side
-		}
+		turn = script.sideTurn()
 	}
 	key := fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn)
 	if i, m, ok := req.match(script); ok {
 		turn, key = m.Turn, fmt.Sprintf("%q match %d", rec.Script, i)
 	}
-	turn = s.spendError(turn, key)
-	turn = turn.withCWD(req.cwd)
+	turn = s.play(turn, key, req.cwd)
 	if turn.Error != nil {
 		rec.Status = turn.Error.Status
 		s.record(r, rec)
@@ -536,6 +531,12 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(msg)
+}
+
+// play is the turn as the fake answers it: a counted error spent (key
+// counts it) and ${CWD} filled in from cwd.
+func (s *Server) play(turn Turn, key string, cwd func() string) Turn {
+	return s.spendError(turn, key).withCWD(cwd)
 }
 
 // spendError applies a counted error turn: its error while fewer than
@@ -748,6 +749,11 @@ func safeJSON(b []byte) json.RawMessage {
 		return bytes.Clone(b)
 	}
 	return nil
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 func estimateTokens(n int) int { return n/4 + 1 }

@@ -28,6 +28,11 @@ type dialect struct {
 	decode func(raw []byte) (Input, error)
 	// respond writes the decision for the agent and returns the exit code.
 	respond func(stdout, stderr io.Writer, in Input, d intercept.Decision) int
+	// paths, when set, gives a call of a file tool (Read, Write, Edit,
+	// Glob, Grep) a shell command that reaches the same paths, which the
+	// path layer judges first: for an agent whose file tools no rule of
+	// its own keeps from the denied paths ("": the call names none).
+	paths func(in Input) string
 }
 
 // dialectFor returns the named dialect; an unknown name is an error (the

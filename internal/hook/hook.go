@@ -157,7 +157,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 		return
 	}
 	ledger = filepath.Join(filepath.Dir(path), LedgerFile)
-	policy, err := loadPolicy(path, opts.HandlersSHA256)
+	policy, pathPolicy, err := loadPolicy(path, opts.HandlersSHA256, dia.paths != nil)
 	if err != nil {
 		decision.Reason = "agent-eval hook: " + err.Error() + "; denying the call"
 		return
@@ -202,6 +202,16 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 				done <- intercept.Decision{Kind: intercept.Deny, Handler: -1, Reason: fmt.Sprintf("agent-eval hook crashed (%v); denying the call", r)}
 			}
 		}()
+		if pathPolicy != nil && in.ToolName != "Bash" {
+			if cmd := dia.paths(in); cmd != "" {
+				pd := intercept.Decide(ctx, pathPolicy, intercept.Request{ToolName: "Bash", ToolInput: map[string]any{"command": cmd}, Env: env, CWD: in.CWD, FS: OSFS{}}, nil)
+				if pd.Kind == intercept.Deny {
+					pd.Detail = strings.TrimSpace("path layer over " + in.ToolName + "; " + pd.Detail)
+					done <- pd
+					return
+				}
+			}
+		}
 		done <- intercept.Decide(ctx, policy, intercept.Request{ToolName: in.ToolName, ToolInput: in.ToolInput, Env: env, CWD: in.CWD, FS: OSFS{}}, llm)
 	}()
 	timer := time.NewTimer(deadline)
@@ -294,25 +304,35 @@ func readHandlers(path, digest string) (intercept.File, error) {
 	return f, nil
 }
 
-func loadPolicy(path, digest string) (*intercept.Policy, error) {
+// loadPolicy prepares the handlers file's policy and, with paths, the
+// policy of its denied paths alone (nil when it has none), which judges
+// the commands a dialect's paths gives a file tool's call.
+func loadPolicy(path, digest string, paths bool) (*intercept.Policy, *intercept.Policy, error) {
 	f, err := readHandlers(path, digest)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if f.Root == "" {
 		// denied_paths are relative to the handlers file's directory
 		// unless the file names its root.
 		abs, err := filepath.Abs(path)
 		if err != nil {
-			return nil, fmt.Errorf("locating %s: %w", path, err)
+			return nil, nil, fmt.Errorf("locating %s: %w", path, err)
 		}
 		f.Root = filepath.Dir(abs)
 	}
 	p, err := intercept.Prepare(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return p, nil
+	if !paths || len(f.DeniedPaths) == 0 {
+		return p, nil, nil
+	}
+	pp, err := intercept.Prepare(intercept.File{Root: f.Root, DeniedPaths: f.DeniedPaths, DeniedPathReasons: f.DeniedPathReasons, Handlers: []intercept.Handler{}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, pp, nil
 }
 
 // OSFS is the path layer's view of the real filesystem.

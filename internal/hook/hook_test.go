@@ -74,6 +74,25 @@ func writeHandlers(t testing.TB, dir string, f intercept.File) string {
 	return path
 }
 
+// corpusCase lays out a corpus case in a fresh folder: its handlers file
+// and workspace fixture (beside the handlers file, whose directory is the
+// root of denied_paths); it returns the folder and the case's environment.
+func corpusCase(t *testing.T, corpus *decisions.Corpus, c decisions.Case) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	writeHandlers(t, dir, corpus.HandlerSets[c.Handlers])
+	if c.Workspace != "" {
+		if err := corpus.Workspaces[c.Workspace].Build(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var environ []string
+	for k, v := range c.Env {
+		environ = append(environ, k+"="+v)
+	}
+	return dir, environ
+}
+
 // TestCorpusThroughHook replays the decision corpus through the hook's
 // stdin/stdout protocol.
 func TestCorpusThroughHook(t *testing.T) {
@@ -85,19 +104,7 @@ func TestCorpusThroughHook(t *testing.T) {
 	for _, c := range corpus.Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			writeHandlers(t, dir, corpus.HandlerSets[c.Handlers])
-			if c.Workspace != "" {
-				// The fixture sits beside the handlers file, whose directory
-				// is the root of denied_paths.
-				if err := corpus.Workspaces[c.Workspace].Build(dir); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var environ []string
-			for k, v := range c.Env {
-				environ = append(environ, k+"="+v)
-			}
+			dir, environ := corpusCase(t, corpus, c)
 			r := runHook(t, input(c.Tool, c.Input, filepath.Join(dir, c.CWD)), Options{Environ: environ, HandlersPath: filepath.Join(dir, HandlersFile),
 				NewAnswerer: func(string, func(string) string) intercept.Answerer { return c.Answerer() }})
 			if r.code != ExitOK || r.decision() != string(c.Want) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/transcript"
@@ -130,9 +131,26 @@ func invoke(t *testing.T, h Harness, ctx context.Context, name string, timeout t
 	return res, events, stdout.String()
 }
 
-// FakeModel starts the fake Messages API with the named scripts (YAML,
-// as fake_model.yaml holds them: "quick" and "hang" for the suite) and
-// returns its URL; the test's cleanup stops it.
+// LoadEval writes body as root/eval.yaml (and an empty root/cases) and
+// loads it.
+func LoadEval(t *testing.T, root, body string) *config.Eval {
+	t.Helper()
+	cfg := filepath.Join(root, "eval.yaml")
+	if err := os.MkdirAll(filepath.Join(root, "cases"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// FakeModel serves the named scripts (name → YAML) on a fake model API
+// for the test and returns its URL.
 func FakeModel(t *testing.T, scripts map[string]string) string {
 	t.Helper()
 	srv := fakeapi.New(fakeapi.Options{})
