@@ -106,12 +106,40 @@ func openCodeCLI(t *testing.T) string {
 	return bin
 }
 
+// codexCLI finds the pinned Codex CLI (the codex runner's agent):
+// $CODEX_BIN, else the copy scripts/install-codex.sh put under .cache. It
+// returns "" when there is none, which fails in CI; scripts that need it
+// start with [!codex] skip.
+func codexCLI(t *testing.T) string {
+	t.Helper()
+	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "codex.version"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := strings.TrimSpace(string(v))
+	bin := os.Getenv("CODEX_BIN")
+	if bin == "" {
+		bin = filepath.Join(repoRoot, ".cache", "codex-"+version, "node_modules", ".bin", "codex")
+	}
+	if abs, err := filepath.Abs(bin); err == nil {
+		bin = abs
+	}
+	if _, err := os.Stat(bin); err != nil {
+		if need.InCI() {
+			need.Missing(t, fmt.Sprintf("Codex %s is not installed: %v", version, err), need.Install("codex"))
+		}
+		return ""
+	}
+	return bin
+}
+
 func TestE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end tests run the real Claude Code CLI")
 	}
 	claude := claudeCLI(t)
 	opencode := openCodeCLI(t)
+	codex := codexCLI(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/e2e",
 		RequireExplicitExec: true,
@@ -145,16 +173,23 @@ func TestE2E(t *testing.T) {
 					env.Setenv(k, "1")
 				}
 			}
+			if codex != "" {
+				env.Setenv("CODEX_BIN", codex)
+			}
 			env.Values[fakeKey{}] = &fakeHolder{}
 			return shortWorkspaces(env)
 		},
 		// [opencode]: the OpenCode CLI is there (a script of the cli runner
 		// with it skips without it, except in CI, which fails above).
+		// [codex]: the Codex CLI is there (likewise).
 		// [pidns]: this machine can give an agent a pid namespace.
 		// [need:PROGRAM]: as scriptCondition.
 		Condition: func(cond string) (bool, error) {
 			if cond == "opencode" {
 				return opencode != "", nil
+			}
+			if cond == "codex" {
+				return codex != "", nil
 			}
 			if cond == "pidns" {
 				err := agentproc.NamespaceWorks()

@@ -18,6 +18,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
+	"github.com/agent-eval/agent-eval/internal/runner/codex"
 	"github.com/agent-eval/agent-eval/internal/runner/clirunner"
 	"github.com/agent-eval/agent-eval/internal/score"
 	"github.com/agent-eval/agent-eval/internal/ui"
@@ -122,6 +123,7 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 func runners(ev *config.Eval) *runner.Registry {
 	r := runner.NewRegistry()
 	r.Register(runner.TypeClaudeCode, claudecode.New)
+	r.Register(runner.TypeCodex, codex.New)
 	if ev.Runner.Agent == string(runner.TypeClaudeCode) {
 		r.Register(runner.TypeCLI, func() runner.Runner { return clirunner.NewOver(claudecode.New()) })
 	} else {

@@ -313,6 +313,7 @@ func (s *Server) routes() *http.ServeMux {
 		mux.HandleFunc("POST "+v+"/messages", s.messages)
 		mux.HandleFunc("POST "+v+"/messages/count_tokens", s.countTokens)
 		mux.HandleFunc("GET "+v+"/models", s.models)
+		mux.HandleFunc("POST "+v+"/responses", s.responses) // OpenAI's Responses API (responses.go)
 	}
 	mux.HandleFunc("GET /_fake/requests", s.serveRequests)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -482,7 +483,6 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, APIError{Status: http.StatusInternalServerError, Type: "api_error", Message: "fake api: " + err.Error()})
 		return
 	}
-	var turn Turn
 	if len(req.Tools) > 0 {
 		rec.Kind = "main"
 		for _, m := range req.Messages {
@@ -490,27 +490,10 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 				rec.Turn++
 			}
 		}
-		switch {
-		case rec.Turn < len(script.Turns):
-			turn = script.Turns[rec.Turn]
-		case script.AfterEnd != nil:
-			turn = *script.AfterEnd
-		default:
-			turn = defaultAfterEnd
-		}
 	} else {
 		rec.Kind = "side"
-		turn = defaultSide
-		if script.Side != nil {
-			turn = *script.Side
-		}
 	}
-	key := fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn)
-	if i, m, ok := req.match(script); ok {
-		turn, key = m.Turn, fmt.Sprintf("%q match %d", rec.Script, i)
-	}
-	turn = s.spendError(turn, key)
-	turn = turn.withCWD(req.cwd)
+	turn := s.pick(script, &rec, req.lastUser, req.cwd)
 	if turn.Error != nil {
 		rec.Status = turn.Error.Status
 		s.record(r, rec)
@@ -531,6 +514,34 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(msg)
+}
+
+// pick is the turn of script that answers rec (its Kind, Turn and
+// Script set): a content rule matching the last user message, else the
+// main loop's turn or the side answer; its counted error spent and its
+// ${CWD} filled in.
+func (s *Server) pick(script *Script, rec *Request, lastUser, cwd func() string) Turn {
+	var turn Turn
+	if rec.Kind == "main" {
+		switch {
+		case rec.Turn < len(script.Turns):
+			turn = script.Turns[rec.Turn]
+		case script.AfterEnd != nil:
+			turn = *script.AfterEnd
+		default:
+			turn = defaultAfterEnd
+		}
+	} else {
+		turn = defaultSide
+		if script.Side != nil {
+			turn = *script.Side
+		}
+	}
+	key := fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn)
+	if i, m, ok := script.match(lastUser); ok {
+		turn, key = m.Turn, fmt.Sprintf("%q match %d", rec.Script, i)
+	}
+	return s.spendError(turn, key).withCWD(cwd)
 }
 
 // spendError applies a counted error turn: its error while fewer than
