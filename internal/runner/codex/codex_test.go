@@ -1,0 +1,269 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/hook"
+	"github.com/agent-eval/agent-eval/internal/permissions"
+	"github.com/agent-eval/agent-eval/internal/runner"
+	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
+	"github.com/agent-eval/agent-eval/internal/runner/runnertest"
+	"github.com/agent-eval/agent-eval/internal/testutil/need"
+	"github.com/agent-eval/agent-eval/internal/transcript"
+)
+
+// codexBin is the pinned Codex CLI: $CODEX_BIN, else the copy
+// scripts/install-codex.sh put under .cache; the test skips without it
+// (fails in CI).
+func codexBin(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the real Codex CLI")
+	}
+	bin := os.Getenv("CODEX_BIN")
+	if bin == "" {
+		v, err := os.ReadFile("../../../scripts/codex.version")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bin, _ = filepath.Abs(filepath.Join("../../../.cache", "codex-"+strings.TrimSpace(string(v)), "node_modules", ".bin", "codex"))
+	}
+	if _, err := os.Stat(bin); err != nil {
+		need.Missing(t, "the Codex CLI is not installed: "+err.Error(), need.Install("codex"))
+	}
+	return bin
+}
+
+// harnessBin builds agent-eval once for the hook.
+func harnessBin(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "agent-eval")
+	cmd := exec.Command("go", "build", "-o", out, "../../../cmd/agent-eval")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build agent-eval: %v\n%s", err, b)
+	}
+	return out
+}
+
+func fakeServer(t *testing.T, scripts map[string]string) string {
+	t.Helper()
+	srv := fakeapi.New(fakeapi.Options{})
+	for name, script := range scripts {
+		sc, err := fakeapi.ParseScript([]byte(script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.SetScript(name, sc)
+	}
+	url, err := srv.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return url
+}
+
+func loadEval(t *testing.T, root, body string) *config.Eval {
+	t.Helper()
+	cfg := filepath.Join(root, "eval.yaml")
+	if err := os.MkdirAll(filepath.Join(root, "cases"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// evalBody is a codex eval whose agent's TMPDIR is tmp: never a folder
+// holding CODEX_HOME, which Codex's sandbox refuses.
+func evalBody(tmp, extra string) string {
+	return "name: suite\nexecution: {prompt: hi}\nmodels: {skill: gpt-5.5}\nrunner: {type: codex, env: {TMPDIR: " + tmp +
+		"}}\ndataset: {path: cases}\n" + extra
+}
+
+// TestRunnerSuite runs the shared runner suite against the real Codex CLI
+// answered by the fake Responses API.
+func TestRunnerSuite(t *testing.T) {
+	bin := codexBin(t)
+	url := fakeServer(t, map[string]string{
+		"quick": "turns: [{text: done}]\n",
+		// Codex returns a long command's output after a while and asks
+		// again: every answer sleeps on.
+		"hang": "turns: []\nafter_end: {tool_use: {name: Bash, input: {command: sleep 300}}}\n",
+	})
+	runnertest.Run(t, runnertest.Harness{
+		New: New,
+		Setup: func(t *testing.T, root string) runner.RunSetup {
+			tmp := filepath.Join(root, "tmp")
+			priv := filepath.Join(root, "private")
+			for _, d := range []string{tmp, priv} {
+				if err := os.MkdirAll(d, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return runner.RunSetup{Eval: loadEval(t, root, evalBody(tmp, "")), Model: "gpt-5.5", AgentBin: bin,
+				RunDir: filepath.Join(root, "runs", "r"), Private: priv, FakeModelURL: url, Warn: func(msg string) { t.Log(msg) }}
+		},
+		Stop: claudecode.Grace + 5*time.Second,
+	})
+}
+
+// invokeOnce starts a run of ev in a fresh workspace and invokes it once.
+func invokeOnce(t *testing.T, s runner.RunSetup, name string, trust *bool) (runner.Result, []transcript.Event, string) {
+	t.Helper()
+	root := filepath.Dir(s.Eval.Path())
+	ws := filepath.Join(root, "ws", name)
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.Workspaces = []string{ws}
+	ag, err := New().Start(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ag.Close()
+	sess, err := ag.Prepare(context.Background(), runner.Workspace{ID: name, Dir: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if trust != nil {
+		sess.(*session).hooked = *trust
+	}
+	var stdout, tr bytes.Buffer
+	w := transcript.NewWriter(&tr)
+	res := sess.Invoke(context.Background(), runner.Invocation{Name: name, Prompt: "go", Timeout: time.Minute, Stdout: &stdout, Transcript: w})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	events, _, _ := transcript.Read(&tr)
+	return res, events, stdout.String()
+}
+
+func setup(t *testing.T, bin, url, extra string) runner.RunSetup {
+	t.Helper()
+	root := t.TempDir()
+	tmp, priv := filepath.Join(root, "tmp"), filepath.Join(root, "private")
+	for _, d := range []string{tmp, priv} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := loadEval(t, root, evalBody(tmp, extra))
+	return runner.RunSetup{Eval: ev, Model: "gpt-5.5", AgentBin: bin, Permissions: permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny),
+		RunDir: filepath.Join(root, "runs", "r"), Private: priv, FakeModelURL: url, Warn: func(msg string) { t.Log(msg) }}
+}
+
+// TestHookTrust: Codex runs the hooks of config.toml only with
+// --dangerously-bypass-hook-trust; without it the hook never runs and
+// nothing says so, which the missing canary shows (the engine then marks
+// the case ungated).
+func TestHookTrust(t *testing.T) {
+	bin := codexBin(t)
+	url := fakeServer(t, map[string]string{"gated": "turns:\n  - tool_use: {name: Bash, input: {command: echo hi}}\n  - text: done\n"})
+	s := setup(t, bin, url, "permissions: {deny: [mcp__jira__create]}\n")
+	s.HarnessBin = harnessBin(t)
+	for _, trust := range []bool{true, false} {
+		res, _, stdout := invokeOnce(t, s, "gated", &trust)
+		if res.ExitCode != 0 || res.Err != nil {
+			t.Fatalf("trust %v: exit %d, err %v\n%s", trust, res.ExitCode, res.Err, stdout)
+		}
+		ledger, _ := os.ReadFile(filepath.Join(filepath.Dir(s.Eval.Path()), "ws", "gated", hook.LedgerFile))
+		if got := strings.Contains(string(ledger), `"decision":"canary"`); got != trust {
+			t.Errorf("trust %v: canary in the ledger %v:\n%s", trust, got, ledger)
+		}
+		_ = os.Remove(filepath.Join(filepath.Dir(s.Eval.Path()), "ws", "gated", hook.LedgerFile))
+	}
+}
+
+// TestCrash: an HTTP 500 and a response.failed end the turn failed: exit
+// 1, the error as the final text, flagged.
+func TestCrash(t *testing.T) {
+	bin := codexBin(t)
+	url := fakeServer(t, map[string]string{
+		"http500": "turns: [{error: {status: 500, type: server_error, message: the fake model is down}}]\n",
+		"failed":  "turns: [{error: {status: 500, type: response.failed, message: fake stream failure}}]\n",
+	})
+	for name, want := range map[string]string{"http500": "", "failed": "fake stream failure"} {
+		res, events, stdout := invokeOnce(t, setup(t, bin, url, ""), name, nil)
+		if res.ExitCode != 1 || !res.IsError || res.Text == "" || !strings.Contains(res.Text, want) {
+			t.Errorf("%s: exit %d, is_error %v, text %q\n%s", name, res.ExitCode, res.IsError, res.Text, stdout)
+		}
+		if n := len(events); n == 0 || events[n-1].Kind != transcript.KindResult || !events[n-1].IsError {
+			t.Errorf("%s: the transcript does not end with the failed result: %+v", name, events)
+		}
+	}
+}
+
+func TestExecRules(t *testing.T) {
+	got := execRules(compiledOf("Bash(git push:*)", "Bash(rm -rf /)", "Bash", "Read(secret/**)"))
+	want := `prefix_rule(pattern = ["git","push"], decision = "forbidden", justification = "eval.yaml denies Bash(git push:*)")` + "\n" +
+		`prefix_rule(pattern = ["rm","-rf","/"], decision = "forbidden", justification = "eval.yaml denies Bash(rm -rf /)")` + "\n"
+	if got != want {
+		t.Errorf("execRules:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestPathRule(t *testing.T) {
+	for _, tt := range []struct{ rule, path, access string }{
+		{"Read(secret/**)", "secret", "deny"},
+		{"Edit(docs/**)", "docs", "read"},
+		{"Read(//etc/passwd)", "/etc/passwd", "deny"},
+		{"Read(**/*.pem)", "", ""},
+		{"Bash(ls:*)", "", ""},
+	} {
+		p, a, ok := pathRule(tt.rule)
+		if p != tt.path || a != tt.access || ok != (tt.path != "") {
+			t.Errorf("pathRule(%s) = %q %q %v; want %q %q", tt.rule, p, a, ok, tt.path, tt.access)
+		}
+	}
+}
+
+func TestUnwrapShell(t *testing.T) {
+	for in, want := range map[string]string{
+		`/bin/bash -lc 'echo hi > out.txt'`: "echo hi > out.txt",
+		`/bin/bash -lc 'echo '\''a'\'''`:    "echo 'a'",
+		`/bin/bash -lc "printf 'x\n' > f"`:  `printf 'x\n' > f`,
+		`/bin/bash -lc "echo $HOME"`:        `/bin/bash -lc "echo $HOME"`,
+		`ls -la`:                            "ls -la",
+		`/bin/bash -lc 'a' 'b'`:             `/bin/bash -lc 'a' 'b'`,
+	} {
+		if got := unwrapShell(in); got != want {
+			t.Errorf("unwrapShell(%s) = %s; want %s", in, got, want)
+		}
+	}
+}
+
+func TestDenialReason(t *testing.T) {
+	for out, want := range map[string]string{
+		"Command blocked by PreToolUse hook: Blocked by eval harness: no. Command: curl x":                                       "PreToolUse hook: Blocked by eval harness: no",
+		"exec_command failed: CreateProcess { message: \"Rejected(\\\"`/bin/bash -lc 'wget x'` rejected: eval: no wget\\\")\" }": "exec policy: eval: no wget",
+		"Process exited with code 0\nOutput:\nhi\n":                                                                              "",
+	} {
+		if got := denialReason(out); got != want {
+			t.Errorf("denialReason(%q) = %q; want %q", out, got, want)
+		}
+	}
+	if got := sandboxDenial("Output:\ncat: secret/key.txt: Permission denied\n", []string{"/w/secret"}); got != "sandbox: cat: secret/key.txt: Permission denied" {
+		t.Errorf("sandboxDenial: %q", got)
+	}
+	if got := sandboxDenial("Output:\ncat: other.txt: Permission denied\n", []string{"/w/secret"}); got != "" {
+		t.Errorf("sandboxDenial of a path not denied: %q", got)
+	}
+}
+
+func compiledOf(deny ...string) permissions.Compiled { return permissions.Compiled{Deny: deny} }
