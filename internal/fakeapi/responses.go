@@ -56,9 +56,8 @@ type responseItem struct {
 }
 
 type textPart struct {
-	Type        string `json:"type"`
-	Text        string `json:"text"`
-	Annotations []any  `json:"annotations,omitempty"`
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
 // parseInput reads the input: a string (one user message) or a list of
@@ -273,7 +272,7 @@ func buildResponse(t Turn, turn int, model string, reqSize int, offered map[stri
 		reasoning = estimateTokens(len(t.Thinking))
 	}
 	if t.Text != "" {
-		c, _ := json.Marshal([]textPart{{Type: "output_text", Text: t.Text, Annotations: []any{}}})
+		c, _ := json.Marshal([]textPart{{Type: "output_text", Text: t.Text}})
 		resp.Output = append(resp.Output, responseItem{Type: "message", ID: fmt.Sprintf("msg_fake_%d", turn), Role: "assistant",
 			Status: "completed", Content: c})
 		out += estimateTokens(len(t.Text))
