@@ -217,13 +217,13 @@ func (s *session) agentEnv(in runner.Invocation) []string {
 			extra["TMPDIR"] = filepath.Join(own, claudecode.TempDirName)
 		}
 	}
-	if r.s.FakeModelURL != "" {
+	fake := r.s.FakeModelURL != ""
+	if fake {
 		extra[FakeKeyEnv] = "fake-model"
-		extra["OPENAI_API_KEY"], extra["CODEX_API_KEY"] = "", ""
 	}
 	return claudecode.Env(func(k string) (string, bool) {
-		if !slices.Contains(envAllowlist, k) {
-			return "", false
+		if !slices.Contains(envAllowlist, k) || fake && slices.Contains(credentialEnv, k) {
+			return "", false // offline, the user's keys stay home
 		}
 		return os.LookupEnv(k)
 	}, extra)

@@ -71,6 +71,10 @@ func (r *started) compile(w runner.Workspace, home string) (compiled, error) {
 		"analytics":                   map[string]any{"enabled": false},
 		"feedback":                    map[string]any{"enabled": false},
 		"history":                     map[string]any{"persistence": "none"},
+		// The agent's commands see no credential (Codex's own defaults
+		// pass them all).
+		"shell_environment_policy": map[string]any{"inherit": "all", "ignore_default_excludes": false,
+			"exclude": []string{"*KEY*", "*TOKEN*", "*SECRET*", "*PASSWORD*", "*CREDENTIAL*"}},
 	}
 	if r.s.Model != "" {
 		cfg["model"] = r.s.Model
