@@ -47,11 +47,15 @@ type usage struct {
 	OutputTokens          int64 `json:"output_tokens"`
 }
 
-// parser reads codex's events as they come, writing transcript events.
+// parser reads codex's events as they come. The transcript is written
+// when the agent has ended, from the session's rollout (which holds every
+// call, the refused ones too, with the ids the hook's ledger and the
+// model saw); what --json said stands in for it when there is none.
 type parser struct {
 	emit     func(transcript.Event)
-	text     string // the last agent message
-	failed   string // turn.failed's message
+	events   []transcript.Event // from --json, the fallback
+	text     string             // the last agent message
+	failed   string             // turn.failed's message
 	failedOK bool
 	usage    transcript.Usage
 	turns    int
@@ -59,8 +63,11 @@ type parser struct {
 }
 
 func newParser(emit func(transcript.Event)) *parser {
-	return &parser{emit: emit, calls: map[string]bool{}}
+	p := &parser{emit: emit, calls: map[string]bool{}}
+	return p
 }
+
+func (p *parser) add(e transcript.Event) { p.events = append(p.events, e) }
 
 // line reads one line of stdout; what is not an event is skipped.
 func (p *parser) line(b []byte) {
@@ -101,12 +108,12 @@ func (p *parser) item(done bool, it item) {
 	case "agent_message":
 		if done {
 			p.text = it.Text
-			p.emit(transcript.Event{Kind: transcript.KindText, Text: it.Text})
+			p.add(transcript.Event{Kind: transcript.KindText, Text: it.Text})
 		}
 		return
 	case "reasoning":
 		if done && it.Text != "" {
-			p.emit(transcript.Event{Kind: transcript.KindThinking, Text: it.Text})
+			p.add(transcript.Event{Kind: transcript.KindThinking, Text: it.Text})
 		}
 		return
 	case "error", "todo_list":
@@ -115,7 +122,7 @@ func (p *parser) item(done bool, it item) {
 	name, input := toolOf(it)
 	if !p.calls[it.ID] {
 		p.calls[it.ID] = true
-		p.emit(transcript.Event{Kind: transcript.KindToolCall, ToolUseID: it.ID, Tool: name, Input: input})
+		p.add(transcript.Event{Kind: transcript.KindToolCall, ToolUseID: it.ID, Tool: name, Input: input})
 	}
 	if done {
 		failed := it.Status == "failed" || it.Status == "declined" || it.ExitCode != nil && *it.ExitCode != 0
@@ -123,7 +130,7 @@ func (p *parser) item(done bool, it item) {
 		if out == "" && it.Type == "file_change" {
 			out = string(it.Changes)
 		}
-		p.emit(transcript.Event{Kind: transcript.KindToolResult, ToolUseID: it.ID, Text: out, IsError: failed})
+		p.add(transcript.Event{Kind: transcript.KindToolResult, ToolUseID: it.ID, Text: out, IsError: failed})
 	}
 }
 
@@ -170,13 +177,22 @@ func unwrapShell(cmd string) string {
 	return cmd
 }
 
-// rollout is what one session's rollout file says: every call the model
-// made with its output, which ran, the model, the responses.
+// rollout is what one session's rollout file says: the model's text and
+// reasoning and every call it made with its output, in order; the model;
+// how many responses it gave.
 type rollout struct {
-	calls     []call
-	executed  map[string]bool
+	entries   []entry
+	calls     map[string]int // call id → its entry
 	model     string
 	responses int
+}
+
+// entry is one thing the model said or did: text (Kind text or thinking)
+// or a call (Kind tool_call) with its output once it came.
+type entry struct {
+	kind transcript.Kind
+	text string
+	call call
 }
 
 type call struct {
@@ -200,7 +216,7 @@ func rollouts(dir string) []string {
 
 // readRollouts reads the rollout files under dir that are not in before.
 func readRollouts(dir string, before []string) (rollout, error) {
-	r := rollout{executed: map[string]bool{}}
+	r := rollout{calls: map[string]int{}}
 	for _, p := range rollouts(dir) {
 		if slices.Contains(before, p) {
 			continue
@@ -220,22 +236,20 @@ func (r *rollout) read(path string) error {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	index := map[string]int{}
 	for sc.Scan() {
 		var line struct {
 			Type    string `json:"type"`
 			Payload struct {
 				Type      string          `json:"type"`
+				Role      string          `json:"role"`
+				Content   json.RawMessage `json:"content"`
+				Summary   json.RawMessage `json:"summary"`
 				Name      string          `json:"name"`
 				Arguments string          `json:"arguments"`
 				Input     string          `json:"input"`
 				CallID    string          `json:"call_id"`
 				Output    json.RawMessage `json:"output"`
 				Model     string          `json:"model"`
-				Item      struct {
-					Type string `json:"type"`
-					ID   string `json:"id"`
-				} `json:"item"`
 			} `json:"payload"`
 		}
 		if json.Unmarshal(sc.Bytes(), &line) != nil {
@@ -247,15 +261,22 @@ func (r *rollout) read(path string) error {
 			r.model = pl.Model
 		case line.Type == "token_usage_record":
 			r.responses++
-		case line.Type == "event_msg" && pl.Type == "item_completed" && pl.Item.ID != "":
-			r.executed[pl.Item.ID] = true
-		case line.Type == "response_item" && (pl.Type == "function_call" || pl.Type == "custom_tool_call"):
+		case line.Type != "response_item":
+		case pl.Type == "message" && pl.Role == "assistant":
+			if t := outputText(pl.Content); t != "" {
+				r.entries = append(r.entries, entry{kind: transcript.KindText, text: t})
+			}
+		case pl.Type == "reasoning":
+			if t := outputText(pl.Summary); t != "" && t != "null" && t != "[]" {
+				r.entries = append(r.entries, entry{kind: transcript.KindThinking, text: t})
+			}
+		case pl.Type == "function_call" || pl.Type == "custom_tool_call":
 			name, input := nativeTool(pl.Name, pl.Arguments, pl.Input)
-			index[pl.CallID] = len(r.calls)
-			r.calls = append(r.calls, call{id: pl.CallID, name: name, input: input})
-		case line.Type == "response_item" && (pl.Type == "function_call_output" || pl.Type == "custom_tool_call_output"):
-			if i, ok := index[pl.CallID]; ok {
-				r.calls[i].output, r.calls[i].returned = outputText(pl.Output), true
+			r.calls[pl.CallID] = len(r.entries)
+			r.entries = append(r.entries, entry{kind: transcript.KindToolCall, call: call{id: pl.CallID, name: name, input: input}})
+		case pl.Type == "function_call_output" || pl.Type == "custom_tool_call_output":
+			if i, ok := r.calls[pl.CallID]; ok {
+				r.entries[i].call.output, r.entries[i].call.returned = outputText(pl.Output), true
 			}
 		}
 	}
@@ -314,7 +335,7 @@ func outputText(raw json.RawMessage) string {
 var (
 	hookDenied   = lazyre.New(`(?s)blocked by PreToolUse hook: (.*?)(?:\. Command: .*)?$`)
 	policyDenied = lazyre.New("(?s)rejected: (.*?)\\\\?\"\\)")
-	exitCode     = lazyre.New(`(?m)^Process exited with code (\d+)$`)
+	exitCode     = lazyre.New(`(?m)^(?:Process exited with code|Exit code:) (\d+)$`)
 )
 
 // denialReason says why a call was refused, from its output; "" when it
@@ -351,8 +372,9 @@ func sandboxDenial(output string, denied []string) string {
 }
 
 // finish completes the result when the agent has ended: the final answer,
-// usage, the calls and their denials from the rollout (written to the
-// transcript too: --json never shows them), and the result event.
+// usage, the calls and their denials (every refusal: the hook's, an
+// exec-policy rule's, the sandbox's on a denied path), and the transcript,
+// from the rollout where there is one.
 func (p *parser) finish(out *runner.Result, roll rollout, model string, denied []string) {
 	if roll.model != "" {
 		model = roll.model
@@ -371,31 +393,36 @@ func (p *parser) finish(out *runner.Result, roll rollout, model string, denied [
 	if model != "" {
 		out.PerModel = map[string]transcript.ModelUsage{model: {Usage: p.usage}}
 	}
-	for _, c := range roll.calls {
+	if len(roll.entries) == 0 {
+		for _, e := range p.events {
+			p.emit(e)
+		}
+	}
+	for _, e := range roll.entries {
+		if e.kind != transcript.KindToolCall {
+			p.emit(transcript.Event{Kind: e.kind, Text: e.text})
+			continue
+		}
+		c := e.call
 		tc := transcript.ToolCall{ID: c.id, Name: c.name, Input: c.input, Result: c.output, Returned: c.returned}
-		reason := ""
-		if c.returned {
-			if reason = denialReason(c.output); reason == "" {
-				reason = sandboxDenial(c.output, denied)
-			}
+		p.emit(transcript.Event{Kind: transcript.KindToolCall, ToolUseID: c.id, Tool: c.name, Input: c.input})
+		if !c.returned {
+			out.ToolCalls = append(out.ToolCalls, tc)
+			continue
+		}
+		reason := denialReason(c.output)
+		if reason == "" {
+			reason = sandboxDenial(c.output, denied)
 		}
 		if m := exitCode().FindStringSubmatch(c.output); m != nil && m[1] != "0" {
 			tc.IsError = true
-		}
-		// A call --json did not show (a refused one, and at times one of
-		// several run at once) is written here.
-		shown := roll.executed[c.id]
-		if !shown {
-			p.emit(transcript.Event{Kind: transcript.KindToolCall, ToolUseID: c.id, Tool: c.name, Input: c.input})
 		}
 		if reason != "" {
 			tc.IsError = true
 			out.Denials = append(out.Denials, transcript.Denial{ToolName: c.name, ToolUseID: c.id, ToolInput: c.input, Reason: reason})
 			p.emit(transcript.Event{Kind: transcript.KindDenial, ToolUseID: c.id, Tool: c.name, Input: c.input, Text: reason})
 		}
-		if !shown && c.returned {
-			p.emit(transcript.Event{Kind: transcript.KindToolResult, ToolUseID: c.id, Text: c.output, IsError: tc.IsError})
-		}
+		p.emit(transcript.Event{Kind: transcript.KindToolResult, ToolUseID: c.id, Text: c.output, IsError: tc.IsError})
 		out.ToolCalls = append(out.ToolCalls, tc)
 	}
 	p.emit(transcript.Event{Kind: transcript.KindResult, Text: out.Text, IsError: out.IsError, Model: model})
