@@ -261,6 +261,9 @@ func TestDenialReason(t *testing.T) {
 	if got := sandboxDenial("Output:\ncat: secret/key.txt: Permission denied\n", []string{"/w/secret"}); got != "sandbox: cat: secret/key.txt: Permission denied" {
 		t.Errorf("sandboxDenial: %q", got)
 	}
+	if got := sandboxDenial("apply_patch verification failed: Failed to read file to update /w/secret/x: Permission denied (os error 13)", []string{"/w/secret"}); got == "" {
+		t.Errorf("sandboxDenial of a patch: none")
+	}
 	if got := sandboxDenial("Output:\ncat: other.txt: Permission denied\n", []string{"/w/secret"}); got != "" {
 		t.Errorf("sandboxDenial of a path not denied: %q", got)
 	}

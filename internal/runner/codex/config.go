@@ -167,7 +167,8 @@ func (r *started) profile(ws, home string, deny []string) (map[string]any, []str
 	for _, p := range r.hiddenPaths(ws, home) {
 		abs[p] = "deny"
 	}
-	fs := map[string]any{":workspace_roots": rel}
+	// /tmp read-only: the private roots of every run live there.
+	fs := map[string]any{":workspace_roots": rel, ":slash_tmp": "read"}
 	var denied []string
 	for p, a := range rel {
 		if a == "deny" {

@@ -344,6 +344,9 @@ func denialReason(output string) string {
 	if m := hookDenied().FindStringSubmatch(output); m != nil {
 		return "PreToolUse hook: " + strings.TrimSpace(m[1])
 	}
+	if rest, ok := strings.CutPrefix(output, "patch rejected: "); ok {
+		return "sandbox: patch rejected: " + strings.TrimSpace(rest)
+	}
 	if strings.Contains(output, "Rejected(") {
 		if m := policyDenied().FindStringSubmatch(output); m != nil {
 			return "exec policy: " + strings.TrimSpace(m[1])
@@ -355,7 +358,7 @@ func denialReason(output string) string {
 
 // sandboxRefusal is how a command's access to a path the sandbox denies
 // fails: the denied folder is a file (it did not exist), or unreadable.
-var sandboxRefusal = lazyre.New(`(?m)^.*: (?:Permission denied|Not a directory|Read-only file system|Operation not permitted)$`)
+var sandboxRefusal = lazyre.New(`(?m)^.*: (?:Permission denied|Not a directory|Read-only file system|Operation not permitted)(?: \(os error \d+\))?$`)
 
 // sandboxDenial is the sandbox's refusal of a denied path in a command's
 // output: the first error line naming one of the denied paths (absolute,
