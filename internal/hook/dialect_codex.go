@@ -15,14 +15,15 @@ func decodeCodex(raw []byte) (Input, error) {
 		return in, err
 	}
 	patch, _ := in.ToolInput["command"].(string)
-	if tool, input, ok := patchCall(patch); ok {
+	if tool, input, ok := PatchCall(patch); ok {
 		in.ToolName, in.ToolInput = tool, input
 	}
 	return in, nil
 }
 
-// patchCall is the Write or Edit call a one-file patch makes.
-func patchCall(patch string) (string, map[string]any, bool) {
+// PatchCall is the Write or Edit call a one-file Codex patch makes, in
+// Claude Code's names; false for a patch of several files, or a move.
+func PatchCall(patch string) (string, map[string]any, bool) {
 	var tool, path string
 	var added, removed []string
 	for _, line := range strings.Split(patch, "\n") {

@@ -270,3 +270,102 @@ func TestDenialReason(t *testing.T) {
 }
 
 func compiledOf(deny ...string) permissions.Compiled { return permissions.Compiled{Deny: deny} }
+
+// TestConfigReachesModel: the model, runner.effort, runner.system_prompt
+// and runner.settings (merged into config.toml) reach the model's
+// requests; the invocation's script is named in the header.
+func TestConfigReachesModel(t *testing.T) {
+	bin := codexBin(t)
+	srv := fakeapi.New(fakeapi.Options{})
+	sc, err := fakeapi.ParseScript([]byte("turns: [{text: done}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetScript("cfg", sc)
+	url, err := srv.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	s := setup(t, bin, url, "")
+	s.Eval.Runner.Effort = "minimal"
+	s.Eval.Runner.SystemPrompt = "SYSTEM-PROMPT-MARKER"
+	s.Eval.Runner.Settings = map[string]any{"binary": "ignored", "model_verbosity": "high"}
+	res, _, stdout := invokeOnce(t, s, "cfg", nil)
+	if res.ExitCode != 0 || res.Text != "done" {
+		t.Fatalf("exit %d, text %q\n%s", res.ExitCode, res.Text, stdout)
+	}
+	var main *fakeapi.Request
+	for _, r := range srv.Requests() {
+		if r.Kind == "main" {
+			main = &r
+		}
+	}
+	if main == nil {
+		t.Fatal("no main request")
+	}
+	body := string(main.Body)
+	for _, want := range []string{`"model":"gpt-5.5"`, `"effort":"minimal"`, "SYSTEM-PROMPT-MARKER", "running inside an automated evaluation", `"verbosity":"high"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the request lacks %s", want)
+		}
+	}
+	if main.Script != "cfg" {
+		t.Errorf("script %q; want cfg", main.Script)
+	}
+}
+
+// TestCompile: the generated config.toml's sandbox, profile, hook and
+// runner.settings, for an eval with denied paths, inputs.tools-like
+// handlers and network.
+func TestCompile(t *testing.T) {
+	root := t.TempDir()
+	ev := loadEval(t, root, "name: c\nexecution: {prompt: hi}\nmodels: {skill: gpt-5.5}\nrunner: {type: codex, settings: {binary: x, model_verbosity: low}}\n"+
+		"dataset: {path: cases}\npermissions:\n  network: {allow: ['*']}\n  deny: [{path: secret/, tools: [Read, Edit, Bash]}, {path: docs/, tools: [Edit]}, 'Bash(git push:*)', mcp__jira__create]\n")
+	ws := filepath.Join(root, "slots", "s1", "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &started{s: runner.RunSetup{Eval: ev, Model: "gpt-5.5", HarnessBin: "/bin/agent-eval", Private: filepath.Join(root, "priv"),
+		WorkspaceRoot: filepath.Join(root, "slots"), RunDir: filepath.Join(root, "runs", "r1"),
+		Permissions: permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny), Warn: func(string) {}}}
+	c, err := r.compile(runner.Workspace{ID: "c", Dir: ws}, filepath.Join(root, "priv", "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof := c.config["permissions"].(map[string]any)[ProfileName].(map[string]any)
+	fs := prof["filesystem"].(map[string]any)
+	if rel := fs[":workspace_roots"].(map[string]any); rel["secret"] != "deny" || rel["docs"] != "read" || rel["."] != "write" {
+		t.Errorf("workspace entries %v", rel)
+	}
+	if fs[":slash_tmp"] != "read" || fs[filepath.Join(root, "slots", "s1")] != "write" {
+		t.Errorf("filesystem %v", fs)
+	}
+	if fs[ev.Path()] != "deny" || fs[ev.DatasetDir()] != "deny" {
+		t.Errorf("eval.yaml and the dataset are not hidden: %v", fs)
+	}
+	if prof["network"] == nil || c.config["model_verbosity"] != "low" || c.config["binary"] != nil || c.config["sandbox_mode"] != nil {
+		t.Errorf("config %v", c.config)
+	}
+	hooks, _ := c.config["hooks"].(map[string]any)
+	if !c.hooked || hooks["PreToolUse"] == nil || hooks["SessionStart"] == nil || !strings.Contains(string(c.handlers), "mcp__jira__create") {
+		t.Errorf("hook %v %v\n%s", c.hooked, hooks, c.handlers)
+	}
+	if !strings.Contains(c.rules, `["git","push"]`) {
+		t.Errorf("rules %q", c.rules)
+	}
+	// permissions.sandbox: off: danger-full-access, no profile, the hook's
+	// path layer instead.
+	ev.Permissions.Sandbox, ev.Permissions.Network = config.SandboxOff, nil
+	if c, err = r.compile(runner.Workspace{ID: "c", Dir: ws}, filepath.Join(root, "priv", "home")); err != nil {
+		t.Fatal(err)
+	}
+	if c.config["sandbox_mode"] != "danger-full-access" || c.config["permissions"] != nil || !strings.Contains(string(c.handlers), "secret/**") {
+		t.Errorf("sandbox off: %v\n%s", c.config, c.handlers)
+	}
+	// runner.settings may not take the hook away.
+	ev.Runner.Settings = map[string]any{"hooks": map[string]any{"PreToolUse": nil}}
+	if _, err := r.compile(runner.Workspace{ID: "c", Dir: ws}, filepath.Join(root, "priv", "home")); err == nil {
+		t.Errorf("runner.settings.hooks replaced the harness's hook")
+	}
+}

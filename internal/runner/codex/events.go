@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/transcript"
@@ -287,7 +288,8 @@ func (r *rollout) read(path string) error {
 }
 
 // nativeTool names a call of Codex's tools in Claude Code's vocabulary
-// where there is one: exec_command{cmd} is Bash{command}.
+// where there is one: exec_command{cmd} is Bash{command}, a one-file
+// apply_patch a Write or an Edit, as the hook sees them.
 func nativeTool(name, arguments, input string) (string, json.RawMessage) {
 	if name == "exec_command" || name == "shell" {
 		var a struct {
@@ -300,6 +302,12 @@ func nativeTool(name, arguments, input string) (string, json.RawMessage) {
 		}
 		b, _ := json.Marshal(map[string]string{"command": a.Cmd})
 		return "Bash", b
+	}
+	if name == "apply_patch" && arguments == "" {
+		if tool, in, ok := hook.PatchCall(input); ok {
+			b, _ := json.Marshal(in)
+			return tool, b // a one-file patch is a Write or an Edit
+		}
 	}
 	if arguments == "" {
 		b, _ := json.Marshal(map[string]string{"input": input})
