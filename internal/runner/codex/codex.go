@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/config"
@@ -65,8 +66,27 @@ func (codexRunner) Start(ctx context.Context, s runner.RunSetup) (runner.Agent, 
 	if s.Private == "" {
 		return nil, errors.New("start the codex runner: no private folder for its CODEX_HOME")
 	}
+	r.warnUnsupported()
 	r.version = claudecode.Version(ctx, r.bin)
 	return r, nil
+}
+
+// warnUnsupported says what of the eval Codex does not take.
+func (r *started) warnUnsupported() {
+	ev := r.s.Eval
+	for _, rule := range r.s.Permissions.Deny {
+		if tool, _, _ := strings.Cut(rule, "("); strings.Contains(rule, "(") && slices.Contains([]string{"Read", "Edit", "Write", "Grep", "Glob"}, tool) {
+			if _, _, ok := pathRule(rule); !ok {
+				r.s.Warn("permissions.deny " + rule + ": Codex's permission profile takes a folder or a file, not a glob; this rule is not enforced by the codex runner")
+			}
+		}
+	}
+	if len(ev.Runner.HomeFiles) > 0 || len(ev.Runner.PluginDirs) > 0 || ev.Runner.PermissionMode != "" {
+		r.s.Warn("runner.home_files, runner.plugin_dirs and runner.permission_mode are Claude Code's: the codex runner ignores them")
+	}
+	if n := ev.Permissions.Network; n != nil && len(n.Allow) > 0 && !networkOn(ev) {
+		r.s.Warn("permissions.network: Codex's sandbox has no host allowlist; the agent's commands reach no host")
+	}
 }
 
 func (r *started) Agent() (string, string) { return string(runner.TypeCodex), r.version }
