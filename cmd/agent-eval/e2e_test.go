@@ -84,53 +84,38 @@ func claudeCLI(t *testing.T) string {
 // put under .cache. It returns "" when there is none, which fails in CI;
 // scripts that need it start with [!opencode] skip.
 func openCodeCLI(t *testing.T) string {
-	t.Helper()
-	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "opencode.version"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	version := strings.TrimSpace(string(v))
-	bin := os.Getenv("OPENCODE_BIN")
-	if bin == "" {
-		bin = filepath.Join(repoRoot, ".cache", "opencode-"+version, "node_modules", ".bin", "opencode")
-	}
-	if abs, err := filepath.Abs(bin); err == nil {
-		bin = abs
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if need.InCI() {
-			need.Missing(t, fmt.Sprintf("OpenCode %s is not installed: %v", version, err), need.Install("opencode"))
-		}
-		return ""
-	}
-	return bin
+	return pinnedCLI(t, "OpenCode", "OPENCODE_BIN", "opencode", "opencode")
 }
 
-// codexCLI finds the pinned Codex CLI (the codex runner's agent):
-// $CODEX_BIN, else the copy scripts/install-codex.sh put under .cache. It
-// returns "" when there is none, which fails in CI; scripts that need it
-// start with [!codex] skip.
-func codexCLI(t *testing.T) string {
+// codexCLI finds the pinned Codex CLI (the codex runner's agent) as
+// openCodeCLI does: $CODEX_BIN, else scripts/install-codex.sh's copy;
+// scripts that need it start with [!codex] skip.
+func codexCLI(t *testing.T) string { return pinnedCLI(t, "Codex", "CODEX_BIN", "codex", "codex") }
+
+// pinnedCLI finds the binary bin of an agent pinned in
+// scripts/<name>.version: $env, else .cache/<name>-<version>'s npm copy;
+// "" when there is none (a failure in CI).
+func pinnedCLI(t *testing.T, agent, env, name, bin string) string {
 	t.Helper()
-	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "codex.version"))
+	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", name+".version"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	version := strings.TrimSpace(string(v))
-	bin := os.Getenv("CODEX_BIN")
-	if bin == "" {
-		bin = filepath.Join(repoRoot, ".cache", "codex-"+version, "node_modules", ".bin", "codex")
+	path := os.Getenv(env)
+	if path == "" {
+		path = filepath.Join(repoRoot, ".cache", name+"-"+version, "node_modules", ".bin", bin)
 	}
-	if abs, err := filepath.Abs(bin); err == nil {
-		bin = abs
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
 	}
-	if _, err := os.Stat(bin); err != nil {
+	if _, err := os.Stat(path); err != nil {
 		if need.InCI() {
-			need.Missing(t, fmt.Sprintf("Codex %s is not installed: %v", version, err), need.Install("codex"))
+			need.Missing(t, fmt.Sprintf("%s %s is not installed: %v", agent, version, err), need.Install(name))
 		}
 		return ""
 	}
-	return bin
+	return path
 }
 
 func TestE2E(t *testing.T) {

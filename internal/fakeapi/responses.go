@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/lazyre"
@@ -392,12 +391,7 @@ func writeResponseSSE(w http.ResponseWriter, resp response, failed *APIError) {
 		}
 		event("response.completed", map[string]any{"response": resp})
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("x-request-id", "req_"+resp.ID)
-	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b.Bytes())
+	writeEventStream(w, "x-request-id", "req_"+resp.ID, b.Bytes())
 }
 
 // writeOpenAIError answers an HTTP error in OpenAI's shape.

@@ -14,6 +14,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -258,6 +260,38 @@ func (r *Registry) Has(t Type) bool {
 	defer r.mu.RUnlock()
 	_, ok := r.m[t]
 	return ok
+}
+
+// AgentBinary is the agent CLI a run uses: --agent-bin (flag), else
+// runner.settings.binary, else name, looked up on PATH and made absolute.
+// Not found is a ConfigError whose text ends with install, how to get it.
+func AgentBinary(ev *config.Eval, flag, name, install string) (string, error) {
+	bin, from, fix := flag, " named by --agent-bin", ""
+	if bin == "" {
+		if b, ok := ev.Runner.Settings["binary"].(string); ok && b != "" {
+			bin, from, fix = b, " named by runner.settings.binary", " (fix runner.settings.binary, or pass --agent-bin)"
+		}
+	}
+	if bin == "" {
+		bin, from, fix = name, "", " ("+install+", or pass --agent-bin)"
+	}
+	p, err := exec.LookPath(bin)
+	if err != nil {
+		return "", &ConfigError{Err: fmt.Errorf("the agent CLI %q%s is not installed or not executable%s", bin, from, fix)}
+	}
+	return filepath.Abs(p)
+}
+
+// NativeSettings is runner.settings as the agent's own configuration takes
+// it: without binary, which names the CLI.
+func NativeSettings(ev *config.Eval) map[string]any {
+	out := map[string]any{}
+	for k, v := range ev.Runner.Settings {
+		if k != "binary" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // ConfigError is a runner's complaint about the eval or the machine (the

@@ -9,6 +9,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/permissions"
 	"github.com/agent-eval/agent-eval/internal/runner"
+	"github.com/agent-eval/agent-eval/internal/runner/runnertest"
 )
 
 // TestSessionCloseReportsWhatItCouldNotRemove: a generated settings file
@@ -59,17 +60,5 @@ func TestSessionCloseReportsWhatItCouldNotRemove(t *testing.T) {
 // loadEval writes body as root's eval.yaml, with an empty cases folder,
 // and loads it.
 func loadEval(t *testing.T, root, body string) *config.Eval {
-	t.Helper()
-	cfg := filepath.Join(root, "eval.yaml")
-	if err := os.MkdirAll(filepath.Join(root, "cases"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ev, err := config.Load(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ev
+	return runnertest.LoadEval(t, root, body)
 }

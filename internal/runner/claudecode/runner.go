@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -139,20 +138,7 @@ func (r *started) Close() error {
 
 // agentBinary is --agent-bin, runner.settings.binary or claude, on PATH.
 func agentBinary(ev *config.Eval, flag string) (string, error) {
-	bin, from, fix := flag, " named by --agent-bin", ""
-	if bin == "" {
-		if b, ok := ev.Runner.Settings["binary"].(string); ok && b != "" {
-			bin, from, fix = b, " named by runner.settings.binary", " (fix runner.settings.binary, or pass --agent-bin)"
-		}
-	}
-	if bin == "" {
-		bin, from, fix = "claude", "", " (install @anthropic-ai/claude-code, or pass --agent-bin)"
-	}
-	p, err := exec.LookPath(bin)
-	if err != nil {
-		return "", &runner.ConfigError{Err: fmt.Errorf("the agent CLI %q%s is not installed or not executable%s", bin, from, fix)}
-	}
-	return filepath.Abs(p)
+	return runner.AgentBinary(ev, flag, "claude", "install @anthropic-ai/claude-code")
 }
 
 // hasCredentials tells whether the agent gets a way to the model: a key
@@ -437,13 +423,7 @@ func (r *started) compose(l layout) (WorkspaceFiles, error) {
 		settings["env"] = m
 	}
 	if len(ev.Runner.Settings) > 0 {
-		extra := map[string]any{}
-		for k, v := range ev.Runner.Settings {
-			if k != "binary" {
-				extra[k] = v
-			}
-		}
-		settings = workspace.DeepMerge(settings, extra)
+		settings = workspace.DeepMerge(settings, runner.NativeSettings(ev))
 		if _, wired := settings["hooks"]; wired && settings["disableAllHooks"] == true {
 			r.s.Warn("runner.settings.disableAllHooks is ignored: the harness's PreToolUse hook enforces inputs.tools and the denied paths")
 		}

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/runnertest"
 	"github.com/agent-eval/agent-eval/internal/testutil/need"
@@ -22,22 +21,10 @@ func TestRunnerSuite(t *testing.T) {
 	if bin == "" {
 		need.Missing(t, "$CLAUDE_BIN, the real Claude Code CLI, is not set", need.Install("claude"))
 	}
-	srv := fakeapi.New(fakeapi.Options{})
-	for name, script := range map[string]string{
+	_, url := runnertest.FakeServer(t, map[string]string{
 		"quick": "turns: [{text: done}]\n",
 		"hang":  "turns: [{tool_use: {name: Bash, input: {command: sleep 300, description: Wait}}}, {text: waited}]\n",
-	} {
-		sc, err := fakeapi.ParseScript([]byte(script))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv.SetScript(name, sc)
-	}
-	url, err := srv.Start("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	})
 	runnertest.Run(t, runnertest.Harness{
 		New: New,
 		Setup: func(t *testing.T, root string) runner.RunSetup {

@@ -8,12 +8,12 @@
 package codex
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -98,20 +98,7 @@ func (r *started) Close() error { return nil }
 
 // agentBinary is --agent-bin, runner.settings.binary or codex, on PATH.
 func agentBinary(ev *config.Eval, flag string) (string, error) {
-	bin, from, fix := flag, " named by --agent-bin", ""
-	if bin == "" {
-		if b, ok := ev.Runner.Settings["binary"].(string); ok && b != "" {
-			bin, from, fix = b, " named by runner.settings.binary", " (fix runner.settings.binary, or pass --agent-bin)"
-		}
-	}
-	if bin == "" {
-		bin, from, fix = "codex", "", " (install @openai/codex, e.g. with scripts/install-codex.sh, or pass --agent-bin)"
-	}
-	p, err := exec.LookPath(bin)
-	if err != nil {
-		return "", &runner.ConfigError{Err: fmt.Errorf("the agent CLI %q%s is not installed or not executable%s", bin, from, fix)}
-	}
-	return filepath.Abs(p)
+	return runner.AgentBinary(ev, flag, "codex", "install @openai/codex, e.g. with scripts/install-codex.sh")
 }
 
 // credentialEnv are the variables that give Codex a way to the model.
@@ -271,7 +258,7 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	if in.NewRedactor != nil {
 		red = in.NewRedactor(env)
 	}
-	stdout, stderr := red.JSONWriter(orDiscard(in.Stdout)), red.Writer(orDiscard(in.Stderr))
+	stdout, stderr := red.JSONWriter(cmp.Or[io.Writer](in.Stdout, io.Discard)), red.Writer(cmp.Or[io.Writer](in.Stderr, io.Discard))
 	p := newParser(func(e transcript.Event) {
 		if in.Transcript != nil {
 			e.Step = in.Step
@@ -303,11 +290,4 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 		out.Err = fmt.Errorf("read the agent's output: %w", err)
 	}
 	return out
-}
-
-func orDiscard(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
 }

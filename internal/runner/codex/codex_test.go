@@ -55,37 +55,12 @@ func harnessBin(t *testing.T) string {
 }
 
 func fakeServer(t *testing.T, scripts map[string]string) string {
-	t.Helper()
-	srv := fakeapi.New(fakeapi.Options{})
-	for name, script := range scripts {
-		sc, err := fakeapi.ParseScript([]byte(script))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv.SetScript(name, sc)
-	}
-	url, err := srv.Start("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	_, url := runnertest.FakeServer(t, scripts)
 	return url
 }
 
 func loadEval(t *testing.T, root, body string) *config.Eval {
-	t.Helper()
-	cfg := filepath.Join(root, "eval.yaml")
-	if err := os.MkdirAll(filepath.Join(root, "cases"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ev, err := config.Load(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ev
+	return runnertest.LoadEval(t, root, body)
 }
 
 // evalBody is a codex eval whose agent's TMPDIR is tmp: never a folder
@@ -276,17 +251,7 @@ func compiledOf(deny ...string) permissions.Compiled { return permissions.Compil
 // requests; the invocation's script is named in the header.
 func TestConfigReachesModel(t *testing.T) {
 	bin := codexBin(t)
-	srv := fakeapi.New(fakeapi.Options{})
-	sc, err := fakeapi.ParseScript([]byte("turns: [{text: done}]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.SetScript("cfg", sc)
-	url, err := srv.Start("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv, url := runnertest.FakeServer(t, map[string]string{"cfg": "turns: [{text: done}]\n"})
 	s := setup(t, bin, url, "")
 	s.Eval.Runner.Effort = "minimal"
 	s.Eval.Runner.SystemPrompt = "SYSTEM-PROMPT-MARKER"

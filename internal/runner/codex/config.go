@@ -123,15 +123,7 @@ func (r *started) compile(w runner.Workspace, home string) (compiled, error) {
 			"SessionStart": []map[string]any{entry("", canary)},
 		}
 	}
-	if len(ev.Runner.Settings) > 0 {
-		extra := map[string]any{}
-		for k, v := range ev.Runner.Settings {
-			if k != "binary" {
-				extra[k] = v
-			}
-		}
-		cfg = workspace.DeepMerge(cfg, extra)
-	}
+	cfg = workspace.DeepMerge(cfg, runner.NativeSettings(ev))
 	if c.hooked {
 		// runner.settings cannot take the harness's hook away.
 		if h, ok := cfg["hooks"].(map[string]any); !ok || h["PreToolUse"] == nil || h["SessionStart"] == nil {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
@@ -79,6 +81,44 @@ func Run(t *testing.T, h Harness) {
 			t.Errorf("interrupted agent: interrupted %v, timed out %v, exit %d, err %v", res.Interrupted, res.TimedOut, res.ExitCode, res.Err)
 		}
 	})
+}
+
+// LoadEval writes body as root/eval.yaml (with an empty cases/ folder)
+// and loads it.
+func LoadEval(t *testing.T, root, body string) *config.Eval {
+	t.Helper()
+	cfg := filepath.Join(root, "eval.yaml")
+	if err := os.MkdirAll(filepath.Join(root, "cases"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// FakeServer starts the fake model API with the named scripts (YAML) for
+// the test and returns it and its URL.
+func FakeServer(t *testing.T, scripts map[string]string) (*fakeapi.Server, string) {
+	t.Helper()
+	srv := fakeapi.New(fakeapi.Options{})
+	for name, script := range scripts {
+		sc, err := fakeapi.ParseScript([]byte(script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.SetScript(name, sc)
+	}
+	url, err := srv.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv, url
 }
 
 // invoke runs one invocation in a fresh run and workspace.
