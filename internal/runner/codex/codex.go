@@ -269,6 +269,9 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	if s.r.s.FakeModelURL != "" {
 		flags = scriptOverride(in.Name) // the invocation's script
 	}
+	if in.Runner != nil && in.Runner.Effort != "" {
+		flags = append(flags, "-c", "model_reasoning_effort="+tomlString(in.Runner.Effort)) // the step's own
+	}
 	sessions := filepath.Join(s.home, "sessions")
 	before := rollouts(sessions)
 	absent := s.absentDenied()

@@ -3,10 +3,12 @@ package codex
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,15 +45,39 @@ func codexBin(t *testing.T) string {
 	return bin
 }
 
-// harnessBin builds agent-eval once for the hook.
+// harnessBin is agent-eval, built once for the package's tests: the
+// hook, and the guard that takes along what Codex leaves running (its
+// sandbox's file-system helper outlives it now and then).
 func harnessBin(t *testing.T) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "agent-eval")
-	cmd := exec.Command("go", "build", "-o", out, "../../../cmd/agent-eval")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build agent-eval: %v\n%s", err, b)
+	bin, err := buildHarness()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return bin
+}
+
+var buildHarness = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "codex-test-harness-")
+	if err != nil {
+		return "", err
+	}
+	harnessDir = dir
+	out := filepath.Join(dir, "agent-eval")
+	if b, err := exec.Command("go", "build", "-o", out, "../../../cmd/agent-eval").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build agent-eval: %v\n%s", err, b)
+	}
+	return out, nil
+})
+
+var harnessDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if harnessDir != "" {
+		_ = os.RemoveAll(harnessDir)
+	}
+	os.Exit(code)
 }
 
 func fakeServer(t *testing.T, scripts map[string]string) string {
@@ -90,7 +116,7 @@ func TestRunnerSuite(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			return runner.RunSetup{Eval: loadEval(t, root, evalBody(tmp, "")), Model: "gpt-5.5", AgentBin: bin,
+			return runner.RunSetup{Eval: loadEval(t, root, evalBody(tmp, "")), Model: "gpt-5.5", AgentBin: bin, HarnessBin: harnessBin(t),
 				RunDir: filepath.Join(root, "runs", "r"), Private: priv, FakeModelURL: url, Warn: func(msg string) { t.Log(msg) }}
 		},
 		Stop: claudecode.Grace + 5*time.Second,
@@ -139,7 +165,7 @@ func setup(t *testing.T, bin, url, extra string) runner.RunSetup {
 		}
 	}
 	ev := loadEval(t, root, evalBody(tmp, extra))
-	return runner.RunSetup{Eval: ev, Model: "gpt-5.5", AgentBin: bin, Permissions: permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny),
+	return runner.RunSetup{Eval: ev, Model: "gpt-5.5", AgentBin: bin, HarnessBin: harnessBin(t), Permissions: permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny),
 		RunDir: filepath.Join(root, "runs", "r"), Private: priv, FakeModelURL: url, Warn: func(msg string) { t.Log(msg) }}
 }
 
@@ -151,7 +177,6 @@ func TestHookTrust(t *testing.T) {
 	bin := codexBin(t)
 	url := fakeServer(t, map[string]string{"gated": "turns:\n  - tool_use: {name: Bash, input: {command: echo hi}}\n  - text: done\n"})
 	s := setup(t, bin, url, "permissions: {deny: [mcp__jira__create]}\n")
-	s.HarnessBin = harnessBin(t)
 	for _, trust := range []bool{true, false} {
 		res, _, stdout := invokeOnce(t, s, "gated", &trust)
 		if res.ExitCode != 0 || res.Err != nil {

@@ -378,6 +378,11 @@ func (c compiled) write(ws, home string) error {
 // scriptOverride is the -c flag that names the invocation's fake-model
 // script in the fake provider's headers.
 func scriptOverride(name string) []string {
-	v, _ := json.Marshal(name) // a JSON string is a TOML basic string
-	return []string{"-c", "model_providers." + FakeProvider + ".http_headers={\"" + fakeapi.ScriptHeader + "\"=" + string(v) + "}"}
+	return []string{"-c", "model_providers." + FakeProvider + ".http_headers={\"" + fakeapi.ScriptHeader + "\"=" + tomlString(name) + "}"}
+}
+
+// tomlString quotes s as a TOML basic string (JSON's escapes are TOML's).
+func tomlString(s string) string {
+	v, _ := json.Marshal(s)
+	return string(v)
 }
