@@ -252,7 +252,7 @@ func (r *started) hiddenPaths(ws, home string) []string {
 		add(filepath.Join(ev.Dir(), hook.HandlersFile))
 	}
 	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
-		for _, c := range claudecode.CredentialPaths {
+		for _, c := range append(slices.Clone(claudecode.CredentialPaths), ".codex") { // ~/.codex: your Codex login
 			add(filepath.Join(home, c))
 		}
 	}
