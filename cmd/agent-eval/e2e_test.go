@@ -84,42 +84,45 @@ func claudeCLI(t *testing.T) string {
 // put under .cache. It returns "" when there is none, which fails in CI;
 // scripts that need it start with [!opencode] skip.
 func openCodeCLI(t *testing.T) string {
-	t.Helper()
-	return cachedCLI(t, "OpenCode", "opencode", "OPENCODE_BIN", "opencode", need.Install("opencode"))
+	return pinnedCLI(t, "OpenCode", "OPENCODE_BIN", "opencode", "opencode")
 }
 
-// geminiCLI finds the pinned Gemini CLI (the gemini runner's agent):
-// $GEMINI_BIN, else the copy scripts/install-gemini.sh put under .cache;
-// "" when there is none (a failure in CI): [!gemini] skip.
+// codexCLI finds the pinned Codex CLI (the codex runner's agent) as
+// openCodeCLI does: $CODEX_BIN, else scripts/install-codex.sh's copy;
+// scripts that need it start with [!codex] skip.
+func codexCLI(t *testing.T) string { return pinnedCLI(t, "Codex", "CODEX_BIN", "codex", "codex") }
+
+// geminiCLI finds the pinned Gemini CLI (the gemini runner's agent) the
+// same way: $GEMINI_BIN, else scripts/install-gemini.sh's copy; scripts
+// that need it start with [!gemini] skip.
 func geminiCLI(t *testing.T) string {
-	t.Helper()
-	return cachedCLI(t, "Gemini CLI", "gemini", "GEMINI_BIN", "gemini", "scripts/install-gemini.sh")
+	return pinnedCLI(t, "Gemini CLI", "GEMINI_BIN", "gemini", "gemini")
 }
 
-// cachedCLI finds a pinned agent CLI: $envVar, else the copy its install
-// script put under .cache/<name>-<scripts/<name>.version>; "" when there is
-// none, which fails in CI.
-func cachedCLI(t *testing.T, what, name, envVar, binName, install string) string {
+// pinnedCLI finds the binary bin of an agent pinned in
+// scripts/<name>.version: $env, else .cache/<name>-<version>'s npm copy;
+// "" when there is none (a failure in CI).
+func pinnedCLI(t *testing.T, agent, env, name, bin string) string {
 	t.Helper()
 	v, err := os.ReadFile(filepath.Join(repoRoot, "scripts", name+".version"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	version := strings.TrimSpace(string(v))
-	bin := os.Getenv(envVar)
-	if bin == "" {
-		bin = filepath.Join(repoRoot, ".cache", name+"-"+version, "node_modules", ".bin", binName)
+	path := os.Getenv(env)
+	if path == "" {
+		path = filepath.Join(repoRoot, ".cache", name+"-"+version, "node_modules", ".bin", bin)
 	}
-	if abs, err := filepath.Abs(bin); err == nil {
-		bin = abs
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
 	}
-	if _, err := os.Stat(bin); err != nil {
+	if _, err := os.Stat(path); err != nil {
 		if need.InCI() {
-			need.Missing(t, fmt.Sprintf("%s %s is not installed: %v", what, version, err), install)
+			need.Missing(t, fmt.Sprintf("%s %s is not installed: %v", agent, version, err), need.Install(name))
 		}
 		return ""
 	}
-	return bin
+	return path
 }
 
 // cursorStandin builds the stand-in for Cursor's CLI (internal/runner/cursor/
@@ -152,6 +155,7 @@ func TestE2E(t *testing.T) {
 	opencode := openCodeCLI(t)
 	cursorAgent := cursorStandin(t)
 	gemini := geminiCLI(t)
+	codex := codexCLI(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/e2e",
 		RequireExplicitExec: true,
@@ -191,6 +195,9 @@ func TestE2E(t *testing.T) {
 			if gemini != "" {
 				env.Setenv("GEMINI_BIN", gemini)
 			}
+			if codex != "" {
+				env.Setenv("CODEX_BIN", codex)
+			}
 			env.Values[fakeKey{}] = &fakeHolder{}
 			return shortWorkspaces(env)
 		},
@@ -199,6 +206,7 @@ func TestE2E(t *testing.T) {
 		// [cursor]: the cursor-agent stand-in is built (always, once it
 		// builds: a script of the cursor runner runs it).
 		// [gemini]: the Gemini CLI is there ($GEMINI_BIN; likewise).
+		// [codex]: the Codex CLI is there (likewise).
 		// [pidns]: this machine can give an agent a pid namespace.
 		// [need:PROGRAM]: as scriptCondition.
 		Condition: func(cond string) (bool, error) {
@@ -210,6 +218,9 @@ func TestE2E(t *testing.T) {
 			}
 			if cond == "gemini" {
 				return gemini != "", nil
+			}
+			if cond == "codex" {
+				return codex != "", nil
 			}
 			if cond == "pidns" {
 				err := agentproc.NamespaceWorks()

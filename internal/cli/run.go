@@ -19,6 +19,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	"github.com/agent-eval/agent-eval/internal/runner/clirunner"
+	"github.com/agent-eval/agent-eval/internal/runner/codex"
 	"github.com/agent-eval/agent-eval/internal/runner/cursor"
 	"github.com/agent-eval/agent-eval/internal/runner/gemini"
 	"github.com/agent-eval/agent-eval/internal/score"
@@ -126,6 +127,7 @@ func runners(ev *config.Eval) *runner.Registry {
 	r.Register(runner.TypeClaudeCode, claudecode.New)
 	r.Register(runner.TypeCursor, cursor.New)
 	r.Register(runner.TypeGemini, gemini.New)
+	r.Register(runner.TypeCodex, codex.New)
 	if ev.Runner.Agent == string(runner.TypeClaudeCode) {
 		r.Register(runner.TypeCLI, func() runner.Runner { return clirunner.NewOver(claudecode.New()) })
 	} else {

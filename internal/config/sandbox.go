@@ -117,6 +117,14 @@ func (e *Eval) Sandbox() SandboxDecision {
 		return SandboxDecision{Why: why, OptedOut: len(open) > 0, Open: open, Lost: p.LostWithoutSandbox(open)}
 	}
 	switch {
+	case e.RunnerType() == "codex" && p.SandboxMode() == SandboxOff:
+		return off("permissions.sandbox: off (Codex runs danger-full-access)")
+	case e.RunnerType() == "codex" && p.BashDenied():
+		return SandboxDecision{Why: "Bash is denied, so no command would run inside it"}
+	case e.RunnerType() == "codex":
+		// Codex's own sandbox: workspace-write with the runner's
+		// permission profile (internal/runner/codex).
+		return SandboxDecision{On: true, Why: "it is Codex's default (workspace-write)"}
 	case e.RunnerType() != DefaultRunner:
 		return off("runner type " + e.RunnerType() + " has no OS sandbox")
 	case p.SandboxMode() == SandboxOff:
@@ -163,7 +171,9 @@ func (v *validator) sandbox() {
 	if p.Network != nil && p.SandboxMode() == SandboxOff {
 		v.errf("permissions.network", CodeSemantic, "permissions.network is enforced by the sandbox, which permissions.sandbox: off switches off; drop one of the two")
 	}
-	if p.Network != nil && v.e.RunnerType() != DefaultRunner {
+	if p.Network != nil && v.e.RunnerType() == "codex" && !(len(p.Network.Allow) == 1 && p.Network.Allow[0] == "*") && len(p.Network.Allow) > 0 {
+		v.errf("permissions.network", CodeSemantic, "Codex's sandbox has no host allowlist: its commands reach every host (allow: [\"*\"]) or none (allow: [])")
+	} else if p.Network != nil && v.e.RunnerType() != DefaultRunner && v.e.RunnerType() != "codex" {
 		v.errf("permissions.network", CodeSemantic, "permissions.network needs Claude Code's sandbox; runner type %s has none", v.e.RunnerType())
 	}
 	if sb, ok := v.e.Runner.Settings["sandbox"].(map[string]any); ok && p.Network != nil {
@@ -181,7 +191,7 @@ func (v *validator) sandbox() {
 	}
 	at := "permissions.sandbox"
 	switch {
-	case v.e.RunnerType() != DefaultRunner:
+	case v.e.RunnerType() != DefaultRunner && v.e.RunnerType() != "codex":
 		at = "runner.type"
 	case strings.HasPrefix(d.Why, "runner.settings"):
 		at = "runner.settings.sandbox.enabled"

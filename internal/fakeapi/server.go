@@ -324,6 +324,7 @@ func (s *Server) routes() *http.ServeMux {
 		mux.HandleFunc("POST "+v+"/messages", s.messages)
 		mux.HandleFunc("POST "+v+"/messages/count_tokens", s.countTokens)
 		mux.HandleFunc("GET "+v+"/models", s.models)
+		mux.HandleFunc("POST "+v+"/responses", s.responses) // OpenAI's Responses API (responses.go)
 	}
 	mux.HandleFunc("POST "+GeminiAPIPrefix+"models/{call}", s.gemini)
 	mux.HandleFunc("GET /_fake/requests", s.serveRequests)
@@ -493,7 +494,6 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, APIError{Status: http.StatusInternalServerError, Type: "api_error", Message: "fake api: " + err.Error()})
 		return
 	}
-	var turn Turn
 	if len(req.Tools) > 0 {
 		rec.Kind = "main"
 		for _, m := range req.Messages {
@@ -501,16 +501,10 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 				rec.Turn++
 			}
 		}
-		turn = script.mainTurn(rec.Turn)
 	} else {
 		rec.Kind = "side"
-		turn = script.sideTurn()
 	}
-	key := fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn)
-	if i, m, ok := req.match(script); ok {
-		turn, key = m.Turn, fmt.Sprintf("%q match %d", rec.Script, i)
-	}
-	turn = s.play(turn, key, req.cwd)
+	turn := s.pick(script, &rec, req.lastUser, req.cwd)
 	if turn.Error != nil {
 		rec.Status = turn.Error.Status
 		s.record(r, rec)
@@ -537,6 +531,21 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 // counts it) and ${CWD} filled in from cwd.
 func (s *Server) play(turn Turn, key string, cwd func() string) Turn {
 	return s.spendError(turn, key).withCWD(cwd)
+}
+
+// pick is the turn of script that answers rec (its Kind, Turn and
+// Script set): a content rule matching the last user message, else the
+// main loop's turn or the side answer; played (play).
+func (s *Server) pick(script *Script, rec *Request, lastUser, cwd func() string) Turn {
+	turn := script.sideTurn()
+	if rec.Kind == "main" {
+		turn = script.mainTurn(rec.Turn)
+	}
+	key := fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn)
+	if i, m, ok := script.match(lastUser); ok {
+		turn, key = m.Turn, fmt.Sprintf("%q match %d", rec.Script, i)
+	}
+	return s.play(turn, key, cwd)
 }
 
 // spendError applies a counted error turn: its error while fewer than

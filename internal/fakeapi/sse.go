@@ -139,12 +139,18 @@ func writeSSE(w http.ResponseWriter, m message) {
 		"usage": map[string]int{"output_tokens": m.Usage.OutputTokens}})
 	event("message_stop", map[string]string{"type": "message_stop"})
 
+	writeEventStream(w, "request-id", "req_"+m.ID, b.Bytes())
+}
+
+// writeEventStream answers 200 with the whole SSE body at once, its
+// request id in the header idHeader.
+func writeEventStream(w http.ResponseWriter, idHeader, id string, body []byte) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("request-id", "req_"+m.ID)
-	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	w.Header().Set(idHeader, id)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b.Bytes())
+	_, _ = w.Write(body)
 }
 
 // chunks splits s into pieces of at most n bytes, on rune boundaries.

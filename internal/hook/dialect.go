@@ -40,8 +40,10 @@ type dialect struct {
 // honours an exit code of 2 also reads as a block).
 func dialectFor(name string) (dialect, error) {
 	switch name {
-	case "", DialectClaude, DialectCodex:
+	case "", DialectClaude:
 		return dialect{decode: decodeClaude, respond: respond}, nil
+	case DialectCodex:
+		return dialect{decode: decodeCodex, respond: respond}, nil
 	case DialectGemini:
 		return geminiDialect(), nil
 	case DialectCursor:

@@ -260,6 +260,18 @@ func (r *Registry) Has(t Type) bool {
 	return ok
 }
 
+// NativeSettings is runner.settings as the agent's own configuration takes
+// it: without binary, which names the CLI.
+func NativeSettings(ev *config.Eval) map[string]any {
+	out := map[string]any{}
+	for k, v := range ev.Runner.Settings {
+		if k != "binary" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // ConfigError is a runner's complaint about the eval or the machine (the
 // agent is not installed, the sandbox cannot run): the user's to fix, exit
 // status 2, not a harness failure.

@@ -21,6 +21,9 @@ type Denial struct {
 	ToolName  string          `json:"tool_name"`
 	ToolUseID string          `json:"tool_use_id"`
 	ToolInput json.RawMessage `json:"tool_input"`
+	// Reason is why the call was refused, where the agent says (the codex
+	// runner reads it from the call's output).
+	Reason string `json:"reason,omitempty"`
 }
 
 // Usage counts tokens.

@@ -465,13 +465,7 @@ func (r *started) compose(l layout) (WorkspaceFiles, error) {
 		settings["env"] = m
 	}
 	if len(ev.Runner.Settings) > 0 {
-		extra := map[string]any{}
-		for k, v := range ev.Runner.Settings {
-			if k != "binary" {
-				extra[k] = v
-			}
-		}
-		settings = workspace.DeepMerge(settings, extra)
+		settings = workspace.DeepMerge(settings, runner.NativeSettings(ev))
 		if _, wired := settings["hooks"]; wired && settings["disableAllHooks"] == true {
 			r.s.Warn("runner.settings.disableAllHooks is ignored: the harness's PreToolUse hook enforces inputs.tools and the denied paths")
 		}

@@ -83,6 +83,44 @@ func Run(t *testing.T, h Harness) {
 	})
 }
 
+// LoadEval writes body as root/eval.yaml (with an empty cases/ folder)
+// and loads it.
+func LoadEval(t *testing.T, root, body string) *config.Eval {
+	t.Helper()
+	cfg := filepath.Join(root, "eval.yaml")
+	if err := os.MkdirAll(filepath.Join(root, "cases"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// FakeServer starts the fake model API with the named scripts (YAML) for
+// the test and returns it and its URL.
+func FakeServer(t *testing.T, scripts map[string]string) (*fakeapi.Server, string) {
+	t.Helper()
+	srv := fakeapi.New(fakeapi.Options{})
+	for name, script := range scripts {
+		sc, err := fakeapi.ParseScript([]byte(script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.SetScript(name, sc)
+	}
+	url, err := srv.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv, url
+}
+
 // invoke runs one invocation in a fresh run and workspace.
 func invoke(t *testing.T, h Harness, ctx context.Context, name string, timeout time.Duration) (runner.Result, []transcript.Event, string) {
 	t.Helper()
@@ -131,40 +169,9 @@ func invoke(t *testing.T, h Harness, ctx context.Context, name string, timeout t
 	return res, events, stdout.String()
 }
 
-// LoadEval writes body as root/eval.yaml (and an empty root/cases) and
-// loads it.
-func LoadEval(t *testing.T, root, body string) *config.Eval {
-	t.Helper()
-	cfg := filepath.Join(root, "eval.yaml")
-	if err := os.MkdirAll(filepath.Join(root, "cases"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ev, err := config.Load(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ev
-}
-
-// FakeModel serves the named scripts (name → YAML) on a fake model API
-// for the test and returns its URL.
+// FakeModel is FakeServer's URL alone.
 func FakeModel(t *testing.T, scripts map[string]string) string {
 	t.Helper()
-	srv := fakeapi.New(fakeapi.Options{})
-	for name, script := range scripts {
-		sc, err := fakeapi.ParseScript([]byte(script))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv.SetScript(name, sc)
-	}
-	url, err := srv.Start("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	_, url := FakeServer(t, scripts)
 	return url
 }

@@ -81,6 +81,10 @@ func Install(name string) string {
 		return "scripts/install-claude.sh, or set CLAUDE_BIN"
 	case "opencode":
 		return "scripts/install-opencode.sh, or set OPENCODE_BIN"
+	case "codex":
+		return "scripts/install-codex.sh, or set CODEX_BIN"
+	case "gemini":
+		return "scripts/install-gemini.sh, or set GEMINI_BIN"
 	case "harbor":
 		return "scripts/install-harbor.sh (Harbor into .cache, with Python 3.12 or newer), or set HARBOR_BIN"
 	case "setsid", "nsenter":
