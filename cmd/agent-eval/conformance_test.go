@@ -46,6 +46,8 @@ type conformant struct {
 func conformants() []conformant {
 	return []conformant{
 		{runner: "claude-code", model: "claude-sonnet-4-5", bin: claudeCLI, setup: claudeConformance, questions: true, sandbox: true, usage: true},
+		{runner: "codex", model: "gpt-5.5", bin: codexCLI, setup: homeConformance, sandbox: true, usage: true},
+		{runner: "gemini", model: "gemini-2.5-flash", bin: geminiCLI, setup: homeConformance, usage: true},
 		// Cursor's documented result event has no usage (the runner reads
 		// one where a CLI adds it, as upstream's parser does).
 		{runner: "cursor", model: "gpt-5", bin: cursorStandin, setup: cursorConformance},
@@ -68,12 +70,18 @@ func claudeConformance(env *testscript.Env, bin string) error {
 // cursorConformance: the stand-in of Cursor's CLI on PATH as cursor-agent,
 // a home of the script's own.
 func cursorConformance(env *testscript.Env, bin string) error {
+	env.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+env.Getenv("PATH"))
+	return homeConformance(env, bin)
+}
+
+// homeConformance: a home of the script's own (the runner gives each case
+// one of its own besides).
+func homeConformance(env *testscript.Env, _ string) error {
 	home := filepath.Join(env.WorkDir, "home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
 	env.Setenv("HOME", home)
-	env.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+env.Getenv("PATH"))
 	return nil
 }
 
