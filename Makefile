@@ -19,7 +19,7 @@ demo: build
 	./bin/agent-eval run -c examples/quickstart/eval.yaml --fake-model --score --agent-bin "$$(scripts/install-claude.sh)"
 
 ## test: what CI runs (README "Development"). Installs the pinned Claude
-## Code and OpenCode CLIs (Node.js 20+ and npm needed) for the end-to-end
+## Code, Codex, Gemini and OpenCode CLIs (Node.js 20+ and npm needed) for the end-to-end
 ## tests first, and the pinned Harbor (Python 3.12+; without one the Harbor
 ## tests skip here and fail under CI=true, which installs it). go test runs under gotestsum, which ends with the count of
 ## tests, skips and failures and lists each skipped and failed test (a
@@ -27,6 +27,7 @@ demo: build
 GOTESTSUM := gotest.tools/gotestsum@v1.13.0
 test: vet fmt
 	CLAUDE_BIN="$$(scripts/install-claude.sh)" OPENCODE_BIN="$$(scripts/install-opencode.sh)" \
+	  CODEX_BIN="$$(scripts/install-codex.sh)" GEMINI_BIN="$$(scripts/install-gemini.sh)" \
 	  HARBOR_BIN="$$(scripts/install-harbor.sh || true)" \
 	  $(GO) run $(GOTESTSUM) --format pkgname -- -race -count=1 -timeout 30m ./...
 
