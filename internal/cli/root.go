@@ -71,9 +71,9 @@ func newRootCmd(e env) *cobra.Command {
 		Use:   "agent-eval",
 		Short: "Evaluate coding agents headless over a dataset of cases",
 		Long: `agent-eval runs a coding agent headless over the cases of an eval (Claude Code,
-or any CLI agent by command with runner.type cli), intercepts the tool calls
-that would hang or touch production, scores the results with judges and fails
-CI on regressions. The Cursor, Codex and Gemini CLI runners come in a later release.
+Codex, Gemini CLI, Cursor, or any CLI agent by command with runner.type cli),
+intercepts the tool calls that would hang or touch production, scores the
+results with judges and fails CI on regressions.
 
 Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 'agent-eval schema' for the JSON Schema editors use to complete it.`,

@@ -103,7 +103,7 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 	f.StringVar(&opts.runsDir, "runs-dir", "", "where runs go (default: $AGENT_EVAL_RUNS_DIR or eval/runs)")
 	f.Var((*durationValue)(&opts.timeout), "timeout", "per-case timeout, in seconds (600) or as a duration (10m) (default: execution.timeout)")
 	f.Float64("max-budget", 0, "per-case budget in USD (default: execution.max_budget_usd)")
-	f.StringVar(&opts.agentBin, "agent-bin", "", "the Claude Code CLI at `PATH` (default: runner.settings.binary, else claude on PATH; not for runner.type cli)")
+	f.StringVar(&opts.agentBin, "agent-bin", "", "the agent CLI at `PATH` (default: runner.settings.binary, else the runner's CLI on PATH: claude, codex, gemini or cursor-agent; not for runner.type cli)")
 	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer with each case's fake_model.yaml through the built-in fake Messages API")
 	f.BoolVar(&opts.resume, "resume", false, "continue the latest run (or the one --run-id names) with the cases it was made with: run only those without a finished result")
 	f.BoolVar(&opts.json, "json", false, "print the run's run_result.json on stdout")
@@ -145,7 +145,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		return err
 	}
 	if opts.agentBin != "" && ev.RunnerType() == string(runner.TypeCLI) {
-		return usageErrorf("--agent-bin names the Claude Code CLI of the claude-code runner; runner.type cli runs runner.command, so name the agent's program there")
+		return usageErrorf("--agent-bin names the agent CLI of the claude-code, codex, gemini and cursor runners; runner.type cli runs runner.command, so name the agent's program there")
 	}
 	var problems config.Errors
 	for _, p := range permissionProblems(ev) {

@@ -176,7 +176,7 @@ func refusals(o Options) error {
 	case ev.Runner.WorkspaceMode == "repo":
 		return refusef("runner.workspace_mode repo: a Harbor trial has no project of yours to run in; exporting it comes in a later release")
 	case ev.RunnerType() != string(runner.TypeClaudeCode):
-		return refusef("runner.type %s: only claude-code tasks are exported (Harbor's own claude-code agent runs them); other runners come in a later release", ev.RunnerType())
+		return refusef("runner.type %s: only claude-code tasks are exported (Harbor's own claude-code agent runs them, with the hook and settings the export compiles); run the %s runner locally (--backend local)", ev.RunnerType(), ev.RunnerType())
 	case len(ev.Runner.PluginDirs) > 0:
 		return refusef("runner.plugin_dirs: a Harbor task does not carry plugins; bake them into the image (Harbor's --skill) and drop them from the eval to export")
 	case len(ev.Runner.HomeFiles) > 0:
