@@ -88,7 +88,7 @@ func onlyNotRunnable(stderr string) bool {
 		case strings.Contains(l, ": warning: "):
 		case strings.Contains(l, "is not implemented yet"), strings.Contains(l, "which this version does not support"),
 			strings.Contains(l, "unknown builtin"), strings.Contains(l, "which this version cannot run"), strings.Contains(l, "no such file"), strings.Contains(l, "is not found"),
-			strings.Contains(l, "so it would error on every case"),
+			strings.Contains(l, "so it would error on every case"), strings.Contains(l, "a step of another runner type"),
 			// The OpenRouter plan's refusals: its key is not set here, or
 			// the file sets what the plan owns.
 			strings.Contains(l, "the OpenRouter plan needs its API key"), strings.Contains(l, "is set by the OpenRouter plan"),

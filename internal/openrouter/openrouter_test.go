@@ -74,7 +74,7 @@ func TestEnv(t *testing.T) {
 		"ANTHROPIC_BASE_URL": DefaultBaseURL, "ANTHROPIC_AUTH_TOKEN": "sk-or-1", "ANTHROPIC_API_KEY": "",
 		"ANTHROPIC_MODEL": "z-ai/glm-5.2", "ANTHROPIC_DEFAULT_HAIKU_MODEL": "qwen/qwen3", "CLAUDE_CODE_SUBAGENT_MODEL": "z-ai/glm-5.2-air",
 		"ANTHROPIC_CUSTOM_HEADERS": "HTTP-Referer: https://example.org\nX-OpenRouter-Title: agent-eval\nx-eval-run-id: run-7",
-		"CLAUDE_CODE_USE_BEDROCK": "",
+		"CLAUDE_CODE_USE_BEDROCK":  "",
 	} {
 		if got, ok := env[k]; !ok || got != want {
 			t.Errorf("%s = %q (set %v), want %q", k, got, ok, want)

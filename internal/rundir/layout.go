@@ -25,7 +25,8 @@ import (
 // status infra_error (before the agent started; a verifier that failed
 // after is the trial's verifier_error), and the run's harbor_job_dir and
 // infra_errors; 4, a case's ungated (the hook was wired and never ran) and
-// the ledger's canary lines (hook --canary).
+// the ledger's canary lines (hook --canary), and a permission denial's
+// reason (the runner's own words, where it gives them).
 const LayoutVersion = 4
 
 // The files of the run's config/ folder: what the run ran, written by run
