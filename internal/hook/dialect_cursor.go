@@ -37,9 +37,11 @@ type cursorInput struct {
 
 // cursorDialect is Cursor's hooks.json events, decided as Claude Code's
 // Bash (beforeShellExecution), Read (beforeReadFile) and mcp__ tools
-// (beforeMCPExecution).
+// (beforeMCPExecution). A read goes through the path layer first, as
+// cat of its file would: Cursor's own Read() denies match the path as
+// spelled, not where its links lead.
 func cursorDialect() dialect {
-	return dialect{decode: decodeCursor, respond: respondCursor}
+	return dialect{decode: decodeCursor, respond: respondCursor, paths: fileToolCommand}
 }
 
 // decodeCursor translates one of Cursor's before* events into Claude

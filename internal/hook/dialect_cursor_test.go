@@ -83,6 +83,12 @@ func TestCursorThroughHook(t *testing.T) {
 		},
 		DeniedPaths: []string{"secret/**"},
 	})
+	if err := os.MkdirAll(filepath.Join(dir, "secret"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("secret", filepath.Join(dir, "innocent")); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, stdin string
 		path        string
@@ -94,6 +100,10 @@ func TestCursorThroughHook(t *testing.T) {
 		{name: "shell naming a denied path", stdin: cursorEvent(CursorShellEvent, map[string]any{"command": "cat x/../secret/k", "cwd": dir}), path: path, permission: "deny", reason: "secret"},
 		{name: "gated mcp", stdin: cursorEvent(CursorMCPEvent, map[string]any{"tool_name": "vault:get", "tool_input": map[string]any{"k": "v"}}), path: path, permission: "deny", reason: "no secrets"},
 		{name: "free read", stdin: cursorEvent(CursorReadEvent, map[string]any{"file_path": filepath.Join(dir, "ok.txt")}), path: path, permission: "allow"},
+		{name: "denied read", stdin: cursorEvent(CursorReadEvent, map[string]any{"file_path": filepath.Join(dir, "secret", "k")}), path: path, permission: "deny", reason: "denied path"},
+		{name: "denied read spelled around", stdin: cursorEvent(CursorReadEvent, map[string]any{"file_path": filepath.Join(dir, "x", "..", "secret", "k")}), path: path, permission: "deny", reason: "denied path"},
+		{name: "denied read through a link", stdin: cursorEvent(CursorReadEvent, map[string]any{"file_path": filepath.Join(dir, "innocent", "k")}), path: path, permission: "deny", reason: "denied path"},
+		{name: "relative denied read", stdin: cursorEvent(CursorReadEvent, map[string]any{"file_path": "secret/k", "workspace_roots": []string{dir}}), path: path, permission: "deny", reason: "denied path"},
 		{name: "garbage", stdin: "nope", path: path, permission: "deny", reason: "could not read its input"},
 		{name: "unknown event", stdin: cursorEvent("stop", nil), path: path, permission: "deny", reason: "not an event"},
 		{name: "no handlers file", stdin: cursorEvent(CursorShellEvent, map[string]any{"command": "echo", "cwd": dir}), path: filepath.Join(dir, "missing.yaml"), permission: "deny", reason: "cannot read the handlers file"},

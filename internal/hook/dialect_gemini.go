@@ -18,7 +18,7 @@ import (
 // "reason":…} on stdout with exit 0, anything else nothing. Gemini runs a call whose hook exits with another code than 0 or 2,
 // so the hook keeps to those two (a Go panic exits 2).
 func geminiDialect() dialect {
-	return dialect{decode: decodeGemini, respond: respondGemini, paths: geminiPaths}
+	return dialect{decode: decodeGemini, respond: respondGemini, paths: fileToolCommand}
 }
 
 // geminiInput is the part of Gemini CLI's BeforeTool JSON the hook reads.
@@ -154,11 +154,11 @@ func geminiAbs(cwd, p string) string {
 	return filepath.Join(cwd, p)
 }
 
-// geminiPaths is a shell command that reads what a file tool's call reads
+// fileToolCommand is a shell command that reads what a file tool's call reads
 // (or writes what it writes), for the path layer, which judges commands: a
-// denied path stays denied to read_file and grep however it is spelled, as
-// to cat and grep. "" for a call that names no path.
-func geminiPaths(in Input) string {
+// denied path stays denied to read_file and grep (Gemini CLI) and to
+// beforeReadFile (Cursor) however it is spelled, as to cat and grep. "" for a call that names no path.
+func fileToolCommand(in Input) string {
 	q := intercept.ShellQuote
 	s := func(k string) string { v, _ := in.ToolInput[k].(string); return v }
 	dir := func() string {
@@ -172,12 +172,24 @@ func geminiPaths(in Input) string {
 		if p := s("file_path"); p != "" {
 			return "cat -- " + q(p)
 		}
-		if ps, ok := in.ToolInput["paths"].([]any); ok {
-			cmd := "cat --"
+		// read_many_files: paths and include are glob patterns (with
+		// **), which the path layer's globbing does not expand as Gemini
+		// does; a pattern is judged as a read of the whole tree under its
+		// literal part, so one that could reach a denied path is denied.
+		var cmd string
+		for _, k := range []string{"paths", "include"} {
+			ps, _ := in.ToolInput[k].([]any)
 			for _, p := range ps {
-				cmd += " " + q(fmt.Sprint(p))
+				ps := fmt.Sprint(p)
+				if root, ok := globRoot(ps); ok {
+					cmd += "grep -r -- x " + q(root) + "; "
+				} else {
+					cmd += "cat -- " + q(ps) + "; "
+				}
 			}
-			return cmd
+		}
+		if cmd != "" {
+			return strings.TrimSuffix(cmd, "; ")
 		}
 	case "Write", "Edit":
 		if p := s("file_path"); p != "" {
@@ -189,6 +201,30 @@ func geminiPaths(in Input) string {
 		return "grep -r -- x " + q(dir())
 	}
 	return ""
+}
+
+// globRoot returns the directory a glob pattern searches from, its part
+// before the first element with a glob character ("." when it starts with
+// one), and whether the pattern has one at all.
+func globRoot(p string) (string, bool) {
+	if !strings.ContainsAny(p, "*?[{") {
+		return "", false
+	}
+	var lit []string
+	for _, el := range strings.Split(filepath.ToSlash(p), "/") {
+		if strings.ContainsAny(el, "*?[{") {
+			break
+		}
+		lit = append(lit, el)
+	}
+	root := strings.Join(lit, "/")
+	switch {
+	case root == "" && strings.HasPrefix(p, "/"):
+		return "/", true
+	case root == "":
+		return ".", true
+	}
+	return root, true
 }
 
 // respondGemini writes the decision in Gemini CLI's shape. An allow is
