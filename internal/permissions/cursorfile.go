@@ -19,10 +19,10 @@ const CursorConfigPath = ".cursor/cli.json"
 // non-regular or hard-linked cli.json, or one that is not a JSON object is an
 // error.
 func ReadCursorConfig(ws string) (map[string]any, error) {
-	if err := checkCursorDir(ws); err != nil {
+	if err := CheckCursorDir(ws); err != nil {
 		return nil, err
 	}
-	b, _, err := readRegular(filepath.Join(ws, CursorConfigPath))
+	b, _, err := ReadRegular(filepath.Join(ws, CursorConfigPath))
 	if err != nil || b == nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func ReadCursorConfig(ws string) (map[string]any, error) {
 // returns a function that restores what was there before: the original
 // bytes and mode, or no file (and no .cursor directory if it created one).
 func WriteCursorConfig(ws string, doc map[string]any) (restore func() error, err error) {
-	if err := checkCursorDir(ws); err != nil {
+	if err := CheckCursorDir(ws); err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(ws, ".cursor")
@@ -49,7 +49,7 @@ func WriteCursorConfig(ws string, doc map[string]any) (restore func() error, err
 		created = true
 	}
 	path := filepath.Join(ws, CursorConfigPath)
-	orig, mode, err := readRegular(path)
+	orig, mode, err := ReadRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func WriteCursorConfig(ws string, doc map[string]any) (restore func() error, err
 		return nil, err
 	}
 	return func() error {
-		if err := checkCursorDir(ws); err != nil {
+		if err := CheckCursorDir(ws); err != nil {
 			return fmt.Errorf("restore %s: %w", CursorConfigPath, err)
 		}
 		if orig != nil {
@@ -81,7 +81,10 @@ func WriteCursorConfig(ws string, doc map[string]any) (restore func() error, err
 	}, nil
 }
 
-func checkCursorDir(ws string) error {
+// CheckCursorDir refuses a workspace whose .cursor is a link or not a
+// directory (none at all is fine): what is written into it or restored
+// there is never written through a link the agent made.
+func CheckCursorDir(ws string) error {
 	st, err := os.Lstat(filepath.Join(ws, ".cursor"))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -96,9 +99,9 @@ func checkCursorDir(ws string) error {
 	return nil
 }
 
-// readRegular reads a file that must be a regular, single-link file; it
+// ReadRegular reads a file that must be a regular, single-link file; it
 // returns nil bytes when there is no file.
-func readRegular(path string) ([]byte, fs.FileMode, error) {
+func ReadRegular(path string) ([]byte, fs.FileMode, error) {
 	st, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -167,7 +167,9 @@ func (r *started) home(ws string) (string, bool, error) {
 	return dir, true, os.MkdirAll(filepath.Join(dir, ".tmp"), 0o700)
 }
 
-// protectedDenies keep the agent's write tool off the harness's files.
+// protectedDenies keep the agent's write tool off the harness's files
+// (and, added per session, off its home's .cursor: cli-config.json there
+// is permissions too, read again by each step).
 var protectedDenies = []string{"Write(.cursor/**)", "Write(" + hook.HandlersFile + ")", "Write(" + hook.LedgerFile + ")"}
 
 // writePermissions writes .cursor/cli.json: eval.yaml's permissions and
@@ -178,7 +180,7 @@ func (r *started) writePermissions(s *session, ws string) error {
 		return err
 	}
 	deny := slices.Clone(r.s.Eval.Permissions.Deny)
-	for _, p := range protectedDenies {
+	for _, p := range append(slices.Clone(protectedDenies), "Write("+filepath.Join(s.home, ".cursor")+"/**)") {
 		deny = append(deny, config.PermissionRule{Pattern: p})
 	}
 	plan, err := permissions.PlanCursor(r.s.Eval.Permissions.Allow, deny, existing)
@@ -197,14 +199,14 @@ func (r *started) writePermissions(s *session, ws string) error {
 }
 
 // HiddenReason is the reason the hook names for the harness's own files.
-const HiddenReason = "the harness's own files (.cursor, tool_handlers.yaml, hook_decisions.jsonl) are not the agent's to read or change"
+const HiddenReason = "the harness's own files (.cursor, ~/.cursor, tool_handlers.yaml, hook_decisions.jsonl) are not the agent's to read or change"
 
 // hookFile is the workspace's tool_handlers.yaml: the compiled handlers
 // with the case's answers and the denied paths (the hook's path layer
 // checks every shell command for them; cli.json's Read and Write denies
 // cover Cursor's file tools), plus the harness's own files; nil when the
 // hook has nothing to gate.
-func (r *started) hookFile(ws string, overrides map[string]string) *intercept.File {
+func (r *started) hookFile(ws, home string, overrides map[string]string) *intercept.File {
 	var f intercept.File
 	if r.s.Handlers != nil {
 		f = intercept.WithCaseOverrides(*r.s.Handlers, overrides)
@@ -215,7 +217,7 @@ func (r *started) hookFile(ws string, overrides map[string]string) *intercept.Fi
 	if r.s.Handlers == nil && len(f.DeniedPaths) == 0 {
 		return nil
 	}
-	f.AddDeniedPaths(HiddenReason, ".cursor/**", hook.HandlersFile, hook.LedgerFile)
+	f.AddDeniedPaths(HiddenReason, ".cursor/**", hook.HandlersFile, hook.LedgerFile, filepath.Join(home, ".cursor")+"/**")
 	if f.Handlers == nil {
 		f.Handlers = []intercept.Handler{}
 	}
@@ -229,7 +231,7 @@ var Events = []string{hook.CursorShellEvent, hook.CursorReadEvent, hook.CursorMC
 // every before* event that decides a call, the canary on
 // beforeSubmitPrompt), merged with the workspace's own hooks.json.
 func (r *started) writeHooks(s *session, w runner.Workspace) error {
-	f := r.hookFile(w.Dir, w.Overrides)
+	f := r.hookFile(w.Dir, s.home, w.Overrides)
 	if f == nil {
 		return nil
 	}
@@ -279,31 +281,36 @@ func (r *started) writeHooks(s *session, w runner.Workspace) error {
 // and returns a function putting it back as it was.
 func readHooks(ws string) (map[string]any, func() error, error) {
 	path := filepath.Join(ws, HooksPath)
-	st, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]any{}, func() error {
+	if err := permissions.CheckCursorDir(ws); err != nil {
+		return nil, nil, err
+	}
+	orig, mode, err := permissions.ReadRegular(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	// What the agent left is never followed: a .cursor it turned into a
+	// link is refused, not written through.
+	checked := func(put func() error) func() error {
+		return func() error {
+			if err := permissions.CheckCursorDir(ws); err != nil {
+				return fmt.Errorf("restore %s: %w", HooksPath, err)
+			}
+			return put()
+		}
+	}
+	if orig == nil {
+		return map[string]any{}, checked(func() error {
 			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
 			return nil
-		}, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("refusing %s: not a regular file", path)
-	}
-	orig, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, err
+		}), nil
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(orig, &doc); err != nil || doc == nil {
 		return nil, nil, fmt.Errorf("%s is not a JSON object", HooksPath)
 	}
-	mode := st.Mode().Perm()
-	return doc, func() error { return atomicfile.Write(path, orig, mode) }, nil
+	return doc, checked(func() error { return atomicfile.Write(path, orig, mode) }), nil
 }
 
 // writeHomeConfig writes runner.settings (but binary) as the agent's

@@ -163,7 +163,11 @@ func TestPrepare(t *testing.T) {
 	if len(canary) != 1 || !strings.Contains(canary[0]["command"].(string), " hook --canary beforeSubmitPrompt --handlers ") {
 		t.Errorf("canary: %v", canary)
 	}
-	for _, p := range []string{"secret/**", ".cursor/**", hook.HandlersFile, hook.LedgerFile} {
+	homeCursor := filepath.Join(root, "ws", "slot", ".cursor")
+	if !contains(cli.Permissions.Deny, "Write("+homeCursor+"/**)") {
+		t.Errorf("cli.json deny %v does not keep the agent off its home's .cursor", cli.Permissions.Deny)
+	}
+	for _, p := range []string{"secret/**", ".cursor/**", hook.HandlersFile, hook.LedgerFile, homeCursor + "/**"} {
 		if !contains(hf.DeniedPaths, p) {
 			t.Errorf("tool_handlers.yaml denied_paths %v lacks %s", hf.DeniedPaths, p)
 		}
@@ -181,6 +185,61 @@ func TestPrepare(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, permissions.CursorConfigPath)); !os.IsNotExist(err) {
 		t.Errorf("cli.json left behind: %v", err)
+	}
+}
+
+// TestCloseThroughLink: an agent that turns the workspace's .cursor into
+// a link to somewhere else gets nothing written or removed there when the
+// session puts the workspace's own files back; Close says so.
+func TestCloseThroughLink(t *testing.T) {
+	for _, own := range []bool{false, true} {
+		t.Run(fmt.Sprintf("own hooks.json %v", own), func(t *testing.T) {
+			root := t.TempDir()
+			ev := loadEval(t, filepath.Join(root, "eval"), "name: p\nexecution: {prompt: hi}\nrunner: {type: cursor}\nmodels: {skill: m1}\ndataset: {path: cases}\n"+
+				"permissions: {deny: [\"Read(secret/**)\"]}\n")
+			ws := filepath.Join(root, "w")
+			if err := os.MkdirAll(filepath.Join(ws, ".cursor"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if own {
+				if err := os.WriteFile(filepath.Join(ws, HooksPath), []byte(`{"version":1}`), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run, err := New().Start(context.Background(), runner.RunSetup{Eval: ev, AgentBin: standinBin(t), HarnessBin: "/bin/true",
+				Permissions: permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny), Private: t.TempDir(), Warn: func(string) {}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sess, err := run.Prepare(context.Background(), runner.Workspace{ID: "c", Dir: ws})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The agent's move: .cursor becomes a link to a folder of the user's.
+			victim := filepath.Join(root, "victim")
+			if err := os.MkdirAll(victim, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{"hooks.json", "cli.json"} {
+				if err := os.WriteFile(filepath.Join(victim, f), []byte("mine"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.RemoveAll(filepath.Join(ws, ".cursor")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(victim, filepath.Join(ws, ".cursor")); err != nil {
+				t.Fatal(err)
+			}
+			if err := sess.Close(); err == nil || !strings.Contains(err.Error(), "symlink") {
+				t.Errorf("Close through a linked .cursor = %v, want a refusal", err)
+			}
+			for _, f := range []string{"hooks.json", "cli.json"} {
+				if b, err := os.ReadFile(filepath.Join(victim, f)); err != nil || string(b) != "mine" {
+					t.Errorf("%s behind the link = %q, %v; want it untouched", f, b, err)
+				}
+			}
+		})
 	}
 }
 
