@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/runner"
@@ -83,6 +84,7 @@ func (st *state) runBatch(ctx context.Context, start time.Time) (*results.RunRes
 		c.ExitCode, c.Status, c.Error = -1, results.StatusError, "prepare the workspace: "+err.Error()
 	} else {
 		cr.sess = sess
+		cr.wired = fileExists(filepath.Join(ws, hook.HandlersFile))
 		trFile, err := os.Create(filepath.Join(st.dir.Path, rundir.TranscriptFile))
 		if err != nil {
 			return nil, fmt.Errorf("create the transcript: %w", err)

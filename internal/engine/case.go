@@ -44,6 +44,12 @@ type caseRun struct {
 	env   map[string]string // before_each's outputs
 	vars  map[string]string // the CASE_* variables of the lifecycle hooks
 	input map[string]any
+	// wired is whether the runner wired the hook (tool_handlers.yaml in
+	// the workspace after Prepare), read before the agent starts: an
+	// agent that deletes the file has not unwired its case.
+	wired bool
+	// ungated is whether an invocation of the agent left no canary.
+	ungated bool
 }
 
 // runCase prepares the case's workspace, runs the agent and collects what
@@ -71,6 +77,7 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 		return fail(fmt.Errorf("prepare the workspace: %w", err))
 	}
 	cr.sess = sess
+	cr.wired = fileExists(filepath.Join(cr.ws, hook.HandlersFile))
 	closeTranscript, err := st.openTranscript(cr)
 	if err != nil {
 		return fail(err)
@@ -421,7 +428,7 @@ func (st *state) collect(ws, caseOut string, c *results.Case, calls []transcript
 }
 
 func (st *state) collector() Collector {
-	return Collector{Outputs: st.ev.Outputs, Redactor: st.runRedactor(), Warn: st.obs.Warn}
+	return Collector{Outputs: st.ev.Outputs, Redactor: st.runRedactor(), Warn: st.obs.Warn, Gated: true}
 }
 
 // OutputPaths are the paths of ev's outputs, which _modified/ leaves out
@@ -448,6 +455,50 @@ type Collector struct {
 	Redactor *redact.Redactor
 	// Warn hears what could not be collected.
 	Warn func(string)
+	// Gated is whether Collect leaves the ungated check to its caller,
+	// which made it per invocation with what it read before the agent
+	// started (the engine: see StartGate). Without it (the Harbor
+	// verifier), Collect checks the ledger as it finds it.
+	Gated bool
+}
+
+// StartGate is the case's gate as the agent starts an invocation: whether
+// the runner wired the hook, and how long the decision ledger was. Only a
+// canary written after that point proves this invocation ran its hook: a
+// ledger the workspace came with (a copied project, an earlier step) proves
+// nothing, and deleting tool_handlers.yaml does not unwire the case.
+type StartGate struct {
+	Wired  bool
+	Ledger int64
+}
+
+// ReadStartGate reads ws's gate before an invocation (wired: the runner
+// wired the hook, known from before the agent's first start).
+func ReadStartGate(ws string, wired bool) StartGate {
+	g := StartGate{Wired: wired}
+	if st, err := os.Lstat(filepath.Join(ws, hook.LedgerFile)); err == nil && st.Mode().IsRegular() {
+		g.Ledger = st.Size()
+	}
+	return g
+}
+
+// Canaries counts the canary lines the invocation that started at g wrote
+// to ws's ledger; a ledger that shrank or is no longer a regular file has
+// none.
+func (g StartGate) Canaries(ws string) int {
+	f, err := os.OpenFile(filepath.Join(ws, hook.LedgerFile), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil || !regular(f) {
+		return 0
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || st.Size() < g.Ledger {
+		return 0
+	}
+	if _, err := f.Seek(g.Ledger, io.SeekStart); err != nil {
+		return 0
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, 64<<20))
+	return rundir.Canaries(b)
 }
 
 // Modified copies files (relative to ws: what the agent changed, listed
@@ -488,7 +539,9 @@ func (k Collector) Collect(ws, caseOut string, c *results.Case, calls []transcri
 			k.Warn(fmt.Sprintf("%s: copy the hook ledger: %v", c.CaseID, err))
 		}
 	}
-	MarkUngated(c, fileExists(filepath.Join(ws, hook.HandlersFile)), canaries, len(calls))
+	if !k.Gated {
+		MarkUngated(c, fileExists(filepath.Join(ws, hook.HandlersFile)), canaries, len(calls))
+	}
 	for _, o := range k.Outputs {
 		if o.Path == "" {
 			continue
@@ -509,10 +562,10 @@ func (k Collector) Collect(ws, caseOut string, c *results.Case, calls []transcri
 // verdict: its tool calls went past inputs.tools and the hook's path and
 // git layers (calls: how many tool calls it made). A case that did not get to run normally (timed out,
 // interrupted, an error) is left as it is. Its exit code 0 becomes 1, so
-// the run fails.
-func MarkUngated(c *results.Case, wired bool, canaries, calls int) {
+// the run fails. It reports whether it made the case an error.
+func MarkUngated(c *results.Case, wired bool, canaries, calls int) bool {
 	if !wired || canaries > 0 {
-		return
+		return false
 	}
 	c.Ungated = true
 	// An agent that failed before any tool call gated nothing either, and
@@ -523,7 +576,9 @@ func MarkUngated(c *results.Case, wired bool, canaries, calls int) {
 			c.ExitCode = 1 // as a tampered case: the run fails
 		}
 		c.Error = strings.TrimSpace("the agent ran without its hook (no canary in the decision ledger): inputs.tools and the hook's denies gated none of its calls, so the case has no verdict; check that the agent CLI loads hooks (a version without them, a settings or trust flag that turns them off) " + c.Error)
+		return true
 	}
+	return false
 }
 
 // invocationSpec overrides the run's settings for one step of a pipeline.
@@ -571,6 +626,7 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 	if cr.tr != nil {
 		cr.tr.Write(transcript.Event{Kind: transcript.KindPrompt, Step: spec.step, Text: prompt})
 	}
+	gate := ReadStartGate(cr.ws, cr.wired)
 	res := cr.sess.Invoke(ctx, runner.Invocation{Name: c.CaseID, Step: spec.step, Prompt: prompt, Env: env, Timeout: timeout,
 		MaxBudgetUSD: budget, Runner: spec.runner, Stdout: stdout, Stderr: stderr, NewRedactor: st.invocationRedactor,
 		Transcript: cr.tr, Started: func(pgid int) { st.recordAgent(pgid, c.CaseID) }})
@@ -578,6 +634,9 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 		cr.tr.Write(transcript.Event{Kind: transcript.KindError, Step: spec.step, Text: res.Err.Error()})
 	}
 	RecordInvocation(c, res, timeout)
+	if MarkUngated(c, gate.Wired, gate.Canaries(cr.ws), len(res.ToolCalls)) {
+		cr.ungated = true
+	}
 	if collect {
 		st.collect(cr.ws, out, c, res.ToolCalls)
 	}
@@ -680,6 +739,9 @@ func (st *state) runSteps(ctx context.Context, cr *caseRun) {
 	}
 	if c.Interrupted {
 		c.Status = results.StatusInterrupted
+	}
+	if cr.ungated {
+		MarkUngated(c, true, 0, len(calls)) // a step ran without its hook
 	}
 	st.collect(ws, cr.out, c, calls)
 }

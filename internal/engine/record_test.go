@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/engine"
+	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
@@ -194,6 +195,55 @@ func TestMarkUngated(t *testing.T) {
 			}
 			if tc.want == results.StatusError && !strings.Contains(c.Error, "without its hook") {
 				t.Errorf("error %q does not say why", c.Error)
+			}
+		})
+	}
+}
+
+// TestStartGate: only a canary written after the invocation started counts;
+// a ledger that came with the workspace, one that shrank, and one swapped
+// for a link count none.
+func TestStartGate(t *testing.T) {
+	canary := `{"decision":"canary","event":"SessionStart"}` + "\n"
+	deny := `{"decision":"deny","tool":"Bash"}` + "\n"
+	for _, tc := range []struct {
+		name          string
+		before, after string // the ledger at the start and at the end ("-": none; "link": a link to a file with after)
+		want          int
+	}{
+		{"fresh canary", "-", canary, 1},
+		{"appended canary", canary, canary + deny + canary, 1},
+		{"only the old canary", canary + deny, canary + deny + deny, 0},
+		{"rewritten shorter", canary + canary + deny, canary, 0},
+		{"no ledger", "-", "-", 0},
+		{"link", "-", "link", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := t.TempDir()
+			ledger := filepath.Join(ws, hook.LedgerFile)
+			if tc.before != "-" {
+				if err := os.WriteFile(ledger, []byte(tc.before), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			g := engine.ReadStartGate(ws, true)
+			switch tc.after {
+			case "-":
+			case "link":
+				other := filepath.Join(t.TempDir(), "l")
+				if err := os.WriteFile(other, []byte(canary), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(other, ledger); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				if err := os.WriteFile(ledger, []byte(tc.after), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := g.Canaries(ws); got != tc.want {
+				t.Errorf("canaries = %d, want %d", got, tc.want)
 			}
 		})
 	}
