@@ -43,7 +43,7 @@ func dialectFor(name string) (dialect, error) {
 	case "", DialectClaude:
 		return dialect{decode: decodeClaude, respond: respond}, nil
 	case DialectCodex:
-		return dialect{decode: decodeCodex, respond: respond}, nil
+		return dialect{decode: decodeCodex, respond: respond, paths: codexPaths}, nil
 	case DialectGemini:
 		return geminiDialect(), nil
 	case DialectCursor:

@@ -1,14 +1,19 @@
 package hook
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/intercept"
+)
 
 // decodeCodex reads Codex's PreToolUse JSON, Claude Code's shape: its
 // shell calls come as Bash{command} already; a patch (apply_patch, its
 // text in tool_input.command) that changes one file comes as Claude Code's
 // Write (a file added) or Edit (a file updated or deleted) of that file, so
 // the handlers and the path layer judge it as they judge Claude Code's
-// file tools. A patch of several files stays apply_patch (Codex's sandbox
-// is what keeps it off denied paths).
+// file tools. A patch of several files (or a move) stays apply_patch; the
+// path layer judges every file it names (codexPaths), for a run without
+// Codex's sandbox.
 func decodeCodex(raw []byte) (Input, error) {
 	in, err := decodeClaude(raw)
 	if err != nil || in.ToolName != "apply_patch" {
@@ -52,4 +57,24 @@ func PatchCall(patch string) (string, map[string]any, bool) {
 		return tool, map[string]any{"file_path": path, "content": strings.Join(added, "\n")}, true
 	}
 	return tool, map[string]any{"file_path": path, "old_string": strings.Join(removed, "\n"), "new_string": strings.Join(added, "\n")}, true
+}
+
+// codexPaths is the shell command the path layer judges for a file call:
+// Write and Edit as fileToolCommand has them, and a patch of several files
+// as a write of each file it adds, updates, deletes or moves to.
+func codexPaths(in Input) string {
+	if in.ToolName != "apply_patch" {
+		return fileToolCommand(in)
+	}
+	patch, _ := in.ToolInput["command"].(string)
+	var cmds []string
+	for _, line := range strings.Split(patch, "\n") {
+		for _, prefix := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if p, ok := strings.CutPrefix(line, prefix); ok && strings.TrimSpace(p) != "" {
+				q := intercept.ShellQuote(strings.TrimSpace(p))
+				cmds = append(cmds, "cat -- "+q+" > "+q)
+			}
+		}
+	}
+	return strings.Join(cmds, "; ")
 }

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,6 +64,37 @@ func TestCodexPatchThroughHook(t *testing.T) {
 		r := runHook(t, patch(tt.op, tt.file), Options{HandlersPath: path, Dialect: DialectCodex})
 		if r.decision() != tt.want || !strings.Contains(r.reason(), tt.reason) {
 			t.Errorf("%s %s: %q; want %s mentioning %q", tt.op, tt.file, r.raw, tt.want, tt.reason)
+		}
+	}
+}
+
+// TestCodexPatchDeniedPath: without Codex's sandbox the path layer keeps a
+// patch off a denied path, whether it changes one file or several, moves a
+// file there or reaches it through a link; a patch elsewhere passes.
+func TestCodexPatchDeniedPath(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "secret"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("secret", filepath.Join(dir, "innocent")); err != nil {
+		t.Fatal(err)
+	}
+	path := writeHandlers(t, dir, intercept.File{Root: dir, DeniedPaths: []string{"secret/**"}, Handlers: []intercept.Handler{}})
+	patch := func(body string) string {
+		return input("apply_patch", map[string]any{"command": "*** Begin Patch\n" + body + "*** End Patch\n"}, dir)
+	}
+	for _, tt := range []struct{ name, body, want string }{
+		{"one file", "*** Add File: secret/k\n+x\n", "deny"},
+		{"several files", "*** Add File: ok.txt\n+1\n*** Update File: secret/k\n@@\n-a\n+b\n", "deny"},
+		{"a move", "*** Update File: ok.txt\n*** Move to: secret/k\n@@\n-a\n+b\n", "deny"},
+		{"through a link", "*** Add File: a.txt\n+1\n*** Add File: innocent/k\n+1\n", "deny"},
+		{"absolute", "*** Delete File: " + filepath.Join(dir, "secret", "k") + "\n", "deny"},
+		{"elsewhere", "*** Add File: ok.txt\n+1\n*** Add File: docs/b.txt\n+2\n", "pass"},
+	} {
+		r := runHook(t, patch(tt.body), Options{HandlersPath: path, Dialect: DialectCodex})
+		if r.decision() != tt.want {
+			t.Errorf("%s: %q; want %s", tt.name, r.raw, tt.want)
 		}
 	}
 }

@@ -280,6 +280,11 @@ func asList(v any) ([]any, bool) {
 }
 
 // clone copies the maps and lists of a decoded settings value.
+// Clone returns a deep copy of a decoded JSON or YAML value (maps and lists
+// copied, scalars shared), which a DeepMerge into the original leaves as it
+// was.
+func Clone(v any) any { return clone(v) }
+
 func clone(v any) any {
 	if m, ok := v.(map[string]any); ok {
 		out := make(map[string]any, len(m))

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/config"
@@ -45,6 +46,8 @@ type started struct {
 	s       runner.RunSetup
 	bin     string
 	version string
+	// ignored warns once of the runner.settings the harness overrides.
+	ignored sync.Once
 }
 
 // Start finds the Codex CLI.

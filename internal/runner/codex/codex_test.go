@@ -15,6 +15,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/hook"
+	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/permissions"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
@@ -353,9 +354,64 @@ func TestCompile(t *testing.T) {
 	if c.config["sandbox_mode"] != "danger-full-access" || c.config["permissions"] != nil || !strings.Contains(string(c.handlers), "secret/**") {
 		t.Errorf("sandbox off: %v\n%s", c.config, c.handlers)
 	}
+	// runner.settings may not take the sandbox, the profile, the approval
+	// policy or the fake's provider away: each is put back, with one
+	// warning naming them.
+	ev.Permissions.Sandbox = ""
+	var warns []string
+	r.s.Warn = func(w string) { warns = append(warns, w) }
+	r.s.FakeModelURL = "http://127.0.0.1:1"
+	ev.Runner.Settings = map[string]any{"sandbox_mode": "danger-full-access", "default_permissions": ":workspace", "approval_policy": "on-request",
+		"model_provider": "openai", "model_providers": map[string]any{FakeProvider: map[string]any{"base_url": "https://elsewhere.example/v1"}},
+		"permissions": map[string]any{ProfileName: map[string]any{"filesystem": map[string]any{":workspace_roots": map[string]any{"secret": "write"}}}}}
+	for range 2 {
+		if c, err = r.compile(runner.Workspace{ID: "c", Dir: ws}, filepath.Join(root, "priv", "home")); err != nil {
+			t.Fatal(err)
+		}
+		rel := c.config["permissions"].(map[string]any)[ProfileName].(map[string]any)["filesystem"].(map[string]any)[":workspace_roots"].(map[string]any)
+		prov := c.config["model_providers"].(map[string]any)[FakeProvider].(map[string]any)
+		if c.config["sandbox_mode"] != nil || c.config["default_permissions"] != ProfileName || c.config["approval_policy"] != "never" ||
+			c.config["model_provider"] != FakeProvider || !strings.HasPrefix(prov["base_url"].(string), "http://127.0.0.1:1") || rel["secret"] != "deny" {
+			t.Errorf("runner.settings overrode what the harness owns: %v", c.config)
+		}
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "runner.settings.approval_policy, runner.settings.default_permissions, runner.settings.model_provider, runner.settings.model_providers, runner.settings.permissions, runner.settings.sandbox_mode ignored") {
+		t.Errorf("warnings %q", warns)
+	}
+	r.s.FakeModelURL = ""
 	// runner.settings may not take the hook away.
 	ev.Runner.Settings = map[string]any{"hooks": map[string]any{"PreToolUse": nil}}
 	if _, err := r.compile(runner.Workspace{ID: "c", Dir: ws}, filepath.Join(root, "priv", "home")); err == nil {
 		t.Errorf("runner.settings.hooks replaced the harness's hook")
+	}
+}
+
+// TestHookFailureDenies: a gate that cannot decide — its binary exits 1 or
+// is killed — blocks the call; Codex itself runs a call whose hook fails
+// with anything but exit 2.
+func TestHookFailureDenies(t *testing.T) {
+	bin := codexBin(t)
+	url := fakeServer(t, map[string]string{"gated": "turns:\n  - tool_use: {name: Bash, input: {command: touch pwned}}\n  - text: done\n"})
+	for name, fail := range map[string]string{"working": "", "exit1": "exit 1", "killed": "kill -9 $$"} {
+		t.Run(name, func(t *testing.T) {
+			s := setup(t, bin, url, "")
+			s.Handlers = &intercept.File{Handlers: []intercept.Handler{{Match: "touch", Patterns: []string{"Bash"}, InputFilters: []string{`\btouch\b`}}}}
+			if fail == "" {
+				fail = "true"
+			}
+			broken := filepath.Join(t.TempDir(), "agent-eval")
+			script := "#!/bin/sh\nif [ \"$1\" = hook ]; then case \" $* \" in *\" --canary \"*) ;; *) " + fail + ";; esac; fi\nexec " + intercept.ShellQuote(harnessBin(t)) + " \"$@\"\n"
+			if err := os.WriteFile(broken, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			s.HarnessBin = broken
+			res, _, stdout := invokeOnce(t, s, "gated", nil)
+			if res.Err != nil {
+				t.Fatalf("err %v\n%s", res.Err, stdout)
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(s.Eval.Path()), "ws", "gated", "pwned")); err == nil {
+				t.Errorf("a call whose hook %s ran:\n%s", fail, stdout)
+			}
+		})
 	}
 }

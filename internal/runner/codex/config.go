@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,8 +108,8 @@ func (r *started) compile(w runner.Workspace, home string) (compiled, error) {
 		}
 		c.handlers, c.hooked = b, true
 		handlers := filepath.Join(w.Dir, hook.HandlersFile)
-		gate := intercept.ShellQuote(r.s.HarnessBin) + " hook --dialect " + hook.DialectCodex + " --handlers " +
-			intercept.ShellQuote(handlers) + " --sha256 " + digest
+		gate := hook.FailClosed(intercept.ShellQuote(r.s.HarnessBin) + " hook --dialect " + hook.DialectCodex + " --handlers " +
+			intercept.ShellQuote(handlers) + " --sha256 " + digest)
 		canary := intercept.ShellQuote(r.s.HarnessBin) + " hook --canary SessionStart --dialect " + hook.DialectCodex +
 			" --handlers " + intercept.ShellQuote(handlers)
 		entry := func(matcher, command string) map[string]any {
@@ -123,7 +124,14 @@ func (r *started) compile(w runner.Workspace, home string) (compiled, error) {
 			"SessionStart": []map[string]any{entry("", canary)},
 		}
 	}
-	cfg = workspace.DeepMerge(cfg, runner.NativeSettings(ev))
+	owned := ownedSettings(cfg)
+	user := runner.NativeSettings(ev)
+	cfg = workspace.DeepMerge(cfg, user)
+	if ignored := reassert(cfg, owned, user); len(ignored) > 0 {
+		r.ignored.Do(func() {
+			r.s.Warn("runner.settings " + strings.Join(ignored, ", ") + " ignored: the harness sets them (the sandbox and permission profile that hold permissions.deny, the approval policy that keeps the run headless, the fake model's provider)")
+		})
+	}
 	if c.hooked {
 		// runner.settings cannot take the harness's hook away.
 		if h, ok := cfg["hooks"].(map[string]any); !ok || h["PreToolUse"] == nil || h["SessionStart"] == nil {
@@ -132,6 +140,41 @@ func (r *started) compile(w runner.Workspace, home string) (compiled, error) {
 	}
 	c.config = cfg
 	return c, nil
+}
+
+// ownedSettings are the keys of cfg the harness owns, with its values: what
+// holds the eval's permissions (the sandbox mode, the permission profile and
+// its selection), keeps the run headless (the approval policy) and points
+// the agent at the fake model. A key it did not set (sandbox_mode under the
+// profile) is owned as absent.
+func ownedSettings(cfg map[string]any) map[string]any {
+	owned := map[string]any{}
+	for _, k := range []string{"approval_policy", "sandbox_mode", "default_permissions", "permissions", "model_provider"} {
+		owned[k] = workspace.Clone(cfg[k])
+	}
+	if p, ok := cfg["model_provider"].(string); ok && p == FakeProvider {
+		owned["model_providers"] = workspace.Clone(cfg["model_providers"])
+	}
+	return owned
+}
+
+// reassert puts the owned keys back into cfg after runner.settings (user)
+// was merged over it and returns the settings that tried to change them,
+// as runner.settings.KEY.
+func reassert(cfg, owned, user map[string]any) []string {
+	var ignored []string
+	for _, k := range slices.Sorted(maps.Keys(owned)) {
+		if _, set := user[k]; !set {
+			continue
+		}
+		ignored = append(ignored, "runner.settings."+k)
+		if v := owned[k]; v == nil {
+			delete(cfg, k)
+		} else {
+			cfg[k] = v
+		}
+	}
+	return ignored
 }
 
 // profile is the permission profile: Codex's workspace profile (read
