@@ -114,7 +114,13 @@ func (e *Eval) Sandbox() SandboxDecision {
 		userOff, userOn = ok && !en, ok && en
 	}
 	off := func(why string) SandboxDecision {
-		return SandboxDecision{Why: why, OptedOut: len(open) > 0, Open: open, Lost: p.LostWithoutSandbox(open)}
+		lost := p.LostWithoutSandbox(open)
+		if e.RunnerType() == "codex" || e.RunnerType() == "gemini" {
+			// Their runners scrub the commands' environment themselves
+			// (shell_environment_policy; Gemini CLI's redaction).
+			lost = slices.DeleteFunc(lost, func(l string) bool { return l == CredentialScrubLost })
+		}
+		return SandboxDecision{Why: why, OptedOut: len(open) > 0, Open: open, Lost: lost}
 	}
 	switch {
 	case e.RunnerType() == "codex" && p.SandboxMode() == SandboxOff:
@@ -146,6 +152,10 @@ func (e *Eval) Sandbox() SandboxDecision {
 	return SandboxDecision{On: true, Why: sandboxDefaultWhy}
 }
 
+// CredentialScrubLost is LostWithoutSandbox's line for the environment the
+// commands get, which the codex and gemini runners scrub themselves.
+const CredentialScrubLost = "the credential scrub of the commands' environment (they see the API key)"
+
 // LostWithoutSandbox names what the agent's Bash commands may do when they
 // run outside the sandbox; nil when Bash is denied outright.
 func (p Permissions) LostWithoutSandbox(open []string) []string {
@@ -156,7 +166,7 @@ func (p Permissions) LostWithoutSandbox(open []string) []string {
 		"writes outside the workspace (the dataset, eval.yaml's folder, the runs folder: agent-eval checks them for tampering after each case)",
 		"reads of the other cases' workspaces, the dataset's answers and the run's logs",
 		"the network allowlist (the agent's commands reach any host they can resolve)",
-		"the credential scrub of the commands' environment (they see the API key)",
+		CredentialScrubLost,
 	}
 	if len(open) > 0 {
 		lost = append(lost, "path denies for Bash ("+strings.Join(open, ", ")+": only the hook's best-effort reading of the command text stands in the way)")

@@ -127,6 +127,10 @@ type session struct {
 	hooked bool
 	// denied are the profile's denied paths, absolute.
 	denied []string
+	// compiled is what Prepare wrote, written again before every
+	// invocation: a step that ran without the sandbox may have changed
+	// config.toml, the rules or tool_handlers.yaml for the next.
+	compiled compiled
 }
 
 // absentDenied are the denied paths that do not exist: Codex's sandbox
@@ -171,7 +175,7 @@ func (r *started) Prepare(_ context.Context, w runner.Workspace) (runner.Session
 	if err != nil {
 		return s, err
 	}
-	s.hooked, s.denied = c.hooked, c.denied
+	s.hooked, s.denied, s.compiled = c.hooked, c.denied, c
 	return s, c.write(w.Dir, home)
 }
 
@@ -253,6 +257,9 @@ func Args(prompt string, trustHooks bool, flags ...string) []string {
 
 // Invoke runs codex exec once in the session's workspace.
 func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Result {
+	if err := s.compiled.write(s.w.Dir, s.home); err != nil {
+		return runner.Result{ExitCode: -1, Err: fmt.Errorf("write the agent's configuration again: %w", err)}
+	}
 	env := s.agentEnv(in)
 	if in.Runner != nil {
 		env = lifecycle.Environ(env, config.ResolveEnv(in.Runner.Env, os.LookupEnv))

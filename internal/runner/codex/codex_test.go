@@ -415,3 +415,69 @@ func TestHookFailureDenies(t *testing.T) {
 		})
 	}
 }
+
+// TestInvokeRewritesConfig: what a step without the sandbox changed in its
+// CODEX_HOME or the workspace — config.toml without the hooks, a rules file
+// of its own, tool_handlers.yaml swapped for a link — is put back before the
+// next invocation, without writing through the link.
+func TestInvokeRewritesConfig(t *testing.T) {
+	root := t.TempDir()
+	ev := loadEval(t, root, "name: c\nexecution: {prompt: hi}\nmodels: {skill: gpt-5.5}\nrunner: {type: codex}\ndataset: {path: cases}\n"+
+		"permissions: {sandbox: off, deny: [{path: secret/, tools: [Read, Bash]}, 'Bash(git push:*)']}\n")
+	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+	for _, d := range []string{ws, home} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &started{s: runner.RunSetup{Eval: ev, Model: "gpt-5.5", HarnessBin: harnessBin(t), Private: root,
+		Permissions: permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny), Warn: func(string) {}}, bin: "/bin/true"}
+	w := runner.Workspace{ID: "c", Dir: ws}
+	c, err := r.compile(w, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.write(ws, home); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]byte{}
+	for _, p := range []string{filepath.Join(home, "config.toml"), filepath.Join(home, RulesFile), filepath.Join(ws, hook.HandlersFile)} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[p] = b
+	}
+	// The agent's moves.
+	victim := filepath.Join(root, "victim")
+	if err := os.WriteFile(victim, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("approval_policy = \"never\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "rules", "allow.rules"), []byte(`prefix_rule(pattern=["git"], decision="allow")`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(ws, hook.HandlersFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(ws, hook.HandlersFile)); err != nil {
+		t.Fatal(err)
+	}
+	s := &session{r: r, w: w, home: home, hooked: c.hooked, compiled: c}
+	if res := s.Invoke(context.Background(), runner.Invocation{Name: "c", Prompt: "go", Timeout: time.Minute}); res.ExitCode != 0 {
+		t.Fatalf("invoke: exit %d, %v", res.ExitCode, res.Err)
+	}
+	for p, b := range want {
+		if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, b) {
+			t.Errorf("%s after the invocation = %q, %v; want what Prepare wrote", p, got, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "rules", "allow.rules")); err == nil {
+		t.Errorf("the agent's own rules file is still there")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "mine" {
+		t.Errorf("written through the link: %q", b)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/agent-eval/agent-eval/internal/atomicfile"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/hook"
@@ -396,15 +397,23 @@ func (r *started) hookFile(w runner.Workspace, sandboxOff bool) *intercept.File 
 // CODEX_HOME, the handlers file in the workspace.
 func (c compiled) write(ws, home string) error {
 	if c.handlers != nil {
-		if err := os.WriteFile(filepath.Join(ws, hook.HandlersFile), c.handlers, 0o644); err != nil {
+		// atomicfile replaces a link the agent left there, never writes
+		// through it.
+		if err := atomicfile.Write(filepath.Join(ws, hook.HandlersFile), c.handlers, 0o644); err != nil {
 			return fmt.Errorf("write the hook's handlers: %w", err)
 		}
 	}
+	// The rules folder holds the harness's rules alone: whatever else is
+	// there (a rules file allowing what eval.rules forbids, a link) goes.
+	rules := filepath.Join(home, filepath.Dir(RulesFile))
+	if err := os.RemoveAll(rules); err != nil {
+		return fmt.Errorf("write the exec-policy rules: %w", err)
+	}
 	if c.rules != "" {
-		if err := os.MkdirAll(filepath.Join(home, filepath.Dir(RulesFile)), 0o700); err != nil {
+		if err := os.Mkdir(rules, 0o700); err != nil {
 			return fmt.Errorf("write the exec-policy rules: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(home, RulesFile), []byte(c.rules), 0o600); err != nil {
+		if err := atomicfile.Write(filepath.Join(home, RulesFile), []byte(c.rules), 0o600); err != nil {
 			return fmt.Errorf("write the exec-policy rules: %w", err)
 		}
 	}
@@ -412,7 +421,7 @@ func (c compiled) write(ws, home string) error {
 	if err := toml.NewEncoder(&b).Encode(c.config); err != nil {
 		return &runner.ConfigError{Err: fmt.Errorf("runner.settings: cannot be written as Codex's config.toml: %w", err)}
 	}
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), b.Bytes(), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(home, "config.toml"), b.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("write the agent's config.toml: %w", err)
 	}
 	return nil

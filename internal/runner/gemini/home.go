@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
+	"github.com/agent-eval/agent-eval/internal/atomicfile"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/permissions"
@@ -78,7 +80,7 @@ func (r *started) writeHome(home string, w runner.Workspace) error {
 			return err
 		}
 		handlers := filepath.Join(w.Dir, hook.HandlersFile)
-		if err := os.WriteFile(handlers, b, 0o644); err != nil {
+		if err := atomicfile.Write(handlers, b, 0o644); err != nil {
 			return fmt.Errorf("write the hook's handlers: %w", err)
 		}
 		settings["hooks"] = hooks(r.s.HarnessBin, handlers, digest)
@@ -106,20 +108,23 @@ func (r *started) writeHome(home string, w runner.Workspace) error {
 			settings["hooksConfig"] = map[string]any{"enabled": true}
 		}
 	}
+	redactKeys(settings)
 	b, err := json.MarshalIndent(settings, "", "  ")
 	if err != nil {
 		return fmt.Errorf("write the agent's settings: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "settings.json"), append(b, '\n'), 0o600); err != nil {
+	// atomicfile replaces a link an earlier step left, never writes
+	// through it.
+	if err := atomicfile.Write(filepath.Join(dir, "settings.json"), append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write the agent's settings: %w", err)
 	}
 	if r.policy.toml != "" {
-		if err := os.WriteFile(filepath.Join(dir, PolicyFileName), []byte(r.policy.toml), 0o600); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, PolicyFileName), []byte(r.policy.toml), 0o600); err != nil {
 			return fmt.Errorf("write the agent's policy: %w", err)
 		}
 	}
 	memory := claudecode.SystemPrompt(r.s.Eval.Runner.SystemPrompt) + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "GEMINI.md"), []byte(memory), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "GEMINI.md"), []byte(memory), 0o600); err != nil {
 		return fmt.Errorf("write the agent's instructions: %w", err)
 	}
 	return nil
@@ -175,4 +180,48 @@ func hooks(harness, handlers, digest string) map[string]any {
 		"BeforeTool": entry("agent-eval-gate", base+" || exit 2"),
 		CanaryEvent:  entry("agent-eval-canary", intercept.ShellQuote(harness)+" hook --canary "+CanaryEvent+" --handlers "+intercept.ShellQuote(handlers)+" --dialect gemini"),
 	}
+}
+
+// redactKeys turns on Gemini CLI's redaction of the environment its shell
+// commands get (off by default: a command saw GEMINI_API_KEY), with the
+// model's credentials blocked by name and never re-allowed by
+// runner.settings; its own patterns (*KEY*, *TOKEN*, *SECRET*, ...) do the
+// rest.
+func redactKeys(settings map[string]any) {
+	sec := asMap(settings["security"])
+	red := asMap(sec["environmentVariableRedaction"])
+	blocked := slices.Clone(keyNames)
+	for _, v := range asList(red["blocked"]) {
+		if k, ok := v.(string); ok && !slices.Contains(blocked, k) {
+			blocked = append(blocked, k)
+		}
+	}
+	var allowed []string
+	for _, v := range asList(red["allowed"]) {
+		if k, ok := v.(string); ok && !slices.ContainsFunc(keyNames, func(n string) bool { return strings.EqualFold(n, k) }) {
+			allowed = append(allowed, k)
+		}
+	}
+	red["enabled"], red["blocked"] = true, blocked
+	if allowed != nil {
+		red["allowed"] = allowed
+	} else {
+		delete(red, "allowed")
+	}
+	sec["environmentVariableRedaction"] = red
+	settings["security"] = sec
+}
+
+func asList(v any) []any {
+	switch l := v.(type) {
+	case []any:
+		return l
+	case []string:
+		out := make([]any, len(l))
+		for i, s := range l {
+			out[i] = s
+		}
+		return out
+	}
+	return nil
 }
