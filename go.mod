@@ -41,4 +41,5 @@ require (
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.27.0 // indirect
 	golang.org/x/tools v0.44.1-0.20260420230617-19499e7caabc // indirect
+	gonum.org/v1/gonum v0.17.0 // indirect
 )

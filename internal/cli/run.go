@@ -36,6 +36,7 @@ type runOptions struct {
 	model     string
 	cases     []string
 	parallel  int
+	repeat    int
 	runID     string
 	runsDir   string
 	timeout   time.Duration
@@ -99,6 +100,7 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 	f.StringVar(&opts.model, "model", "", "the model under test (default: models.skill)")
 	f.StringSliceVar(&opts.cases, "cases", nil, "run only these case `IDS` (comma-separated)")
 	f.IntVarP(&opts.parallel, "parallel", "n", 0, "cases run at once (default: execution.parallelism; on Harbor, its concurrent trials)")
+	f.IntVar(&opts.repeat, "repeat", 0, "attempts of each case, each in its own workspace and folder, which score reduces per case (default: execution.repeats; on Harbor, its attempts)")
 	f.StringVar(&opts.runID, "run-id", "", "the run's `ID` (default: YYYYMMDD-HHMMSS.mmm-<model>)")
 	f.StringVar(&opts.runsDir, "runs-dir", "", "where runs go (default: $AGENT_EVAL_RUNS_DIR or eval/runs)")
 	f.Var((*durationValue)(&opts.timeout), "timeout", "per-case timeout, in seconds (600) or as a duration (10m) (default: execution.timeout)")
@@ -179,7 +181,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 			return fmt.Errorf("find the agent-eval binary: %w", err)
 		}
 	}
-	plan, err := engine.NewPlan(ev, opts.config, engine.Flags{Model: opts.model, Cases: opts.cases, Parallel: opts.parallel,
+	plan, err := engine.NewPlan(ev, opts.config, engine.Flags{Model: opts.model, Cases: opts.cases, Parallel: opts.parallel, Repeats: opts.repeat,
 		RunID: opts.runID, RunsDir: opts.runsDir, Timeout: opts.timeout, MaxBudgetUSD: opts.maxBudget, AgentBin: opts.agentBin,
 		FakeModel: opts.fakeModel, Resume: opts.resume},
 		engine.Environment{Getenv: e.Getenv, Dir: mustGetwd(), HarnessBin: harness, Now: time.Now(),

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -73,6 +74,16 @@ func checkBackend(opts runOptions, changed func(string) bool) error {
 	return nil
 }
 
+// repeatsAsAttempts is a run's repeats as Harbor's attempts (harbor run
+// -k): each trial of a task is one attempt of its case; 0 (Harbor's
+// default) without repeats.
+func repeatsAsAttempts(n int) int {
+	if n <= 1 {
+		return 0
+	}
+	return n
+}
+
 // runOnHarbor is `agent-eval run --backend harbor`: the plan's cases
 // exported as Harbor tasks, run by `harbor run` (its orchestrator, its
 // environment: Docker, a cloud sandbox), and its job folder imported into a
@@ -129,7 +140,7 @@ func runOnHarbor(ctx context.Context, e env, opts runOptions, ev *config.Eval, p
 	}
 	job := harbor.Job{Bin: bin, Tasks: x.Dir, JobsDir: filepath.Join(work, "jobs"), Name: plan.RunID,
 		AgentArgs: harbor.AgentArgs(ev, plan.Model), Env: opts.harbor.env, EnvKwargs: opts.harbor.envKwargs,
-		Concurrency: plan.Parallel, Attempts: opts.harbor.attempts, Environ: environ}
+		Concurrency: plan.Parallel, Attempts: cmp.Or(opts.harbor.attempts, repeatsAsAttempts(plan.Repeats)), Environ: environ}
 	logPath := filepath.Join(work, "harbor.log")
 	fmt.Fprintf(e.Err, "agent-eval: %s (its output: %s)\n", job.CommandLine(), logPath)
 	err = runLogged(ctx, job, logPath)

@@ -305,9 +305,31 @@ func printScoreTable(w io.Writer, s *rundir.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "JUDGE\tKIND\tSCORED\tSKIPPED\tERRORS\tPASS RATE\tMEAN\tTHRESHOLD")
 	for _, j := range s.Judges {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", j.Name, j.Kind, j.Scored, j.Skipped, j.Errors, pct(j.PassRate), mean(j.Mean), thresholdCell(s, j.Name))
+		rate, m := pct(j.PassRate), mean(j.Mean)
+		if iv := j.Interval; iv != nil && j.PassRate != nil {
+			rate += fmt.Sprintf(" [%.0f–%.0f%%]", iv.Low*100, iv.High*100)
+		} else if iv != nil && j.Mean != nil {
+			m += fmt.Sprintf(" [%.2f, %.2f]", iv.Low, iv.High)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", j.Name, j.Kind, j.Scored, j.Skipped, j.Errors, rate, m, thresholdCell(s, j.Name))
 	}
 	_ = tw.Flush()
+	if lvl := intervalLevel(s); lvl > 0 {
+		fmt.Fprintf(w, "[…]: %g%% confidence intervals over the cases\n", lvl*100)
+	}
+	for _, j := range s.Judges {
+		if j.Reduce == "" {
+			continue
+		}
+		line := fmt.Sprintf("%s: each case's %d attempts reduced by %s", j.Name, attemptsOf(s), j.Reduce)
+		if j.AttemptPassRate != nil {
+			line += fmt.Sprintf("; %.0f%% of all attempts passed", *j.AttemptPassRate*100)
+		}
+		if j.Flaky > 0 {
+			line += fmt.Sprintf("; flaky (attempts disagree): %s", strings.Join(flakyCases(s, j.Name), ", "))
+		}
+		fmt.Fprintln(w, line)
+	}
 	if s.Reward != nil {
 		fmt.Fprintf(w, "reward %.3f · %d denial(s) · agent cost %s · LLM calls %d made, %d cached", *s.Reward, s.Denials, usd.Format(s.CostUSD), s.LLM.Made, s.LLM.Cached)
 		if s.LLM.Failed > 0 {
@@ -337,12 +359,60 @@ func thresholdCell(s *rundir.Summary, judge string) string {
 		if !t.OK {
 			mark = "FAIL"
 		}
+		if t.Interval != nil {
+			parts = append(parts, fmt.Sprintf("%s %g (lower %g%% bound %.2f) %s", t.Metric, t.Want, t.Interval.Level*100, t.Interval.Low, mark))
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("%s %g %s", t.Metric, t.Want, mark))
 	}
 	if len(parts) == 0 {
 		return "-"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// intervalLevel is the level of the judges' intervals when they share one
+// (0 when none has one).
+func intervalLevel(s *rundir.Summary) float64 {
+	lvl := 0.0
+	for _, j := range s.Judges {
+		if j.Interval != nil {
+			if lvl != 0 && lvl != j.Interval.Level {
+				return -1
+			}
+			lvl = j.Interval.Level
+		}
+	}
+	if lvl < 0 {
+		return 0
+	}
+	return lvl
+}
+
+// attemptsOf is how many attempts the summary's cases have.
+func attemptsOf(s *rundir.Summary) int {
+	n := 0
+	for _, c := range s.Cases {
+		n = max(n, len(c.Attempts))
+	}
+	return n
+}
+
+// flakyCases lists the cases whose attempts the judge saw disagree.
+func flakyCases(s *rundir.Summary, judge string) []string {
+	var out []string
+	for _, c := range s.Cases {
+		for _, v := range c.Verdicts {
+			if v.Judge == judge && v.Flaky {
+				passed := ""
+				if v.AttemptsPassed != nil {
+					passed = fmt.Sprintf(" (%d/%d passed)", *v.AttemptsPassed, v.AttemptsScored)
+				}
+				out = append(out, c.ID+passed)
+			}
+		}
+	}
+	return out
 }
 
 func pct(f *float64) string {

@@ -82,6 +82,17 @@ func (e *Eval) Parallelism() int {
 	return DefaultParallelism
 }
 
+// MaxRepeats bounds execution.repeats and run --repeat.
+const MaxRepeats = 1000
+
+// Repeats is execution.repeats, 1 when unset.
+func (e *Eval) Repeats() int {
+	if r := e.Execution.Repeats; r != nil {
+		return *r
+	}
+	return 1
+}
+
 // HookModel is models.hook, DefaultHookModel when unset.
 //
 // Under an OpenRouter plan (models.skill "openrouter:/…") it is the bare

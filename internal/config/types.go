@@ -57,6 +57,7 @@ type Execution struct {
 	Timeout      *int     `yaml:"timeout" doc:"Seconds one case (or the batch) may run before it is killed, or a duration (\"10m\")." default:"3600" check:"positive,seconds"`
 	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap in USD passed to the agent CLI." default:"100" check:"nonneg"`
 	Parallelism  *int     `yaml:"parallelism" doc:"How many cases run at once (case mode)." default:"1" check:"atleast1"`
+	Repeats      *int     `yaml:"repeats" doc:"How many times each case runs (case mode): each attempt has its own workspace, folder (cases/<id>/attempts/<n>/ from the second), transcript and judges, and score reduces a judge's attempts per case (judges[].reduce). run --repeat overrides it." default:"1" check:"atleast1"`
 	Env          EnvMap   `yaml:"env" doc:"Environment for the agent, written into the workspace settings. \"$VAR\" or \"${VAR}\", anywhere in a value, is read from the caller's environment at run time (a whole-value reference to an unset variable: omitted; inside a longer value: empty; validate warns)."`
 	ProjectHooks *bool    `yaml:"project_hooks" doc:"Carry the project's .claude/settings.json hooks into the workspaces." default:"true"`
 	Steps        []Step   `yaml:"steps" doc:"A multi-step pipeline run per case (case mode only). Exclusive with skill and prompt."`
@@ -264,6 +265,7 @@ type Judge struct {
 	Arguments       map[string]any `yaml:"arguments" doc:"Arguments passed to the judge."`
 	Step            string         `yaml:"step" doc:"Judge only this step's outputs (an execution.steps id)."`
 	Samples         *int           `yaml:"samples" doc:"Run an llm or agent judge this many times and keep the majority or median." default:"1" check:"atleast1"`
+	Reduce          string         `yaml:"reduce" doc:"How a case's repeated attempts (execution.repeats) become its verdict: mean (the share of attempts passed, or the mean score), median, min, max, majority (a strict majority passed; a tie fails), any (pass@N), all (pass^N), pass@k (the unbiased chance that at least one of k attempts passes) or pass^k (that all k pass). Errored attempts count in none." default:"\"mean\""`
 	Examples        *JudgeExamples `yaml:"examples" doc:"Few-shot exemplars for LLM and agent judges. Does nothing in this version (validate and run warn): write examples into the prompt."`
 	Agent           *AgentJudge    `yaml:"agent" doc:"Run the judge as a tool-using agent instead of a single LLM call. Not supported in this version: validate and score refuse it; use an llm judge (with context: files) or an exec judge."`
 	ProviderOptions map[string]any `yaml:"provider_options" doc:"Provider-specific options for an openrouter judge model. Does nothing in this version (validate and run warn)."`
@@ -293,6 +295,7 @@ type Threshold struct {
 	MaxErrorRate *float64 `yaml:"max_error_rate" doc:"Fail when more than this share of cases errored." check:"rate"`
 	MinMean      *float64 `yaml:"min_mean" doc:"Fail when the mean score is below this."`
 	MinWinRate   *float64 `yaml:"min_win_rate" doc:"pairwise: fail when the win rate is below this." check:"rate"`
+	Confidence   *float64 `yaml:"confidence" doc:"Gate min_pass_rate and min_mean on the lower bound of the metric's confidence interval at this level (0.95: the Wilson interval of a pass rate, the t interval of a mean, over cases), not on the point estimate." check:"rate"`
 }
 
 // Reward combines judge values into one number in [0, 1].

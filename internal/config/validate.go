@@ -129,6 +129,12 @@ func (v *validator) execution() {
 	if !blank(x.Arguments) && blank(x.Skill) && !blank(x.Prompt) {
 		v.warnf("execution.arguments", "arguments is only used with execution.skill; in prompt mode the prompt itself is the template")
 	}
+	if x.Mode == "batch" && x.Repeats != nil && *x.Repeats > 1 {
+		v.errf("execution.repeats", CodeSemantic, "repeats needs case mode: a batch is one agent over every case, which has no attempts per case")
+	}
+	if x.Repeats != nil && *x.Repeats > MaxRepeats {
+		v.errf("execution.repeats", CodeSemantic, "repeats is %d; at most %d attempts a case", *x.Repeats, MaxRepeats)
+	}
 	if x.Mode == "batch" && x.Parallelism != nil && *x.Parallelism > 1 {
 		v.warnf("execution.parallelism", "parallelism has no effect in batch mode (one run covers every case)")
 	}
@@ -437,6 +443,17 @@ func (v *validator) judges() {
 		if (typ == "llm" || typ == "agent") && j.FeedbackType != "bool" && j.ScoreRange == nil && !v.failed(p+".feedback_type", p+".score_range") {
 			v.warnf(p, "numeric judge %q has no score_range, so it is scored on an unenforced [1, 5]; declare one to have values checked", j.Name)
 		}
+		if j.Reduce != "" {
+			r, err := ParseReducer(j.Reduce)
+			switch {
+			case err != nil:
+				v.errf(p+".reduce", CodeSemantic, "%v", err)
+			case r.PassFail() && (j.FeedbackType == "int" || j.FeedbackType == "float"):
+				v.errf(p+".reduce", CodeSemantic, "reduce %s counts passed attempts, and this judge's feedback_type is %s (a score): use mean, median, min or max", j.Reduce, j.FeedbackType)
+			case r.K > 1 && v.e.Execution.Repeats != nil && r.K > *v.e.Execution.Repeats:
+				v.errf(p+".reduce", CodeSemantic, "reduce %s draws %d attempts, and execution.repeats is %d: every case would be an error", j.Reduce, r.K, *v.e.Execution.Repeats)
+			}
+		}
 		if j.Samples != nil && *j.Samples > 1 && typ != "llm" && typ != "agent" {
 			v.warnf(p+".samples", "samples only apply to llm and agent judges; this %s judge runs once", typ)
 		}
@@ -518,8 +535,17 @@ func (v *validator) judgeRef(path, name string) {
 }
 
 func (v *validator) thresholds() {
-	for name := range v.e.Thresholds {
+	for name, t := range v.e.Thresholds {
 		v.judgeRef("thresholds."+name, name)
+		if t.Confidence == nil {
+			continue
+		}
+		switch c := *t.Confidence; {
+		case c <= 0 || c >= 1:
+			v.errf("thresholds."+name+".confidence", CodeSemantic, "confidence is a level between 0 and 1 (0.95), got %v", c)
+		case t.MinPassRate == nil && t.MinMean == nil:
+			v.warnf("thresholds."+name+".confidence", "confidence applies to min_pass_rate and min_mean, and this judge's gate has neither")
+		}
 	}
 }
 

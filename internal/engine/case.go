@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -84,7 +85,8 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	}
 	defer closeTranscript()
 	h := st.ev.Hooks
-	cr.vars = map[string]string{"CASE_ID": id, "CASE_WORKSPACE": cr.ws, "CASE_SOURCE_DIR": caseDir, "CASE_INPUT": filepath.Join(cr.ws, "input.yaml")}
+	caseID, attempt := rundir.SplitAttempt(id)
+	cr.vars = map[string]string{"CASE_ID": caseID, "CASE_ATTEMPT": strconv.Itoa(attempt), "CASE_WORKSPACE": cr.ws, "CASE_SOURCE_DIR": caseDir, "CASE_INPUT": filepath.Join(cr.ws, "input.yaml")}
 	var hooksLog *os.File
 	if len(h.BeforeEach) > 0 || len(h.AfterEach) > 0 {
 		if hooksLog, err = os.Create(filepath.Join(cr.out, rundir.HooksLogFile)); err != nil {
@@ -129,7 +131,8 @@ func (st *state) prepareCase(cr *caseRun, id string) (caseDir string, overrides 
 	if err := st.startFolder(id); err != nil {
 		return "", nil, fmt.Errorf("make the case's folder: %w", err)
 	}
-	caseDir = filepath.Join(st.ev.DatasetDir(), id)
+	caseID, _ := rundir.SplitAttempt(id) // an attempt runs its case
+	caseDir = filepath.Join(st.ev.DatasetDir(), caseID)
 	c.Workspace = cr.ws
 	if fi, err := os.Lstat(cr.ws); cr.ws == "" || err != nil || !fi.IsDir() {
 		// Made for every case before the first agent started: gone or

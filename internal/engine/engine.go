@@ -196,7 +196,7 @@ func (st *state) lockRunDir() (unlock func(), err error) {
 // finished yet (and the run is marked stale while they run).
 func (st *state) casesToRun() ([]string, error) {
 	var todo []string
-	for _, id := range st.p.Cases {
+	for _, id := range st.units() {
 		if st.p.Resume && st.dir.FinishedCase(id) != nil {
 			continue
 		}
@@ -270,7 +270,11 @@ func (st *state) startAgent(ctx context.Context, rn runner.Runner, gitRoot strin
 func (st *state) announceStart(todo []string, sandbox config.SandboxDecision) {
 	p, obs := st.p, st.obs
 	if p.Resume {
-		obs.Note(fmt.Sprintf("resuming %s: %d of %s already finished", st.runID, len(p.Cases)-len(todo), Plural(len(p.Cases), "case")))
+		total, unit := len(st.units()), "case"
+		if p.Repeats > 1 {
+			unit = "attempt"
+		}
+		obs.Note(fmt.Sprintf("resuming %s: %d of %s already finished", st.runID, total-len(todo), Plural(total, unit)))
 		st.sweepLeftovers()
 	}
 	agent, agentVersion := st.agent.Agent()
@@ -282,7 +286,7 @@ func (st *state) announceStart(todo []string, sandbox config.SandboxDecision) {
 		toRun = len(p.Cases)
 	}
 	obs.RunStarted(RunInfo{RunID: st.runID, Dir: st.dir.Path, Mode: p.Mode, Model: p.Model, Agent: agent, AgentVersion: agentVersion,
-		ToRun: toRun, Total: len(p.Cases), Resume: p.Resume, Containment: st.contain.String(), Unprotected: sandbox.Lost, SandboxOff: sandbox.Why})
+		ToRun: toRun, Total: len(st.units()), Repeats: p.Repeats, Resume: p.Resume, Containment: st.contain.String(), Unprotected: sandbox.Lost, SandboxOff: sandbox.Why})
 	if c := st.contain; c.Mode == agentproc.Subreaper || (c.Mode == agentproc.PIDNamespace && c.Detail != "") {
 		obs.Warn("the agents' processes are contained by a " + c.String() + "; see Containment in the README")
 	}
@@ -334,7 +338,7 @@ func (st *state) guardCases(todo []string) {
 		return
 	}
 	st.guardPending(todo)
-	for _, id := range st.p.Cases {
+	for _, id := range st.units() {
 		if !slices.Contains(todo, id) {
 			st.sealCase(id)
 		}
@@ -372,12 +376,14 @@ func (st *state) finishRun(ctx context.Context, start time.Time) (*results.RunRe
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]Row, 0, len(st.p.Cases))
-	for _, id := range st.p.Cases {
+	units := st.units()
+	rows := make([]Row, 0, len(units))
+	for _, id := range units {
 		row, ok := st.rows[id]
 		if !ok {
-			if c := r.PerCase[id]; c != nil {
+			if c := st.dir.FinishedCase(id); c != nil {
 				row = RowOf(c)
+				row.ID = id
 			} else {
 				row = Row{ID: id}
 			}
@@ -437,7 +443,7 @@ func (st *state) workspaceList() []string {
 	if ws, ok := st.ws[BatchID]; ok {
 		return append(out, ws)
 	}
-	for _, id := range st.p.Cases {
+	for _, id := range st.units() {
 		if ws, ok := st.ws[id]; ok {
 			out = append(out, ws)
 		}
@@ -472,7 +478,7 @@ func (st *state) openRunDir() error {
 			return err
 		}
 		st.runID, st.dir = id, d
-		return d.WriteSelection(p.Cases)
+		return d.WriteSelection(p.Cases, p.Repeats)
 	}
 	if st.runID == "" {
 		id, err := rundir.Latest(p.RunsDir)
@@ -491,7 +497,7 @@ func (st *state) openRunDir() error {
 	if st.dir.Running() {
 		return usageErrorf("--resume: %s: %v", st.dir.Path, rundir.ErrRunning)
 	}
-	recorded, err := st.dir.Selection()
+	recorded, repeats, err := st.dir.Selection()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// A run from before the cases were recorded: finished as a whole,
@@ -502,11 +508,16 @@ func (st *state) openRunDir() error {
 		if !p.Selected {
 			return usageErrorf("--resume: %s does not record the cases it was made with (an older agent-eval made it); name the ones to run with --cases", st.dir.Path)
 		}
-		recorded = p.Cases
+		recorded, repeats = p.Cases, 1
 	case err != nil:
 		return fmt.Errorf("--resume: %w", err)
 	}
-	if st.dir.Finished(recorded) {
+	// A resume runs the attempts its run was made with.
+	if p.RepeatsFlag && p.Repeats != repeats {
+		return usageErrorf("--resume: run %s was made with %s of each case; --repeat %d cannot change that (start a new run)", st.runID, Plural(repeats, "attempt"), p.Repeats)
+	}
+	st.p.Repeats = repeats
+	if st.dir.Finished(rundir.AttemptKeys(recorded, repeats)) {
 		return &NothingToResumeError{RunID: st.runID, Dir: st.dir.Path, Latest: !p.ExplicitID}
 	}
 	if p.Selected {
@@ -565,7 +576,7 @@ func (st *state) startFakeModel() (stop func(), err error) {
 	}
 	// The log is redacted with the run's redactor, which learns the hooks'
 	// outputs and the cases' variables as they come.
-	srv, err := FakeModel(st.ev, st.p.Mode, st.p.Cases, st.callsModel(), fakeapi.Options{Log: logFile, Redactor: st.runRedactor()}, st.obs.Warn)
+	srv, err := FakeModel(st.ev, st.p.Mode, st.units(), st.callsModel(), fakeapi.Options{Log: logFile, Redactor: st.runRedactor()}, st.obs.Warn)
 	if err == nil {
 		st.fakeURL, err = srv.Start("")
 	}
@@ -593,16 +604,27 @@ func FakeModel(ev *config.Eval, mode Mode, cases []string, calls string, opts fa
 	scripts := map[string]string{BatchID: filepath.Join(ds, FakeModelScript)}
 	if mode == ModeCase {
 		scripts = map[string]string{}
-		for _, id := range cases {
-			scripts[id] = filepath.Join(ds, id, FakeModelScript)
+		exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+		for _, key := range cases {
+			// Attempt n of a case may have a script of its own,
+			// fake_model@<n>.yaml (a flaky case), else the case's.
+			id, n := rundir.SplitAttempt(key)
+			scripts[key] = filepath.Join(ds, id, FakeModelScript)
+			if p := filepath.Join(ds, id, fmt.Sprintf("fake_model@%d.yaml", n)); n > 1 && exists(p) {
+				scripts[key] = p
+			}
 			// A pipeline's steps are separate conversations: each may have
-			// its own fake_model.<step>.yaml.
+			// its own fake_model.<step>.yaml (fake_model@<n>.<step>.yaml
+			// for attempt n).
 			for _, step := range ev.StepIDs() {
-				p := filepath.Join(ds, id, "fake_model."+step+".yaml")
-				if _, err := os.Stat(p); err != nil {
-					p = scripts[id]
+				p := filepath.Join(ds, id, fmt.Sprintf("fake_model@%d.%s.yaml", n, step))
+				if n == 1 || !exists(p) {
+					p = filepath.Join(ds, id, "fake_model."+step+".yaml")
 				}
-				scripts[id+"/"+step] = p
+				if !exists(p) {
+					p = scripts[key]
+				}
+				scripts[key+"/"+step] = p
 			}
 		}
 	}
@@ -699,7 +721,13 @@ func (st *state) finish(c *results.Case) {
 	RedactCase(c, st.runRedactor())
 	st.markSecrets(st.dir.Case(c.CaseID))
 	c.ToolCalls = nil // the run's bookkeeping only; transcript.jsonl has them
-	err := results.WriteJSON(st.dir.CaseResult(c.CaseID), c)
+	// The run keys an attempt by its AttemptKey; its result names the
+	// case and the attempt.
+	w := *c
+	if id, n := rundir.SplitAttempt(c.CaseID); st.p.Repeats > 1 {
+		w.CaseID, w.Attempt = id, n
+	}
+	err := results.WriteJSON(st.dir.CaseResult(c.CaseID), &w)
 	st.mu.Lock()
 	if err != nil {
 		st.writeErr = append(st.writeErr, fmt.Errorf("write the result of case %s: %w", c.CaseID, err))
@@ -721,7 +749,7 @@ func (st *state) finish(c *results.Case) {
 // writes it.
 func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.RunResult, error) {
 	r := st.newRun()
-	for _, id := range st.p.Cases {
+	for _, id := range st.units() {
 		st.mu.Lock()
 		ran := st.ran[id]
 		st.mu.Unlock()
@@ -740,7 +768,11 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.RunRe
 			}
 			c = st.dir.FinishedCase(id)
 		}
-		if c != nil {
+		switch _, n := rundir.SplitAttempt(id); {
+		case c == nil:
+		case n > 1:
+			r.AddAttempt(c)
+		default:
 			r.Add(c)
 		}
 	}
@@ -750,6 +782,20 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.RunRe
 		return nil, fmt.Errorf("write the run's result: %w", err)
 	}
 	return r, nil
+}
+
+// units are the run's work, in order: its cases, or with repeats every
+// attempt of them (rundir.AttemptKeys), keyed as the engine keys them.
+func (st *state) units() []string {
+	return rundir.AttemptKeys(st.p.Cases, st.p.Repeats)
+}
+
+// repeatsField is run_result.json's repeats: absent for a run without.
+func repeatsField(n int) int {
+	if n <= 1 {
+		return 0
+	}
+	return n
 }
 
 // newRun is the run's aggregate without cases.
@@ -765,7 +811,7 @@ func (st *state) newRun() *results.RunResult {
 		StartedAt: st.started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
 		Models: &results.Models{Agent: st.p.Model, Hook: st.ev.HookModel(), Judge: st.ev.Models.Judge},
 		Config: st.rec.config, Project: st.rec.project, CommandLine: st.rec.argv,
-		ExecutionMode: string(st.p.Mode), PerCase: map[string]*results.Case{}, PerModelUsage: map[string]transcript.ModelUsage{},
+		ExecutionMode: string(st.p.Mode), Repeats: repeatsField(st.p.Repeats), PerCase: map[string]*results.Case{}, PerModelUsage: map[string]transcript.ModelUsage{},
 		EvalParams:  map[string]any{"timeout_s": st.p.Timeout.Seconds(), "max_budget_usd": st.p.MaxBudgetUSD, "parallelism": st.p.Parallel, "fake_model": st.p.FakeModel},
 		Containment: string(st.contain.Mode), ContainmentDetail: st.contain.Detail}
 }

@@ -604,7 +604,7 @@ func TestAResultThatCannotBeWrittenIsTheRunsError(t *testing.T) {
 	if err := os.MkdirAll(r.runDir().Path, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.runDir().WriteSelection([]string{"a", "b"}); err != nil {
+	if err := r.runDir().WriteSelection([]string{"a", "b"}, 1); err != nil {
 		t.Fatal(err)
 	}
 	r.flags.Resume = true
@@ -744,5 +744,94 @@ func TestRepoModeUndoesChanges(t *testing.T) {
 				t.Error("core.hooksPath is still set")
 			}
 		})
+	}
+}
+
+// TestRepeats: --repeat 3 runs every case three times, attempt-major, each
+// attempt in its own workspace and folder (attempt 1 in cases/<id>/, the
+// others in cases/<id>/attempts/<n>/), with its own result naming the case
+// and the attempt; per_case is attempt 1's and the totals count every
+// attempt. An interrupted attempt is run again by a resume, which keeps the
+// finished ones and the run's repeats.
+func TestRepeats(t *testing.T) {
+	t.Parallel()
+	dir := project(t, caseEval, "a", "b")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := newRun(t, dir, map[string]fake.Script{
+		"a": {Text: "a1", CostUSD: 1, Files: map[string]string{"out/x.txt": "first"}}, "a@2": {Text: "a2", CostUSD: 1, ExitCode: 3},
+		"b": {CostUSD: 1}, "a@3": {Hang: true}})
+	r.flags.Parallel, r.flags.Repeats = 1, 3
+	r.obs.onStart = func(name string) {
+		if name == "a@3" {
+			go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+		}
+	}
+	res, err := r.exec(ctx, t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range r.fake.Calls() {
+		names = append(names, c.Name)
+	}
+	if want := []string{"a", "b", "a@2", "b@2", "a@3"}; !slices.Equal(names, want) {
+		t.Errorf("ran %q, want %q (attempt-major, stopped at the interrupt)", names, want)
+	}
+	if res.Repeats != 3 || res.NumCases != 2 || res.PerCase["a"].Result != "a1" || res.CostUSD != 4 || res.ExitCode != 3 {
+		t.Errorf("run: repeats %d, %d cases, a's result %q, $%v, exit %d", res.Repeats, res.NumCases, res.PerCase["a"].Result, res.CostUSD, res.ExitCode)
+	}
+	d := r.runDir()
+	a2, err := d.ReadCase(rundir.AttemptKey("a", 2))
+	if err != nil || a2.CaseID != "a" || a2.Attempt != 2 || a2.Result != "a2" || a2.Status != results.StatusFailed {
+		t.Fatalf("a's attempt 2: %+v, %v", a2, err)
+	}
+	if _, err := os.Stat(filepath.Join(d.Case("a"), rundir.AttemptsDir, "2", rundir.RunResultFile)); err != nil {
+		t.Errorf("attempt 2 is not in cases/a/attempts/2: %v", err)
+	}
+	if a1, _ := d.ReadCase("a"); a1.Attempt != 1 {
+		t.Errorf("attempt 1 does not say so: %+v", a1)
+	}
+	if b, err := os.ReadFile(filepath.Join(d.Outputs("a"), "out", "x.txt")); err != nil || string(b) != "first" {
+		t.Errorf("a's attempt-1 output after the other attempts: %q, %v", b, err)
+	}
+	var dirs []string
+	for _, c := range r.fake.Calls() {
+		dirs = append(dirs, c.Dir)
+	}
+	slices.Sort(dirs)
+	if len(slices.Compact(dirs)) != 5 {
+		t.Errorf("the attempts shared workspaces: %q", dirs)
+	}
+
+	// Resume: only a@3 and b@3 run; the run's 3 repeats are kept without
+	// --repeat, and nothing an earlier attempt wrote is lost or tampered.
+	r2 := newRun(t, dir, map[string]fake.Script{"": {Text: "late", CostUSD: 1}})
+	r2.flags.Resume, r2.flags.RunID = true, ""
+	res, err = r2.exec(context.Background(), t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = nil
+	for _, c := range r2.fake.Calls() {
+		names = append(names, c.Name)
+	}
+	if slices.Sort(names); !slices.Equal(names, []string{"a@3", "b@3"}) {
+		t.Errorf("resume ran %q, want a@3 and b@3", names)
+	}
+	if len(r2.obs.notes) == 0 || !strings.Contains(r2.obs.notes[0], "4 of 6 attempts already finished") {
+		t.Errorf("notes %q", r2.obs.notes)
+	}
+	if res.Interrupted || res.CostUSD != 6 || res.PerCase["a"].Status != results.StatusFailed && res.PerCase["a"].Status != results.StatusCompleted {
+		t.Errorf("resumed run: %+v", res)
+	}
+	for _, key := range rundir.AttemptKeys([]string{"a", "b"}, 3) {
+		c, err := d.ReadCase(key)
+		if err != nil || c.Status == results.StatusTampered || c.Interrupted {
+			t.Errorf("%s after the resume: %+v, %v", key, c, err)
+		}
+	}
+	if !d.Finished(rundir.AttemptKeys([]string{"a", "b"}, 3)) {
+		t.Errorf("the resumed run is not finished")
 	}
 }

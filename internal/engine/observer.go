@@ -37,7 +37,9 @@ type RunInfo struct {
 	Agent, AgentVersion string
 	// ToRun cases run now, of Total; with Resume, Total-ToRun finished in
 	// an earlier attempt.
+	// With Repeats > 1 they count attempts (each case Repeats times).
 	ToRun, Total int
+	Repeats      int
 	Resume       bool
 	// Containment says how the agents' processes are kept from outliving
 	// their cases (agentproc.Containment).

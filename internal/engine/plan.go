@@ -42,9 +42,11 @@ type Flags struct {
 	Model    string
 	Cases    []string
 	Parallel int
-	RunID    string
-	RunsDir  string
-	Timeout  time.Duration
+	// Repeats > 0 overrides execution.repeats.
+	Repeats int
+	RunID   string
+	RunsDir string
+	Timeout time.Duration
 	// MaxBudgetUSD < 0: not set.
 	MaxBudgetUSD float64
 	AgentBin     string
@@ -88,6 +90,10 @@ type Plan struct {
 	Timeout      time.Duration
 	MaxBudgetUSD float64
 	Parallel     int
+	// Repeats is how many attempts each case has (1: a run without
+	// repeats); a resume takes its run's. RepeatsFlag: --repeat set it.
+	Repeats     int
+	RepeatsFlag bool
 	// ProjectRoot is the working directory; Repo is the same in
 	// workspace_mode: repo, else "".
 	ProjectRoot, Repo string
@@ -196,6 +202,18 @@ func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan
 	}
 	if f.Parallel > 0 {
 		p.Parallel = f.Parallel
+	}
+	p.Repeats = ev.Repeats()
+	if f.Repeats > 0 {
+		p.Repeats, p.RepeatsFlag = f.Repeats, true
+	}
+	switch {
+	case f.Repeats < 0:
+		return Plan{}, usageErrorf("--repeat must be 1 or more, got %d", f.Repeats)
+	case p.Repeats > config.MaxRepeats:
+		return Plan{}, usageErrorf("--repeat %d: at most %d attempts a case", p.Repeats, config.MaxRepeats)
+	case p.Repeats > 1 && p.Mode == ModeBatch:
+		return Plan{}, usageErrorf("--repeat needs case mode: a batch is one agent over every case")
 	}
 	if ev.Runner.WorkspaceMode == "repo" {
 		p.Repo = env.Dir

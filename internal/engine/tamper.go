@@ -3,6 +3,7 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -18,6 +19,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
 	"github.com/agent-eval/agent-eval/internal/pathutil"
 	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
 // maxTamperLines caps the changes a tampered case lists.
@@ -302,7 +304,7 @@ func (st *state) sealCase(id string) {
 	if st.tamper == nil {
 		return
 	}
-	g := newTamperGuard([]string{st.dir.Case(id)}, nil)
+	g := newTamperGuard([]string{st.dir.Case(id)}, st.otherAttempts(id))
 	st.mu.Lock()
 	if st.sealed == nil {
 		st.sealed = map[string]*tamperGuard{}
@@ -339,7 +341,9 @@ func (st *state) checkSealed(id string) error {
 		return fmt.Errorf("write the result of case %s: %w", id, err)
 	}
 	st.mu.Lock()
-	st.rows[id] = RowOf(c)
+	row := RowOf(c)
+	row.ID = id // the attempt's key
+	st.rows[id] = row
 	st.mu.Unlock()
 	st.obs.Warn(fmt.Sprintf("%s: its results were changed after it ended (%s): tampered", id, strings.Join(changed[:min(len(changed), 3)], "; ")))
 	return nil
@@ -371,17 +375,45 @@ func (st *state) guardPending(ids []string) {
 	defer st.pendMu.Unlock()
 	st.pending = map[string]*tamperGuard{}
 	for _, id := range ids {
-		st.pending[id] = newTamperGuard([]string{pathutil.Abs(st.dir.Case(id))}, nil)
+		st.pending[id] = newTamperGuard([]string{pathutil.Abs(st.dir.Case(id))}, st.otherAttempts(id))
 	}
 }
 
 // startFolder gives case id an empty folder of its own as it starts; its
-// folder is no longer a pending one.
+// folder is no longer a pending one. The first attempt's folder keeps the
+// other attempts' (attempts/), which are theirs.
 func (st *state) startFolder(id string) error {
 	st.pendMu.Lock()
 	defer st.pendMu.Unlock()
 	delete(st.pending, id)
-	return freshDir(st.dir.Case(id))
+	dir := st.dir.Case(id)
+	keep := st.otherAttempts(id)
+	if len(keep) == 0 {
+		return freshDir(dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, e := range entries {
+		if p := filepath.Join(dir, e.Name()); !slices.Contains(keep, p) {
+			if err := os.RemoveAll(p); err != nil {
+				return err
+			}
+		}
+	}
+	return os.MkdirAll(dir, 0o755)
+}
+
+// otherAttempts is what a tamper guard of id's folder leaves to the other
+// attempts' own guards: attempts/ in the first attempt's folder of a run
+// with repeats (absolute paths; none otherwise).
+func (st *state) otherAttempts(id string) []string {
+	if _, n := rundir.SplitAttempt(id); st.p.Repeats <= 1 || n > 1 {
+		return nil
+	}
+	p := filepath.Join(st.dir.Case(id), rundir.AttemptsDir)
+	return []string{p, pathutil.Abs(p)} // as the guard's root is spelled, either way
 }
 
 // pendingChanges lists what changed in the folders of the cases not

@@ -121,7 +121,7 @@ func Import(ctx context.Context, o ImportOptions) (imp *Imported, err error) {
 	if err := writeConfig(dir, evalSrc); err != nil {
 		return nil, err
 	}
-	if err := dir.WriteSelection(order); err != nil {
+	if err := dir.WriteSelection(order, 1); err != nil {
 		return nil, err
 	}
 	red := redact.FromEnviron(os.Environ())

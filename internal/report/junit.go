@@ -112,7 +112,24 @@ func scoredJUnit(s *rundir.Summary) junitSuites {
 		return append(p, extra...)
 	}
 	for _, j := range s.Judges {
-		su := junitSuite{Name: j.Name, Timestamp: s.ScoredAt, Properties: props(junitProperty{"judge_kind", j.Kind}, junitProperty{"judge_type", j.Type})}
+		extra := []junitProperty{{"judge_kind", j.Kind}, {"judge_type", j.Type}}
+		if j.PassRate != nil {
+			extra = append(extra, junitProperty{"pass_rate", num(*j.PassRate)})
+		}
+		if j.Mean != nil {
+			extra = append(extra, junitProperty{"mean", num(*j.Mean)})
+		}
+		if iv := j.Interval; iv != nil {
+			extra = append(extra, junitProperty{"interval_low", num(iv.Low)}, junitProperty{"interval_high", num(iv.High)},
+				junitProperty{"interval_level", num(iv.Level)}, junitProperty{"interval_method", iv.Method})
+		}
+		if j.Reduce != "" {
+			extra = append(extra, junitProperty{"reduce", j.Reduce}, junitProperty{"flaky_cases", fmt.Sprint(j.Flaky)})
+			if j.AttemptPassRate != nil {
+				extra = append(extra, junitProperty{"attempt_pass_rate", num(*j.AttemptPassRate)})
+			}
+		}
+		su := junitSuite{Name: j.Name, Timestamp: s.ScoredAt, Properties: props(extra...)}
 		var total float64
 		for _, c := range s.Cases {
 			v := findVerdict(c.Verdicts, j.Name)
@@ -152,6 +169,9 @@ func scoredJUnit(s *rundir.Summary) junitSuites {
 				judge = "run"
 			}
 			line := fmt.Sprintf("%s %s: want %s, got %s", judge, t.Metric, num(t.Want), num(t.Got))
+			if t.Interval != nil {
+				line += " — " + t.Detail
+			}
 			tc := junitCase{Classname: "threshold", Name: judge + " " + t.Metric, SystemOut: text(line)}
 			if !t.OK {
 				tc.Failure = &junitProblem{Message: line, Type: "threshold breached", Text: line}

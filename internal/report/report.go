@@ -56,6 +56,7 @@ var funcs = template.FuncMap{
 	"dur":   dur,
 	"bytes": humanBytes,
 	"ptr":   func(f float64) *float64 { return &f },
+	"pct1":  func(f float64) string { return strconv.FormatFloat(f*100, 'f', 0, 64) + "%" },
 	"pct2": func(a, b *float64) string {
 		if a == nil || b == nil {
 			return "–"

@@ -41,7 +41,11 @@ const (
 // Case is one case's result (cases/<id>/run_result.json, and per_case.<id> of
 // the run's).
 type Case struct {
-	CaseID            string                           `json:"case_id"`
+	CaseID string `json:"case_id"`
+	// Attempt is which attempt of the case this is, 1 to the run's
+	// repeats (absent in a run without repeats); attempt n ≥ 2 is in
+	// cases/<id>/attempts/<n>/.
+	Attempt           int                              `json:"attempt,omitempty"`
 	ExitCode          int                              `json:"exit_code"`
 	Status            Status                           `json:"status"`
 	Error             string                           `json:"error,omitempty"`
@@ -143,7 +147,11 @@ type RunResult struct {
 	AgentVersion  string                           `json:"agent_version"`
 	HarnessVer    string                           `json:"agent_eval_version"`
 	ExecutionMode string                           `json:"execution_mode"`
-	EvalParams    map[string]any                   `json:"eval_params"`
+	// Repeats is how many attempts each case has (execution.repeats,
+	// --repeat); absent: 1. per_case holds attempt 1; the totals count
+	// every attempt.
+	Repeats    int            `json:"repeats,omitempty"`
+	EvalParams map[string]any `json:"eval_params"`
 	// Containment is how the agents' processes were kept from outliving
 	// their cases (pid-namespace, subreaper, process-group) and
 	// ContainmentDetail why not a pid namespace, or what it lacked.
@@ -240,6 +248,20 @@ func (r *RunResult) Add(c *Case) {
 	transcript.AddPerModel(r.PerModelUsage, c.PerModelUsage)
 	r.NumCases = len(r.PerCase)
 	// A failure is never masked: the first non-zero exit code stays.
+	if r.ExitCode == 0 && c.ExitCode != 0 {
+		r.ExitCode = c.ExitCode
+	}
+}
+
+// AddAttempt counts a case's other attempt (2 and up) in the run's totals
+// — what the agents spent, and a failed exit — though not among its cases:
+// per_case is attempt 1's.
+func (r *RunResult) AddAttempt(c *Case) {
+	r.DurationS += c.DurationS
+	r.CostUSD += c.CostUSD
+	r.TokenUsage.Add(c.TokenUsage)
+	r.NumTurns += c.NumTurns
+	transcript.AddPerModel(r.PerModelUsage, c.PerModelUsage)
 	if r.ExitCode == 0 && c.ExitCode != 0 {
 		r.ExitCode = c.ExitCode
 	}

@@ -25,8 +25,10 @@ import (
 // status infra_error (before the agent started; a verifier that failed
 // after is the trial's verifier_error), and the run's harbor_job_dir and
 // infra_errors; 4, a case's ungated (the hook was wired and never ran) and
-// the ledger's canary lines (hook --canary), and a permission denial's
-// reason (the runner's own words, where it gives them).
+// the ledger's canary lines (hook --canary), a permission denial's
+// reason (the runner's own words, where it gives them), and repeats: a
+// case's attempt, the run's repeats (and selection.json's), attempt n ≥ 2
+// of a local run in cases/<id>/attempts/<n>/ as Harbor's.
 const LayoutVersion = 4
 
 // The files of the run's config/ folder: what the run ran, written by run

@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/transcript"
@@ -98,7 +99,14 @@ func (d Dir) JudgeCacheEntry(key string) string {
 func (d Dir) Compare() string { return filepath.Join(d.Path, CompareFile) }
 
 // Case is the folder of case id.
-func (d Dir) Case(id string) string { return filepath.Join(d.Path, CasesDir, id) }
+//
+// id may be an AttemptKey: attempt n ≥ 2's folder is cases/<id>/attempts/<n>.
+func (d Dir) Case(id string) string {
+	if c, n := SplitAttempt(id); n > 1 {
+		return filepath.Join(d.Path, CasesDir, c, AttemptsDir, strconv.Itoa(n))
+	}
+	return filepath.Join(d.Path, CasesDir, id)
+}
 
 // CaseResult is a case's run_result.json.
 func (d Dir) CaseResult(id string) string { return filepath.Join(d.Case(id), RunResultFile) }
@@ -169,7 +177,7 @@ func (d Dir) recordedCases() ([]string, error) {
 	if a != nil {
 		return append([]string{}, a.Order...), nil
 	}
-	ids, err := d.Selection()
+	ids, _, err := d.Selection()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

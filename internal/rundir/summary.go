@@ -83,6 +83,25 @@ type JudgeSummary struct {
 	// numeric judge with a pass mark).
 	PassRate  *float64 `yaml:"pass_rate,omitempty"`
 	ErrorRate float64  `yaml:"error_rate"`
+	// Interval is the confidence interval of the pass rate (else of the
+	// mean), over the scored cases: Wilson's for a share of cases that
+	// passed, a bootstrap's for a mean of attempts' shares, Student's t for
+	// a mean score.
+	Interval *Interval `yaml:"interval,omitempty"`
+	// With repeats: Reduce is how each case's attempts became its verdict,
+	// AttemptPassRate the share of all scored attempts that passed, and
+	// Flaky the cases whose attempts disagreed.
+	Reduce          string   `yaml:"reduce,omitempty"`
+	AttemptPassRate *float64 `yaml:"attempt_pass_rate,omitempty"`
+	Flaky           int      `yaml:"flaky,omitempty"`
+}
+
+// Interval is a confidence interval at Level (0.95) by Method.
+type Interval struct {
+	Low    float64 `yaml:"low"`
+	High   float64 `yaml:"high"`
+	Level  float64 `yaml:"level"`
+	Method string  `yaml:"method"`
 }
 
 // CaseSummary is one case's verdicts.
@@ -98,6 +117,11 @@ type CaseSummary struct {
 	Denials   int            `yaml:"denials"`
 	Answers   map[string]int `yaml:"answers_by_tier,omitempty"`
 	Verdicts  []Verdict      `yaml:"verdicts"`
+	// Attempts are the case's attempts of a run with repeats, each judged
+	// on its own (Attempt 1 to N); the case's Verdicts are theirs reduced
+	// (judges[].reduce), its cost, duration and turns their sums.
+	Attempt  int           `yaml:"attempt,omitempty"`
+	Attempts []CaseSummary `yaml:"attempts,omitempty"`
 }
 
 // Verdict is one judge's verdict on one case.
@@ -115,6 +139,11 @@ type Verdict struct {
 	Samples []float64 `yaml:"samples,omitempty"`
 	Spread  *float64  `yaml:"spread,omitempty"`
 	Cached  bool      `yaml:"cached,omitempty"`
+	// A verdict reduced over attempts: how many were scored and how many
+	// of those passed (a pass/fail judge), and whether they disagreed.
+	AttemptsScored int  `yaml:"attempts_scored,omitempty"`
+	AttemptsPassed *int `yaml:"attempts_passed,omitempty"`
+	Flaky          bool `yaml:"flaky,omitempty"`
 }
 
 // ThresholdResult is one threshold, checked.
@@ -127,6 +156,10 @@ type ThresholdResult struct {
 	// Detail says why, for a breach (e.g. "0.5 < 0.8", or "n/a: needs
 	// --baseline").
 	Detail string `yaml:"detail,omitempty"`
+	// Interval is the metric's confidence interval when the gate has a
+	// confidence: Got is then its lower bound, not the point estimate.
+	Interval *Interval `yaml:"interval,omitempty"`
+	Estimate *float64  `yaml:"estimate,omitempty"`
 }
 
 // Comparison is this run against an earlier one.

@@ -119,14 +119,16 @@ func (d Dir) Running() bool {
 }
 
 // FinishedCase is a case's result from an earlier attempt of the run, or
-// nil when it has none or was interrupted.
-func (d Dir) FinishedCase(id string) *results.Case {
-	b, err := os.ReadFile(d.CaseResult(id))
+// nil when it has none or was interrupted. key is a case id or an
+// AttemptKey.
+func (d Dir) FinishedCase(key string) *results.Case {
+	b, err := os.ReadFile(d.CaseResult(key))
 	if err != nil {
 		return nil
 	}
 	var c results.Case
-	if json.Unmarshal(b, &c) != nil || c.CaseID != id || c.Interrupted {
+	id, n := SplitAttempt(key)
+	if json.Unmarshal(b, &c) != nil || c.CaseID != id || max(c.Attempt, 1) != n || c.Interrupted {
 		return nil
 	}
 	return &c
@@ -188,25 +190,33 @@ func Latest(runsDir string) (string, error) {
 // selection is selection.json.
 type selection struct {
 	Cases []string `json:"cases"`
+	// Repeats is how many attempts each case has (execution.repeats,
+	// --repeat); absent: 1.
+	Repeats int `json:"repeats,omitempty"`
 }
 
 // SelectionPath is the run's selection.json.
 func (d Dir) SelectionPath() string { return filepath.Join(d.Path, SelectionFile) }
 
-// WriteSelection records ids as the cases the run was made with.
-func (d Dir) WriteSelection(ids []string) error {
-	if err := results.WriteJSON(d.SelectionPath(), selection{Cases: ids}); err != nil {
+// WriteSelection records ids as the cases the run was made with, each to
+// run repeats times.
+func (d Dir) WriteSelection(ids []string, repeats int) error {
+	if repeats <= 1 {
+		repeats = 0
+	}
+	if err := results.WriteJSON(d.SelectionPath(), selection{Cases: ids, Repeats: repeats}); err != nil {
 		return fmt.Errorf("record the run's cases: %w", err)
 	}
 	return nil
 }
 
-// Selection is the cases the run was made with; an error wrapping
-// fs.ErrNotExist for a run made before they were recorded.
-func (d Dir) Selection() ([]string, error) {
+// Selection is the cases the run was made with and how many attempts each
+// has (1 and up); an error wrapping fs.ErrNotExist for a run made before
+// they were recorded.
+func (d Dir) Selection() ([]string, int, error) {
 	var s selection
 	if err := readJSON(d.SelectionPath(), &s); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return s.Cases, nil
+	return s.Cases, max(s.Repeats, 1), nil
 }

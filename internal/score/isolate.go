@@ -424,5 +424,5 @@ func (r *Record) caseDir() string {
 	if r.dir.Path == "" {
 		return ""
 	}
-	return r.dir.Case(r.CaseID)
+	return r.dir.Case(r.folder())
 }

@@ -1,6 +1,7 @@
 package score
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +39,8 @@ const (
 // judges see; the typed fields serve the builtin judges.
 type Record struct {
 	CaseID string
+	// Attempt is which attempt of the case the record is (1 and up).
+	Attempt int
 	// Files are the collected output files (outputs/<path>/… relative to
 	// the outputs folder) and the agent's other changes (_modified/<rel>),
 	// name → text; a binary file maps to {_binary, path, name}.
@@ -62,6 +65,9 @@ type Record struct {
 	Outputs map[string]any
 	bytes   int64 // file text read so far
 	dir     rundir.Dir
+	// key is the record's folder in the run: the case id, or an attempt's
+	// rundir.AttemptKey.
+	key string
 	// filesErr says which files the record could not read: the case's
 	// verdicts are errors, not judged on fewer files.
 	filesErr error
@@ -71,8 +77,8 @@ type Record struct {
 // tool calls, denials, conversation and metrics; files and annotations
 // stay whole-case (as upstream scopes them).
 func (r *Record) ForStep(step string) *Record {
-	s := &Record{CaseID: r.CaseID, Files: r.Files, Modified: r.Modified, Annotations: r.Annotations, Input: r.Input,
-		Decisions: r.Decisions, Answers: r.Answers, dir: r.dir}
+	s := &Record{CaseID: r.CaseID, Attempt: r.Attempt, Files: r.Files, Modified: r.Modified, Annotations: r.Annotations, Input: r.Input,
+		Decisions: r.Decisions, Answers: r.Answers, dir: r.dir, key: r.key}
 	for _, e := range r.Events {
 		if e.Step == step {
 			s.Events = append(s.Events, e)
@@ -80,7 +86,7 @@ func (r *Record) ForStep(step string) *Record {
 	}
 	if r.Result != nil {
 		for _, sc := range r.Result.Steps {
-			if sc != nil && (sc.CaseID == r.CaseID+"/"+step || sc.CaseID == step) {
+			if sc != nil && (sc.CaseID == r.CaseID+"/"+step || sc.CaseID == r.folder()+"/"+step || sc.CaseID == step) {
 				s.Result = sc
 			}
 		}
@@ -130,20 +136,26 @@ type Denial struct {
 	Reason    string          `json:"reason,omitempty"`
 }
 
-// BuildRecord reads case id of the run in dir. ev (may be nil) locates the
-// case's folder in the dataset and the collected outputs' names.
+// BuildRecord reads case id of the run in dir (id may be an attempt's
+// rundir.AttemptKey). ev (may be nil) locates the case's folder in the
+// dataset and the collected outputs' names.
 func BuildRecord(dir rundir.Dir, ev *config.Eval, id string) (*Record, error) {
 	var caseSrc string
 	if ev != nil && ev.DatasetDir() != "" {
-		caseSrc = filepath.Join(ev.DatasetDir(), id)
+		c, _ := rundir.SplitAttempt(id)
+		caseSrc = filepath.Join(ev.DatasetDir(), c)
 	}
 	return buildRecord(dir, ev, id, caseSrc)
 }
 
+// folder is the record's folder key in the run.
+func (r *Record) folder() string { return cmp.Or(r.key, r.CaseID) }
+
 // buildRecord is BuildRecord with the case's folder in the dataset at
 // caseSrc ("" when there is none).
 func buildRecord(dir rundir.Dir, ev *config.Eval, id, caseSrc string) (*Record, error) {
-	r := &Record{CaseID: id, Files: map[string]any{}, Modified: map[string]any{}, Annotations: map[string]any{}, Input: map[string]any{}, dir: dir}
+	caseID, attempt := rundir.SplitAttempt(id)
+	r := &Record{CaseID: caseID, Attempt: attempt, key: id, Files: map[string]any{}, Modified: map[string]any{}, Annotations: map[string]any{}, Input: map[string]any{}, dir: dir}
 	c, err := dir.ReadCase(id)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("build the record of %s: %w", id, err)
@@ -438,7 +450,7 @@ func annotationFiles(caseSrc string, ann map[string]any) map[string]string {
 // hook_decisions and answers.
 func (r *Record) outputsDict(dir rundir.Dir, ev *config.Eval, caseSrc string, annText map[string]string) map[string]any {
 	o := r.dynamic()
-	o["case_id"], o["case_dir"], o["files"], o["modified_files"] = r.CaseID, dir.Case(r.CaseID), r.Files, r.Modified
+	o["case_id"], o["case_dir"], o["files"], o["modified_files"] = r.CaseID, dir.Case(r.folder()), r.Files, r.Modified
 	o["annotations"], o["input"], o["inputs"] = r.Annotations, r.Input, renderInputs(r.Input)
 	if caseSrc != "" {
 		o["case_source"] = caseSrc
@@ -463,7 +475,7 @@ func (r *Record) outputsDict(dir rundir.Dir, ev *config.Eval, caseSrc string, an
 			if first != "" {
 				key := path.Base(p)
 				o[key+"_content"] = r.Files[first]
-				o[key+"_file"] = filepath.Join(dir.Outputs(r.CaseID), filepath.FromSlash(first))
+				o[key+"_file"] = filepath.Join(dir.Outputs(r.folder()), filepath.FromSlash(first))
 			}
 		}
 	}

@@ -191,7 +191,7 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Judges = aggregate(judges, cases)
+	s.Judges = aggregate(judges, cases, confidenceLevels(opts.Eval))
 	applyReward(s, ev, judges)
 	if opts.Baseline != nil {
 		if err := compareBaseline(ctx, s, opts, env); err != nil {
@@ -282,13 +282,16 @@ func scoreCases(ctx context.Context, opts Options, judges []built) ([]rundir.Cas
 	if err != nil {
 		return nil, err
 	}
-	cases := make([]rundir.CaseSummary, len(ids))
-	errs := make([]error, len(ids))
+	// With repeats, every attempt is judged on its own, then reduced.
+	repeats := opts.Dir.Repeats()
+	keys := rundir.AttemptKeys(ids, repeats)
+	scored := make([]rundir.CaseSummary, len(keys))
+	errs := make([]error, len(keys))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
 	sem := make(chan struct{}, opts.Concurrency)
-	for i, id := range ids {
+	for i, id := range keys {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -299,12 +302,16 @@ func scoreCases(ctx context.Context, opts Options, judges []built) ([]rundir.Cas
 				return
 			}
 			defer func() { <-sem }()
-			cases[i], errs[i] = scoreCase(ctx, opts.Dir, ev, id, judges, red)
+			if _, n := rundir.SplitAttempt(id); n > 1 && !opts.Dir.HasCase(id) {
+				scored[i] = rundir.CaseSummary{ID: id, Status: "missing"} // not run (an interrupted run)
+			} else {
+				scored[i], errs[i] = scoreCase(ctx, opts.Dir, ev, id, judges, red)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			done++
 			if opts.Observer != nil {
-				opts.Observer.CaseScored(id, done, len(ids))
+				opts.Observer.CaseScored(id, done, len(keys))
 			}
 		}()
 	}
@@ -315,7 +322,24 @@ func scoreCases(ctx context.Context, opts Options, judges []built) ([]rundir.Cas
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return cases, nil
+	if repeats <= 1 {
+		return scored, nil
+	}
+	return reduceAttempts(ev, judges, ids, scored), nil
+}
+
+// confidenceLevels are the thresholds' confidence levels by judge.
+func confidenceLevels(ev *config.Eval) map[string]float64 {
+	out := map[string]float64{}
+	if ev == nil {
+		return out
+	}
+	for name, t := range ev.Thresholds {
+		if t.Confidence != nil {
+			out[name] = *t.Confidence
+		}
+	}
+	return out
 }
 
 // newSummary starts the run's summary: its cases, what run_result.json

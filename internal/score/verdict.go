@@ -48,7 +48,15 @@ func checkThresholds(ev *config.Eval, s *rundir.Summary) []rundir.ThresholdResul
 				if js.Errors > 0 {
 					got = round(got * float64(js.Scored) / float64(js.Scored+js.Errors))
 				}
-				out = append(out, erroredAsFailed(atLeast(name, "min_pass_rate", *t.MinPassRate, got), js, "not passed"))
+				r := atLeast(name, "min_pass_rate", *t.MinPassRate, got)
+				if t.Confidence != nil {
+					iv := interval(judgeValues(s, name), true, js.Errors, *t.Confidence)
+					if k := judgeIndex(s, name); k >= 0 && js.Reduce == config.ReduceMean && js.AttemptPassRate != nil {
+						iv = attemptsInterval(s.Cases, k, js.Errors, *t.Confidence)
+					}
+					r = atLeastBound(r, iv, "pass rate")
+				}
+				out = append(out, erroredAsFailed(r, js, "not passed"))
 			}
 		}
 		if t.MinMean != nil {
@@ -66,7 +74,15 @@ func checkThresholds(ev *config.Eval, s *rundir.Summary) []rundir.ThresholdResul
 				if js.Errors > 0 {
 					got = round((got*float64(js.Scored) + sr.Min*float64(js.Errors)) / float64(js.Scored+js.Errors))
 				}
-				out = append(out, erroredAsFailed(atLeast(name, "min_mean", *t.MinMean, got), js, fmt.Sprintf("scored %s", num(sr0(sr)))))
+				r := atLeast(name, "min_mean", *t.MinMean, got)
+				if t.Confidence != nil {
+					vals := judgeValues(s, name)
+					for range js.Errors {
+						vals = append(vals, sr.Min)
+					}
+					r = atLeastBound(r, interval(vals, false, 0, *t.Confidence), "mean")
+				}
+				out = append(out, erroredAsFailed(r, js, fmt.Sprintf("scored %s", num(sr0(sr)))))
 			}
 		}
 		if t.MinWinRate != nil {
@@ -117,6 +133,44 @@ func sr0(sr *config.ScoreRange) float64 {
 		return 0
 	}
 	return sr.Min
+}
+
+// atLeastBound gates r on the lower bound of iv instead of its point
+// estimate; without an interval the gate cannot be checked and fails.
+func atLeastBound(r rundir.ThresholdResult, iv *rundir.Interval, what string) rundir.ThresholdResult {
+	est := r.Got
+	r.Estimate, r.Interval = &est, iv
+	if iv == nil {
+		r.OK, r.Detail = false, fmt.Sprintf("n/a: no %s interval (no case was scored)", what)
+		return r
+	}
+	r.Got, r.OK = iv.Low, iv.Low >= r.Want
+	bounds := fmt.Sprintf("%s %s, %g%% %s interval [%s, %s]", what, num(est), iv.Level*100, iv.Method, num(iv.Low), num(iv.High))
+	if r.OK {
+		r.Detail = "lower bound " + num(iv.Low) + " ≥ " + num(r.Want) + " (" + bounds + ")"
+	} else {
+		r.Detail = fmt.Sprintf("lower bound %s < %s (%s): the cases do not show the %s is at least %s", num(iv.Low), num(r.Want), bounds, what, num(r.Want))
+	}
+	return r
+}
+
+// judgeValues are the named judge's values over the cases it scored.
+func judgeValues(s *rundir.Summary, name string) []float64 {
+	if k := judgeIndex(s, name); k >= 0 {
+		return caseValues(s.Cases, k)
+	}
+	return nil
+}
+
+// judgeIndex is the named judge's index in the summary's judges (and the
+// cases' verdicts), -1 when it has none.
+func judgeIndex(s *rundir.Summary, name string) int {
+	for k, js := range s.Judges {
+		if js.Name == name {
+			return k
+		}
+	}
+	return -1
 }
 
 func atLeast(judge, metric string, want, got float64) rundir.ThresholdResult {

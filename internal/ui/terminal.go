@@ -41,7 +41,11 @@ func (t *Terminal) RunStarted(i engine.RunInfo) {
 	if model == "" {
 		model = "the agent's own model" // a cli runner whose command names none
 	}
-	fmt.Fprintf(t.p, "run %s: %s with %s (%s) → %s\n", i.RunID, engine.Plural(i.ToRun, "case"), model, strings.TrimSpace(i.Agent+" "+i.AgentVersion), i.Dir)
+	what := engine.Plural(i.ToRun, "case")
+	if i.Repeats > 1 {
+		what = fmt.Sprintf("%s (%d attempts of each case)", engine.Plural(i.ToRun, "attempt"), i.Repeats)
+	}
+	fmt.Fprintf(t.p, "run %s: %s with %s (%s) → %s\n", i.RunID, what, model, strings.TrimSpace(i.Agent+" "+i.AgentVersion), i.Dir)
 	if len(i.Unprotected) > 0 {
 		t.Warn(fmt.Sprintf("the OS sandbox is off (%s), so the agent's commands run without: %s", i.SandboxOff, strings.Join(i.Unprotected, "; ")))
 	}

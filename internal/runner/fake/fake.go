@@ -67,8 +67,8 @@ type Call struct {
 }
 
 // Runner is the fake runner. Scripts are looked up by the invocation's
-// name ("<case>", "<case>/<step>", "batch"), then by its case id, then
-// under "" (the default).
+// name ("<case>", "<case>/<step>", "batch", an attempt's "<case>@<n>"),
+// then by its case's, then under "" (the default).
 type Runner struct {
 	Scripts map[string]Script
 	// Caps overrides the declared capabilities (nil: all but interception,
@@ -177,7 +177,14 @@ func (r *Runner) script(name string) Script {
 	if s, ok := r.Scripts[name]; ok {
 		return s
 	}
-	id, _, _ := strings.Cut(name, "/")
+	id, step, stepped := strings.Cut(name, "/")
+	// An attempt ("<case>@<n>") falls back to its case's scripts.
+	if c, _, ok := strings.Cut(id, "@"); ok {
+		if s, ok := r.Scripts[c+"/"+step]; ok && stepped {
+			return s
+		}
+		id = c
+	}
 	if s, ok := r.Scripts[id]; ok {
 		return s
 	}
