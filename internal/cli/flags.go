@@ -91,11 +91,14 @@ type flagRange struct {
 // at once, a negative budget means nothing. A flag left at its default (0
 // for "as eval.yaml says") is not checked.
 var numericFlags = map[string]flagRange{
-	"parallel":    {min: 1},
-	"concurrency": {min: 1},
-	"timeout":     {min: 0, above: true},
-	"max-budget":  {min: 0},
-	"port":        {min: 0, max: 65535},
+	"parallel":      {min: 1},
+	"concurrency":   {min: 1},
+	"repeat":        {min: 1, max: 1000},
+	"retry-errors":  {min: 0, max: 100},
+	"retry-backoff": {min: 0},
+	"timeout":       {min: 0, above: true},
+	"max-budget":    {min: 0},
+	"port":          {min: 0, max: 65535},
 }
 
 // checkNumericFlags refuses a numeric flag given a value outside its

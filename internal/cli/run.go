@@ -37,6 +37,9 @@ type runOptions struct {
 	cases     []string
 	parallel  int
 	repeat    int
+	retryN    int
+	retryWait time.Duration
+	retry     string
 	runID     string
 	runsDir   string
 	timeout   time.Duration
@@ -107,6 +110,9 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 	f.Float64("max-budget", 0, "per-case budget in USD (default: execution.max_budget_usd)")
 	f.StringVar(&opts.agentBin, "agent-bin", "", "the agent CLI at `PATH` (default: runner.settings.binary, else the runner's CLI on PATH: claude, codex, gemini or cursor-agent; not for runner.type cli)")
 	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer with each case's fake_model.yaml through the built-in fake Messages API")
+	f.IntVar(&opts.retryN, "retry-errors", engine.DefaultRetryErrors, "times an agent run that failed for the infrastructure (the model API's 429 or 5xx past the CLI's own retries, an agent that could not start) and made no tool call is tried again; such a case that never got through has status infra_error, never a verdict")
+	f.Var((*durationValue)(&opts.retryWait), "retry-backoff", "the first wait before such a retry, doubled each time (default 5s)")
+	f.StringVar(&opts.retry, "retry", "", "with --resume: errored also runs again the finished cases (attempts) of status infra_error or error")
 	f.BoolVar(&opts.resume, "resume", false, "continue the latest run (or the one --run-id names) with the cases it was made with: run only those without a finished result")
 	f.BoolVar(&opts.json, "json", false, "print the run's run_result.json on stdout")
 	f.BoolVar(&opts.score, "score", false, "score the run when it ends (see agent-eval score)")
@@ -181,9 +187,12 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 			return fmt.Errorf("find the agent-eval binary: %w", err)
 		}
 	}
+	if opts.retry != "" && opts.retry != "errored" {
+		return usageErrorf("--retry takes errored (the cases of status infra_error or error), got %q", opts.retry)
+	}
 	plan, err := engine.NewPlan(ev, opts.config, engine.Flags{Model: opts.model, Cases: opts.cases, Parallel: opts.parallel, Repeats: opts.repeat,
 		RunID: opts.runID, RunsDir: opts.runsDir, Timeout: opts.timeout, MaxBudgetUSD: opts.maxBudget, AgentBin: opts.agentBin,
-		FakeModel: opts.fakeModel, Resume: opts.resume},
+		FakeModel: opts.fakeModel, Resume: opts.resume, RetryErrors: opts.retryN, RetryBackoff: opts.retryWait, RetryErrored: opts.retry == "errored"},
 		engine.Environment{Getenv: e.Getenv, Dir: mustGetwd(), HarnessBin: harness, Now: time.Now(),
 			Args: append([]string{"agent-eval"}, e.Args...)})
 	if err != nil {

@@ -629,14 +629,46 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 	if cr.tr != nil {
 		cr.tr.Write(transcript.Event{Kind: transcript.KindPrompt, Step: spec.step, Text: prompt})
 	}
-	gate := ReadStartGate(cr.ws, cr.wired)
-	res := cr.sess.Invoke(ctx, runner.Invocation{Name: c.CaseID, Step: spec.step, Prompt: prompt, Env: env, Timeout: timeout,
-		MaxBudgetUSD: budget, Runner: spec.runner, Stdout: stdout, Stderr: stderr, NewRedactor: st.invocationRedactor,
-		Transcript: cr.tr, Started: func(pgid int) { st.recordAgent(pgid, c.CaseID) }})
-	if res.Err != nil && cr.tr != nil {
-		cr.tr.Write(transcript.Event{Kind: transcript.KindError, Step: spec.step, Text: res.Err.Error()})
+	var gate StartGate
+	var res runner.Result
+	for try := 0; ; try++ {
+		gate = ReadStartGate(cr.ws, cr.wired)
+		res = cr.sess.Invoke(ctx, runner.Invocation{Name: c.CaseID, Step: spec.step, Prompt: prompt, Env: env, Timeout: timeout,
+			MaxBudgetUSD: budget, Runner: spec.runner, Stdout: stdout, Stderr: stderr, NewRedactor: st.invocationRedactor,
+			Transcript: cr.tr, Started: func(pgid int) { st.recordAgent(pgid, c.CaseID) }})
+		if res.Err != nil && cr.tr != nil {
+			cr.tr.Write(transcript.Event{Kind: transcript.KindError, Step: spec.step, Text: res.Err.Error()})
+		}
+		why := InfraFailure(res)
+		// Only an invocation that made no tool call is tried again: its
+		// workspace is as the case left it.
+		if why == "" || try >= st.p.RetryErrors || len(res.ToolCalls) > 0 || ctx.Err() != nil {
+			break
+		}
+		wait := RetryBackoff(st.p.RetryBackoff, try)
+		c.Retries = append(c.Retries, why)
+		st.obs.Warn(fmt.Sprintf("%s: %s, which is not the agent's doing; trying again in %s (retry %d of %d)", c.CaseID, why, wait, try+1, st.p.RetryErrors))
+		if cr.tr != nil {
+			cr.tr.Write(transcript.Event{Kind: transcript.KindError, Step: spec.step, Text: "agent-eval: " + why + "; trying again"})
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		if ctx.Err() != nil {
+			break
+		}
 	}
 	RecordInvocation(c, res, timeout)
+	if why := InfraFailure(res); why != "" && !c.TimedOut && !c.Interrupted {
+		// Lost to the infrastructure: never a verdict on the agent.
+		c.Status = results.StatusInfraError
+		tries := "1 try"
+		if n := len(c.Retries) + 1; n > 1 {
+			tries = fmt.Sprintf("%d tries", n)
+		}
+		c.Error = strings.TrimSpace(fmt.Sprintf("%s (%s); %s", why, tries, c.Error))
+	}
 	if MarkUngated(c, gate.Wired, gate.Canaries(cr.ws), len(res.ToolCalls)) {
 		cr.ungated = true
 	}
@@ -646,6 +678,34 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 	RedactCase(c, res.Redactor)
 	return res.ToolCalls
 }
+
+// InfraFailure says why an invocation failed for a reason that is not the
+// agent's: the model API answered 429 or 5xx past the agent CLI's own
+// retries, or the agent could not be started at all; "" for any other end.
+func InfraFailure(res runner.Result) string {
+	switch s := res.APIErrorStatus; {
+	case res.TimedOut || res.Interrupted:
+		return ""
+	case s == 429 || s >= 500 && s <= 599:
+		return fmt.Sprintf("the model API answered HTTP %d", s)
+	case res.Err != nil && res.ExitCode == -1 && len(res.ToolCalls) == 0 && res.NumTurns == 0:
+		return "the agent could not be run: " + clip.String(res.Err.Error(), 200)
+	}
+	return ""
+}
+
+// RetryBackoff is how long to wait before retry try+1 (try from 0): base
+// doubled each time, at most a minute.
+func RetryBackoff(base time.Duration, try int) time.Duration {
+	if base <= 0 {
+		base = DefaultRetryBackoff
+	}
+	return min(base<<min(try, 10), time.Minute)
+}
+
+// DefaultRetryBackoff is the first wait before a retry of an
+// infrastructure error.
+const DefaultRetryBackoff = 5 * time.Second
 
 // RecordInvocation fills c with how an invocation of its agent ended
 // (res; timeout was its limit): its exit code, usage, cost, turns, model,

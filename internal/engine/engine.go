@@ -197,7 +197,7 @@ func (st *state) lockRunDir() (unlock func(), err error) {
 func (st *state) casesToRun() ([]string, error) {
 	var todo []string
 	for _, id := range st.units() {
-		if st.p.Resume && st.dir.FinishedCase(id) != nil {
+		if c := st.dir.FinishedCase(id); st.p.Resume && c != nil && !(st.p.RetryErrored && errored(c)) {
 			continue
 		}
 		todo = append(todo, id)
@@ -517,7 +517,7 @@ func (st *state) openRunDir() error {
 		return usageErrorf("--resume: run %s was made with %s of each case; --repeat %d cannot change that (start a new run)", st.runID, Plural(repeats, "attempt"), p.Repeats)
 	}
 	st.p.Repeats = repeats
-	if st.dir.Finished(rundir.AttemptKeys(recorded, repeats)) {
+	if st.dir.Finished(rundir.AttemptKeys(recorded, repeats)) && !(p.RetryErrored && st.anyErrored(rundir.AttemptKeys(recorded, repeats))) {
 		return &NothingToResumeError{RunID: st.runID, Dir: st.dir.Path, Latest: !p.ExplicitID}
 	}
 	if p.Selected {
@@ -782,6 +782,22 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.RunRe
 		return nil, fmt.Errorf("write the run's result: %w", err)
 	}
 	return r, nil
+}
+
+// errored reports whether a finished case was lost to an error that
+// --retry errored runs again: the infrastructure's, or the harness's.
+func errored(c *results.Case) bool {
+	return c.Status == results.StatusInfraError || c.Status == results.StatusError && !c.Ungated && len(c.Tampered) == 0
+}
+
+// anyErrored reports whether one of keys finished errored.
+func (st *state) anyErrored(keys []string) bool {
+	for _, k := range keys {
+		if c := st.dir.FinishedCase(k); c != nil && errored(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // units are the run's work, in order: its cases, or with repeats every

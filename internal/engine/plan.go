@@ -44,6 +44,14 @@ type Flags struct {
 	Parallel int
 	// Repeats > 0 overrides execution.repeats.
 	Repeats int
+	// RetryErrors is how often an invocation that failed for the
+	// infrastructure is tried again (< 0: not set, DefaultRetryErrors);
+	// RetryBackoff the first wait (0: DefaultRetryBackoff).
+	RetryErrors  int
+	RetryBackoff time.Duration
+	// RetryErrored: a resume runs again the finished cases (attempts) of
+	// status infra_error or error, besides the unfinished ones.
+	RetryErrored bool
 	RunID   string
 	RunsDir string
 	Timeout time.Duration
@@ -73,6 +81,10 @@ type Environment struct {
 	Environ []string
 }
 
+// DefaultRetryErrors is how often run tries an invocation again that
+// failed for the infrastructure, unless --retry-errors says otherwise.
+const DefaultRetryErrors = 2
+
 // Plan is what a run will do. NewPlan computes it without side effects.
 type Plan struct {
 	Eval *config.Eval
@@ -94,6 +106,10 @@ type Plan struct {
 	// repeats); a resume takes its run's. RepeatsFlag: --repeat set it.
 	Repeats     int
 	RepeatsFlag bool
+	// RetryErrors, RetryBackoff and RetryErrored: see Flags.
+	RetryErrors  int
+	RetryBackoff time.Duration
+	RetryErrored bool
 	// ProjectRoot is the working directory; Repo is the same in
 	// workspace_mode: repo, else "".
 	ProjectRoot, Repo string
@@ -202,6 +218,13 @@ func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan
 	}
 	if f.Parallel > 0 {
 		p.Parallel = f.Parallel
+	}
+	p.RetryErrors, p.RetryBackoff, p.RetryErrored = DefaultRetryErrors, f.RetryBackoff, f.RetryErrored
+	if f.RetryErrored && !f.Resume {
+		return Plan{}, usageErrorf("--retry errored runs the errored cases of an existing run again: it needs --resume")
+	}
+	if f.RetryErrors >= 0 {
+		p.RetryErrors = f.RetryErrors
 	}
 	p.Repeats = ev.Repeats()
 	if f.Repeats > 0 {

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
@@ -246,5 +248,37 @@ func TestStartGate(t *testing.T) {
 				t.Errorf("canaries = %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestInfraFailure: only what is not the agent's doing is an
+// infrastructure failure.
+func TestInfraFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		res  runner.Result
+		want string
+	}{
+		{"529", runner.Result{ExitCode: 1, APIErrorStatus: 529}, "HTTP 529"},
+		{"429", runner.Result{ExitCode: 1, APIErrorStatus: 429}, "HTTP 429"},
+		{"500", runner.Result{ExitCode: 1, APIErrorStatus: 500}, "HTTP 500"},
+		{"400 is the request's", runner.Result{ExitCode: 1, APIErrorStatus: 400}, ""},
+		{"not started", runner.Result{ExitCode: -1, Err: errors.New("exec: no such file")}, "could not be run"},
+		{"timed out", runner.Result{ExitCode: -1, TimedOut: true, APIErrorStatus: 529}, ""},
+		{"interrupted", runner.Result{ExitCode: -1, Interrupted: true, Err: errors.New("x")}, ""},
+		{"the agent failed", runner.Result{ExitCode: 1, IsError: true}, ""},
+		{"failed after working", runner.Result{ExitCode: -1, Err: errors.New("read"), NumTurns: 3}, ""},
+	} {
+		if got := engine.InfraFailure(tc.res); tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	for try, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
+		if got := engine.RetryBackoff(time.Second, try); got != want {
+			t.Errorf("backoff %d = %s, want %s", try, got, want)
+		}
+	}
+	if got := engine.RetryBackoff(time.Second, 40); got != time.Minute {
+		t.Errorf("backoff is not capped: %s", got)
 	}
 }

@@ -142,6 +142,9 @@ func scoredJUnit(s *rundir.Summary) junitSuites {
 			case v.Error != "":
 				tc.Error = &junitProblem{Message: firstLine(v.Error), Type: "error sample", Text: xmlSafe(v.Error)}
 				su.Errors++
+			case v.Lost:
+				tc.Skipped = &junitProblem{Message: "lost to the infrastructure, not judged: " + firstLine(v.Rationale)}
+				su.Skipped++
 			case v.Skipped:
 				tc.Skipped = &junitProblem{Message: "its if: was false"}
 				su.Skipped++

@@ -96,6 +96,10 @@ type Case struct {
 	// canary line, so the agent ran without it (engine.MarkUngated); the
 	// case is then an error.
 	Ungated bool `json:"ungated,omitempty"`
+	// Retries are why the agent was run again (an infrastructure error:
+	// the model API's 429 or 5xx, an agent that could not start), one
+	// entry a retry; with status infra_error every try failed so.
+	Retries []string `json:"retries,omitempty"`
 	// Harbor is the Harbor trial the case was imported from (agent-eval
 	// harbor import), nil for a local run.
 	Harbor *HarborTrial `json:"harbor,omitempty"`

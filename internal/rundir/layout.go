@@ -28,7 +28,8 @@ import (
 // the ledger's canary lines (hook --canary), a permission denial's
 // reason (the runner's own words, where it gives them), and repeats: a
 // case's attempt, the run's repeats (and selection.json's), attempt n ≥ 2
-// of a local run in cases/<id>/attempts/<n>/ as Harbor's.
+// of a local run in cases/<id>/attempts/<n>/ as Harbor's, and a case's
+// retries (infrastructure errors run again; infra_error in a local run).
 const LayoutVersion = 4
 
 // The files of the run's config/ folder: what the run ran, written by run

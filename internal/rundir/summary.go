@@ -74,11 +74,14 @@ type JudgeSummary struct {
 	Name string `yaml:"name"`
 	Kind string `yaml:"kind"` // check, expr, exec, llm, builtin
 	// Type is the verdict type: bool, int or float.
-	Type    string   `yaml:"type"`
-	Scored  int      `yaml:"scored"`  // cases with a value
-	Skipped int      `yaml:"skipped"` // its if: was false
-	Errors  int      `yaml:"errors"`  // error samples
-	Mean    *float64 `yaml:"mean,omitempty"`
+	Type    string `yaml:"type"`
+	Scored  int    `yaml:"scored"`  // cases with a value
+	Skipped int    `yaml:"skipped"` // its if: was false
+	Errors  int    `yaml:"errors"`  // error samples
+	// Lost are the cases lost to the infrastructure (status infra_error):
+	// never judged, never a 0; they count in the error rate.
+	Lost int      `yaml:"lost,omitempty"`
+	Mean *float64 `yaml:"mean,omitempty"`
 	// PassRate is the share of scored cases that passed (bool judges, or a
 	// numeric judge with a pass mark).
 	PassRate  *float64 `yaml:"pass_rate,omitempty"`
@@ -134,6 +137,8 @@ type Verdict struct {
 	Rationale string   `yaml:"rationale,omitempty"`
 	Skipped   bool     `yaml:"skipped,omitempty"`
 	Error     string   `yaml:"error,omitempty"`
+	// Lost: the case was lost to the infrastructure and not judged.
+	Lost bool `yaml:"lost,omitempty"`
 	// Samples are the individual values of a sampled LLM judge, and Spread
 	// their max - min.
 	Samples []float64 `yaml:"samples,omitempty"`

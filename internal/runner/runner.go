@@ -195,6 +195,10 @@ type Result struct {
 	PerModel map[string]transcript.ModelUsage
 	NumTurns int
 	Denials  []transcript.Denial
+	// APIErrorStatus is the model API's HTTP status when the agent ended
+	// on an API error its own retries did not get past (0: none, or the
+	// runner cannot tell).
+	APIErrorStatus int
 	// ToolCalls are the agent's tool calls, in order.
 	ToolCalls []transcript.ToolCall
 	// Redactor is what the logs were redacted with (nil: none), for the

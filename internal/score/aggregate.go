@@ -35,6 +35,8 @@ func aggregate(judges []built, cases []rundir.CaseSummary, levels map[string]flo
 		for _, c := range cases {
 			v := c.Verdicts[k]
 			switch {
+			case v.Lost:
+				js.Lost++
 			case v.Skipped:
 				js.Skipped++
 			case v.Error != "":
@@ -77,8 +79,8 @@ func aggregate(judges []built, cases []rundir.CaseSummary, levels map[string]flo
 				js.PassRate = &pr
 			}
 		}
-		if n := js.Scored + js.Errors; n > 0 {
-			js.ErrorRate = round(float64(js.Errors) / float64(n))
+		if n := js.Scored + js.Errors + js.Lost; n > 0 {
+			js.ErrorRate = round(float64(js.Errors+js.Lost) / float64(n))
 		}
 		vals := caseValues(cases, k)
 		r, _ := config.ParseReducer(b.cfg.Reduce)

@@ -56,9 +56,11 @@ func reduceVerdicts(judge string, r config.Reducer, vs []rundir.Verdict) rundir.
 	var xs []float64
 	passed, bools := 0, 0
 	var firstErr string
-	skipped := 0
+	skipped, lost := 0, 0
 	for _, a := range vs {
 		switch {
+		case a.Lost:
+			lost++
 		case a.Skipped:
 			skipped++
 		case a.Error != "":
@@ -77,7 +79,10 @@ func reduceVerdicts(judge string, r config.Reducer, vs []rundir.Verdict) rundir.
 	}
 	switch {
 	case len(xs) == 0 && firstErr != "":
-		v.Error = fmt.Sprintf("no attempt was scored (%d errored): %s", len(vs)-skipped, firstErr)
+		v.Error = fmt.Sprintf("no attempt was scored (%d errored): %s", len(vs)-skipped-lost, firstErr)
+		return v
+	case len(xs) == 0 && lost > 0:
+		v.Lost, v.Rationale = true, fmt.Sprintf("not judged: every scored attempt was lost to the infrastructure (%d)", lost)
 		return v
 	case len(xs) == 0:
 		v.Skipped = true

@@ -165,7 +165,8 @@ func (res Result) RunnerResult(red *redact.Redactor) runner.Result {
 	sum := res.Summary
 	return runner.Result{ExitCode: res.ExitCode, TimedOut: res.TimedOut, Interrupted: res.Interrupted, Duration: res.Duration,
 		Err: res.Err, Model: sum.Model, Text: sum.Result, IsError: sum.IsError, CostUSD: sum.CostUSD, Usage: sum.Usage,
-		PerModel: sum.PerModel, NumTurns: sum.NumTurns, Denials: sum.Denials, ToolCalls: sum.ToolCalls, Redactor: red}
+		PerModel: sum.PerModel, NumTurns: sum.NumTurns, Denials: sum.Denials, ToolCalls: sum.ToolCalls, Redactor: red,
+		APIErrorStatus: sum.APIErrorStatus}
 }
 
 // Version returns the first line of `<bin> --version`, or "" when it fails.
