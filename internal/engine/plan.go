@@ -52,9 +52,9 @@ type Flags struct {
 	// RetryErrored: a resume runs again the finished cases (attempts) of
 	// status infra_error or error, besides the unfinished ones.
 	RetryErrored bool
-	RunID   string
-	RunsDir string
-	Timeout time.Duration
+	RunID        string
+	RunsDir      string
+	Timeout      time.Duration
 	// MaxBudgetUSD < 0: not set.
 	MaxBudgetUSD float64
 	AgentBin     string
