@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -116,7 +117,7 @@ func absRanks(xs []float64) (ranks []float64, tieGroups []int) {
 		idx[i] = i
 	}
 	slices.SortFunc(idx, func(a, b int) int {
-		return cmpFloat(math.Abs(xs[a]), math.Abs(xs[b]))
+		return cmp.Compare(math.Abs(xs[a]), math.Abs(xs[b]))
 	})
 	ranks = make([]float64, len(xs))
 	for start := 0; start < len(idx); {
@@ -135,17 +136,6 @@ func absRanks(xs []float64) (ranks []float64, tieGroups []int) {
 		start = end
 	}
 	return ranks, tieGroups
-}
-
-// cmpFloat orders two non-NaN floats.
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // signedRankCDF is P[T <= t] for the sum T of a uniformly random subset of the

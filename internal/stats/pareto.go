@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -26,10 +27,10 @@ func Pareto(points []Point) []int {
 	}
 	slices.SortStableFunc(idx, func(a, b int) int {
 		pa, pb := points[a], points[b]
-		if c := cmpFloat(pa.Cost, pb.Cost); c != 0 {
+		if c := cmp.Compare(pa.Cost, pb.Cost); c != 0 {
 			return c
 		}
-		return cmpFloat(pb.Score, pa.Score)
+		return cmp.Compare(pb.Score, pa.Score)
 	})
 	var front []int
 	for _, i := range idx {
