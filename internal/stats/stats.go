@@ -10,7 +10,10 @@
 //
 // Conventions: a confidence level is a fraction in (0, 1) such as 0.95; a level
 // outside that range gives an interval whose bounds are NaN. An empty sample
-// gives NaN estimates; a p-value is always in [0, 1].
+// gives NaN estimates and intervals, except where a function's doc says
+// otherwise. A test with nothing to test (no discordant pairs, no non-zero
+// difference) gives p = 1; every p-value of valid input is in [0, 1]. The
+// ANOVA is the one function that returns errors.
 package stats
 
 import (
