@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -186,21 +187,40 @@ func warnOrder(w io.Writer, base, next rundir.Dir) {
 		b, n, rb.StartedAt, rn.StartedAt, n)
 }
 
+// changeCell says what the paired test found of a judge's change: the
+// effect with its interval, the test's p and the verdict ("no evidence of
+// a change" when that is the truth).
+func changeCell(d rundir.JudgeDelta) string {
+	if d.Change == "" {
+		if d.Regression {
+			return "worse (no paired cases to test)"
+		}
+		return "-"
+	}
+	s := d.Change
+	if d.Effect != nil {
+		s += fmt.Sprintf(": %+.2f", *d.Effect)
+		if iv := d.EffectInterval; iv != nil {
+			s += fmt.Sprintf(" [%+.2f, %+.2f]", iv.Low, iv.High)
+		}
+	}
+	if d.PValue != nil {
+		s += fmt.Sprintf(", %s p=%s over %d pairs", d.Test, strconv.FormatFloat(*d.PValue, 'g', 3, 64), d.Paired)
+	}
+	return s
+}
+
 // printCompare is compare's table: per judge, the base's and the new run's
 // pass rate (or mean), and the new run's win rate.
 func printCompare(w io.Writer, c *rundir.CompareSummary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "JUDGE\tbase %s\tnew %s\tWIN RATE\t\n", c.Base, c.New)
+	fmt.Fprintf(tw, "JUDGE\tbase %s\tnew %s\tWIN RATE\tCHANGE (paired test)\n", c.Base, c.New)
 	for _, d := range c.Comparison.Judges {
 		now, before := mean(d.MeanNow), mean(d.MeanBefore)
 		if d.PassNow != nil || d.PassBefore != nil {
 			now, before = pct(d.PassNow), pct(d.PassBefore)
 		}
-		flag := ""
-		if d.Regression {
-			flag = "worse"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Judge, before, now, mean(d.WinRate), flag)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Judge, before, now, mean(d.WinRate), changeCell(d))
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "new %s: %d (case, judge) pair(s) better, %d worse", c.New, len(c.Comparison.Better), len(c.Comparison.Worse))

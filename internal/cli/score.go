@@ -346,6 +346,11 @@ func printScoreTable(w io.Writer, s *rundir.Summary) {
 			fmt.Fprintf(w, "; pairwise: %d won, %d lost, %d tied, %d errors", p.WinsA, p.WinsB, p.Ties, p.Errors)
 		}
 		fmt.Fprintln(w)
+		for _, d := range b.Judges {
+			if d.Change != "" {
+				fmt.Fprintf(w, "  %s: %s\n", d.Judge, changeCell(d))
+			}
+		}
 	}
 }
 

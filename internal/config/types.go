@@ -291,11 +291,13 @@ type AgentJudge struct {
 
 // Threshold is the regression gate of one judge.
 type Threshold struct {
-	MinPassRate  *float64 `yaml:"min_pass_rate" doc:"Fail when the pass rate is below this (a case the judge errored on counts as not passed)." check:"rate"`
-	MaxErrorRate *float64 `yaml:"max_error_rate" doc:"Fail when more than this share of cases errored." check:"rate"`
-	MinMean      *float64 `yaml:"min_mean" doc:"Fail when the mean score is below this."`
-	MinWinRate   *float64 `yaml:"min_win_rate" doc:"pairwise: fail when the win rate is below this." check:"rate"`
-	Confidence   *float64 `yaml:"confidence" doc:"Gate min_pass_rate and min_mean on the lower bound of the metric's confidence interval at this level (0.95: the Wilson interval of a pass rate, the t interval of a mean, over cases), not on the point estimate." check:"rate"`
+	MinPassRate   *float64 `yaml:"min_pass_rate" doc:"Fail when the pass rate is below this (a case the judge errored on counts as not passed)." check:"rate"`
+	MaxErrorRate  *float64 `yaml:"max_error_rate" doc:"Fail when more than this share of cases errored." check:"rate"`
+	MinMean       *float64 `yaml:"min_mean" doc:"Fail when the mean score is below this."`
+	MinWinRate    *float64 `yaml:"min_win_rate" doc:"pairwise: fail when the win rate is below this." check:"rate"`
+	MaxRegression *float64 `yaml:"max_regression" doc:"With --baseline: fail when the pass rate (else the mean) fell by more than this against the baseline's, on the cases both runs scored." check:"nonneg"`
+	Significance  *float64 `yaml:"significance" doc:"With max_regression: a fall counts only when the paired test (exact McNemar for pass/fail, Wilcoxon signed-rank for scores) finds it at this level (0.05); otherwise the gate says there is no evidence of a change." check:"rate"`
+	Confidence    *float64 `yaml:"confidence" doc:"Gate min_pass_rate and min_mean on the lower bound of the metric's confidence interval at this level (0.95: the Wilson interval of a pass rate, the t interval of a mean, over cases), not on the point estimate." check:"rate"`
 }
 
 // Reward combines judge values into one number in [0, 1].

@@ -537,6 +537,14 @@ func (v *validator) judgeRef(path, name string) {
 func (v *validator) thresholds() {
 	for name, t := range v.e.Thresholds {
 		v.judgeRef("thresholds."+name, name)
+		if t.Significance != nil {
+			switch s := *t.Significance; {
+			case s <= 0 || s >= 1:
+				v.errf("thresholds."+name+".significance", CodeSemantic, "significance is a level between 0 and 1 (0.05), got %v", s)
+			case t.MaxRegression == nil:
+				v.warnf("thresholds."+name+".significance", "significance applies to max_regression, which this judge's gate does not set")
+			}
+		}
 		if t.Confidence == nil {
 			continue
 		}

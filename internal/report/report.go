@@ -70,7 +70,7 @@ var funcs = template.FuncMap{
 	},
 	"deref": func(b *bool) bool { return b != nil && *b },
 	"metric": func(m string) string {
-		if s, ok := map[string]string{"min_mean": "mean ≥", "min_pass_rate": "pass rate ≥", "min_win_rate": "win rate ≥", "max_error_rate": "error rate ≤"}[m]; ok {
+		if s, ok := map[string]string{"min_mean": "mean ≥", "min_pass_rate": "pass rate ≥", "min_win_rate": "win rate ≥", "max_error_rate": "error rate ≤", "max_regression": "fall vs the baseline ≤"}[m]; ok {
 			return s
 		}
 		return m

@@ -194,9 +194,11 @@ type Pairwise struct {
 	WinsB    int    `yaml:"wins_b"`
 	Ties     int    `yaml:"ties"`
 	Errors   int    `yaml:"errors"`
-	// WinRate is (wins_a + ties/2) / (cases_compared − errors).
-	WinRate *float64       `yaml:"win_rate,omitempty"`
-	Cases   []PairwiseCase `yaml:"cases"`
+	// WinRate is (wins_a + ties/2) / (cases_compared − errors), with its
+	// Wilson interval.
+	WinRate         *float64       `yaml:"win_rate,omitempty"`
+	WinRateInterval *Interval      `yaml:"win_rate_interval,omitempty"`
+	Cases           []PairwiseCase `yaml:"cases"`
 }
 
 // PairwiseCase is one case's A/B verdict: AB is the preference with this
@@ -233,6 +235,19 @@ type JudgeDelta struct {
 	// WinRate is the share of this judge's cases, scored in both runs,
 	// where this run did better, ties counting half.
 	WinRate *float64 `yaml:"win_rate,omitempty"`
+	// The paired test of the change: Paired (case, attempt) pairs scored in
+	// both runs; Test (mcnemar-exact for pass/fail, wilcoxon for scores) and
+	// its two-sided PValue; Effect the difference now − before (of pass
+	// rates, or of means) with its EffectInterval (Newcombe's paired
+	// interval, or a paired bootstrap), CohenD for scores; Change says
+	// "better", "worse" or "no evidence of a change" at 0.05.
+	Paired         int       `yaml:"paired,omitempty"`
+	Test           string    `yaml:"test,omitempty"`
+	PValue         *float64  `yaml:"p_value,omitempty"`
+	Effect         *float64  `yaml:"effect,omitempty"`
+	EffectInterval *Interval `yaml:"effect_interval,omitempty"`
+	CohenD         *float64  `yaml:"cohen_d,omitempty"`
+	Change         string    `yaml:"change,omitempty"`
 }
 
 // CaseDelta is one judge's verdict on one case, before and now.

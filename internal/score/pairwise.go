@@ -12,6 +12,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/llm"
 	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/stats"
 )
 
 // PairwiseOptions configure an A/B comparison of two runs.
@@ -94,8 +95,13 @@ func RunPairwise(ctx context.Context, o PairwiseOptions) (*rundir.Pairwise, erro
 		}
 	}
 	if n := p.Compared - p.Errors; n > 0 {
-		wr := round((float64(p.WinsA) + float64(p.Ties)/2) / float64(n))
+		rate := (float64(p.WinsA) + float64(p.Ties)/2) / float64(n)
+		wr := round(rate)
 		p.WinRate = &wr
+		// A tie is half a win: Wilson's interval of the rate over the n
+		// decided or tied cases.
+		iv := stats.WilsonRate(rate, float64(n), DefaultConfidence)
+		p.WinRateInterval = &rundir.Interval{Low: round(iv.Low), High: round(iv.High), Level: iv.Level, Method: iv.Method}
 	}
 	return p, nil
 }

@@ -83,3 +83,38 @@ func TestParseReducer(t *testing.T) {
 		t.Errorf("pass^3 = %+v, %v", r, err)
 	}
 }
+
+// TestPairedTest: the change of a judge against the baseline, paired by
+// case: exact McNemar for pass/fail (8 of 10 lost: p = 2/2^8), Wilcoxon
+// for scores, and no evidence of a change when the test cannot tell.
+func TestPairedTest(t *testing.T) {
+	var lost, one []pair
+	for i := range 10 {
+		lost = append(lost, pair{now: boolV(i >= 8), before: boolV(true)})
+		one = append(one, pair{now: boolV(i != 0), before: boolV(true)})
+	}
+	var d rundir.JudgeDelta
+	pairedTest(&d, lost)
+	if d.Test != "mcnemar-exact" || d.PValue == nil || *d.PValue != 0.007813 || d.Change != "worse" || *d.Effect != -0.8 || d.Paired != 10 {
+		t.Errorf("8 of 10 lost: %+v", d)
+	}
+	if iv := d.EffectInterval; iv == nil || !(iv.Low < -0.8 && iv.High > -0.8 && iv.High < 0) {
+		t.Errorf("its interval %+v should hold -0.8 and lie below 0", iv)
+	}
+	d = rundir.JudgeDelta{}
+	pairedTest(&d, one)
+	if d.Change != "no evidence of a change" || *d.PValue != 1 {
+		t.Errorf("1 of 10 lost: %+v", d)
+	}
+	// Scores that all rose by about 1: Wilcoxon's exact p for 8 positive
+	// differences without ties is 2/2^8.
+	var rose []pair
+	for i := range 8 {
+		rose = append(rose, pair{now: numV(3 + float64(i)/10), before: numV(2 - float64(i)/100)})
+	}
+	d = rundir.JudgeDelta{}
+	pairedTest(&d, rose)
+	if d.Test != "wilcoxon" || *d.PValue != 0.007813 || d.Change != "better" || d.CohenD == nil || *d.Effect <= 1 {
+		t.Errorf("scores rose: %+v", d)
+	}
+}

@@ -1,8 +1,10 @@
 package score
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/results"
@@ -92,6 +94,9 @@ func checkThresholds(ev *config.Eval, s *rundir.Summary) []rundir.ThresholdResul
 				out = append(out, atLeast(name, "min_win_rate", *t.MinWinRate, *wr))
 			}
 		}
+		if t.MaxRegression != nil {
+			out = append(out, regressionGate(s, name, *t.MaxRegression, t.Significance))
+		}
 		if t.MaxErrorRate != nil {
 			if js == nil {
 				na("max_error_rate", *t.MaxErrorRate, unavailable("error rate"))
@@ -133,6 +138,53 @@ func sr0(sr *config.ScoreRange) float64 {
 		return 0
 	}
 	return sr.Min
+}
+
+// regressionGate checks max_regression: the judge's pass rate (else mean)
+// may fall against the baseline's by at most limit; with significance, a
+// fall counts only when the paired test finds it at that level, and the
+// gate otherwise says there is no evidence of a change. Without a baseline
+// it cannot be checked and fails.
+func regressionGate(s *rundir.Summary, name string, limit float64, significance *float64) rundir.ThresholdResult {
+	r := rundir.ThresholdResult{Judge: name, Metric: "max_regression", Want: limit}
+	var d *rundir.JudgeDelta
+	if s.Baseline != nil {
+		for i := range s.Baseline.Judges {
+			if s.Baseline.Judges[i].Judge == name {
+				d = &s.Baseline.Judges[i]
+			}
+		}
+	}
+	before, now, what := (*float64)(nil), (*float64)(nil), "pass rate"
+	if d != nil {
+		before, now = d.PassBefore, d.PassNow
+		if before == nil || now == nil {
+			before, now, what = d.MeanBefore, d.MeanNow, "mean"
+		}
+	}
+	if d == nil || before == nil || now == nil {
+		r.Detail = "n/a: max_regression needs --baseline, with the judge scored in both runs"
+		return r
+	}
+	drop := round(*before - *now)
+	r.Got, r.OK = drop, drop <= limit
+	test := ""
+	if d.PValue != nil {
+		test = fmt.Sprintf("%s p = %s over %d pairs", d.Test, num(*d.PValue), d.Paired)
+	}
+	switch {
+	case r.OK:
+		r.Detail = fmt.Sprintf("the %s fell by %s ≤ %s (%s)", what, num(drop), num(limit), test)
+	case significance != nil && (d.PValue == nil || *d.PValue >= *significance):
+		r.OK = true
+		r.Detail = fmt.Sprintf("no evidence of a change: the %s fell by %s > %s, but %s ≥ %s, so the fall may be chance", what, num(drop), num(limit), cmp.Or(test, "no paired test"), num(*significance))
+	default:
+		r.Detail = fmt.Sprintf("the %s fell by %s > %s against %s (%s)", what, num(drop), num(limit), s.Baseline.RunID, cmp.Or(test, "no paired test"))
+		if significance != nil {
+			r.Detail += fmt.Sprintf(", significant at %s", num(*significance))
+		}
+	}
+	return r
 }
 
 // atLeastBound gates r on the lower bound of iv instead of its point
@@ -220,7 +272,7 @@ func Regressions(s *rundir.Summary) []string {
 			continue
 		}
 		op := ">="
-		if t.Metric == "max_error_rate" {
+		if strings.HasPrefix(t.Metric, "max_") {
 			op = "<="
 		}
 		out = append(out, fmt.Sprintf("[%s] %s: %s %s -> %s", t.Judge, t.Metric, op, num(t.Want), t.Detail))

@@ -58,6 +58,15 @@ func WilsonClustered(passed, trials []int, level float64) Interval {
 	return iv
 }
 
+// WilsonRate is the Wilson interval of a rate p observed over n trials,
+// n not necessarily whole (a win rate whose ties count half).
+func WilsonRate(p, n, level float64) Interval {
+	if n <= 0 {
+		return Interval{Low: 0, High: 1, Level: level, Method: "wilson"}
+	}
+	return wilson(p, n, level)
+}
+
 // wilson is the Wilson interval of a proportion p over an effective
 // sample of n (not necessarily whole).
 func wilson(p, n, level float64) Interval {
