@@ -94,6 +94,9 @@ func runOnHarbor(ctx context.Context, e env, opts runOptions, ev *config.Eval, p
 	if err != nil {
 		return inputErrorf("%v", err)
 	}
+	if plan.Repeats > 1 && opts.harbor.attempts > 0 && opts.harbor.attempts != plan.Repeats {
+		return usageErrorf("--attempts %d and %d repeats (--repeat, execution.repeats) disagree: on Harbor each attempt is one repeat; give one of them", opts.harbor.attempts, plan.Repeats)
+	}
 	work := harborWorkDir(plan.RunsDir, plan.RunID)
 	if _, err := os.Stat(work); err == nil {
 		return usageErrorf("%s already exists; choose another --run-id", work)
@@ -152,7 +155,7 @@ func runOnHarbor(ctx context.Context, e env, opts runOptions, ev *config.Eval, p
 		return fmt.Errorf("%w; the end of its output:\n%s", err, tail(logPath, 20))
 	}
 	imp, err := harbor.Import(ctx, harbor.ImportOptions{JobDir: job.Dir(), EvalRunsDir: plan.RunsDir, RunID: plan.RunID,
-		EvalFile: ev.Path()})
+		EvalFile: ev.Path(), Repeats: plan.Repeats})
 	var jobErr *harbor.JobError
 	switch {
 	case errors.As(err, &jobErr):

@@ -40,6 +40,10 @@ type ImportOptions struct {
 	// TasksDir, when set, is where the job's tasks are now: a trial's task
 	// is TasksDir/<the base name of its config.json task.path>.
 	TasksDir string
+	// Repeats > 1 says the job's attempts are the run's repeats (run
+	// --backend harbor --repeat N): the run records them, and score judges
+	// and reduces every attempt. Otherwise score judges attempt 1.
+	Repeats int
 }
 
 // Imported is the run directory an import wrote.
@@ -121,7 +125,7 @@ func Import(ctx context.Context, o ImportOptions) (imp *Imported, err error) {
 	if err := writeConfig(dir, evalSrc); err != nil {
 		return nil, err
 	}
-	if err := dir.WriteSelection(order, 1); err != nil {
+	if err := dir.WriteSelection(order, o.Repeats); err != nil {
 		return nil, err
 	}
 	red := redact.FromEnviron(os.Environ())
@@ -152,6 +156,9 @@ func Import(ctx context.Context, o ImportOptions) (imp *Imported, err error) {
 				addAttempt(run, c)
 			}
 		}
+	}
+	if o.Repeats > 1 {
+		run.Repeats = o.Repeats
 	}
 	if err := results.WriteJSON(dir.RunResult(), run); err != nil {
 		return nil, fmt.Errorf("write the run's result: %w", err)
