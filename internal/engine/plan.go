@@ -127,7 +127,7 @@ type Plan struct {
 	// InputOverrides: see Flags.
 	InputOverrides map[string]any
 	AgentBin       string
-	HarnessBin string
+	HarnessBin     string
 	// Warnings are the plan's own remarks, as lines to show (a parallelism
 	// repo mode overrides); eval.yaml's warnings are the loader's.
 	Warnings []string
@@ -307,4 +307,3 @@ func CommandsNameModel(ev *config.Eval) bool {
 	}
 	return false
 }
-
