@@ -34,7 +34,8 @@ type CellReport struct {
 	Replication int               `yaml:"replication"`
 	RunDir      string            `yaml:"run_dir"`
 	CostUSD     float64           `yaml:"cost_usd"`
-	// Means is each judge's mean over the cell's cases (absent: no value).
+	// Means is each judge's mean of the values of the cell's cases (1/0
+	// for pass/fail), the score of its Pareto front; absent: no value.
 	Means map[string]float64 `yaml:"means"`
 }
 
@@ -44,7 +45,7 @@ type JudgeReport struct {
 	// Observations are the per-case values the ANOVA was fitted to.
 	Observations int `yaml:"observations"`
 	// ANOVAFactors are the factors in the model (those with two or more
-	// levels), crossed with their interactions.
+	// levels among the judge's values), crossed with their interactions.
 	ANOVAFactors []string  `yaml:"anova_factors"`
 	ANOVA        []TermRow `yaml:"anova,omitempty"`
 	// ANOVANote says why there is no table, or why F and P are missing.
@@ -97,21 +98,24 @@ func Analyze(ix Index, summaries map[string]*rundir.Summary) Report {
 				seen[j.Name] = true
 				judges = append(judges, j.Name)
 			}
-			if j.Mean != nil {
-				cr.Means[j.Name] = *j.Mean
-			}
 		}
+		sum, n := map[string]float64{}, map[string]int{}
 		for _, cs := range s.Cases {
 			for _, v := range cs.Verdicts {
 				if v.Value != nil && !math.IsNaN(*v.Value) && !math.IsInf(*v.Value, 0) {
 					obs[v.Judge] = append(obs[v.Judge], stats.Obs{Levels: levels, Y: *v.Value})
+					sum[v.Judge] += *v.Value
+					n[v.Judge]++
 				}
 			}
 		}
+		for j, k := range n {
+			cr.Means[j] = sum[j] / float64(k) // a pass/fail judge's: its pass rate
+		}
 		r.Cells = append(r.Cells, cr)
 	}
-	factors := varied(ix)
 	for _, name := range judges {
+		factors := varied(ix, obs[name])
 		jr := JudgeReport{Judge: name, Observations: len(obs[name]), ANOVAFactors: factors}
 		jr.ANOVA, jr.ANOVANote = anova(obs[name], factors)
 		var pts []stats.Point
@@ -130,12 +134,17 @@ func Analyze(ix Index, summaries map[string]*rundir.Summary) Report {
 	return r
 }
 
-// varied are the index's factors with two or more levels: a factor with
-// one level explains nothing and cannot be in the model.
-func varied(ix Index) []string {
+// varied are the index's factors with two or more levels among obs: a
+// factor seen at one level (declared so, or its other cells unscored)
+// explains nothing and cannot be in the model.
+func varied(ix Index, obs []stats.Obs) []string {
 	var out []string
 	for _, f := range ix.Factors {
-		if len(f.Levels) > 1 {
+		seen := map[string]bool{}
+		for _, o := range obs {
+			seen[o.Levels[f.Name]] = true
+		}
+		if len(seen) > 1 {
 			out = append(out, f.Name)
 		}
 	}
@@ -146,7 +155,7 @@ func varied(ix Index) []string {
 func anova(obs []stats.Obs, factors []string) ([]TermRow, string) {
 	switch {
 	case len(factors) == 0:
-		return nil, "no factor has two or more levels"
+		return nil, "no factor has two or more levels among the scored cells"
 	case len(obs) == 0:
 		return nil, "no case has a value"
 	}
