@@ -37,6 +37,7 @@ func TestScripts(t *testing.T) {
 			return shortWorkspaces(env)
 		},
 		Condition: scriptCondition,
+		Cmds:      map[string]func(ts *testscript.TestScript, neg bool, args []string){"anova-near": cmdANOVANear},
 	})
 }
 

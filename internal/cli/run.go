@@ -144,17 +144,9 @@ func runners(ev *config.Eval) *runner.Registry {
 	return r
 }
 
-func runRun(ctx context.Context, e env, opts runOptions) error {
-	term := ui.NewTerminal(e.Err, e.Getenv)
-	defer term.Stop()
-	e.Err = term.Writer()
-	ev, err := config.Load(opts.config)
-	if err != nil {
-		return err
-	}
-	if opts.agentBin != "" && ev.RunnerType() == string(runner.TypeCLI) {
-		return usageErrorf("--agent-bin names the agent CLI of the claude-code, codex, gemini and cursor runners; runner.type cli runs runner.command, so name the agent's program there")
-	}
+// preflight refuses, before any agent starts, what would fail the run
+// (or, with opts.score, its scoring) and prints eval.yaml's warnings.
+func preflight(e env, ev *config.Eval, opts runOptions) error {
 	var problems config.Errors
 	for _, p := range permissionProblems(ev) {
 		if !p.Warning {
@@ -181,11 +173,38 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if len(problems) > 0 {
 		return problems
 	}
-	harness := e.Getenv(BinEnv)
-	if harness == "" {
-		if harness, err = os.Executable(); err != nil {
-			return fmt.Errorf("find the agent-eval binary: %w", err)
-		}
+	return nil
+}
+
+// harnessBin is the agent-eval binary the hook and the guard run as.
+func harnessBin(e env) (string, error) {
+	if bin := e.Getenv(BinEnv); bin != "" {
+		return bin, nil
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the agent-eval binary: %w", err)
+	}
+	return bin, nil
+}
+
+func runRun(ctx context.Context, e env, opts runOptions) error {
+	term := ui.NewTerminal(e.Err, e.Getenv)
+	defer term.Stop()
+	e.Err = term.Writer()
+	ev, err := config.Load(opts.config)
+	if err != nil {
+		return err
+	}
+	if opts.agentBin != "" && ev.RunnerType() == string(runner.TypeCLI) {
+		return usageErrorf("--agent-bin names the agent CLI of the claude-code, codex, gemini and cursor runners; runner.type cli runs runner.command, so name the agent's program there")
+	}
+	if err := preflight(e, ev, opts); err != nil {
+		return err
+	}
+	harness, err := harnessBin(e)
+	if err != nil {
+		return err
 	}
 	if opts.retry != "" && opts.retry != "errored" {
 		return usageErrorf("--retry takes errored (the cases of status infra_error or error), got %q", opts.retry)
@@ -202,7 +221,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		fmt.Fprintln(e.Err, w)
 	}
 	if plan.Mode == engine.ModeCase {
-		if err := commandProblems(ev, plan.Cases); err != nil {
+		if err := commandProblems(ev, plan.Cases, nil); err != nil {
 			return err
 		}
 	}
@@ -316,8 +335,9 @@ func mustGetwd() string {
 // commandProblems checks, before any case starts, that each placeholder of
 // a cli runner's command is a built-in or a field of every case's input: a
 // case that lacks one is a config error now, not a failure mid-run. A case
-// whose input cannot be read is left to fail on its own.
-func commandProblems(ev *config.Eval, ids []string) error {
+// whose input cannot be read is left to fail on its own. overrides are set
+// over every case's input (a matrix cell's factors).
+func commandProblems(ev *config.Eval, ids []string, overrides map[string]any) error {
 	var errs config.Errors
 	for _, c := range ev.CLICommands() {
 		byMsg := map[string][]string{}
@@ -327,7 +347,7 @@ func commandProblems(ev *config.Eval, ids []string) error {
 			if err != nil {
 				continue
 			}
-			if err := config.CheckPlaceholders(c.Command, input); err != nil {
+			if err := config.CheckPlaceholders(c.Command, workspace.MergeInput(input, overrides)); err != nil {
 				if byMsg[err.Error()] == nil {
 					order = append(order, err.Error())
 				}

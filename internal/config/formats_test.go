@@ -77,7 +77,7 @@ func TestMatrixNotice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "declares 6 cells (model 2 × tone 3) × 2 replications; matrices are not supported yet, so run runs the base configuration once"
+	want := "declares 6 cells (model 2 × tone 3) × 2 replications; run runs the base configuration once: run every cell with agent-eval matrix run"
 	if got := ev.MatrixNotice(); got != want {
 		t.Errorf("notice = %q, want %q", got, want)
 	}

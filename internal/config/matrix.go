@@ -7,8 +7,8 @@ import (
 )
 
 // Matrix is upstream's eval-anova experiment design: every combination of
-// the factors' levels, each run replications times. agent-eval reads and
-// checks it but does not run it yet: run runs the base configuration.
+// the factors' levels, each run replications times. run runs the base
+// configuration; matrix run (internal/matrix) runs every cell.
 type Matrix struct {
 	Factors      map[string][]any `yaml:"factors" doc:"Factor name to its levels (a non-empty list). \"model\" varies models.skill; any other name is a case input field set per cell (upstream's --input-override), usable as a {name} placeholder." check:"required"`
 	Replications *int             `yaml:"replications" doc:"How many times each cell runs." default:"1" check:"atleast1"`
@@ -31,7 +31,7 @@ func (e *Eval) MatrixNotice() string {
 	if m.Replications != nil {
 		reps = *m.Replications
 	}
-	return fmt.Sprintf("declares %d %s (%s) × %d %s; matrices are not supported yet, so run runs the base configuration once",
+	return fmt.Sprintf("declares %d %s (%s) × %d %s; run runs the base configuration once: run every cell with agent-eval matrix run",
 		cells, plural(cells, "cell", "cells"), strings.Join(dims, " × "), reps, plural(reps, "replication", "replications"))
 }
 

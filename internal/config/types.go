@@ -37,7 +37,7 @@ type Eval struct {
 	Judges      []Judge              `yaml:"judges" doc:"How each case's outputs are scored."`
 	Thresholds  map[string]Threshold `yaml:"thresholds" doc:"Regression gates per judge name; a failed gate makes score exit 1."`
 	Reward      *Reward              `yaml:"reward" doc:"How judge values combine into one reward in [0, 1] (Harbor and the report)."`
-	Matrix      *Matrix              `yaml:"matrix" doc:"Upstream's eval-anova experiment design (factors × replications). Checked, not run yet: run runs the base configuration and says so."`
+	Matrix      *Matrix              `yaml:"matrix" doc:"Upstream's eval-anova experiment design (factors × replications). run runs the base configuration once; agent-eval matrix run runs every cell (README: Experiment matrices)."`
 	MLflow      *MLflow              `yaml:"mlflow" doc:"Log results to MLflow. Does nothing in this version (validate, run and score warn at its line); MLflow export comes with later work (CI summaries and MLflow export)."`
 
 	// Set by Load, not read from YAML.

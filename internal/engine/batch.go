@@ -42,7 +42,7 @@ func (st *state) runBatch(ctx context.Context, start time.Time) (*results.RunRes
 			entryCounts = append(entryCounts, orderEntry{ID: id})
 			continue
 		}
-		entries = append(entries, input)
+		entries = append(entries, workspace.MergeInput(input, st.p.InputOverrides))
 		order = append(order, map[string]any{"case_id": id, "entry_count": 1})
 		entryCounts = append(entryCounts, orderEntry{ID: id, Entries: 1})
 		o, err := workspace.CaseOverrides(caseDir)

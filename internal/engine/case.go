@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -66,7 +67,7 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	if err != nil {
 		return fail(err)
 	}
-	sess, err := st.agent.Prepare(ctx, runner.Workspace{ID: id, Dir: cr.ws, CaseDir: caseDir, Overrides: overrides})
+	sess, err := st.agent.Prepare(ctx, runner.Workspace{ID: id, Dir: cr.ws, CaseDir: caseDir, Overrides: overrides, InputOverrides: st.p.InputOverrides})
 	if sess != nil {
 		defer func() {
 			if err := sess.Close(); err != nil {
@@ -143,11 +144,15 @@ func (st *state) prepareCase(cr *caseRun, id string) (caseDir string, overrides 
 	if err != nil {
 		return "", nil, err
 	}
+	input = workspace.MergeInput(input, st.p.InputOverrides)
 	cr.input = input
 	if in := workspace.InputFile(caseDir); in != "" {
 		if err := workspace.CopyTree(in, filepath.Join(cr.out, filepath.Base(in))); err != nil {
 			return "", nil, fmt.Errorf("copy the case's input: %w", err)
 		}
+	}
+	if err := st.writeMergedInput(cr.out, caseDir, input); err != nil {
+		return "", nil, err
 	}
 	if !st.p.Steps {
 		if c.Prompt, err = st.prompt(input, cr.ws); err != nil {
@@ -161,7 +166,38 @@ func (st *state) prepareCase(cr *caseRun, id string) (caseDir string, overrides 
 	if err := st.fillWorkspace(cr.ws, caseDir); err != nil {
 		return "", nil, fmt.Errorf("prepare the workspace: %w", err)
 	}
+	if err := st.writeMergedInput(cr.ws, caseDir, input); err != nil {
+		return "", nil, err
+	}
 	return caseDir, overrides, nil
+}
+
+// writeMergedInput writes, when the plan has input overrides, the case's
+// input with them into dir under the case's input file name (input.yaml
+// when it has none), over the copy of the case's own.
+func (st *state) writeMergedInput(dir, caseDir string, input map[string]any) error {
+	if len(st.p.InputOverrides) == 0 {
+		return nil
+	}
+	name := "input.yaml"
+	if in := workspace.InputFile(caseDir); in != "" {
+		name = filepath.Base(in)
+	}
+	p := filepath.Join(dir, name)
+	if strings.HasSuffix(name, ".json") {
+		b, err := json.MarshalIndent(input, "", "  ")
+		if err == nil {
+			err = os.WriteFile(p, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("write the case's input with the overrides: %w", err)
+		}
+		return nil
+	}
+	if err := writeYAML(p, input); err != nil {
+		return fmt.Errorf("write the case's input with the overrides: %w", err)
+	}
+	return nil
 }
 
 // openTranscript creates the case's transcript, redacted line by line,

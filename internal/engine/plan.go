@@ -60,6 +60,9 @@ type Flags struct {
 	AgentBin     string
 	FakeModel    bool
 	Resume       bool
+	// InputOverrides are set in every case's input (a matrix cell's
+	// non-model factors, upstream's --input-override).
+	InputOverrides map[string]any
 }
 
 // Environment is what a plan reads from the process: its working
@@ -121,8 +124,10 @@ type Plan struct {
 	ExplicitID bool
 	Resume     bool
 	FakeModel  bool
-	AgentBin   string
-	HarnessBin string
+	// InputOverrides: see Flags.
+	InputOverrides map[string]any
+	AgentBin       string
+	HarnessBin     string
 	// Warnings are the plan's own remarks, as lines to show (a parallelism
 	// repo mode overrides); eval.yaml's warnings are the loader's.
 	Warnings []string
@@ -165,7 +170,7 @@ func usageErrorf(format string, args ...any) error {
 // dataset's case list and nothing else.
 func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan, error) {
 	p := Plan{Eval: ev, ConfigPath: configPath, Runner: runner.Type(ev.RunnerType()), Mode: Mode(ev.Mode()),
-		Steps: len(ev.Execution.Steps) > 0, Resume: f.Resume, FakeModel: f.FakeModel, AgentBin: f.AgentBin,
+		Steps: len(ev.Execution.Steps) > 0, Resume: f.Resume, FakeModel: f.FakeModel, AgentBin: f.AgentBin, InputOverrides: f.InputOverrides,
 		HarnessBin: env.HarnessBin, ProjectRoot: env.Dir, Getenv: env.Getenv, CommandLine: env.Args, Environ: env.Environ}
 	if p.Environ == nil {
 		p.Environ = os.Environ()

@@ -137,6 +137,9 @@ type Workspace struct {
 	CaseDir string
 	// Overrides are the case's answers.yaml entries (question → answer).
 	Overrides map[string]string
+	// InputOverrides are set over the case's input (a matrix cell's
+	// factors), for the command's placeholders.
+	InputOverrides map[string]any
 }
 
 // Session invokes the agent in one prepared workspace.

@@ -170,6 +170,23 @@ func ReadInput(caseDir string) (map[string]any, error) {
 	return v, nil
 }
 
+// MergeInput is input with overrides set over it (input itself is left
+// alone): a matrix cell's factors over a case's input. It is input when
+// there are no overrides.
+func MergeInput(input, overrides map[string]any) map[string]any {
+	if len(overrides) == 0 {
+		return input
+	}
+	out := make(map[string]any, len(input)+len(overrides))
+	for k, v := range input {
+		out[k] = v
+	}
+	for k, v := range overrides {
+		out[k] = v
+	}
+	return out
+}
+
 // CaseOverrides reads the case_overrides map of a case's answers.yaml.
 func CaseOverrides(caseDir string) (map[string]string, error) {
 	if err := notSymlink(filepath.Join(caseDir, AnswersFile)); err != nil {

@@ -125,6 +125,7 @@ func (r *started) Prepare(ctx context.Context, w runner.Workspace) (runner.Sessi
 		}
 		s.input = in
 	}
+	s.input = workspace.MergeInput(s.input, w.InputOverrides)
 	for _, c := range r.s.Eval.CLICommands() {
 		if err := config.CheckPlaceholders(c.Command, s.input); err != nil {
 			return s, &runner.ConfigError{Err: fmt.Errorf("case %s: %s: %w", w.ID, c.Field, err)}

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/atomicfile"
+	"github.com/agent-eval/agent-eval/internal/matrix"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+)
+
+type matrixReportOptions struct {
+	config string
+}
+
+func newMatrixReportCmd(e env) *cobra.Command {
+	opts := matrixReportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report [MATRIX_DIR]",
+		Short: "Write a matrix's ANOVA tables and cost-vs-score Pareto fronts (matrix.yaml, matrix.html)",
+		Long: `Read the scored cells of the matrix in MATRIX_DIR (default: the latest matrix
+of the eval -c names) and write into it matrix.yaml and matrix.html: for
+each judge, the Type II ANOVA table (term, SS, DF, MS, F, P, η², partial η²)
+of the cases' values in every cell, with the factors of two or more levels
+and their interactions as its terms, and the cells' cost-versus-score Pareto
+front (a cell's score is the judge's mean over its cases). matrix.html adds
+a scatter of the cells with the front drawn; it loads nothing from outside.
+
+stdout gets the tables; cells not scored yet are left out and named on
+stderr.
+
+Exit status: 0, or 2 when there is no such matrix or no cell is scored.`,
+		Args: maxArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			dir := ""
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			return runMatrixReport(e, opts, dir)
+		},
+	}
+	runConfigFlag(cmd.Flags(), &opts.config, "the eval config `FILE` whose latest matrix is reported when no MATRIX_DIR is given")
+	return cmd
+}
+
+func runMatrixReport(e env, opts matrixReportOptions, dirArg string) error {
+	d, ix, err := matrixArg(e, opts.config, dirArg)
+	if err != nil {
+		return err
+	}
+	sums := map[string]*rundir.Summary{}
+	for _, c := range ix.Cells {
+		if d.CellState(c.Name) != matrix.StateScored {
+			continue
+		}
+		s, err := d.Cell(c.Name).ReadSummary()
+		if err != nil {
+			return fmt.Errorf("read cell %s: %w", c.Name, err)
+		}
+		sums[c.Name] = s
+	}
+	if len(sums) == 0 {
+		return inputErrorf("no cell of %s is scored yet; run agent-eval matrix run --resume", d.Path)
+	}
+	r := matrix.Analyze(ix, sums)
+	if len(r.Unscored) > 0 {
+		fmt.Fprintf(e.Err, "agent-eval: %d cell(s) not scored, left out: %s\n", len(r.Unscored), strings.Join(r.Unscored, ", "))
+	}
+	b, err := yaml.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", matrix.ReportYAML, err)
+	}
+	if err := atomicfile.Write(d.ReportYAML(), b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", d.ReportYAML(), err)
+	}
+	page, err := matrix.HTML(r)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(d.ReportHTML(), page, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", d.ReportHTML(), err)
+	}
+	if err := printMatrixReport(e.Out, r); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.Err, "agent-eval: wrote %s and %s\n", d.ReportYAML(), d.ReportHTML())
+	return nil
+}
+
+// printMatrixReport writes each judge's ANOVA table and Pareto front.
+func printMatrixReport(w io.Writer, r matrix.Report) error {
+	num := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*p, 'g', 6, 64)
+	}
+	for i, j := range r.Judges {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "judge %s: %d observation(s)\n", j.Judge, j.Observations)
+		if j.ANOVANote != "" {
+			fmt.Fprintf(w, "  %s\n", j.ANOVANote)
+		}
+		if len(j.ANOVA) > 0 {
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "  TERM\tSS\tDF\tMS\tF\tP\tETA_SQ\tPARTIAL_ETA_SQ")
+			for _, t := range j.ANOVA {
+				ss, df := t.SS, t.DF
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Term, num(&ss), num(&df), num(t.MS), num(t.F), num(t.P), num(t.EtaSq), num(t.PartialEtaSq))
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(w, "  pareto front (cost vs score): %s\n", strings.Join(j.Pareto, ", "))
+	}
+	return nil
+}

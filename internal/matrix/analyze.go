@@ -1,0 +1,183 @@
+package matrix
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/stats"
+)
+
+// ReportVersion is the version of matrix.yaml.
+const ReportVersion = 1
+
+// Report is matrix.yaml: each scored cell's cost and judge means, and per
+// judge the ANOVA table over the cells' per-case values and the cells'
+// cost-versus-score Pareto front.
+type Report struct {
+	SchemaVersion int           `yaml:"schema_version"`
+	MatrixID      string        `yaml:"matrix_id"`
+	EvalName      string        `yaml:"eval_name"`
+	Factors       []Factor      `yaml:"factors"`
+	Replications  int           `yaml:"replications"`
+	Cells         []CellReport  `yaml:"cells"`
+	Judges        []JudgeReport `yaml:"judges"`
+	// Unscored are the cells left out (not scored yet).
+	Unscored []string `yaml:"unscored,omitempty"`
+}
+
+// CellReport is one cell's line of the report.
+type CellReport struct {
+	Name        string            `yaml:"name"`
+	Levels      map[string]string `yaml:"levels"`
+	Replication int               `yaml:"replication"`
+	RunDir      string            `yaml:"run_dir"`
+	CostUSD     float64           `yaml:"cost_usd"`
+	// Means is each judge's mean of the values of the cell's cases (1/0
+	// for pass/fail), the score of its Pareto front; absent: no value.
+	Means map[string]float64 `yaml:"means"`
+}
+
+// JudgeReport is one judge across the cells.
+type JudgeReport struct {
+	Judge string `yaml:"judge"`
+	// Observations are the per-case values the ANOVA was fitted to.
+	Observations int `yaml:"observations"`
+	// ANOVAFactors are the factors in the model (those with two or more
+	// levels among the judge's values), crossed with their interactions.
+	ANOVAFactors []string  `yaml:"anova_factors"`
+	ANOVA        []TermRow `yaml:"anova,omitempty"`
+	// ANOVANote says why there is no table, or why F and P are missing.
+	ANOVANote string `yaml:"anova_note,omitempty"`
+	// Points are the cells' cost and mean; Pareto the names of the cells on
+	// the cost-versus-score front, in increasing cost.
+	Points []Point  `yaml:"points"`
+	Pareto []string `yaml:"pareto"`
+}
+
+// TermRow is a row of an ANOVA table (Type II sums of squares). F, P and
+// the partial η² are absent where they are undefined (the residual row, no
+// residual degrees of freedom).
+type TermRow struct {
+	Term         string   `yaml:"term"`
+	SS           float64  `yaml:"ss"`
+	DF           float64  `yaml:"df"`
+	MS           *float64 `yaml:"ms,omitempty"`
+	F            *float64 `yaml:"f,omitempty"`
+	P            *float64 `yaml:"p,omitempty"`
+	EtaSq        *float64 `yaml:"eta_sq,omitempty"`
+	PartialEtaSq *float64 `yaml:"partial_eta_sq,omitempty"`
+}
+
+// Point is a cell in the cost-versus-score plane of one judge.
+type Point struct {
+	Cell    string  `yaml:"cell"`
+	CostUSD float64 `yaml:"cost_usd"`
+	Score   float64 `yaml:"score"`
+}
+
+// Analyze builds the report of ix from its cells' summaries (keyed by
+// cell name; a cell without one is unscored and left out). The judges
+// come in the order they first appear in the summaries.
+func Analyze(ix Index, summaries map[string]*rundir.Summary) Report {
+	r := Report{SchemaVersion: ReportVersion, MatrixID: ix.ID, EvalName: ix.EvalName, Factors: ix.Factors, Replications: ix.Replications}
+	var judges []string
+	seen := map[string]bool{}
+	obs := map[string][]stats.Obs{}
+	for _, c := range ix.Cells {
+		s := summaries[c.Name]
+		if s == nil {
+			r.Unscored = append(r.Unscored, c.Name)
+			continue
+		}
+		levels := c.Cell().LevelTexts()
+		cr := CellReport{Name: c.Name, Levels: levels, Replication: c.Replication, RunDir: c.RunDir, CostUSD: s.CostUSD, Means: map[string]float64{}}
+		for _, j := range s.Judges {
+			if !seen[j.Name] {
+				seen[j.Name] = true
+				judges = append(judges, j.Name)
+			}
+		}
+		sum, n := map[string]float64{}, map[string]int{}
+		for _, cs := range s.Cases {
+			for _, v := range cs.Verdicts {
+				if v.Value != nil && !math.IsNaN(*v.Value) && !math.IsInf(*v.Value, 0) {
+					obs[v.Judge] = append(obs[v.Judge], stats.Obs{Levels: levels, Y: *v.Value})
+					sum[v.Judge] += *v.Value
+					n[v.Judge]++
+				}
+			}
+		}
+		for j, k := range n {
+			cr.Means[j] = sum[j] / float64(k) // a pass/fail judge's: its pass rate
+		}
+		r.Cells = append(r.Cells, cr)
+	}
+	for _, name := range judges {
+		factors := varied(ix, obs[name])
+		jr := JudgeReport{Judge: name, Observations: len(obs[name]), ANOVAFactors: factors}
+		jr.ANOVA, jr.ANOVANote = anova(obs[name], factors)
+		var pts []stats.Point
+		for _, c := range r.Cells {
+			if m, ok := c.Means[name]; ok {
+				jr.Points = append(jr.Points, Point{Cell: c.Name, CostUSD: c.CostUSD, Score: m})
+				pts = append(pts, stats.Point{Cost: c.CostUSD, Score: m})
+			}
+		}
+		jr.Pareto = []string{}
+		for _, i := range stats.Pareto(pts) {
+			jr.Pareto = append(jr.Pareto, jr.Points[i].Cell)
+		}
+		r.Judges = append(r.Judges, jr)
+	}
+	return r
+}
+
+// varied are the index's factors with two or more levels among obs: a
+// factor seen at one level (declared so, or its other cells unscored)
+// explains nothing and cannot be in the model.
+func varied(ix Index, obs []stats.Obs) []string {
+	var out []string
+	for _, f := range ix.Factors {
+		seen := map[string]bool{}
+		for _, o := range obs {
+			seen[o.Levels[f.Name]] = true
+		}
+		if len(seen) > 1 {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// anova fits the table, or says why there is none.
+func anova(obs []stats.Obs, factors []string) ([]TermRow, string) {
+	switch {
+	case len(factors) == 0:
+		return nil, "no factor has two or more levels among the scored cells"
+	case len(obs) == 0:
+		return nil, "no case has a value"
+	}
+	t, err := stats.ANOVA(obs, factors)
+	note := ""
+	switch {
+	case errors.Is(err, stats.ErrNoResidualDF):
+		note = "no residual degrees of freedom (add replications): F and P are undefined"
+	case err != nil:
+		return nil, fmt.Sprintf("no table: %v", err)
+	}
+	rows := make([]TermRow, len(t.Rows))
+	for i, x := range t.Rows {
+		rows[i] = TermRow{Term: x.Term, SS: x.SS, DF: x.DF, MS: finite(x.MS), F: finite(x.F), P: finite(x.P), EtaSq: finite(x.EtaSq), PartialEtaSq: finite(x.PartialEtaSq)}
+	}
+	return rows, note
+}
+
+// finite is &v, or nil for NaN and ±Inf.
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}

@@ -1,0 +1,104 @@
+package matrix
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/rundir"
+)
+
+func summary(cost float64, values map[string][]float64) *rundir.Summary {
+	s := &rundir.Summary{CostUSD: cost}
+	for _, j := range []string{"ok", "score"} {
+		if _, has := values[j]; has {
+			s.Judges = append(s.Judges, rundir.JudgeSummary{Name: j})
+		}
+	}
+	n := 0
+	for _, vs := range values {
+		n = max(n, len(vs))
+	}
+	for i := range n {
+		c := rundir.CaseSummary{ID: string(rune('a' + i))}
+		for _, j := range []string{"ok", "score"} {
+			if i < len(values[j]) {
+				v := values[j][i]
+				c.Verdicts = append(c.Verdicts, rundir.Verdict{Judge: j, Value: &v})
+			}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	return s
+}
+
+// One replication of a 2-level factor: the table has its SS but no
+// residual, the pass/fail judge's means are pass rates, and an unscored
+// cell is named, not counted.
+func TestAnalyze(t *testing.T) {
+	t.Parallel()
+	m := &config.Matrix{Factors: map[string][]any{"model": {"a", "b"}, "ctx": {"x"}}}
+	ix := NewIndex("m", "demo", m, time.Unix(0, 0))
+	sums := map[string]*rundir.Summary{
+		ix.Cells[0].Name: summary(1, map[string][]float64{"ok": {1, 0}, "score": {2, 4}}),
+		ix.Cells[1].Name: summary(2, map[string][]float64{"ok": {1, 1}, "score": {5, 7}}),
+	}
+	r := Analyze(ix, sums)
+	if len(r.Cells) != 2 || r.Unscored != nil || r.Cells[0].Means["ok"] != 0.5 || r.Cells[1].Means["score"] != 6 {
+		t.Fatalf("cells %+v, unscored %v", r.Cells, r.Unscored)
+	}
+	if len(r.Judges) != 2 || r.Judges[0].Judge != "ok" || !reflect.DeepEqual(r.Judges[1].ANOVAFactors, []string{"model"}) {
+		t.Fatalf("judges %+v", r.Judges)
+	}
+	sc := r.Judges[1]
+	// y = 2 4 | 5 7 (mean 4.5): SS_model = 4·1.5² = 9, residual 4 on 2 DF.
+	if sc.Observations != 4 || len(sc.ANOVA) != 2 || sc.ANOVA[0].Term != "model" || sc.ANOVA[0].SS != 9 || sc.ANOVA[1].SS != 4 || sc.ANOVA[1].DF != 2 {
+		t.Errorf("anova %+v", sc.ANOVA)
+	}
+	if sc.ANOVA[0].F == nil || *sc.ANOVA[0].F != 4.5 || sc.ANOVA[1].F != nil || sc.ANOVA[1].PartialEtaSq != nil {
+		t.Errorf("F and the residual row %+v", sc.ANOVA)
+	}
+	if !reflect.DeepEqual(sc.Pareto, []string{ix.Cells[0].Name, ix.Cells[1].Name}) {
+		t.Errorf("front %v", sc.Pareto)
+	}
+
+	delete(sums, ix.Cells[1].Name)
+	r = Analyze(ix, sums)
+	if !reflect.DeepEqual(r.Unscored, []string{ix.Cells[1].Name}) || r.Judges[1].ANOVA != nil || !strings.Contains(r.Judges[1].ANOVANote, "two or more levels") {
+		t.Errorf("one cell: unscored %v, judge %+v", r.Unscored, r.Judges[1])
+	}
+
+	page, err := HTML(Analyze(ix, map[string]*rundir.Summary{ix.Cells[0].Name: sums[ix.Cells[0].Name], ix.Cells[1].Name: summary(2, map[string][]float64{"score": {5, 7}})}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "<polyline", "partial η²"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("matrix.html lacks %s", want)
+		}
+	}
+	for _, bad := range []string{"<script", "<link", "src="} {
+		if bytes.Contains(page, []byte(bad)) {
+			t.Errorf("matrix.html has %s: it must load nothing", bad)
+		}
+	}
+}
+
+// With one observation per cell and the interaction in the model there is
+// no residual: the SS stand, F and P are left out, and a note says why.
+func TestAnalyzeNoResidual(t *testing.T) {
+	t.Parallel()
+	m := &config.Matrix{Factors: map[string][]any{"a": {"1", "2"}, "b": {"x", "y"}}}
+	ix := NewIndex("m", "demo", m, time.Unix(0, 0))
+	sums := map[string]*rundir.Summary{}
+	for i, c := range ix.Cells {
+		sums[c.Name] = summary(float64(i), map[string][]float64{"score": {float64(i * i)}})
+	}
+	j := Analyze(ix, sums).Judges[0]
+	if len(j.ANOVA) != 4 || !strings.Contains(j.ANOVANote, "no residual degrees of freedom") || j.ANOVA[0].F != nil || j.ANOVA[0].P != nil {
+		t.Errorf("judge %+v", j)
+	}
+}
