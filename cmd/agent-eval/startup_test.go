@@ -69,7 +69,10 @@ func TestNoEagerRegexps(t *testing.T) {
 const (
 	ownPackageInitBytes = 8 << 10
 	totalInitBytes      = 448 << 10
-	totalInitAllocs     = 3000
+	// 3300: gonum's mat (the ANOVA's least squares) makes 443 small
+	// allocations at init, 7 KB in 0.06 ms; the linear algebra is worth a
+	// maintained library, and the byte budget is unchanged.
+	totalInitAllocs = 3300
 )
 
 // initBytesOf overrides ownPackageInitBytes for a package. intercept's

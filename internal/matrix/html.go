@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // HTML renders r as matrix.html: one self-contained page (no script, no
@@ -29,29 +30,31 @@ func HTML(r Report) ([]byte, error) {
 		view.Judges = append(view.Judges, judgeView{JudgeReport: j, Plot: scatter(j)})
 	}
 	var b bytes.Buffer
-	if err := pageTmpl.Execute(&b, view); err != nil {
+	if err := pageTmpl().Execute(&b, view); err != nil {
 		return nil, fmt.Errorf("render %s: %w", ReportHTML, err)
 	}
 	return b.Bytes(), nil
 }
 
-var pageTmpl = template.Must(template.New("matrix").Funcs(template.FuncMap{
-	"num": func(p *float64) string {
-		if p == nil {
-			return "—"
-		}
-		return strconv.FormatFloat(*p, 'g', 6, 64)
-	},
-	"f":   func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) },
-	"usd": func(v float64) string { return fmt.Sprintf("$%.4f", v) },
-	"mean": func(m map[string]float64, judge string) string {
-		v, ok := m[judge]
-		if !ok {
-			return "—"
-		}
-		return strconv.FormatFloat(v, 'g', 4, 64)
-	},
-}).Parse(`<!DOCTYPE html>
+// pageTmpl is parsed on first use: the binary starts on every hook call.
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("matrix").Funcs(template.FuncMap{
+		"num": func(p *float64) string {
+			if p == nil {
+				return "—"
+			}
+			return strconv.FormatFloat(*p, 'g', 6, 64)
+		},
+		"f":   func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) },
+		"usd": func(v float64) string { return fmt.Sprintf("$%.4f", v) },
+		"mean": func(m map[string]float64, judge string) string {
+			v, ok := m[judge]
+			if !ok {
+				return "—"
+			}
+			return strconv.FormatFloat(v, 'g', 4, 64)
+		},
+	}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>agent-eval matrix {{.MatrixID}} — {{.EvalName}}</title>
 <style>
@@ -78,6 +81,7 @@ svg{border:1px solid #ddd;background:#fff}
 {{.Plot}}
 {{end}}</body></html>
 `))
+})
 
 // scatter is the judge's cost-versus-score plot as inline SVG.
 func scatter(j JudgeReport) template.HTML {

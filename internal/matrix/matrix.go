@@ -9,11 +9,12 @@ package matrix
 
 import (
 	"fmt"
-	"regexp"
+
 	"strconv"
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // ModelFactor is the factor that varies models.skill; every other factor
@@ -119,7 +120,7 @@ func Expand(m *config.Matrix) []Cell {
 	return cells
 }
 
-var unsafeRE = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+var unsafeRE = lazyre.New(`[^A-Za-z0-9_-]+`)
 
 // maxLevelText bounds a level's part of a cell's name.
 const maxLevelText = 40
@@ -130,11 +131,11 @@ const maxLevelText = 40
 func cellName(combo, width int, levels []Level, rep int) string {
 	parts := []string{fmt.Sprintf("c%0*d", width, combo)}
 	for _, l := range levels {
-		t := strings.Trim(unsafeRE.ReplaceAllString(l.Text, "_"), "_")
+		t := strings.Trim(unsafeRE().ReplaceAllString(l.Text, "_"), "_")
 		if len(t) > maxLevelText {
 			t = t[:maxLevelText]
 		}
-		parts = append(parts, unsafeRE.ReplaceAllString(l.Factor, "_")+"-"+t)
+		parts = append(parts, unsafeRE().ReplaceAllString(l.Factor, "_")+"-"+t)
 	}
 	parts = append(parts, "r"+strconv.Itoa(rep))
 	return strings.Join(parts, ".")
