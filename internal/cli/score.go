@@ -18,6 +18,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
+	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/score"
 	"github.com/agent-eval/agent-eval/internal/usd"
@@ -207,6 +208,17 @@ func passedEvery(c rundir.CaseSummary) bool {
 // verdict prints the verdict line and, for breached thresholds, one line
 // per regression; a breach is exit 1.
 func verdict(w io.Writer, s *rundir.Summary, dir rundir.Dir) error {
+	// The cases lost to the infrastructure are judged by none of the
+	// numbers: the verdict says how many.
+	lost := 0
+	for _, c := range s.Cases {
+		if c.Status == string(results.StatusInfraError) {
+			lost++
+		}
+	}
+	if lost > 0 {
+		fmt.Fprintf(w, "agent-eval: %d of %d case(s) lost to infrastructure errors (status infra_error): not judged, never a 0; max_error_rate gates them\n", lost, len(s.Cases))
+	}
 	regs := score.Regressions(s)
 	if len(regs) == 0 {
 		if len(s.Thresholds) == 0 {
