@@ -717,13 +717,16 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 
 // InfraFailure says why an invocation failed for a reason that is not the
 // agent's: the model API answered 429 or 5xx past the agent CLI's own
-// retries, or the agent could not be started at all; "" for any other end.
+// retries, the agent could not be started at all, or its runner says so
+// (Claude Code crashing before its first turn); "" for any other end.
 func InfraFailure(res runner.Result) string {
 	switch s := res.APIErrorStatus; {
 	case res.TimedOut || res.Interrupted:
 		return ""
 	case s == 429 || s >= 500 && s <= 599:
 		return fmt.Sprintf("the model API answered HTTP %d", s)
+	case res.InfraError != "" && len(res.ToolCalls) == 0:
+		return res.InfraError
 	case res.Err != nil && res.ExitCode == -1 && len(res.ToolCalls) == 0 && res.NumTurns == 0:
 		return "the agent could not be run: " + clip.String(res.Err.Error(), 200)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/runner"
+	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
 // recordEval names a secret by reference and one literally: the run's copy
@@ -268,6 +269,8 @@ func TestInfraFailure(t *testing.T) {
 		{"interrupted", runner.Result{ExitCode: -1, Interrupted: true, Err: errors.New("x")}, ""},
 		{"the agent failed", runner.Result{ExitCode: 1, IsError: true}, ""},
 		{"failed after working", runner.Result{ExitCode: -1, Err: errors.New("read"), NumTurns: 3}, ""},
+		{"the runner says so", runner.Result{ExitCode: 1, InfraError: "Claude Code exited 1 before its first turn"}, "before its first turn"},
+		{"the runner says so, but the agent worked", runner.Result{ExitCode: 1, InfraError: "x", ToolCalls: make([]transcript.ToolCall, 1)}, ""},
 	} {
 		if got := engine.InfraFailure(tc.res); tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)

@@ -202,6 +202,10 @@ type Result struct {
 	// on an API error its own retries did not get past (0: none, or the
 	// runner cannot tell).
 	APIErrorStatus int
+	// InfraError, when set, says the invocation failed for a reason that
+	// is not the agent's, as only its runner can tell (Claude Code exiting
+	// before its first turn with no result at all).
+	InfraError string
 	// ToolCalls are the agent's tool calls, in order.
 	ToolCalls []transcript.ToolCall
 	// Redactor is what the logs were redacted with (nil: none), for the

@@ -5,6 +5,7 @@ package claudecode
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -163,7 +164,11 @@ func ExitCode(code int, sum *stream.Summary) int {
 // redacted with.
 func (res Result) RunnerResult(red *redact.Redactor) runner.Result {
 	sum := res.Summary
-	return runner.Result{ExitCode: res.ExitCode, TimedOut: res.TimedOut, Interrupted: res.Interrupted, Duration: res.Duration,
+	infra := ""
+	if res.ExitCode > 0 && sum.Subtype == "" && sum.NumTurns == 0 && len(sum.ToolCalls) == 0 && !res.TimedOut && !res.Interrupted {
+		infra = fmt.Sprintf("Claude Code exited %d before its first turn, with no result", res.ExitCode)
+	}
+	return runner.Result{InfraError: infra, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Interrupted: res.Interrupted, Duration: res.Duration,
 		Err: res.Err, Model: sum.Model, Text: sum.Result, IsError: sum.IsError, CostUSD: sum.CostUSD, Usage: sum.Usage,
 		PerModel: sum.PerModel, NumTurns: sum.NumTurns, Denials: sum.Denials, ToolCalls: sum.ToolCalls, Redactor: red,
 		APIErrorStatus: sum.APIErrorStatus}
