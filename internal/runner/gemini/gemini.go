@@ -245,6 +245,7 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	if res.Err == nil && !pr.TimedOut && !pr.Interrupted && (pr.ExitCode != 0 || sum.isError) {
 		res.IsError = true
 		res.Err = exitError(pr.ExitCode, sum.errMessage)
+		res.APIErrorStatus = apiStatus(pr.ExitCode)
 		if res.ExitCode == 0 {
 			res.ExitCode = 1
 		}

@@ -225,6 +225,25 @@ func canonical(tool string, params json.RawMessage) (string, json.RawMessage) {
 	return name, b
 }
 
+// apiStatuses are the HTTP statuses Gemini CLI's exit code (the status
+// mod 256) is read as.
+var apiStatuses = []int{400, 401, 403, 404, 408, 409, 413, 429, 499, 500, 502, 503, 504}
+
+// apiStatus is the model API's HTTP status an exit code stands for (0 for
+// a code that is none: the CLI's own fatal errors keep their codes).
+func apiStatus(code int) int {
+	switch code {
+	case 0, 1, 41, 42, 44, 52, 53, 54, 55, 130:
+		return 0
+	}
+	for _, status := range apiStatuses {
+		if status%256 == code {
+			return status
+		}
+	}
+	return 0
+}
+
 // exitError says what a non-zero exit of Gemini CLI means: the exit code
 // of an API error is its HTTP status mod 256, the others are the CLI's
 // own fatal errors.
@@ -249,10 +268,8 @@ func exitError(code int, msg string) error {
 	case 130:
 		what = "the CLI was cancelled (exit 130)"
 	default:
-		for _, status := range []int{400, 401, 403, 404, 408, 409, 413, 429, 499, 500, 502, 503, 504} {
-			if status%256 == code {
-				what = fmt.Sprintf("the model API answered HTTP %d (exit %d is the status mod 256)", status, code)
-			}
+		if status := apiStatus(code); status != 0 {
+			what = fmt.Sprintf("the model API answered HTTP %d (exit %d is the status mod 256)", status, code)
 		}
 	}
 	switch {
