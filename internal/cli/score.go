@@ -333,7 +333,7 @@ func printScoreTable(w io.Writer, s *rundir.Summary) {
 		if j.Reduce == "" {
 			continue
 		}
-		line := fmt.Sprintf("%s: each case's %d attempts reduced by %s", j.Name, attemptsOf(s), j.Reduce)
+		line := fmt.Sprintf("%s: each case's %d attempts reduced by %s", j.Name, s.Attempts(), j.Reduce)
 		if j.AttemptPassRate != nil {
 			line += fmt.Sprintf("; %.0f%% of all attempts passed", *j.AttemptPassRate*100)
 		}
@@ -404,15 +404,6 @@ func intervalLevel(s *rundir.Summary) float64 {
 		return 0
 	}
 	return lvl
-}
-
-// attemptsOf is how many attempts the summary's cases have.
-func attemptsOf(s *rundir.Summary) int {
-	n := 0
-	for _, c := range s.Cases {
-		n = max(n, len(c.Attempts))
-	}
-	return n
 }
 
 // flakyCases lists the cases whose attempts the judge saw disagree.

@@ -772,6 +772,10 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.RunRe
 		case c == nil:
 		case n > 1:
 			r.AddAttempt(c)
+			// A local run's failed attempt fails the run, as a case does.
+			if r.ExitCode == 0 && c.ExitCode != 0 {
+				r.ExitCode = c.ExitCode
+			}
 		default:
 			r.Add(c)
 		}

@@ -153,7 +153,7 @@ func Import(ctx context.Context, o ImportOptions) (imp *Imported, err error) {
 			if i == 0 {
 				run.Add(c)
 			} else {
-				addAttempt(run, c)
+				run.AddAttempt(c)
 			}
 		}
 	}
@@ -382,16 +382,6 @@ func newImportedRun(id, evalName, job string, jr jobResult, trials []*trial) *re
 	r.EvalParams["harbor_job"] = filepath.Base(job)
 	r.EvalParams["trials"] = len(trials)
 	return r
-}
-
-// addAttempt counts a case's other attempt in the run's totals (what the
-// agents spent), though not among its cases: per_case is attempt 1's.
-func addAttempt(r *results.RunResult, c *results.Case) {
-	r.DurationS += c.DurationS
-	r.CostUSD += c.CostUSD
-	r.TokenUsage.Add(c.TokenUsage)
-	r.NumTurns += c.NumTurns
-	transcript.AddPerModel(r.PerModelUsage, c.PerModelUsage)
 }
 
 // infraErrors lists the case's (and its steps') infrastructure errors.

@@ -258,17 +258,14 @@ func (r *RunResult) Add(c *Case) {
 }
 
 // AddAttempt counts a case's other attempt (2 and up) in the run's totals
-// — what the agents spent, and a failed exit — though not among its cases:
-// per_case is attempt 1's.
+// — what the agents spent — though not among its cases: per_case is
+// attempt 1's.
 func (r *RunResult) AddAttempt(c *Case) {
 	r.DurationS += c.DurationS
 	r.CostUSD += c.CostUSD
 	r.TokenUsage.Add(c.TokenUsage)
 	r.NumTurns += c.NumTurns
 	transcript.AddPerModel(r.PerModelUsage, c.PerModelUsage)
-	if r.ExitCode == 0 && c.ExitCode != 0 {
-		r.ExitCode = c.ExitCode
-	}
 }
 
 // WriteJSON writes v to path atomically and synced (atomicfile.Write):

@@ -99,6 +99,19 @@ type JudgeSummary struct {
 	Flaky           int      `yaml:"flaky,omitempty"`
 }
 
+// Attempts is how many attempts the summary's cases have: 1 for a run
+// without repeats.
+func (s *Summary) Attempts() int { return AttemptsOf(s.Cases) }
+
+// AttemptsOf is the most attempts one of cases has (1 without repeats).
+func AttemptsOf(cases []CaseSummary) int {
+	n := 1
+	for _, c := range cases {
+		n = max(n, len(c.Attempts))
+	}
+	return n
+}
+
 // Interval is a confidence interval at Level (0.95) by Method.
 type Interval struct {
 	Low    float64 `yaml:"low"`

@@ -143,22 +143,13 @@ func attemptsInterval(cases []rundir.CaseSummary, k, failed int, level float64) 
 		}
 	}
 	for range failed {
-		passed, trials = append(passed, 0), append(trials, attemptsOf(cases))
+		passed, trials = append(passed, 0), append(trials, rundir.AttemptsOf(cases))
 	}
 	if len(trials) == 0 {
 		return nil
 	}
 	iv := stats.WilsonClustered(passed, trials, level)
 	return &rundir.Interval{Low: round(iv.Low), High: round(iv.High), Level: level, Method: iv.Method}
-}
-
-// attemptsOf is the most attempts a case has.
-func attemptsOf(cases []rundir.CaseSummary) int {
-	n := 1
-	for _, c := range cases {
-		n = max(n, len(c.Attempts))
-	}
-	return n
 }
 
 // interval is the confidence interval of a pass rate (rate: Wilson's when

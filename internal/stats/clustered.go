@@ -1,10 +1,6 @@
 package stats
 
-import (
-	"math"
-
-	"gonum.org/v1/gonum/stat/distuv"
-)
+import "math"
 
 // MethodWilsonClustered names WilsonClustered's intervals.
 const MethodWilsonClustered = "wilson-clustered"
@@ -53,9 +49,7 @@ func WilsonClustered(passed, trials []int, level float64) Interval {
 		icc = math.Min(1, math.Max(0, icc))
 	}
 	neff := float64(total) / (1 + (mbar-1)*icc)
-	iv := wilson(p, neff, level)
-	iv.Method = MethodWilsonClustered
-	return iv
+	return wilsonAt(p, neff, level, MethodWilsonClustered)
 }
 
 // WilsonRate is the Wilson interval of a rate p observed over n trials,
@@ -64,17 +58,5 @@ func WilsonRate(p, n, level float64) Interval {
 	if n <= 0 {
 		return Interval{Low: 0, High: 1, Level: level, Method: "wilson"}
 	}
-	return wilson(p, n, level)
-}
-
-// wilson is the Wilson interval of a proportion p over an effective
-// sample of n (not necessarily whole).
-func wilson(p, n, level float64) Interval {
-	iv := Interval{Low: 0, High: 1, Level: level, Method: "wilson"}
-	z := distuv.UnitNormal.Quantile(1 - (1-level)/2)
-	den := 1 + z*z/n
-	centre := (p + z*z/(2*n)) / den
-	half := z * math.Sqrt(p*(1-p)/n+z*z/(4*n*n)) / den
-	iv.Low, iv.High = math.Max(0, centre-half), math.Min(1, centre+half)
-	return iv
+	return wilsonAt(p, n, level, "wilson")
 }

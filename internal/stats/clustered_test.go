@@ -31,7 +31,7 @@ func TestWilsonClustered(t *testing.T) {
 		t.Errorf("between: %+v; all attempts %+v; cases %+v", mid, all, cases)
 	}
 	// One case: one trial's worth.
-	if got := WilsonClustered([]int{2}, []int{3}, 0.95); !nearly(got.High-got.Low, wilson(2.0/3, 1, 0.95).High-wilson(2.0/3, 1, 0.95).Low, 1e-9) {
+	if got := WilsonClustered([]int{2}, []int{3}, 0.95); !nearly(got.High-got.Low, WilsonRate(2.0/3, 1, 0.95).High-WilsonRate(2.0/3, 1, 0.95).Low, 1e-9) {
 		t.Errorf("one case: %+v", got)
 	}
 }

@@ -20,13 +20,18 @@ func Wilson(successes, n int, level float64) Interval {
 	if n == 0 {
 		return Interval{Low: 0, High: 1, Level: level, Method: method}
 	}
+	return wilsonAt(float64(successes)/float64(n), float64(n), level, method)
+}
+
+// wilsonAt is the Wilson score interval of a proportion p over n trials,
+// n not necessarily whole (an effective sample, a rate whose ties count
+// half), for a valid level and n > 0.
+func wilsonAt(p, n, level float64, method string) Interval {
 	z := zCrit(level)
-	nf := float64(n)
-	p := float64(successes) / nf
-	z2n := z * z / nf
+	z2n := z * z / n
 	denom := 1 + z2n
 	centre := (p + z2n/2) / denom
-	half := z / denom * math.Sqrt(p*(1-p)/nf+z2n/(4*nf))
+	half := z / denom * math.Sqrt(p*(1-p)/n+z2n/(4*n))
 	return Interval{
 		Low:    math.Max(0, centre-half),
 		High:   math.Min(1, centre+half),

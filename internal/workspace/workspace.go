@@ -281,6 +281,10 @@ func DeepMerge(dst, src map[string]any) map[string]any {
 }
 
 // asList returns v's elements when v is a slice (not bytes), as a new []any.
+// AsList returns v's elements when v is a slice (not bytes) of a decoded
+// JSON or YAML value, as a new []any.
+func AsList(v any) ([]any, bool) { return asList(v) }
+
 func asList(v any) ([]any, bool) {
 	if l, ok := v.([]any); ok {
 		return slices.Clone(l), true

@@ -188,16 +188,17 @@ func hooks(harness, handlers, digest string) map[string]any {
 // runner.settings; its own patterns (*KEY*, *TOKEN*, *SECRET*, ...) do the
 // rest.
 func redactKeys(settings map[string]any) {
+	list := func(v any) []any { l, _ := workspace.AsList(v); return l }
 	sec := asMap(settings["security"])
 	red := asMap(sec["environmentVariableRedaction"])
 	blocked := slices.Clone(keyNames)
-	for _, v := range asList(red["blocked"]) {
+	for _, v := range list(red["blocked"]) {
 		if k, ok := v.(string); ok && !slices.Contains(blocked, k) {
 			blocked = append(blocked, k)
 		}
 	}
 	var allowed []string
-	for _, v := range asList(red["allowed"]) {
+	for _, v := range list(red["allowed"]) {
 		if k, ok := v.(string); ok && !slices.ContainsFunc(keyNames, func(n string) bool { return strings.EqualFold(n, k) }) {
 			allowed = append(allowed, k)
 		}
@@ -210,18 +211,4 @@ func redactKeys(settings map[string]any) {
 	}
 	sec["environmentVariableRedaction"] = red
 	settings["security"] = sec
-}
-
-func asList(v any) []any {
-	switch l := v.(type) {
-	case []any:
-		return l
-	case []string:
-		out := make([]any, len(l))
-		for i, s := range l {
-			out[i] = s
-		}
-		return out
-	}
-	return nil
 }
