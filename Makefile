@@ -20,7 +20,7 @@ demo: build
 
 ## test: what CI runs (README "Development"). Installs the pinned Claude
 ## Code, Codex, Gemini and OpenCode CLIs (Node.js 20+ and npm needed) for the end-to-end
-## tests first, and the pinned Harbor (Python 3.12+; without one the Harbor
+## tests first, and the pinned Harbor and MLflow (Python 3.12+; without one their
 ## tests skip here and fail under CI=true, which installs it). go test runs under gotestsum, which ends with the count of
 ## tests, skips and failures and lists each skipped and failed test (a
 ## skip for a missing dependency is a failure under CI=true).
@@ -28,7 +28,7 @@ GOTESTSUM := gotest.tools/gotestsum@v1.13.0
 test: vet fmt
 	CLAUDE_BIN="$$(scripts/install-claude.sh)" OPENCODE_BIN="$$(scripts/install-opencode.sh)" \
 	  CODEX_BIN="$$(scripts/install-codex.sh)" GEMINI_BIN="$$(scripts/install-gemini.sh)" \
-	  HARBOR_BIN="$$(scripts/install-harbor.sh || true)" \
+	  HARBOR_BIN="$$(scripts/install-harbor.sh || true)" MLFLOW_BIN="$$(scripts/install-mlflow.sh || true)" \
 	  $(GO) run $(GOTESTSUM) --format pkgname -- -race -count=1 -timeout 30m ./...
 
 ## test-short: unit tests only, without the real Claude Code CLI

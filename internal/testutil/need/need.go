@@ -87,6 +87,8 @@ func Install(name string) string {
 		return "scripts/install-gemini.sh, or set GEMINI_BIN"
 	case "harbor":
 		return "scripts/install-harbor.sh (Harbor into .cache, with Python 3.12 or newer), or set HARBOR_BIN"
+	case "mlflow":
+		return "scripts/install-mlflow.sh (MLflow into .cache, with Python 3.12 or newer), or set MLFLOW_BIN"
 	case "setsid", "nsenter":
 		return "apt-get install util-linux"
 	}
