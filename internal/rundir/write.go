@@ -105,7 +105,15 @@ func (d Dir) Lock() (unlock func(), err error) {
 		}
 		return nil, fmt.Errorf("lock the run: %w", err)
 	}
-	return func() { _ = f.Close() }, nil
+	// Unlock explicitly before closing: a child this process forks at that
+	// moment holds a copy of the descriptor until it execs (close-on-exec),
+	// and the lock belongs to the open file, so a bare Close would leave
+	// the run locked for that while and a resume straight after would find
+	// it "running in another process".
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = f.Close()
+	}, nil
 }
 
 // Running reports whether another process holds the run's lock.

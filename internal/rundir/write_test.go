@@ -1,9 +1,12 @@
 package rundir
 
 import (
+	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -40,4 +43,40 @@ func TestRunIDsDoNotCollide(t *testing.T) {
 	if _, _, err := Create(runs, same, true); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("explicit taken id: err %v", err)
 	}
+}
+
+// TestUnlockWithForkedCopy: a copy of the lock's descriptor (what a child
+// forked at that moment holds until it execs) does not keep the run locked
+// once this process unlocks it.
+func TestUnlockWithForkedCopy(t *testing.T) {
+	d := Dir{Path: t.TempDir()}
+	unlock, err := d.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(d.Path, LockFile)
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	copied := -1
+	for _, e := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && target == lock {
+			fd, _ := strconv.Atoi(e.Name())
+			if copied, err = syscall.Dup(fd); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if copied < 0 {
+		t.Fatalf("the lock's descriptor is not open in /proc/self/fd")
+	}
+	defer syscall.Close(copied)
+	unlock()
+	again, err := d.Lock()
+	if err != nil {
+		t.Fatalf("lock after unlock, with a copy of the old descriptor open: %v", err)
+	}
+	again()
 }
