@@ -397,7 +397,13 @@ func writeResponseSSE(w http.ResponseWriter, resp response, failed *APIError) {
 // writeOpenAIError answers an HTTP error in OpenAI's shape.
 func writeOpenAIError(w http.ResponseWriter, e APIError) {
 	typ := e.Type
-	if typ == "" {
+	switch {
+	case typ != "":
+	case e.Status == http.StatusTooManyRequests:
+		typ = "rate_limit_exceeded"
+	case e.Status >= 400 && e.Status < 500:
+		typ = "invalid_request_error"
+	default:
 		typ = "server_error"
 	}
 	w.Header().Set("Content-Type", "application/json")

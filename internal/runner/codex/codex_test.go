@@ -481,3 +481,35 @@ func TestInvokeRewritesConfig(t *testing.T) {
 		t.Errorf("written through the link: %q", b)
 	}
 }
+
+// TestAPIErrors: what the real Codex CLI reports when the model API fails
+// every time (its own retries are off) tells the engine whether to try
+// again: a status Codex names, or an infrastructure failure when it names
+// none and the model never answered; a 400 is the request's fault.
+func TestAPIErrors(t *testing.T) {
+	bin := codexBin(t)
+	url := fakeServer(t, map[string]string{
+		"e500": "turns: [{error: {status: 500, message: boom}, count: 5, text: late}]\n",
+		"e429": "turns: [{error: {status: 429, message: slow down}, count: 5, text: late}]\n",
+		"e400": "turns: [{error: {status: 400, message: bad request}, count: 5, text: late}]\n",
+		"ok":   "turns: [{text: fine}]\n",
+	})
+	tests := []struct {
+		name   string
+		status int
+		infra  bool
+	}{
+		{"e500", 0, true},
+		{"e429", 429, false},
+		{"e400", 0, false}, // Codex shows the body, no status
+		{"ok", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, _, stdout := invokeOnce(t, setup(t, bin, url, ""), tt.name, nil)
+			if res.APIErrorStatus != tt.status || (res.InfraError != "") != tt.infra {
+				t.Errorf("status %d, infra %q; want status %d, infra %t\nstdout:\n%s", res.APIErrorStatus, res.InfraError, tt.status, tt.infra, stdout)
+			}
+		})
+	}
+}

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/runner"
@@ -58,9 +60,11 @@ type parser struct {
 	text     string             // the last agent message
 	failed   string             // turn.failed's message
 	failedOK bool
-	usage    transcript.Usage
-	turns    int
-	calls    map[string]bool // the items whose tool_call was written
+	// completed counts turn.completed: the turns the model answered.
+	completed int
+	usage     transcript.Usage
+	turns     int
+	calls     map[string]bool // the items whose tool_call was written
 }
 
 func newParser(emit func(transcript.Event)) *parser {
@@ -83,6 +87,7 @@ func (p *parser) line(b []byte) {
 		}
 	case "turn.completed":
 		p.turns++
+		p.completed++
 		if u := e.Usage; u != nil {
 			// OpenAI's input count includes the cached tokens.
 			p.usage.Add(transcript.Usage{InputTokens: u.InputTokens - u.CachedInputTokens, OutputTokens: u.OutputTokens,
@@ -132,6 +137,37 @@ func (p *parser) item(done bool, it item) {
 			out = string(it.Changes)
 		}
 		p.add(transcript.Event{Kind: transcript.KindToolResult, ToolUseID: it.ID, Text: out, IsError: failed})
+	}
+}
+
+// lastStatus finds the HTTP status in Codex's message for a failed turn
+// ("exceeded retry limit, last status: 429 Too Many Requests", "unexpected
+// status 400 Bad Request: ...").
+var lastStatus = lazyre.New(`\bstatus:? (\d{3})\b`)
+
+// failure says why a failed turn failed, as far as Codex's message tells:
+// the API's status when it names one; else, when the model never answered
+// (no turn completed, no message, no tool call), an infrastructure failure
+// — Codex words a 5xx it gave up on as "high demand" with no status —
+// unless the message is the API's error body naming another type than
+// server_error (a 400's invalid_request_error is the request's fault).
+func (p *parser) failure(out *runner.Result) {
+	if m := lastStatus().FindStringSubmatch(p.failed); m != nil {
+		out.APIErrorStatus, _ = strconv.Atoi(m[1])
+		return
+	}
+	// Codex passes an error body it will not retry through as it came:
+	// the API's own type says whose fault it was.
+	var body struct {
+		Error struct{ Type, Code string } `json:"error"`
+	}
+	if json.Unmarshal([]byte(p.failed), &body) == nil && (body.Error.Type != "" || body.Error.Code != "") {
+		if body.Error.Type != "server_error" && body.Error.Code != "server_error" {
+			return
+		}
+	}
+	if p.completed == 0 && p.text == "" && len(p.calls) == 0 {
+		out.InfraError = "Codex's first turn failed before the model answered: " + clip.String(p.failed, 200)
 	}
 }
 
@@ -400,6 +436,7 @@ func (p *parser) finish(out *runner.Result, roll rollout, model string, denied [
 		if out.ExitCode == 0 {
 			out.ExitCode = 1
 		}
+		p.failure(out)
 	}
 	if model != "" {
 		out.PerModel = map[string]transcript.ModelUsage{model: {Usage: p.usage}}
