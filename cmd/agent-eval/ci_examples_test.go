@@ -360,7 +360,7 @@ func TestCIExampleGitHubActions(t *testing.T) {
 	}
 	summary := readOr(t, pr.env["GITHUB_STEP_SUMMARY"])
 	mustContain(t, "the step summary", summary, "## ❌ agent-eval ci-demo: FAILED", "### Against the baseline `ci-4242-1`",
-		"- `answered` min_pass_rate: want ≥ 1, got 0.5", "| `b` | completed | `answered` | failed |")
+		"- `answered` `min_pass_rate`: want ≥ 1, got 0.5", "| `b` | completed | `answered` | failed |")
 	mustContain(t, "the job's log", log, "::error title=agent-eval%3A threshold breached%3A answered min_pass_rate::answered min_pass_rate: want 1, got 0.5",
 		"::warning title=agent-eval%3A worse than the baseline%3A answered::", "::notice title=agent-eval ci-demo%3A FAILED::")
 	rec := pr.env["GH_RECORD"]

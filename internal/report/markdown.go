@@ -121,21 +121,29 @@ func (m *markdown) text(s string) string {
 }
 
 // code is s from the run as inline code: redacted, on one line, clipped,
-// its backticks fenced by a longer run of them, its pipes escaped (GitHub
-// splits a table row at any unescaped |, in code too) and each @ followed
-// by a zero-width space.
-func (m *markdown) code(s string) string {
+// its backticks fenced by a longer run of them and each @ followed by a
+// zero-width space (a mention in code notifies no one on GitHub; elsewhere
+// it might).
+func (m *markdown) code(s string) string { return m.inline(s, false) }
+
+// cell is code for a table cell: its pipes are escaped too (GitHub splits
+// a table row at any unescaped |, in code too, and shows \| there as |).
+func (m *markdown) cell(s string) string { return m.inline(s, true) }
+
+func (m *markdown) inline(s string, inTable bool) string {
 	s = clip.String(oneLine(m.red.String(s)), mdClip)
 	if s == "" {
 		return "–"
 	}
-	s = strings.ReplaceAll(strings.Map(func(r rune) rune {
+	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
 			return '\uFFFD'
 		}
 		return r
-	}, s), "|", `\|`)
-	// A mention in code notifies no one on GitHub; elsewhere it might.
+	}, s)
+	if inTable {
+		s = strings.ReplaceAll(s, "|", `\|`)
+	}
 	s = strings.ReplaceAll(s, "@", "@\u200b")
 	fence := strings.Repeat("`", longestRun(s, '`')+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
@@ -244,7 +252,24 @@ func (m *markdown) judges(s *rundir.Summary) {
 	if len(s.Judges) == 0 {
 		return
 	}
-	m.line("| judge | result | 95%% interval | scored | errors | lost | flaky |")
+	// The header names the intervals' level when they share one (0.95);
+	// else each cell does.
+	level := 0.0
+	for _, j := range s.Judges {
+		switch {
+		case j.Interval == nil:
+		case level == 0:
+			level = j.Interval.Level
+		case level != j.Interval.Level:
+			level = -1
+		}
+	}
+	head := "interval"
+	if level > 0 {
+		head = pct(&level) + " interval"
+		head = strings.Replace(head, ".0%", "%", 1)
+	}
+	m.line("| judge | result | %s | scored | errors | lost | flaky |", head)
 	m.line("|---|---|---|---:|---:|---:|---:|")
 	for _, j := range s.Judges {
 		result := "–"
@@ -261,12 +286,15 @@ func (m *markdown) judges(s *rundir.Summary) {
 			} else {
 				iv = fmt.Sprintf("%s – %s", num(j.Interval.Low), num(j.Interval.High))
 			}
+			if level < 0 {
+				iv += fmt.Sprintf(" (%s)", strings.Replace(pct(&j.Interval.Level), ".0%", "%", 1))
+			}
 		}
 		flaky := "–"
 		if j.Reduce != "" {
 			flaky = fmt.Sprint(j.Flaky)
 		}
-		name := m.code(j.Name)
+		name := m.cell(j.Name)
 		if contains(s.BrokenJudges, j.Name) {
 			name += " ⚠️ judged no case"
 		}
@@ -289,7 +317,7 @@ func (m *markdown) thresholds(s *rundir.Summary) {
 		if strings.HasPrefix(t.Metric, "max_") {
 			op = "≤"
 		}
-		l := fmt.Sprintf("- %s %s: want %s %s, got %s", m.code(judge), t.Metric, op, num(t.Want), num(t.Got))
+		l := fmt.Sprintf("- %s %s: want %s %s, got %s", m.code(judge), m.code(t.Metric), op, num(t.Want), num(t.Got))
 		if t.Detail != "" {
 			l += " (" + m.text(t.Detail) + ")"
 		}
@@ -346,7 +374,7 @@ func (m *markdown) baseline(s *rundir.Summary) {
 					p += " (" + m.text(d.Test) + ")"
 				}
 			}
-			m.line("| %s | %s | %s | %s | %s |", m.code(d.Judge), before, now, change, p)
+			m.line("| %s | %s | %s | %s | %s |", m.cell(d.Judge), before, now, change, p)
 		}
 		m.line("")
 	}
@@ -405,11 +433,11 @@ func (m *markdown) failedCases(s *rundir.Summary) {
 			if r.c.Status == string(results.StatusTampered) {
 				why = "the agent changed what scoring reads"
 			}
-			m.line("| %s | %s | – | %s |", m.code(r.c.ID), m.text(r.c.Status), why)
+			m.line("| %s | %s | – | %s |", m.cell(r.c.ID), m.text(r.c.Status), why)
 			continue
 		}
 		v := r.vs[0]
-		judge := m.code(v.Judge)
+		judge := m.cell(v.Judge)
 		if len(r.vs) > 1 {
 			judge += fmt.Sprintf(" (+%d more)", len(r.vs)-1)
 		}
@@ -423,7 +451,7 @@ func (m *markdown) failedCases(s *rundir.Summary) {
 		if v.Flaky {
 			why += " (flaky)"
 		}
-		m.line("| %s | %s | %s | %s |", m.code(r.c.ID), m.text(r.c.Status), judge, why)
+		m.line("| %s | %s | %s | %s |", m.cell(r.c.ID), m.text(r.c.Status), judge, why)
 	}
 	m.line("")
 }

@@ -40,7 +40,7 @@ func withBaseline(s *rundir.Summary) {
 func withRepeats(s *rundir.Summary) {
 	s.Judges[0].Interval = &rundir.Interval{Low: 0.2077, High: 0.9385, Level: 0.95, Method: "wilson"}
 	s.Judges[0].Reduce, s.Judges[0].Flaky, s.Judges[0].AttemptPassRate = "majority", 2, ptr(0.5556)
-	s.Judges[1].Interval = &rundir.Interval{Low: 2.1, High: 4.9, Level: 0.95, Method: "student-t"}
+	s.Judges[1].Interval = &rundir.Interval{Low: 2.1, High: 4.9, Level: 0.9, Method: "student-t"}
 	s.Judges[1].Reduce, s.Judges[1].PassRate = "mean", nil
 	for i := range s.Cases {
 		c := &s.Cases[i]
