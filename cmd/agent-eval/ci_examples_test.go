@@ -320,11 +320,18 @@ func mustContain(t *testing.T, what, got string, wants ...string) {
 // answer) after a passing run on the default branch.
 var ciBreakingChange = map[string]string{"cases/b/input.yaml": "text: x\n"}
 
-func TestCIExampleGitHubActions(t *testing.T) {
+// TestCIExamples runs each example twice, as CI would: on the default
+// branch, then for a change that breaks a case. agent-eval is built once.
+func TestCIExamples(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds agent-eval and runs two CI jobs")
+		t.Skip("builds agent-eval and runs four CI jobs")
 	}
 	bin := buildAgentEval(t)
+	t.Run("github-actions", func(t *testing.T) { tryGitHubActions(t, bin) })
+	t.Run("gitlab-ci", func(t *testing.T) { tryGitLab(t, bin) })
+}
+
+func tryGitHubActions(t *testing.T, bin string) {
 	repo := t.TempDir()
 	writeFiles(t, repo, ciEval)
 
@@ -377,11 +384,7 @@ func TestCIExampleGitHubActions(t *testing.T) {
 	}
 }
 
-func TestCIExampleGitLab(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds agent-eval and runs two CI jobs")
-	}
-	bin := buildAgentEval(t)
+func tryGitLab(t *testing.T, bin string) {
 	job := readGitLab(t)
 	if job.Artifacts.Reports.JUnit == "" {
 		t.Fatal("gitlab-ci.yml publishes no artifacts:reports:junit")
