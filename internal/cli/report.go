@@ -26,6 +26,9 @@ type reportOptions struct {
 	config string
 	runID  string
 	open   bool
+	// format is html (write report.html and junit.xml), markdown or
+	// github (print the verdict on stdout, write nothing).
+	format string
 	// configSet: -c was given, so a config that does not load is an error
 	// (without it, a missing eval.yaml only means no before_report hooks).
 	configSet bool
@@ -35,12 +38,20 @@ func newReportCmd(e env) *cobra.Command {
 	opts := reportOptions{}
 	cmd := &cobra.Command{
 		Use:   "report [RUN_DIR]",
-		Short: "Rebuild a run's report.html and junit.xml",
+		Short: "Rebuild a run's report.html and junit.xml, or print its verdict as Markdown or GitHub annotations",
 		Long: `Rebuild report.html and junit.xml in a run directory from what the run
 wrote and from summary.yaml, the verdict 'agent-eval score' writes. A run
 that was not scored gets a report that says so, with everything the agent
 did. Nothing is re-run, no judge is called. The path of report.html is
 printed on stdout.
+
+--format markdown prints the verdict as Markdown on stdout instead (for a
+pull-request comment: agent-eval report --format markdown RUN_DIR | gh pr
+comment --body-file -), --format github as GitHub Actions workflow commands
+(an ::error for each breached threshold, broken judge and tampered case, a
+::warning for each judge worse than the baseline). Neither writes a file
+nor runs the before_report hooks. Links point to $AGENT_EVAL_ARTIFACTS_URL
+when set, else to the GitHub Actions run when $GITHUB_RUN_ID is set.
 
 The run is RUN_DIR, else --run-id ID under the eval's runs directory
 (-c eval.yaml), else the eval's most recent run. eval.yaml's before_report
@@ -49,7 +60,8 @@ AGENT_EVAL_RUN_ID set; without -c, those of the run's own copy of eval.yaml
 (RUN_DIR/config/eval.yaml).
 
   agent-eval report runs/my-eval/20261201-101500.000-claude-sonnet-4-5
-  agent-eval report --run-id 20261201-101500.000-claude-sonnet-4-5 --open`,
+  agent-eval report --run-id 20261201-101500.000-claude-sonnet-4-5 --open
+  agent-eval report --format markdown RUN_DIR | gh pr comment --body-file -`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.configSet = cmd.Flags().Changed("config")
@@ -64,12 +76,22 @@ AGENT_EVAL_RUN_ID set; without -c, those of the run's own copy of eval.yaml
 	runConfigFlag(f, &opts.config, "the eval config `FILE`, or the folder holding eval.yaml (default: the run's own copy, RUN_DIR/config/eval.yaml; ./eval.yaml only finds the run when no RUN_DIR is given)")
 	f.StringVar(&opts.runID, "run-id", "", "the run's `ID` under the eval's runs directory")
 	f.BoolVar(&opts.open, "open", false, "open report.html in the default browser")
+	f.StringVar(&opts.format, "format", "html", "html (write report.html and junit.xml), markdown or github (print the verdict on stdout, write nothing)")
 	return cmd
 }
 
 func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) error {
 	if dirArg != "" && opts.runID != "" {
 		return usageErrorf("give a RUN_DIR or --run-id, not both")
+	}
+	switch opts.format {
+	case "html":
+	case "markdown", "github":
+		if opts.open {
+			return usageErrorf("--open opens report.html: it goes with --format html, not %s", opts.format)
+		}
+	default:
+		return usageErrorf("--format %q: want html, markdown or github", opts.format)
 	}
 	// eval.yaml finds the run; without -c the run's own copy says which
 	// before_report hooks run.
@@ -96,6 +118,9 @@ func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) er
 	if err != nil {
 		return &codedError{ExitUsage, err}
 	}
+	if opts.format != "html" {
+		return printVerdict(e, dir, opts.format)
+	}
 	cfgFile := opts.config
 	if !opts.configSet {
 		// The report is the run directory's: an eval that no longer loads
@@ -104,12 +129,8 @@ func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) er
 			fmt.Fprintf(e.Err, "agent-eval: warning: %v; no before_report hooks run\n", err)
 		}
 	}
-	s, err := dir.ReadSummary()
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		s = nil
-		fmt.Fprintf(e.Err, "%s has no %s: the report says not scored (agent-eval score scores it)\n", dir.Path, rundir.SummaryFile)
-	case err != nil:
+	s, err := scoredSummary(e, dir, "the report says not scored")
+	if err != nil {
 		return err
 	}
 	if err := writeReports(ctx, e, ev, cfgFile, dir, s); err != nil {
@@ -124,6 +145,51 @@ func runReport(ctx context.Context, e env, opts reportOptions, dirArg string) er
 		}
 	}
 	return nil
+}
+
+// printVerdict prints dir's verdict on e.Out as Markdown or GitHub
+// workflow commands (format), from its summary.yaml (none: not scored).
+func printVerdict(e env, dir rundir.Dir, format string) error {
+	s, err := scoredSummary(e, dir, "not scored")
+	if err != nil {
+		return err
+	}
+	var out []byte
+	if format == "github" {
+		out = report.RenderGitHub(dir, s)
+	} else {
+		out = report.RenderMarkdown(dir, s, report.ArtifactsFromEnv(e.Getenv, shownPath(dir.Path)))
+	}
+	if _, err := e.Out.Write(out); err != nil {
+		return fmt.Errorf("print the verdict: %w", err)
+	}
+	return nil
+}
+
+// scoredSummary reads dir's summary.yaml; nil when the run was not scored,
+// which it says on stderr, ending with what.
+func scoredSummary(e env, dir rundir.Dir, what string) (*rundir.Summary, error) {
+	s, err := dir.ReadSummary()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(e.Err, "%s has no %s: %s (agent-eval score scores it)\n", dir.Path, rundir.SummaryFile, what)
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return s, nil
+}
+
+// shownPath is path relative to the working folder when it is below it.
+func shownPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(mustGetwd(), abs); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return abs
 }
 
 // writeReports runs eval.yaml's before_report hooks (ev may be nil: no

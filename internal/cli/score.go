@@ -18,6 +18,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
+	"github.com/agent-eval/agent-eval/internal/report"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/score"
@@ -183,6 +184,10 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 	if err := writeReports(ctx, e, ev, opts.config, dir, s); err != nil {
 		return fmt.Errorf("write the report: %w", err)
 	}
+	if err := appendStepSummary(e.Getenv, dir, s); err != nil {
+		// The verdict stands without its copy in the job's summary.
+		fmt.Fprintf(e.Err, "agent-eval: warning: $GITHUB_STEP_SUMMARY: %v\n", err)
+	}
 	printScoreTable(e.Err, s)
 	if opts.json {
 		if err := writeSummaryJSON(e.Out, s); err != nil {
@@ -190,6 +195,30 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 		}
 	}
 	return verdict(e.Err, s, dir)
+}
+
+// appendStepSummary appends s's Markdown to the file $GITHUB_STEP_SUMMARY
+// names, when it is set (GitHub Actions shows it on the job's page); it
+// never truncates what earlier steps wrote there.
+func appendStepSummary(getenv func(string) string, dir rundir.Dir, s *rundir.Summary) error {
+	path := getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("open: %w", err)
+	}
+	md := report.RenderMarkdown(dir, s, report.ArtifactsFromEnv(getenv, shownPath(dir.Path)))
+	// A blank line keeps it apart from what was there.
+	_, err = f.Write(append(md, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
 }
 
 // passedEvery reports whether some judge gave c a value and none failed or

@@ -203,13 +203,13 @@ type output struct {
 // load builds the page from the run directory and its summary (nil when
 // the run was not scored).
 func load(dir rundir.Dir, s *rundir.Summary) *page {
-	p := &page{Summary: s, Scored: s != nil, red: redact.FromEnviron(os.Environ()), changed: map[string]bool{}}
-	vals, changed, err := dir.KnownSecrets()
+	p := &page{Summary: s, Scored: s != nil, changed: map[string]bool{}}
+	// What was found is hidden even when not all of it could be.
+	red, changed, err := runRedactor(dir)
+	p.red = red
 	if err != nil {
 		p.Problems = append(p.Problems, err.Error())
 	}
-	// What was found is hidden even when not all of it could be.
-	p.red.LearnValues(vals...)
 	for _, c := range changed {
 		p.changed[c] = true
 	}
