@@ -170,6 +170,12 @@ func (r *Redactor) Values() []string {
 	return out
 }
 
+// HideKnown hides the secret values r learnt wherever they occur in s, and
+// nothing else: for a document whose own syntax the patterns String
+// knows (key: value, key=value) would mistake for secrets, when its free
+// text went through String already.
+func (r *Redactor) HideKnown(s string) string { return r.known(s) }
+
 // known replaces the known values in s.
 func (r *Redactor) known(s string) string {
 	if r == nil || len(s) < MinSecretLen {

@@ -3,11 +3,13 @@ package report
 import (
 	"encoding/xml"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
 	"github.com/agent-eval/agent-eval/internal/clip"
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
@@ -83,9 +85,15 @@ func WriteJUnit(dir rundir.Dir, s *rundir.Summary) error {
 
 // RenderJUnit is junit.xml's content.
 func RenderJUnit(dir rundir.Dir, s *rundir.Summary) ([]byte, error) {
+	// CI uploads and shows junit.xml: the secrets report.html hides (of
+	// this environment, and those the run marked in its files) are hidden
+	// here too — the free text (rationales, errors, details) with every
+	// pattern, the whole document by the known values. What marks could
+	// not be read report.html says; what was found is hidden all the same.
+	red, _, _ := runRedactor(dir)
 	var doc junitSuites
 	if s != nil {
-		doc = scoredJUnit(s)
+		doc = scoredJUnit(redactedText(s, red))
 	} else {
 		doc = unscoredJUnit(dir)
 	}
@@ -99,7 +107,32 @@ func RenderJUnit(dir rundir.Dir, s *rundir.Summary) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode junit.xml: %w", err)
 	}
-	return append(append([]byte(xml.Header), out...), '\n'), nil
+	return append(append([]byte(xml.Header), red.HideKnown(string(out))...), '\n'), nil
+}
+
+// redactedText is a copy of s whose free text went through red.String.
+func redactedText(s *rundir.Summary, red *redact.Redactor) *rundir.Summary {
+	c := *s
+	c.NotJudged = red.String(s.NotJudged)
+	c.Thresholds = slices.Clone(s.Thresholds)
+	for i := range c.Thresholds {
+		c.Thresholds[i].Detail = red.String(c.Thresholds[i].Detail)
+	}
+	var cases func([]rundir.CaseSummary) []rundir.CaseSummary
+	cases = func(in []rundir.CaseSummary) []rundir.CaseSummary {
+		out := slices.Clone(in)
+		for i := range out {
+			out[i].Verdicts = slices.Clone(out[i].Verdicts)
+			for j := range out[i].Verdicts {
+				v := &out[i].Verdicts[j]
+				v.Rationale, v.Error = red.String(v.Rationale), red.String(v.Error)
+			}
+			out[i].Attempts = cases(out[i].Attempts)
+		}
+		return out
+	}
+	c.Cases = cases(s.Cases)
+	return &c
 }
 
 func scoredJUnit(s *rundir.Summary) junitSuites {

@@ -182,7 +182,8 @@ func withoutCode(md string) string {
 }
 
 // TestMarkdownAndGitHubRedact: a secret of the environment and one of the
-// run's own marked files never reach the Markdown or the annotations,
+// run's own marked files never reach the Markdown, the annotations or
+// junit.xml,
 // wherever it is planted.
 func TestMarkdownAndGitHubRedact(t *testing.T) {
 	const secret = "plain-looking-value-4711"
@@ -198,9 +199,14 @@ func TestMarkdownAndGitHubRedact(t *testing.T) {
 	s.Baseline.RunID, s.Baseline.Judges[0].Judge = "base-"+secret, "bj-"+secret
 	s.Baseline.Worse[0].Case = "w-" + secret
 	links := Artifacts{BaseURL: "https://x:" + secret + "@ci.example/run", RunURL: "https://ci.example/" + secret, Path: "/tmp/" + secret}
+	junit, err := RenderJUnit(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, out := range map[string]string{
 		"markdown": string(RenderMarkdown(d, s, links)),
 		"github":   string(RenderGitHub(d, s)),
+		"junit":    string(junit),
 	} {
 		if strings.Contains(out, secret) || strings.Contains(out, "pw-hunter2") {
 			t.Errorf("the %s output shows a secret:\n%s", name, out)
