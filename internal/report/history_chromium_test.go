@@ -37,14 +37,7 @@ func TestHistoryInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h, err := LoadHistory(runs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := filepath.Join(runs, HistoryFile)
-	if err := WriteHistory(page, h); err != nil {
-		t.Fatal(err)
-	}
+	page := writeHistoryPage(t, runs)
 	br := startBrowser(t)
 	if err := chromedp.Do(br.ctx, chromedp.Navigate("file://"+filepath.ToSlash(page)), chromedp.WaitVisible("#history")); err != nil {
 		t.Fatalf("load %s: %v", page, err)

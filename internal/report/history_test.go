@@ -121,8 +121,9 @@ func TestHistoryNoRunsDir(t *testing.T) {
 	}
 }
 
-func TestHistoryPage(t *testing.T) {
-	runs := historyFixture(t)
+// writeHistoryPage writes the history.html of runs and returns its path.
+func writeHistoryPage(t *testing.T, runs string) string {
+	t.Helper()
 	h, err := LoadHistory(runs)
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +132,12 @@ func TestHistoryPage(t *testing.T) {
 	if err := WriteHistory(page, h); err != nil {
 		t.Fatal(err)
 	}
+	return page
+}
+
+func TestHistoryPage(t *testing.T) {
+	runs := historyFixture(t)
+	page := writeHistoryPage(t, runs)
 	b, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
