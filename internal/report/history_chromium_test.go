@@ -39,10 +39,12 @@ func TestHistoryInChromium(t *testing.T) {
 	}
 	page := writeHistoryPage(t, runs)
 	br := startBrowser(t)
-	if err := chromedp.Do(br.ctx, chromedp.Navigate("file://"+filepath.ToSlash(page)), chromedp.WaitVisible("#history")); err != nil {
+	if err := chromedp.Do(br.ctx, chromedp.Navigate("file://"+filepath.ToSlash(page)), chromedp.WaitReady("#history")); err != nil {
 		t.Fatalf("load %s: %v", page, err)
 	}
 	for _, c := range []struct{ what, js string }{
+		{"the table is shown", `document.getElementById("history").getBoundingClientRect().height > 100`},
+		{"the page does not scroll sideways (the table scrolls in its box)", `document.documentElement.scrollWidth <= document.documentElement.clientWidth`},
 		{"a row per run", `document.querySelectorAll("#history tbody tr.run").length === 5`},
 		{"the rows are oldest first", `document.querySelector("#history tbody tr.run").dataset.run === "` + histPassed + `"`},
 		{"the failed run is marked", `document.querySelector('tr[data-run="` + histFailed + `"] td.v-fail').textContent === "FAILED"`},

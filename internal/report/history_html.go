@@ -269,7 +269,7 @@ func valueRange(h *History, name string, value valueOf) (lo, hi float64) {
 // newPlot lays the series out: the runs evenly from left to right, the
 // values from lo (bottom) to hi (top), five labelled grid lines.
 func newPlot(h *History, id, title string, names []string, lo, hi float64, label func(float64) string, value valueOf) plot {
-	const w, ht, left, right, top, bottom = 760.0, 220.0, 64.0, 16.0, 12.0, 28.0
+	const w, ht, left, right, top, bottom = 560.0, 220.0, 64.0, 16.0, 12.0, 28.0
 	p := plot{ID: id, Title: title, W: w, H: ht, Left: left, Right: w - right}
 	n := float64(len(h.Runs))
 	x := func(i int) float64 { return round1(left + (float64(i)+0.5)*(w-left-right)/n) }
