@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -43,8 +44,8 @@ goes to stdout; --json prints the same as one JSON document.
 The page RUNS_DIR/history.html (--html FILE elsewhere, --no-html none) shows
 the same table, each run linking its report.html, and inline SVG plots of
 each judge's pass rate and of the cost over the runs; it loads nothing and
-opens offline. Each run's report.html links it once it exists (after the
-next 'agent-eval report' or score). Secrets are redacted from all of it.
+opens offline. Once it exists, score and report bring it up to date, and
+the reports they write link it. Secrets are redacted from all of it.
 
   agent-eval history -c my-eval/eval.yaml --limit 10
   agent-eval history runs/my-eval --json
@@ -150,4 +151,23 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// refreshHistory rewrites the history page of dir's runs directory, when
+// there is one, after score or report changed one of its runs: the page
+// stays true to the runs without a history run. It cannot fail the
+// command that scored: a page that could not be written is a warning.
+func refreshHistory(stderr io.Writer, runDir string) {
+	runsDir := filepath.Dir(runDir)
+	page := filepath.Join(runsDir, report.HistoryFile)
+	if _, err := os.Stat(page); err != nil {
+		return
+	}
+	h, err := report.LoadHistory(runsDir)
+	if err == nil {
+		err = report.WriteHistory(page, h)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-eval: warning: %s not brought up to date: %v\n", page, err)
+	}
 }
