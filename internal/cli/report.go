@@ -212,6 +212,7 @@ func writeReports(ctx context.Context, e env, ev *config.Eval, configFile string
 	if err := report.Write(dir, s); err != nil {
 		return err
 	}
+	refreshHistory(e.Err, dir.Path)
 	return report.WriteJUnit(dir, s)
 }
 

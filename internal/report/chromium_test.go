@@ -1,19 +1,15 @@
 package report
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
 // ScreenshotDirEnv names the folder the Chromium test saves its
@@ -41,52 +37,13 @@ func chromium() string {
 // load), and saves a screenshot. In CI (CI=true) a missing Chromium fails
 // the test: scripts/install-chromium.sh installs it.
 func TestReportInChromium(t *testing.T) {
-	bin := chromium()
-	if bin == "" {
-		need.Missing(t, "no chromium on PATH and no $CHROMIUM_BIN", need.Install("chromium"))
-	}
 	start := time.Now()
 	d, s := fixture(t, true)
 	if err := Write(d, s); err != nil {
 		t.Fatal(err)
 	}
-
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.NoSandbox, // root in CI
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-
-	var (
-		mu       sync.Mutex
-		messages []string
-	)
-	if err := chromedp.Listen(bctx, func(ev any) {}); err != nil {
-		t.Fatalf("start chromium (%s): %v", bin, err)
-	}
-	console := chromedp.Console(bctx)
-	go func() {
-		for m, err := range console {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException || m.Type == chromedp.ConsoleWarning {
-				mu.Lock()
-				messages = append(messages, m.String())
-				mu.Unlock()
-			}
-		}
-	}()
+	br := startBrowser(t)
+	bctx := br.ctx
 
 	url := "file://" + filepath.ToSlash(d.Report())
 	if err := chromedp.Do(bctx, chromedp.Navigate(url), chromedp.WaitVisible("#case-table")); err != nil {
@@ -94,11 +51,7 @@ func TestReportInChromium(t *testing.T) {
 	}
 	eval := func(js string) any {
 		t.Helper()
-		v, err := chromedp.Run(bctx, chromedp.Evaluate[any](js))
-		if err != nil {
-			t.Fatalf("evaluate %s: %v", js, err)
-		}
-		return v
+		return br.eval(t, js)
 	}
 	checks := []struct{ what, js string }{
 		{"the case table has a row per case", `document.querySelectorAll("#case-table tbody tr.case-row").length === 3`},
@@ -216,10 +169,7 @@ func TestReportInChromium(t *testing.T) {
 	t.Logf("screenshot: %s", filepath.Join(dir, "compare.png"))
 	t.Logf("the chromium test took %s", time.Since(start).Round(time.Millisecond))
 
-	cancelBrowser()
-	mu.Lock()
-	defer mu.Unlock()
-	if len(messages) > 0 {
+	if messages := br.stop(); len(messages) > 0 {
 		t.Errorf("the page logged:\n%s", strings.Join(messages, "\n"))
 	}
 }

@@ -60,6 +60,10 @@ type page struct {
 	// Compare links the comparison page in the run directory, when there
 	// is one.
 	Compare string
+	// Previous is the run before this one in its runs directory, History
+	// the runs directory's history.html (previous.go).
+	Previous *previousView
+	History  string
 	// Batch is the one agent run of a batch run (execution.mode: batch):
 	// its transcript and denials, and the outputs every case shares, shown
 	// once; nil in case mode.
@@ -242,6 +246,11 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 	}
 	if _, err := os.Stat(filepath.Join(dir.Path, CompareFile)); err == nil {
 		p.Compare = CompareFile
+	}
+	p.Previous, p.History = previousRun(dir, p.EvalName, p.red)
+	// The header shows the run's own words: the secrets in them are hidden.
+	for _, f := range []*string{&p.RunID, &p.EvalName, &p.Model, &p.Agent} {
+		*f = p.red.String(*f)
 	}
 	p.Title = "agent-eval: " + strings.TrimPrefix(p.EvalName+" / "+p.RunID, " / ")
 

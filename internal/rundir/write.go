@@ -66,6 +66,17 @@ func NewID(t time.Time, model string) string {
 	return t.Format(idTime) + "-" + modelSegmentRE().ReplaceAllString(model, "-")
 }
 
+// IDTime is the start time a generated run id (NewID) begins with, read
+// in the local time zone as NewID wrote it; false for an id that does not
+// begin with one (an explicit --run-id).
+func IDTime(id string) (time.Time, bool) {
+	if len(id) < len(idTime) {
+		return time.Time{}, false
+	}
+	t, err := time.ParseInLocation(idTime, id[:len(idTime)], time.Local)
+	return t, err == nil
+}
+
 // Create makes runsDir/id. A generated id that is taken gets a -2, -3, …
 // suffix; an explicit one is ErrExists. It returns the id used.
 func Create(runsDir, id string, explicit bool) (string, Dir, error) {
