@@ -15,6 +15,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/intercept"
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
@@ -190,6 +191,7 @@ func harnessBin(e env) (string, error) {
 
 func runRun(ctx context.Context, e env, opts runOptions) error {
 	term := ui.NewTerminal(e.Err, e.Getenv)
+	term.Hide(redact.FromEnviron(os.Environ()).HideKnown)
 	defer term.Stop()
 	e.Err = term.Writer()
 	ev, err := config.Load(opts.config)

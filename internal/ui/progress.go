@@ -27,6 +27,7 @@ import (
 type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
+	hide    func(string) string // hides secrets in what is written (nil: nothing)
 	live    bool
 	colour  bool // colour the statuses (a terminal, NO_COLOR unset)
 	width   int
@@ -101,7 +102,11 @@ func (p *progress) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clearLocked()
-	n, err := p.w.Write(b)
+	n := len(b)
+	if p.hide != nil {
+		b = []byte(p.hide(string(b)))
+	}
+	_, err := p.w.Write(b)
 	if len(b) > 0 && b[len(b)-1] == '\n' {
 		p.drawLocked()
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent-eval/agent-eval/internal/engine"
 )
 
 func TestProgressOffTerminalAddsNothing(t *testing.T) {
@@ -195,5 +197,22 @@ func TestHeartbeatPeriod(t *testing.T) {
 		if p.heartbeat != tt.want || (buf.Len() > 0) != tt.warn {
 			t.Errorf("%s=%q: heartbeat %v, warning %q; want %v, warning %v", HeartbeatEnv, tt.env, p.heartbeat, buf.String(), tt.want, tt.warn)
 		}
+	}
+}
+
+// TestHide: what is written through the terminal hides the values Hide
+// was given, and reports the length it was given.
+func TestHide(t *testing.T) {
+	var out strings.Builder
+	term := NewTerminal(&out, func(string) string { return "" })
+	term.Hide(func(s string) string { return strings.ReplaceAll(s, "sk-live-0042", "[redacted]") })
+	term.RunStarted(engine.RunInfo{RunID: "r1", Model: "model-sk-live-0042", ToRun: 1, Dir: "/runs/r1"})
+	line := "note sk-live-0042\n"
+	if n, err := term.Writer().Write([]byte(line)); n != len(line) || err != nil {
+		t.Errorf("Write = %d, %v; want %d, nil", n, err, len(line))
+	}
+	term.Stop()
+	if strings.Contains(out.String(), "sk-live-0042") || !strings.Contains(out.String(), "model-[redacted]") {
+		t.Errorf("the terminal shows the secret:\n%s", out.String())
 	}
 }

@@ -27,6 +27,15 @@ func NewTerminal(w io.Writer, getenv func(string) string) *Terminal {
 	return &Terminal{p: newProgress(w, getenv)}
 }
 
+// Hide makes every line written hide the secret values hide knows (a
+// redact.Redactor's HideKnown): the run id, model and agent the header
+// prints, and anything written through Writer, are the user's text.
+func (t *Terminal) Hide(hide func(string) string) {
+	t.p.mu.Lock()
+	defer t.p.mu.Unlock()
+	t.p.hide = hide
+}
+
 // Writer is the terminal's stderr: what is written through it keeps the
 // status line intact.
 func (t *Terminal) Writer() io.Writer { return t.p }
