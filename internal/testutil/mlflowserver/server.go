@@ -30,6 +30,8 @@ type Server struct {
 	Artifacts string
 	// Log is the file the server's output goes to.
 	Log string
+	// DB is its SQLite backend store.
+	DB string
 }
 
 // Bin finds the pinned MLflow: $MLFLOW_BIN, else the virtual environment
@@ -67,13 +69,14 @@ func Start(t testing.TB) *Server {
 		URL:       fmt.Sprintf("http://127.0.0.1:%d", port),
 		Artifacts: filepath.Join(dir, "artifacts"),
 		Log:       filepath.Join(dir, "server.log"),
+		DB:        filepath.Join(dir, "mlflow.db"),
 	}
 	log, err := os.Create(s.Log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "server",
-		"--backend-store-uri", "sqlite:///"+filepath.Join(dir, "mlflow.db"),
+		"--backend-store-uri", "sqlite:///"+s.DB,
 		"--serve-artifacts", "--artifacts-destination", s.Artifacts,
 		"--host", "127.0.0.1", "--port", fmt.Sprint(port), "--workers", "1")
 	cmd.Dir = dir
