@@ -130,8 +130,12 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		// The URL in a *url.Error carries no credentials: they are in
-		// the header.
+		// The method and path say what failed; the *url.Error would say
+		// them again with the whole URL.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()

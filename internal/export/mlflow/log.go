@@ -1,6 +1,7 @@
 package mlflow
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/redact"
@@ -136,6 +138,10 @@ func Log(ctx context.Context, o Options) (*Result, error) {
 	res.RunID = mr.Info.RunID
 	res.URL = fmt.Sprintf("%s/#/experiments/%s/runs/%s", c.URI(), exp.ID, res.RunID)
 	rec.Params, res.Warnings = newParams(rec.Params, mr.Data.Params)
+	if _, err := artifactPath(mr.Info.ArtifactURI, TableArtifact); err != nil {
+		res.Warnings = append(res.Warnings, err.Error()+"; no artifact was sent")
+		arts = nil
+	}
 	if err := send(ctx, c, o, mr, rec, arts, red, exp.ID); err != nil {
 		// Best effort: the run says it is incomplete.
 		_ = c.updateRun(context.WithoutCancel(ctx), res.RunID, "FAILED", o.Now().UnixMilli())
@@ -204,11 +210,11 @@ type artifact struct {
 func artifacts(d rundir.Dir, s *rundir.Summary, red *redact.Redactor) ([]artifact, error) {
 	files := []struct {
 		name, path string
-		kind       int // 0 text, 1 JSON, 2 as is
+		kind       int // 0 text, 1 JSON
 		optional   bool
 	}{
 		{rundir.SummaryFile, d.Summary(), 0, false},
-		{rundir.ReportFile, d.Report(), 2, true},
+		{rundir.ReportFile, d.Report(), 0, true},
 		{rundir.JUnitFile, d.JUnit(), 0, true},
 		{rundir.RunResultFile, d.RunResult(), 1, false},
 		{EvalArtifact, d.EvalCopy(), 0, true},
@@ -222,27 +228,31 @@ func artifacts(d rundir.Dir, s *rundir.Summary, red *redact.Redactor) ([]artifac
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", f.name, err)
 		}
-		switch f.kind {
-		case 0:
-			b = []byte(red.String(string(b)))
-		case 1:
+		if f.kind == 1 {
 			b = red.JSON(b)
-		case 2:
-			// Written redacted; a value learnt since is hidden too,
-			// without the patterns that would break its embedded assets.
-			b = hideKnown(b, red)
+		} else {
+			b = hideText(b, red)
 		}
 		out = append(out, artifact{f.name, b})
 	}
 	return append(out, artifact{TableArtifact, CaseTable(s, red).JSON()}), nil
 }
 
-// hideKnown replaces the known values in b with redact.Mark.
-func hideKnown(b []byte, red *redact.Redactor) []byte {
+// hideText replaces the known values in b, and what is shaped like a
+// credential (a token of a known format, a URL's password), with
+// redact.Mark. Unlike redact.String it leaves NAME: value pairs alone, so
+// summary.yaml's pass_rate and eval.yaml's min_pass_rate survive, and so
+// do report.html's embedded assets.
+func hideText(b []byte, red *redact.Redactor) []byte {
+	spans := append(red.Find(b), redact.FindShapes(b)...)
+	slices.SortFunc(spans, func(x, y [2]int) int { return cmp.Compare(x[0], y[0]) })
 	var out []byte
 	last := 0
-	for _, sp := range red.Find(b) {
-		out = append(append(out, b[last:sp[0]]...), redact.Mark...)
+	for _, sp := range spans {
+		if sp[1] <= last {
+			continue
+		}
+		out = append(append(out, b[last:max(sp[0], last)]...), redact.Mark...)
 		last = sp[1]
 	}
 	return append(out, b[last:]...)

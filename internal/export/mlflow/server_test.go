@@ -3,10 +3,7 @@ package mlflow_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"io/fs"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,131 +50,6 @@ func fixture(t *testing.T, edit func(*rundir.Summary)) rundir.Dir {
 	return d
 }
 
-// api reads the tracking server back.
-type api struct {
-	t   *testing.T
-	url string
-}
-
-func (a api) get(path string, q url.Values) []byte {
-	a.t.Helper()
-	resp, err := http.Get(a.url + path + "?" + q.Encode())
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		a.t.Fatalf("GET %s %v: %s %s", path, q, resp.Status, b)
-	}
-	return b
-}
-
-func (a api) post(path string, body any) []byte {
-	a.t.Helper()
-	j, _ := json.Marshal(body)
-	resp, err := http.Post(a.url+path, "application/json", bytes.NewReader(j))
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		a.t.Fatalf("POST %s: %s %s", path, resp.Status, b)
-	}
-	return b
-}
-
-type kv struct{ Key, Value string }
-
-type storedRun struct {
-	Info struct {
-		RunID       string `json:"run_id"`
-		RunName     string `json:"run_name"`
-		Status      string `json:"status"`
-		ArtifactURI string `json:"artifact_uri"`
-	} `json:"info"`
-	Data struct {
-		Params  []kv `json:"params"`
-		Tags    []kv `json:"tags"`
-		Metrics []struct {
-			Key   string  `json:"key"`
-			Value float64 `json:"value"`
-		} `json:"metrics"`
-	} `json:"data"`
-}
-
-func (r storedRun) params() map[string]string { return kvs(r.Data.Params) }
-func (r storedRun) tags() map[string]string   { return kvs(r.Data.Tags) }
-func (r storedRun) metrics() map[string]float64 {
-	m := map[string]float64{}
-	for _, x := range r.Data.Metrics {
-		m[x.Key] = x.Value
-	}
-	return m
-}
-
-func kvs(l []kv) map[string]string {
-	m := map[string]string{}
-	for _, x := range l {
-		m[x.Key] = x.Value
-	}
-	return m
-}
-
-func (a api) experimentID(name string) string {
-	var e struct {
-		Experiment struct {
-			ID string `json:"experiment_id"`
-		} `json:"experiment"`
-	}
-	if err := json.Unmarshal(a.get("/api/2.0/mlflow/experiments/get-by-name", url.Values{"experiment_name": {name}}), &e); err != nil {
-		a.t.Fatal(err)
-	}
-	return e.Experiment.ID
-}
-
-// runs are the experiment's runs named name.
-func (a api) runs(expID, name string) []storedRun {
-	var got struct {
-		Runs []storedRun `json:"runs"`
-	}
-	b := a.post("/api/2.0/mlflow/runs/search", map[string]any{"experiment_ids": []string{expID},
-		"filter": "attributes.run_name = '" + name + "'"})
-	if err := json.Unmarshal(b, &got); err != nil {
-		a.t.Fatal(err)
-	}
-	return got.Runs
-}
-
-// artifacts are the run's artifacts, by name, with their content.
-func (a api) artifacts(r storedRun) map[string][]byte {
-	root := strings.TrimPrefix(r.Info.ArtifactURI, "mlflow-artifacts:/")
-	out := map[string][]byte{}
-	var walk func(dir string)
-	walk = func(dir string) {
-		var l struct {
-			Files []struct {
-				Path  string `json:"path"`
-				IsDir bool   `json:"is_dir"`
-			} `json:"files"`
-		}
-		if err := json.Unmarshal(a.get("/api/2.0/mlflow-artifacts/artifacts", url.Values{"path": {root + dir}}), &l); err != nil {
-			a.t.Fatal(err)
-		}
-		for _, f := range l.Files {
-			name := strings.TrimPrefix(dir+"/"+f.Path, "/")
-			if f.IsDir {
-				walk("/" + name)
-				continue
-			}
-			out[name] = a.get("/api/2.0/mlflow-artifacts/artifacts/"+root+"/"+name, nil)
-		}
-	}
-	walk("")
-	return out
-}
-
 func logIt(t *testing.T, s *mlflowserver.Server, d rundir.Dir, exp string, tags map[string]string, env map[string]string) *mlflow.Result {
 	t.Helper()
 	environ := []string{"AGENT_EVAL_TEST_TOKEN=" + planted}
@@ -195,7 +67,6 @@ func logIt(t *testing.T, s *mlflowserver.Server, d rundir.Dir, exp string, tags 
 // everything back through the server's API.
 func TestLogToServer(t *testing.T) {
 	s := mlflowserver.Start(t)
-	a := api{t, s.URL}
 	const runName = "20261201-031500.000-fixture"
 	d := fixture(t, func(sum *rundir.Summary) {
 		sum.Cases[0].Verdicts[1].Rationale = "the agent printed " + planted + " to the log"
@@ -204,25 +75,24 @@ func TestLogToServer(t *testing.T) {
 		"GITHUB_REF_NAME": "main", "GITHUB_RUN_ID": "42", "GITHUB_SERVER_URL": "https://github.com"}
 	res := logIt(t, s, d, "greetings", map[string]string{"team": "evals", "passed": "overridden", "mlflow.runName": "hijack"}, gh)
 
-	expID := a.experimentID("greetings")
+	expID, err := s.ExperimentID("greetings")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if res.ExperimentID != expID || !res.Created {
 		t.Fatalf("Log = %+v, want experiment %s, created", res, expID)
 	}
 	if want := s.URL + "/#/experiments/" + expID + "/runs/" + res.RunID; res.URL != want {
 		t.Errorf("URL = %s, want %s", res.URL, want)
 	}
-	runs := a.runs(expID, runName)
-	if len(runs) != 1 {
-		t.Fatalf("%d runs named %s, want 1", len(runs), runName)
-	}
-	r := runs[0]
+	r := oneRun(t, s, "greetings", runName)
 	if r.Info.RunID != res.RunID || r.Info.Status != "FINISHED" {
 		t.Errorf("run %s status %s, want %s FINISHED", r.Info.RunID, r.Info.Status, res.RunID)
 	}
 	wantParams := map[string]string{"run_id": runName, "eval_name": "fixture-eval", "model": "claude-sonnet-4-5",
 		"runner": "claude-code", "agent_version": "2.1.332", "agent_eval_version": "v0.9.0", "execution_mode": "case", "repeats": "1"}
 	for k, v := range wantParams {
-		if got := r.params()[k]; got != v {
+		if got := r.Params()[k]; got != v {
 			t.Errorf("param %s = %q, want %q", k, got, v)
 		}
 	}
@@ -230,22 +100,22 @@ func TestLogToServer(t *testing.T) {
 		"tests_pass/interval_high": 0.9055, "tests_pass/error_rate": 0, "quality/mean": 4, "quality/error_rate": 0.5,
 		"cost_usd": 0.1348, "duration_s": 30.5, "cases": 2, "judged_cases": 2, "denials": 1, "reward": 0.55, "tokens/input": 1200}
 	for k, v := range wantMetrics {
-		if got, ok := r.metrics()[k]; !ok || got != v {
+		if got, ok := r.Metrics()[k]; !ok || got != v {
 			t.Errorf("metric %s = %v (%v), want %v", k, got, ok, v)
 		}
 	}
-	if _, ok := r.metrics()["quality/pass_rate"]; ok {
+	if _, ok := r.Metrics()["quality/pass_rate"]; ok {
 		t.Errorf("metric quality/pass_rate logged for a judge without a pass rate")
 	}
 	wantTags := map[string]string{"passed": "overridden", "regressions_detected": "no", "team": "evals", "mlflow.runName": runName,
 		"forge_platform": "github", "repository_url": "https://github.com/acme/evals", "commit_sha": "abc123", "ref_name": "main",
 		"pipeline_run_url": "https://github.com/acme/evals/actions/runs/42", "mlflow.source.git.commit": "0123456789abcdef0123456789abcdef01234567"}
 	for k, v := range wantTags {
-		if got := r.tags()[k]; got != v {
+		if got := r.Tags()[k]; got != v {
 			t.Errorf("tag %s = %q, want %q", k, got, v)
 		}
 	}
-	arts := a.artifacts(r)
+	arts := r.Artifacts
 	for _, name := range []string{"summary.yaml", "report.html", "junit.xml", "run_result.json", "config/eval.yaml", "per_case_results.json"} {
 		if _, ok := arts[name]; !ok {
 			t.Errorf("artifact %s missing; have %v", name, keys(arts))
@@ -255,13 +125,13 @@ func TestLogToServer(t *testing.T) {
 		Columns []string `json:"columns"`
 		Data    [][]any  `json:"data"`
 	}
-	if err := json.Unmarshal(arts["per_case_results.json"], &table); err != nil {
+	if err := json.Unmarshal([]byte(arts["per_case_results.json"]), &table); err != nil {
 		t.Fatal(err)
 	}
 	if len(table.Data) != 4 || table.Columns[0] != "case_id" || table.Data[0][0] != "deploy-001" || table.Data[0][3] != "tests_pass" {
 		t.Errorf("per_case_results.json = %+v", table)
 	}
-	if !strings.Contains(string(arts["summary.yaml"]), "[redacted] to the log") {
+	if !strings.Contains(arts["summary.yaml"], "[redacted] to the log") {
 		t.Errorf("summary.yaml's rationale is not redacted:\n%s", arts["summary.yaml"])
 	}
 
@@ -275,23 +145,20 @@ func TestLogToServer(t *testing.T) {
 	if len(res2.Warnings) != 0 {
 		t.Errorf("warnings %v, want none (the params did not change)", res2.Warnings)
 	}
-	runs = a.runs(expID, runName)
-	if len(runs) != 1 {
-		t.Fatalf("%d runs named %s after logging again, want 1", len(runs), runName)
-	}
-	tags := runs[0].tags()
+	r2 := oneRun(t, s, "greetings", runName)
+	tags := r2.Tags()
 	if tags["regressions_detected"] != "yes" || tags["passed"] != "no" || tags["team"] != "platform" {
 		t.Errorf("after a failed gate: tags %v, want regressions_detected yes, passed no, team platform", tags)
 	}
 
 	// Nothing the server stored holds the planted secret: not its answers,
 	// not its artifact store, not its database.
-	for name, b := range a.artifacts(runs[0]) {
-		if bytes.Contains(b, []byte(planted)) {
+	for name, b := range r2.Artifacts {
+		if strings.Contains(b, planted) {
 			t.Errorf("artifact %s holds the secret", name)
 		}
 	}
-	stored, _ := json.Marshal(runs)
+	stored, _ := json.Marshal([]mlflowserver.Run{r, r2})
 	if bytes.Contains(stored, []byte(planted)) {
 		t.Errorf("the run's params, metrics or tags hold the secret")
 	}
@@ -311,10 +178,23 @@ func TestLogToServer(t *testing.T) {
 	}
 }
 
-func keys(m map[string][]byte) []string {
+func keys(m map[string]string) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)
 	}
 	return out
+}
+
+// oneRun is the one run named name in the experiment.
+func oneRun(t *testing.T, s *mlflowserver.Server, exp, name string) mlflowserver.Run {
+	t.Helper()
+	runs, err := s.Runs(exp, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 {
+		t.Fatalf("%d runs named %s, want 1", len(runs), name)
+	}
+	return runs[0]
 }
