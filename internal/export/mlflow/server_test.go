@@ -198,3 +198,20 @@ func oneRun(t *testing.T, s *mlflowserver.Server, exp, name string) mlflowserver
 	}
 	return runs[0]
 }
+
+// TestLogWithoutArtifactProxy: a server that does not serve artifacts gets
+// the params, metrics and tags, and a warning that no artifact was sent.
+func TestLogWithoutArtifactProxy(t *testing.T) {
+	s := mlflowserver.StartWithoutProxy(t)
+	res := logIt(t, s, fixture(t, nil), "plain", nil, nil)
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "not served by the tracking server") {
+		t.Errorf("warnings %q, want one saying the artifacts were not sent", res.Warnings)
+	}
+	r := oneRun(t, s, "plain", "20261201-031500.000-fixture")
+	if r.Info.Status != "FINISHED" || r.Params()["eval_name"] != "fixture-eval" || r.Tags()["passed"] != "yes" || r.Metrics()["cases"] != 2 {
+		t.Errorf("run %s: params %v, tags %v, metrics %v", r.Info.Status, r.Params(), r.Tags(), r.Metrics())
+	}
+	if r.Info.ArtifactURI == "" || strings.HasPrefix(r.Info.ArtifactURI, "mlflow-artifacts:") {
+		t.Errorf("artifact_uri %q, want the server's folder", r.Info.ArtifactURI)
+	}
+}
