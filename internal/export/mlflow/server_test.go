@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -54,8 +53,7 @@ func logIt(t *testing.T, s *mlflowserver.Server, d rundir.Dir, exp string, tags 
 	t.Helper()
 	environ := []string{"AGENT_EVAL_TEST_TOKEN=" + planted}
 	res, err := mlflow.Log(t.Context(), mlflow.Options{Dir: d, Experiment: exp, TrackingURI: s.URL, Tags: tags,
-		Getenv: func(k string) string { return env[k] }, Environ: environ, Version: "v1.0.0-test",
-		Now: func() time.Time { return time.Date(2026, 12, 1, 4, 0, 0, 0, time.UTC) }})
+		Getenv: func(k string) string { return env[k] }, Environ: environ, Version: "v1.0.0-test"})
 	if err != nil {
 		b, _ := os.ReadFile(s.Log)
 		t.Fatalf("Log: %v\nserver log:\n%s", err, b)
