@@ -34,10 +34,12 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("AGENT_EVAL_RUNS_DIR", "")
+			mlflowSetup(env)
 			return shortWorkspaces(env)
 		},
 		Condition: scriptCondition,
-		Cmds:      map[string]func(ts *testscript.TestScript, neg bool, args []string){"anova-near": cmdANOVANear},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"anova-near": cmdANOVANear,
+			"mlflow-run": cmdMLflowRun, "mlflow-secret-free": cmdMLflowSecretFree},
 	})
 }
 

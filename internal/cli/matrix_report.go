@@ -38,11 +38,7 @@ stderr.
 Exit status: 0, or 2 when there is no such matrix or no cell is scored.`,
 		Args: maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			dir := ""
-			if len(args) == 1 {
-				dir = args[0]
-			}
-			return runMatrixReport(e, opts, dir)
+			return runMatrixReport(e, opts, optionalArg(args))
 		},
 	}
 	runConfigFlag(cmd.Flags(), &opts.config, "the eval config `FILE` whose latest matrix is reported when no MATRIX_DIR is given")

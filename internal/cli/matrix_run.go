@@ -126,7 +126,9 @@ func runMatrixRun(ctx context.Context, e env, opts matrixRunOptions) error {
 		if st := d.CellState(mc.cell.Name); st != matrix.StateFinished {
 			continue
 		}
-		err := scoreRun(ctx, e, ev, scoreOptions{config: opts.config, concurrency: 4, fakeModel: opts.fakeModel}, d.Cell(mc.cell.Name), nil)
+		// A cell's run id is its name, the same in every matrix: MLflow
+		// would take it for the last matrix's cell and update that.
+		err := scoreRun(ctx, e, ev, scoreOptions{config: opts.config, concurrency: 4, fakeModel: opts.fakeModel, noMLflow: true}, d.Cell(mc.cell.Name), nil)
 		var gate errReported
 		if errors.As(err, &gate) && gate.code == ExitGate {
 			err = nil // a breached threshold is the cell's result

@@ -20,11 +20,7 @@ running, unfinished, finished, scored) and run directory.
 Exit status: 0, or 2 when there is no such matrix.`,
 		Args: maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			dir := ""
-			if len(args) == 1 {
-				dir = args[0]
-			}
-			return runMatrixStatus(e, opts, dir)
+			return runMatrixStatus(e, opts, optionalArg(args))
 		},
 	}
 	runConfigFlag(cmd.Flags(), &opts.config, "the eval config `FILE` whose latest matrix is listed when no MATRIX_DIR is given")

@@ -65,15 +65,11 @@ AGENT_EVAL_RUN_ID set; without -c, those of the run's own copy of eval.yaml
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.configSet = cmd.Flags().Changed("config")
-			dir := ""
-			if len(args) == 1 {
-				dir = args[0]
-			}
-			return runReport(cmd.Context(), e, opts, dir)
+			return runReport(cmd.Context(), e, opts, optionalArg(args))
 		},
 	}
 	f := cmd.Flags()
-	runConfigFlag(f, &opts.config, "the eval config `FILE`, or the folder holding eval.yaml (default: the run's own copy, RUN_DIR/config/eval.yaml; ./eval.yaml only finds the run when no RUN_DIR is given)")
+	runConfigFlag(f, &opts.config, runConfigHelp)
 	f.StringVar(&opts.runID, "run-id", "", "the run's `ID` under the eval's runs directory")
 	f.BoolVar(&opts.open, "open", false, "open report.html in the default browser")
 	f.StringVar(&opts.format, "format", "html", "html (write report.html and junit.xml), markdown or github (print the verdict on stdout, write nothing)")

@@ -33,6 +33,7 @@ type scoreOptions struct {
 	json        bool
 	concurrency int
 	fakeModel   bool
+	noMLflow    bool
 	// configSet: -c was given; without it a run is scored with its own
 	// copy of eval.yaml (runEval).
 	configSet bool
@@ -64,6 +65,10 @@ the built-in fake of the Messages API (no API key; the judge model defaults
 to claude-fake-judge), to check an eval's scoring offline. Its verdicts are
 cached apart from real ones.
 
+With an mlflow: block in eval.yaml the scored run is then logged to MLflow
+(see agent-eval mlflow; --no-mlflow skips it): a failure to log is a warning
+that leaves the exit status alone.
+
 stderr gets a table per judge and the verdict; stdout gets the summary as JSON
 with --json.
 
@@ -73,21 +78,18 @@ itself failed.`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.configSet = cmd.Flags().Changed("config")
-			dir := ""
-			if len(args) == 1 {
-				dir = args[0]
-			}
-			return runScore(cmd.Context(), e, opts, dir)
+			return runScore(cmd.Context(), e, opts, optionalArg(args))
 		},
 	}
 	f := cmd.Flags()
-	runConfigFlag(f, &opts.config, "the eval config `FILE`, or the folder holding eval.yaml (default: the run's own copy, RUN_DIR/config/eval.yaml; ./eval.yaml only finds the run when no RUN_DIR is given)")
+	runConfigFlag(f, &opts.config, runConfigHelp)
 	f.StringVar(&opts.runID, "run-id", "", "score the run `ID` under the runs directory")
 	f.StringVar(&opts.baseline, "baseline", "", "compare with the scored `RUN` (a run directory, or a run id under the runs directory)")
 	f.BoolVar(&opts.noCache, "no-cache", false, "call the model for every LLM verdict, ignoring judge_cache/")
 	f.BoolVar(&opts.json, "json", false, "print the summary as JSON on stdout")
 	f.IntVar(&opts.concurrency, "concurrency", 4, "cases scored, and model calls made, at once")
 	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer the LLM judges from the dataset's "+FakeJudgeScript+" through the built-in fake Messages API")
+	f.BoolVar(&opts.noMLflow, "no-mlflow", false, "do not log the scored run to MLflow (eval.yaml's mlflow: block)")
 	return cmd
 }
 
@@ -97,14 +99,7 @@ func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) erro
 	}
 	// eval.yaml finds the run (--run-id, the latest); with -c it is also
 	// what scores it, else the run's own copy is.
-	var ev *config.Eval
-	if dirArg == "" || opts.configSet {
-		var err error
-		if ev, err = config.Load(opts.config); err != nil {
-			return err
-		}
-	}
-	dir, err := resolveRunDir(ev, e.Getenv, dirArg, opts.runID)
+	ev, dir, err := locateRun(e, opts.config, opts.configSet, dirArg, opts.runID)
 	if err != nil {
 		return err
 	}
@@ -189,6 +184,7 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 		fmt.Fprintf(e.Err, "agent-eval: warning: $GITHUB_STEP_SUMMARY: %v\n", err)
 	}
 	printScoreTable(e.Err, s)
+	scoreMLflow(ctx, e, ev, opts, dir)
 	if opts.json {
 		if err := writeSummaryJSON(e.Out, s); err != nil {
 			return err
@@ -287,6 +283,21 @@ func verdict(w io.Writer, s *rundir.Summary, dir rundir.Dir) error {
 	}
 	fmt.Fprintf(w, "agent-eval: FAIL: %d of %d threshold(s) breached%s; summary: %s, report: %s\n", breached, len(s.Thresholds), broken, dir.Summary(), dir.Report())
 	return errReported{ExitGate}
+}
+
+// locateRun finds the run a verb reads: RUN_DIR, --run-id or the latest
+// run; eval.yaml (configFile) is loaded when it is needed to find the run
+// or was given with -c (configSet), else ev is nil.
+func locateRun(e env, configFile string, configSet bool, dirArg, runID string) (*config.Eval, rundir.Dir, error) {
+	var ev *config.Eval
+	if dirArg == "" || configSet {
+		var err error
+		if ev, err = config.Load(configFile); err != nil {
+			return nil, rundir.Dir{}, err
+		}
+	}
+	dir, err := resolveRunDir(ev, e.Getenv, dirArg, runID)
+	return ev, dir, err
 }
 
 // resolveRunDir finds the run to score: RUN_DIR, --run-id under the runs

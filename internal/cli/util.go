@@ -31,3 +31,15 @@ func printJSON(w io.Writer, v any) error {
 	}
 	return nil
 }
+
+// runConfigHelp is -c's help in the verbs that read a run directory with
+// the run's own copy of eval.yaml by default.
+const runConfigHelp = "the eval config `FILE`, or the folder holding eval.yaml (default: the run's own copy, RUN_DIR/config/eval.yaml; ./eval.yaml only finds the run when no RUN_DIR is given)"
+
+// optionalArg is a verb's one optional argument, "" when not given.
+func optionalArg(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return ""
+}

@@ -135,6 +135,22 @@ func (e *Eval) MLflowExperiment() string {
 	return e.DisplayName()
 }
 
+// DefaultMLflowTrackingURI is the tracking server when neither
+// mlflow.tracking_uri nor $MLFLOW_TRACKING_URI names one.
+const DefaultMLflowTrackingURI = "http://127.0.0.1:5000"
+
+// MLflowTrackingURI is the tracking server: mlflow.tracking_uri, else
+// $MLFLOW_TRACKING_URI, else DefaultMLflowTrackingURI.
+func (e *Eval) MLflowTrackingURI(getenv func(string) string) string {
+	if e.MLflow != nil && e.MLflow.TrackingURI != "" {
+		return e.MLflow.TrackingURI
+	}
+	if u := getenv("MLFLOW_TRACKING_URI"); u != "" {
+		return u
+	}
+	return DefaultMLflowTrackingURI
+}
+
 // DisplayName is name, or the file's stem when name is unset.
 func (e *Eval) DisplayName() string {
 	if e.Name != "" {

@@ -38,7 +38,7 @@ type Eval struct {
 	Thresholds  map[string]Threshold `yaml:"thresholds" doc:"Regression gates per judge name; a failed gate makes score exit 1."`
 	Reward      *Reward              `yaml:"reward" doc:"How judge values combine into one reward in [0, 1] (Harbor and the report)."`
 	Matrix      *Matrix              `yaml:"matrix" doc:"Upstream's eval-anova experiment design (factors × replications). run runs the base configuration once; agent-eval matrix run runs every cell (README: Experiment matrices)."`
-	MLflow      *MLflow              `yaml:"mlflow" doc:"Log results to MLflow. Does nothing in this version (validate, run and score warn at its line); MLflow export comes with later work (CI summaries and MLflow export)."`
+	MLflow      *MLflow              `yaml:"mlflow" doc:"Log each scored run to an MLflow tracking server (score does when the block is present, score --no-mlflow skips it; agent-eval mlflow logs any run): params, metrics, tags, the summary and reports as artifacts, a per-case table."`
 
 	// Set by Load, not read from YAML.
 	path     string // the file it was read from (positions name it)
@@ -313,7 +313,7 @@ type Reward struct {
 
 // MLflow configures logging to an MLflow server.
 type MLflow struct {
-	Experiment  string            `yaml:"experiment" doc:"Experiment name (default: name)."`
-	TrackingURI string            `yaml:"tracking_uri" doc:"Tracking server (default: $MLFLOW_TRACKING_URI)."`
-	Tags        map[string]string `yaml:"tags" doc:"Tags set on every MLflow run."`
+	Experiment  string            `yaml:"experiment" doc:"Experiment name, created when missing (default: name)."`
+	TrackingURI string            `yaml:"tracking_uri" doc:"The tracking server's http(s) URL (default: $MLFLOW_TRACKING_URI, else http://127.0.0.1:5000)."`
+	Tags        map[string]string `yaml:"tags" doc:"Tags set on the MLflow run; they win over agent-eval's own, except mlflow.runName (always the run id)."`
 }

@@ -30,6 +30,7 @@ func (e *Eval) validate(d *decoder, root *yaml.Node) {
 	v.traces()
 	v.generation()
 	v.matrix()
+	v.mlflow()
 	v.notYet()
 }
 
@@ -613,7 +614,6 @@ func (v *validator) generation() {
 // LaterOpenRouter is said wherever an OpenRouter setting is refused or
 // ignored.
 const (
-	laterMLflow     = "MLflow export comes with later work (CI summaries and MLflow export)"
 	LaterOpenRouter = "OpenRouter's key management, preflight, routing and judges come with later work"
 )
 
@@ -621,9 +621,6 @@ const (
 // file that sets it is not read as doing what it says.
 func (v *validator) notYet() {
 	e := v.e
-	if e.MLflow != nil && !v.failed("mlflow") {
-		v.warnf("mlflow", "does nothing in this version: no run or score is logged to MLflow; %s", laterMLflow)
-	}
 	if g := e.Generation; (g.Strategy != "" || g.Context != nil || len(g.Seeds) > 0) && !v.failed("generation") {
 		v.warnf("generation", "does nothing in this version: agent-eval generates no cases; run and score read the cases under dataset.path as they are")
 	}

@@ -30,6 +30,11 @@ type Server struct {
 	Artifacts string
 	// Log is the file the server's output goes to.
 	Log string
+	// DB is its SQLite backend store.
+	DB string
+	// NoProxy: it does not serve artifacts (StartWithoutProxy), so Runs
+	// reads none.
+	NoProxy bool
 }
 
 // Bin finds the pinned MLflow: $MLFLOW_BIN, else the virtual environment
@@ -60,6 +65,19 @@ func Bin(t testing.TB) string {
 // Start starts a tracking server and waits until it answers /health.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return start(t, true)
+}
+
+// StartWithoutProxy starts a tracking server that does not serve
+// artifacts (--no-serve-artifacts): its runs' artifact_uri is a folder
+// (Artifacts) that a client writes itself.
+func StartWithoutProxy(t testing.TB) *Server {
+	t.Helper()
+	return start(t, false)
+}
+
+func start(t testing.TB, proxy bool) *Server {
+	t.Helper()
 	bin := Bin(t)
 	dir := t.TempDir()
 	port := freePort(t)
@@ -67,15 +85,20 @@ func Start(t testing.TB) *Server {
 		URL:       fmt.Sprintf("http://127.0.0.1:%d", port),
 		Artifacts: filepath.Join(dir, "artifacts"),
 		Log:       filepath.Join(dir, "server.log"),
+		DB:        filepath.Join(dir, "mlflow.db"),
+		NoProxy:   !proxy,
 	}
 	log, err := os.Create(s.Log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "server",
-		"--backend-store-uri", "sqlite:///"+filepath.Join(dir, "mlflow.db"),
-		"--serve-artifacts", "--artifacts-destination", s.Artifacts,
-		"--host", "127.0.0.1", "--port", fmt.Sprint(port), "--workers", "1")
+	args := []string{"server", "--backend-store-uri", "sqlite:///" + s.DB}
+	if proxy {
+		args = append(args, "--serve-artifacts", "--artifacts-destination", s.Artifacts)
+	} else {
+		args = append(args, "--no-serve-artifacts", "--default-artifact-root", s.Artifacts)
+	}
+	cmd := exec.Command(bin, append(args, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--workers", "1")...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = log, log
 	// The server's telemetry stays off, and nothing is fetched.

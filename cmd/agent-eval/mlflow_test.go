@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agent-eval/agent-eval/internal/testutil/mlflowserver"
+)
+
+// mlflowSetup starts a real MLflow tracking server for a script named
+// mlflow_*: $MLFLOW_TRACKING_URI is its URL, and $MLFLOW_TEST_ARTIFACTS and
+// $MLFLOW_TEST_DB its artifact folder and store, for mlflow-run and
+// mlflow-secret-free to read back. Other scripts start none.
+func mlflowSetup(env *testscript.Env) {
+	tb, ok := env.T().(testing.TB)
+	if !ok || !strings.HasPrefix(path.Base(tb.Name()), "mlflow_") {
+		return
+	}
+	s := mlflowserver.Start(tb)
+	env.Setenv("MLFLOW_TRACKING_URI", s.URL)
+	env.Setenv("MLFLOW_TEST_ARTIFACTS", s.Artifacts)
+	env.Setenv("MLFLOW_TEST_DB", s.DB)
+}
+
+func scriptServer(ts *testscript.TestScript) *mlflowserver.Server {
+	if ts.Getenv("MLFLOW_TEST_DB") == "" {
+		ts.Fatalf("no MLflow server: only a script named mlflow_* gets one")
+	}
+	return &mlflowserver.Server{URL: ts.Getenv("MLFLOW_TRACKING_URI"), Artifacts: ts.Getenv("MLFLOW_TEST_ARTIFACTS"), DB: ts.Getenv("MLFLOW_TEST_DB")}
+}
+
+// cmdMLflowRun prints, as JSON on stdout, the runs named RUN_NAME in the
+// experiment EXPERIMENT, read back through the server's API: info,
+// params, tags, metrics, and every artifact's content.
+func cmdMLflowRun(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: mlflow-run EXPERIMENT RUN_NAME")
+	}
+	runs, err := scriptServer(ts).Runs(args[0], args[1])
+	if err != nil {
+		if neg {
+			return
+		}
+		ts.Fatalf("%v", err)
+	}
+	b, err := json.MarshalIndent(runs, "", "  ")
+	ts.Check(err)
+	_, _ = ts.Stdout().Write(append(b, '\n'))
+}
+
+// cmdMLflowSecretFree fails when VALUE is in any byte the server stored:
+// its answers for the runs named RUN_NAME in EXPERIMENT, its artifact
+// folder, its store.
+func cmdMLflowSecretFree(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 || len(args[0]) < 8 {
+		ts.Fatalf("usage: mlflow-secret-free VALUE EXPERIMENT RUN_NAME (VALUE 8 characters or more)")
+	}
+	s := scriptServer(ts)
+	runs, err := s.Runs(args[1], args[2])
+	ts.Check(err)
+	b, _ := json.Marshal(runs)
+	if strings.Contains(string(b), args[0]) {
+		ts.Fatalf("the server's answers hold the secret")
+	}
+	searched := 0
+	for _, root := range []string{s.Artifacts, filepath.Dir(s.DB)} {
+		ts.Check(filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			searched++
+			if strings.Contains(string(b), args[0]) {
+				ts.Fatalf("%s holds the secret", p)
+			}
+			return nil
+		}))
+	}
+	ts.Logf("searched %d files of the server's", searched)
+}
