@@ -149,10 +149,11 @@ func (b *builder) build() (*span, error) {
 		ledger, err := b.dir.ReadLedger(key)
 		b.note(err)
 		cs := b.caseSpan(key, c, root, &cursor, ledger)
-		if v := summary[key]; v != "" {
-			cs.attrs = append(cs.attrs, attribute.String("agent_eval.case.verdict", v))
-		}
 		b.fill(cs, key, transcript.WithDenials(events, c.PermissionDenials), ledger)
+		if vs, ok := summary[key]; ok {
+			cs.attrs = append(cs.attrs, attribute.String("agent_eval.case.verdict", verdictOf(vs)))
+			b.judges(cs, key, vs)
+		}
 		root.children = append(root.children, cs)
 	}
 	if run.Batch != nil {
@@ -192,7 +193,7 @@ func (b *builder) runWindow(run *results.RunResult) (time.Time, time.Time) {
 
 // summary adds score's verdict to the run's span and returns each case's
 // (passed, failed or error), when summary.yaml exists.
-func (b *builder) summary(root *span) map[string]string {
+func (b *builder) summary(root *span) map[string][]rundir.Verdict {
 	if _, err := os.Stat(b.dir.Summary()); err != nil {
 		return nil
 	}
@@ -201,15 +202,16 @@ func (b *builder) summary(root *span) map[string]string {
 		b.note(err)
 		return nil
 	}
-	out := map[string]string{}
+	out := map[string][]rundir.Verdict{}
 	passed, failed := 0, 0
 	for _, cs := range s.Cases {
-		v := verdictOf(cs.Verdicts)
-		out[cs.ID] = v
+		out[cs.ID] = cs.Verdicts
 		for _, a := range cs.Attempts {
-			out[rundir.AttemptKey(cs.ID, a.Attempt)] = verdictOf(a.Verdicts)
+			if a.Attempt > 1 {
+				out[rundir.AttemptKey(cs.ID, a.Attempt)] = a.Verdicts
+			}
 		}
-		switch v {
+		switch verdictOf(cs.Verdicts) {
 		case "passed":
 			passed++
 		case "failed", "error":
@@ -225,6 +227,31 @@ func (b *builder) summary(root *span) map[string]string {
 		root.attrs = append(root.attrs, attribute.Float64("agent_eval.score.reward", *s.Reward))
 	}
 	return out
+}
+
+// judges adds a span per judge verdict under the case's span cs: at the
+// case's end, lasting nothing (scoring ran later, at summary.yaml's
+// scored_at, which each carries).
+func (b *builder) judges(cs *span, key string, vs []rundir.Verdict) {
+	for i, v := range vs {
+		js := &span{key: fmt.Sprintf("case/%s/judge/%d", key, i+1), name: "judge " + v.Judge, start: cs.end, end: cs.end}
+		js.attrs = append(js.attrs, attribute.String("gen_ai.operation.name", "evaluate"), b.str("agent_eval.judge.name", v.Judge, maxAttr),
+			attribute.Bool("agent_eval.judge.skipped", v.Skipped), attribute.Bool("agent_eval.judge.cached", v.Cached))
+		if v.Value != nil {
+			js.attrs = append(js.attrs, attribute.Float64("agent_eval.judge.value", *v.Value))
+		}
+		if v.Passed != nil {
+			js.attrs = append(js.attrs, attribute.Bool("agent_eval.judge.passed", *v.Passed))
+		}
+		if v.Rationale != "" {
+			js.attrs = append(js.attrs, b.str("agent_eval.judge.rationale", v.Rationale, MaxPreview))
+		}
+		if v.Error != "" {
+			js.failed, js.errMsg = true, clip.String(b.red.String(v.Error), maxAttr)
+			js.attrs = append(js.attrs, b.str("agent_eval.judge.error", v.Error, maxAttr))
+		}
+		cs.children = append(cs.children, js)
+	}
 }
 
 // verdictOf is a case's verdict in one word: failed when a judge failed

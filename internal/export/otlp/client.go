@@ -134,8 +134,12 @@ func (c *client) once(ctx context.Context, body []byte) (time.Duration, error) {
 
 // where is the endpoint as errors name it: without user information or
 // query (either may carry a token).
-func (c *client) where() string {
-	u, err := url.Parse(c.endpoint)
+func (c *client) where() string { return DisplayEndpoint(c.endpoint) }
+
+// DisplayEndpoint is endpoint as it may be printed: without user
+// information, query or fragment (any may carry a token).
+func DisplayEndpoint(endpoint string) string {
+	u, err := url.Parse(endpoint)
 	if err != nil {
 		return "the OTLP endpoint"
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -102,6 +103,15 @@ func resourceOf(opt Options, red *redact.Redactor) *resource.Resource {
 		attribute.String("service.name", red.String(orDefault(name, "agent-eval"))),
 		attribute.String("service.version", version.Get().Version))
 	return resource.NewSchemaless(attrs...)
+}
+
+// RunID is the run id the trace of dir derives from (TraceID):
+// run_result.json's, else the folder's name.
+func RunID(dir rundir.Dir) string {
+	if r, err := dir.ReadRun(); err == nil && r.RunID != "" {
+		return r.RunID
+	}
+	return filepath.Base(dir.Path)
 }
 
 // record turns the tree into SDK spans with ids derived from the run id
