@@ -2,9 +2,11 @@ package mlflowserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -31,14 +33,24 @@ type TraceInfo struct {
 // SearchTraces lists the traces of experiment id (at most 500).
 func (s *Server) SearchTraces(t testing.TB, experimentID string) []TraceInfo {
 	t.Helper()
+	out, err := s.Traces(t.Context(), experimentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Traces is SearchTraces for a caller without a testing.TB (a testscript
+// command).
+func (s *Server) Traces(ctx context.Context, experimentID string) ([]TraceInfo, error) {
 	var out struct {
 		Traces []TraceInfo `json:"traces"`
 	}
-	s.call(t, http.MethodPost, "/api/3.0/mlflow/traces/search", map[string]any{
+	err := s.do(ctx, http.MethodPost, "/api/3.0/mlflow/traces/search", map[string]any{
 		"locations":   []any{map[string]any{"type": "MLFLOW_EXPERIMENT", "mlflow_experiment": map[string]any{"experiment_id": experimentID}}},
 		"max_results": 500,
 	}, &out)
-	return out.Traces
+	return out.Traces, err
 }
 
 // Span is one span of a trace as MLflow stores it: ids in hex, times in
@@ -56,6 +68,15 @@ type Span struct {
 // TraceSpans returns the spans of MLflow trace traceID (tr-…).
 func (s *Server) TraceSpans(t testing.TB, traceID string) []Span {
 	t.Helper()
+	spans, err := s.Spans(t.Context(), traceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spans
+}
+
+// Spans is TraceSpans for a caller without a testing.TB.
+func (s *Server) Spans(ctx context.Context, traceID string) ([]Span, error) {
 	var out struct {
 		Trace struct {
 			Spans []struct {
@@ -75,7 +96,9 @@ func (s *Server) TraceSpans(t testing.TB, traceID string) []Span {
 			} `json:"spans"`
 		} `json:"trace"`
 	}
-	s.call(t, http.MethodGet, "/api/3.0/mlflow/traces/get?trace_id="+url.QueryEscape(traceID), nil, &out)
+	if err := s.do(ctx, http.MethodGet, "/api/3.0/mlflow/traces/get?trace_id="+url.QueryEscape(traceID), nil, &out); err != nil {
+		return nil, err
+	}
 	var spans []Span
 	for _, sp := range out.Trace.Spans {
 		x := Span{SpanID: b64hex(sp.SpanID), ParentID: b64hex(sp.ParentSpanID), Name: sp.Name, Attrs: map[string]any{},
@@ -87,7 +110,7 @@ func (s *Server) TraceSpans(t testing.TB, traceID string) []Span {
 		}
 		spans = append(spans, x)
 	}
-	return spans
+	return spans, nil
 }
 
 // anyValue decodes an OTLP AnyValue in its JSON form.
@@ -132,49 +155,67 @@ func b64hex(s string) string {
 
 func (s *Server) call(t testing.TB, method, path string, in, out any) {
 	t.Helper()
+	if err := s.do(t.Context(), method, path, in, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (s *Server) do(ctx context.Context, method, path string, in, out any) error {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(t.Context(), method, s.URL+path, body)
+	req, err := http.NewRequestWithContext(ctx, method, s.URL+path, body)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s %s: %s: %s", method, path, resp.Status, b)
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, b)
 	}
 	if err := json.Unmarshal(b, out); err != nil {
-		t.Fatalf("%s %s: decode %s: %v", method, path, b, err)
+		return fmt.Errorf("%s %s: decode %s: %w", method, path, b, err)
 	}
+	return nil
 }
 
-// CheckTree fails t unless spans form one tree (one root, every parent
-// present) with every span inside its parent's time, and returns the
+// CheckTree fails t unless spans form one tree (Tree) and returns the
 // children of each span id ("" for the root's parent).
 func CheckTree(t testing.TB, spans []Span) map[string][]Span {
 	t.Helper()
+	kids, problems := Tree(spans)
+	for _, p := range problems {
+		t.Error(p)
+	}
+	return kids
+}
+
+// Tree returns the children of each span id ("" for the root's parent),
+// and what keeps spans from being one tree (one root, every parent
+// present) with every span inside its parent's time.
+func Tree(spans []Span) (map[string][]Span, []string) {
 	byID := map[string]Span{}
 	kids := map[string][]Span{}
+	var problems []string
 	for _, s := range spans {
 		byID[s.SpanID] = s
 	}
 	for _, s := range spans {
 		kids[s.ParentID] = append(kids[s.ParentID], s)
 		if s.End < s.Start {
-			t.Errorf("span %q ends before it starts", s.Name)
+			problems = append(problems, fmt.Sprintf("span %q ends before it starts", s.Name))
 		}
 		if s.ParentID == "" {
 			continue
@@ -182,13 +223,13 @@ func CheckTree(t testing.TB, spans []Span) map[string][]Span {
 		p, ok := byID[s.ParentID]
 		switch {
 		case !ok:
-			t.Errorf("span %q: its parent %s is not in the trace", s.Name, s.ParentID)
+			problems = append(problems, fmt.Sprintf("span %q: its parent %s is not in the trace", s.Name, s.ParentID))
 		case s.Start < p.Start || s.End > p.End:
-			t.Errorf("span %q [%d, %d] is not inside its parent %q [%d, %d]", s.Name, s.Start, s.End, p.Name, p.Start, p.End)
+			problems = append(problems, fmt.Sprintf("span %q [%d, %d] is not inside its parent %q [%d, %d]", s.Name, s.Start, s.End, p.Name, p.Start, p.End))
 		}
 	}
 	if n := len(kids[""]); n != 1 {
-		t.Errorf("%d root spans, want 1", n)
+		problems = append(problems, fmt.Sprintf("%d root spans, want 1", n))
 	}
-	return kids
+	return kids, problems
 }

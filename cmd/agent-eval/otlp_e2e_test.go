@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agent-eval/agent-eval/internal/export/otlp"
+	"github.com/agent-eval/agent-eval/internal/testutil/mlflowserver"
+)
+
+// TestE2EOTLP runs testdata/otlp/*.txtar: agent-eval run --otlp with the
+// real Claude Code against the fake model, its trace sent to a real MLflow
+// tracking server through a proxy that records every request (so that
+// what Claude Code's own export sends with --otlp-agent is seen too).
+//
+// Commands: otlp-spans RUN_ID prints the run's trace as MLflow stores it,
+// one span a line, indented under its parent ("name status=... key=value"
+// for the attributes the scripts check), failing unless the spans form
+// one tree with each inside its parent's time; otlp-requests prints each
+// request the endpoint got ("METHOD PATH CONTENT-TYPE"), sorted, unique.
+func TestE2EOTLP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end tests run the real Claude Code CLI and MLflow")
+	}
+	claude := claudeCLI(t)
+	srv := mlflowserver.Start(t)
+	exp := srv.NewExperiment(t, "agent-eval-e2e")
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	rec := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[fmt.Sprintf("%s %s %s", r.Method, r.URL.Path, r.Header.Get("Content-Type"))] = true
+		mu.Unlock()
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(rec.Close) // the scripts run in parallel, after this function returns
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/otlp",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			if _, err := claudeScriptEnv(env, claude); err != nil {
+				return err
+			}
+			env.Setenv("ANTHROPIC_API_KEY", "fake-key-for-tests")
+			env.Setenv("CLAUDE_CODE_MAX_RETRIES", "1")
+			env.Setenv("AGENT_EVAL_BIN", "agent-eval")
+			env.Setenv("OTLP_URL", rec.URL)
+			env.Setenv("MLFLOW_EXPERIMENT", exp)
+			return shortWorkspaces(env)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"otlp-spans": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: otlp-spans RUN_ID")
+				}
+				spans, err := srv.Spans(t.Context(), "tr-"+otlp.TraceID(args[0]).String())
+				if err != nil {
+					ts.Fatalf("%v", err)
+				}
+				kids, problems := mlflowserver.Tree(spans)
+				if len(problems) > 0 {
+					ts.Fatalf("the trace is no tree of nested spans:\n%s", strings.Join(problems, "\n"))
+				}
+				var walk func(id string, depth int)
+				walk = func(id string, depth int) {
+					cs := kids[id]
+					sort.Slice(cs, func(i, j int) bool {
+						if cs[i].Start != cs[j].Start {
+							return cs[i].Start < cs[j].Start
+						}
+						return cs[i].Name < cs[j].Name
+					})
+					for _, s := range cs {
+						ts.Logf("%s%s %v", strings.Repeat("  ", depth), s.Name, s.Attrs)
+						status := strings.TrimPrefix(s.StatusCode, "STATUS_CODE_")
+						if status == "" {
+							status = "UNSET"
+						}
+						line := strings.Repeat("  ", depth) + s.Name + " status=" + status
+						for _, k := range []string{"agent_eval.case.status", "gen_ai.tool.name", "gen_ai.tool.call.id", "agent_eval.hook.decision",
+							"agent_eval.hook.reason", "agent_eval.tool.permission_denied", "agent_eval.tool.input"} {
+							if v, ok := s.Attrs[k]; ok {
+								line += fmt.Sprintf(" %s=%v", k, v)
+							}
+						}
+						fmt.Fprintln(ts.Stdout(), line)
+						walk(s.SpanID, depth+1)
+					}
+				}
+				walk("", 0)
+			},
+			"otlp-requests": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 0 {
+					ts.Fatalf("usage: otlp-requests")
+				}
+				mu.Lock()
+				var lines []string
+				for l := range seen {
+					lines = append(lines, l)
+				}
+				mu.Unlock()
+				sort.Strings(lines)
+				for _, l := range lines {
+					fmt.Fprintln(ts.Stdout(), l)
+				}
+			},
+		},
+	})
+}
