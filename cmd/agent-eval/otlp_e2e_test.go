@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -26,7 +28,9 @@ import (
 // one span a line, indented under its parent ("name status=... key=value"
 // for the attributes the scripts check), failing unless the spans form
 // one tree with each inside its parent's time; otlp-requests prints each
-// request the endpoint got ("METHOD PATH CONTENT-TYPE"), sorted, unique.
+// request the endpoint got ("METHOD PATH CONTENT-TYPE", and "with
+// agent_eval.case_id" when the body names that resource attribute), sorted,
+// unique.
 func TestE2EOTLP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end tests run the real Claude Code CLI and MLflow")
@@ -42,8 +46,14 @@ func TestE2EOTLP(t *testing.T) {
 	seen := map[string]bool{}
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	rec := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		line := fmt.Sprintf("%s %s %s", r.Method, r.URL.Path, r.Header.Get("Content-Type"))
+		if bytes.Contains(body, []byte("agent_eval.case_id")) {
+			line += " with agent_eval.case_id" // Claude Code's resource, as --otlp-agent set it
+		}
 		mu.Lock()
-		seen[fmt.Sprintf("%s %s %s", r.Method, r.URL.Path, r.Header.Get("Content-Type"))] = true
+		seen[line] = true
 		mu.Unlock()
 		proxy.ServeHTTP(w, r)
 	}))
