@@ -19,6 +19,11 @@ import (
 	"github.com/agent-eval/agent-eval/internal/testutil/mlflowserver"
 )
 
+// otlpSecret is a secret agent-eval's environment names
+// (AGENT_EVAL_TEST_TOKEN) that a script plants in a case's input, prompt and
+// tool call: no request to the endpoint may hold it.
+const otlpSecret = "sk-ant-api03-e2eOtlpPlantedSecret0123456789abcdef"
+
 // TestE2EOTLP runs testdata/otlp/*.txtar: agent-eval run --otlp with the
 // real Claude Code against the fake model, its trace sent to a real MLflow
 // tracking server through a proxy that records every request (so that
@@ -29,8 +34,8 @@ import (
 // for the attributes the scripts check), failing unless the spans form
 // one tree with each inside its parent's time; otlp-requests prints each
 // request the endpoint got ("METHOD PATH CONTENT-TYPE", and "with
-// agent_eval.case_id" when the body names that resource attribute), sorted,
-// unique.
+// agent_eval.case_id" when the body names that resource attribute, "LEAKED
+// THE SECRET" when it holds otlpSecret), sorted, unique.
 func TestE2EOTLP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end tests run the real Claude Code CLI and MLflow")
@@ -49,6 +54,9 @@ func TestE2EOTLP(t *testing.T) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		line := fmt.Sprintf("%s %s %s", r.Method, r.URL.Path, r.Header.Get("Content-Type"))
+		if bytes.Contains(body, []byte(otlpSecret)) || bytes.Contains(body, []byte(otlpSecret[:24])) {
+			line += " LEAKED THE SECRET"
+		}
 		if bytes.Contains(body, []byte("agent_eval.case_id")) {
 			line += " with agent_eval.case_id" // Claude Code's resource, as --otlp-agent set it
 		}
@@ -71,6 +79,7 @@ func TestE2EOTLP(t *testing.T) {
 			env.Setenv("AGENT_EVAL_BIN", "agent-eval")
 			env.Setenv("OTLP_URL", rec.URL)
 			env.Setenv("MLFLOW_EXPERIMENT", exp)
+			env.Setenv("AGENT_EVAL_TEST_TOKEN", otlpSecret)
 			return shortWorkspaces(env)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
