@@ -23,8 +23,9 @@ type Options struct {
 	// Endpoint is the full URL of the traces endpoint
 	// (http://host:4318/v1/traces; MLflow: <tracking uri>/v1/traces).
 	Endpoint string
-	// Headers are sent with every request (an MLflow experiment id, a
-	// token). They are never printed: errors name the endpoint only.
+	// Headers are sent with every request (a token; for MLflow ≥ 3.6
+	// x-mlflow-experiment-id, and x-mlflow-run-id to link the trace to a
+	// run). They are never printed: errors name the endpoint only.
 	Headers map[string]string
 	// Timeout bounds the whole export (DefaultTimeout when zero).
 	Timeout time.Duration

@@ -373,3 +373,67 @@ func toEvents(in []transcriptEvent, decided map[string]string) ([]transcript.Eve
 	}
 	return events, d
 }
+
+// TestRepeatsAndBatch: a run with repeats has a span per attempt
+// ("case <id>@<n>", its attempt attribute n); a batch run's own agent run
+// is a span beside the cases.
+func TestRepeatsAndBatch(t *testing.T) {
+	d := fixture(t, "PLANTED")
+	write := func(rel, s string) {
+		t.Helper()
+		p := filepath.Join(d.Path, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("selection.json", `{"cases": ["bad", "crashed", "good"], "repeats": 2}`)
+	write("cases/good/attempts/2/run_result.json", `{"case_id": "good", "attempt": 2, "status": "timeout", "error": "timed out after 30s", "duration_s": 30, "permission_denials": []}`)
+	run, err := os.ReadFile(d.RunResult())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("run_result.json", strings.Replace(string(run), `"execution_mode": "case",`,
+		`"execution_mode": "case", "batch": {"case_id": "batch", "status": "completed", "duration_s": 2, "permission_denials": []},`, 1))
+	write("transcript.jsonl", `{"kind": "text", "text": "Doing the batch.", "model": "m"}`+"\n")
+	root, _, err := build(d, redact.New(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInside(t, root)
+	got := map[string]*span{}
+	for _, c := range root.children {
+		got[c.name] = c
+	}
+	attempt := got["case good@2"]
+	if attempt == nil || !attempt.failed || attemptOf(attempt) != 2 {
+		t.Fatalf("spans %v: want case good@2, attempt 2, an error", keysOf(got))
+	}
+	if got["case bad@2"] != nil {
+		t.Error("a span of case bad@2, which has no folder")
+	}
+	b := got["batch"]
+	if b == nil || len(b.children) != 1 || b.children[0].name != "chat m" {
+		t.Fatalf("spans %v: want a batch span with its turn", keysOf(got))
+	}
+}
+
+func attemptOf(s *span) int64 {
+	for _, a := range s.attrs {
+		if a.Key == AttrCaseAttempt {
+			return a.Value.AsInt64()
+		}
+	}
+	return 0
+}
+
+func keysOf(m map[string]*span) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
