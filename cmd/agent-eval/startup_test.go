@@ -68,11 +68,19 @@ func TestNoEagerRegexps(t *testing.T) {
 // value); tables, templates and anything larger are built on first use.
 const (
 	ownPackageInitBytes = 8 << 10
-	totalInitBytes      = 448 << 10
+	// 456 KB (was 448): the OpenTelemetry export (internal/export/otlp:
+	// otel, its sdk, otlptrace, the OTLP protobuf types) adds 35 KB in 265
+	// allocations at init, measured with GODEBUG=inittrace=1 on the hook's
+	// path: the protobuf file descriptors (otlp common, resource and trace
+	// v1: 20 KB, 67 allocations) and sdk/resource and sdk/trace's
+	// observability (9 KB, 91). Its gRPC exporters would add ~1500 more
+	// allocations, which is why it has a client of its own.
+	totalInitBytes = 456 << 10
 	// 3300: gonum's mat (the ANOVA's least squares) makes 443 small
 	// allocations at init, 7 KB in 0.06 ms; the linear algebra is worth a
-	// maintained library, and the byte budget is unchanged.
-	totalInitAllocs = 3300
+	// maintained library, and the byte budget is unchanged. 3450: the
+	// OpenTelemetry export's 265 (see above).
+	totalInitAllocs = 3450
 )
 
 // initBytesOf overrides ownPackageInitBytes for a package. intercept's

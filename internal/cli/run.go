@@ -52,6 +52,9 @@ type runOptions struct {
 	score     bool
 	backend   string
 	harbor    harborRunOptions
+	// otlp is --otlp, the traces endpoint; otlpAgent is --otlp-agent.
+	otlp      string
+	otlpAgent bool
 }
 
 func newRunCmd(e env) *cobra.Command {
@@ -117,6 +120,8 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 	f.BoolVar(&opts.resume, "resume", false, "continue the latest run (or the one --run-id names) with the cases it was made with: run only those without a finished result")
 	f.BoolVar(&opts.json, "json", false, "print the run's run_result.json on stdout")
 	f.BoolVar(&opts.score, "score", false, "score the run when it ends (see agent-eval score)")
+	f.StringVar(&opts.otlp, "otlp", "", "export the run as OpenTelemetry traces to the OTLP/HTTP `ENDPOINT` when it ends (http://host:4318, or the full traces URL; default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or $OTEL_EXPORTER_OTLP_ENDPOINT, if set; README: OpenTelemetry)")
+	f.BoolVar(&opts.otlpAgent, "otlp-agent", false, "switch on the claude-code agent's own OpenTelemetry export (metrics and events) to the same endpoint")
 	f.StringVar(&opts.backend, "backend", backendLocal, "where the cases run: local, or harbor (exported as Harbor tasks, run by harbor run, imported back)")
 	f.StringVar(&opts.harbor.env, "env", "", "--backend harbor: Harbor's environment (docker, daytona, modal, e2b, …, or module:Class; default: Harbor's, docker)")
 	f.StringArrayVar(&opts.harbor.envKwargs, "env-kwarg", nil, "--backend harbor: an option of Harbor's environment, `KEY=VALUE` (harbor run --ek; repeatable)")
@@ -208,12 +213,23 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if err != nil {
 		return err
 	}
+	otlpOpts, err := otlpOptions(e, opts.otlp, true)
+	if err != nil {
+		return err
+	}
+	agentOTLP := ""
+	if opts.otlpAgent {
+		if otlpOpts == nil {
+			return usageErrorf("--otlp-agent sends the agent's telemetry to the run's OTLP endpoint: give --otlp ENDPOINT or set OTEL_EXPORTER_OTLP_ENDPOINT")
+		}
+		agentOTLP = agentOTLPBase(otlpOpts)
+	}
 	if opts.retry != "" && opts.retry != "errored" {
 		return usageErrorf("--retry takes errored (the cases of status infra_error or error), got %q", opts.retry)
 	}
 	plan, err := engine.NewPlan(ev, opts.config, engine.Flags{Model: opts.model, Cases: opts.cases, Parallel: opts.parallel, Repeats: opts.repeat,
 		RunID: opts.runID, RunsDir: opts.runsDir, Timeout: opts.timeout, MaxBudgetUSD: opts.maxBudget, AgentBin: opts.agentBin,
-		FakeModel: opts.fakeModel, Resume: opts.resume, RetryErrors: opts.retryN, RetryBackoff: opts.retryWait, RetryErrored: opts.retry == "errored"},
+		FakeModel: opts.fakeModel, Resume: opts.resume, AgentOTLP: agentOTLP, RetryErrors: opts.retryN, RetryBackoff: opts.retryWait, RetryErrored: opts.retry == "errored"},
 		engine.Environment{Getenv: e.Getenv, Dir: mustGetwd(), HarnessBin: harness, Now: time.Now(),
 			Args: append([]string{"agent-eval"}, e.Args...)})
 	if err != nil {
@@ -241,6 +257,9 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	if r == nil {
 		return runError(err)
 	}
+	// Exported on every way out from here (a failed case, an interrupt,
+	// after --score), once the run directory is final.
+	defer exportRun(ctx, e, rundir.Dir{Path: filepath.Join(plan.RunsDir, r.RunID)}, otlpOpts)
 	if opts.json {
 		if jerr := printJSON(e.Out, r); jerr != nil {
 			return errors.Join(err, jerr)

@@ -37,6 +37,8 @@ type scoreOptions struct {
 	// configSet: -c was given; without it a run is scored with its own
 	// copy of eval.yaml (runEval).
 	configSet bool
+	// otlp is --otlp: the traces endpoint the scored run is exported to.
+	otlp string
 }
 
 // FakeJudgeScript is the script `score --fake-model` serves at the
@@ -87,6 +89,7 @@ itself failed.`,
 	f.StringVar(&opts.baseline, "baseline", "", "compare with the scored `RUN` (a run directory, or a run id under the runs directory)")
 	f.BoolVar(&opts.noCache, "no-cache", false, "call the model for every LLM verdict, ignoring judge_cache/")
 	f.BoolVar(&opts.json, "json", false, "print the summary as JSON on stdout")
+	f.StringVar(&opts.otlp, "otlp", "", "export the scored run as OpenTelemetry traces, a span per judge verdict under each case, to the OTLP/HTTP `ENDPOINT` (README: OpenTelemetry)")
 	f.IntVar(&opts.concurrency, "concurrency", 4, "cases scored, and model calls made, at once")
 	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer the LLM judges from the dataset's "+FakeJudgeScript+" through the built-in fake Messages API")
 	f.BoolVar(&opts.noMLflow, "no-mlflow", false, "do not log the scored run to MLflow (eval.yaml's mlflow: block)")
@@ -96,6 +99,10 @@ itself failed.`,
 func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) error {
 	if opts.concurrency < 1 {
 		return usageErrorf("--concurrency must be at least 1, got %d", opts.concurrency)
+	}
+	otlpOpts, err := otlpOptions(e, opts.otlp, false)
+	if err != nil {
+		return err
 	}
 	// eval.yaml finds the run (--run-id, the latest); with -c it is also
 	// what scores it, else the run's own copy is.
@@ -135,7 +142,12 @@ func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) erro
 		}
 		baseline = &b
 	}
-	return scoreRun(ctx, e, ev, opts, dir, baseline)
+	err = scoreRun(ctx, e, ev, opts, dir, baseline)
+	var gate errReported
+	if err == nil || errors.As(err, &gate) {
+		exportRun(ctx, e, dir, otlpOpts) // a breached threshold is a verdict too
+	}
+	return err
 }
 
 // scoreRun scores the finished run in dir (before_scoring hooks first),

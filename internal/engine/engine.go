@@ -251,7 +251,7 @@ func (st *state) startAgent(ctx context.Context, rn runner.Runner, gitRoot strin
 	st.agent, err = rn.Start(ctx, runner.RunSetup{Eval: st.ev, Model: p.Model, AgentBin: p.AgentBin, HarnessBin: p.HarnessBin,
 		RunDir: st.dir.Path, WorkspaceRoot: st.wsRoot, Private: st.private, Baselines: st.baselines, Workspaces: st.workspaceList(),
 		GitRoot: gitRoot, Repo: p.Repo, Handlers: handlers, Permissions: perms,
-		Sandbox: sandbox, FakeModelURL: st.fakeURL, Warn: obs.Warn})
+		Sandbox: sandbox, FakeModelURL: st.fakeURL, AgentOTLP: p.AgentOTLP, RunID: st.runID, Warn: obs.Warn})
 	if err != nil {
 		return sandbox, stop, err
 	}

@@ -60,6 +60,9 @@ type Flags struct {
 	AgentBin     string
 	FakeModel    bool
 	Resume       bool
+	// AgentOTLP is the OTLP/HTTP base URL the agent's own OpenTelemetry
+	// export goes to (--otlp-agent), or "" for none.
+	AgentOTLP string
 	// InputOverrides are set in every case's input (a matrix cell's
 	// non-model factors, upstream's --input-override).
 	InputOverrides map[string]any
@@ -124,6 +127,8 @@ type Plan struct {
 	ExplicitID bool
 	Resume     bool
 	FakeModel  bool
+	// AgentOTLP: see Flags.
+	AgentOTLP string
 	// InputOverrides: see Flags.
 	InputOverrides map[string]any
 	AgentBin       string
@@ -170,7 +175,7 @@ func usageErrorf(format string, args ...any) error {
 // dataset's case list and nothing else.
 func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan, error) {
 	p := Plan{Eval: ev, ConfigPath: configPath, Runner: runner.Type(ev.RunnerType()), Mode: Mode(ev.Mode()),
-		Steps: len(ev.Execution.Steps) > 0, Resume: f.Resume, FakeModel: f.FakeModel, AgentBin: f.AgentBin, InputOverrides: f.InputOverrides,
+		Steps: len(ev.Execution.Steps) > 0, Resume: f.Resume, FakeModel: f.FakeModel, AgentBin: f.AgentBin, InputOverrides: f.InputOverrides, AgentOTLP: f.AgentOTLP,
 		HarnessBin: env.HarnessBin, ProjectRoot: env.Dir, Getenv: env.Getenv, CommandLine: env.Args, Environ: env.Environ}
 	if p.Environ == nil {
 		p.Environ = os.Environ()

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
 // RenderGitHub is the verdict of a run as GitHub Actions workflow commands,
@@ -19,7 +20,7 @@ func RenderGitHub(dir rundir.Dir, s *rundir.Summary) []byte {
 	red, _, _ := runRedactor(dir)
 	// Each text from the run is redacted on its own, before it is put in a
 	// sentence (the sentence's own words are no secret).
-	r := func(s string) string { return oneLine(red.String(s)) }
+	r := func(s string) string { return transcript.OneLine(red.String(s)) }
 	var b strings.Builder
 	emit := func(kind, title, msg string) {
 		fmt.Fprintf(&b, "::%s title=%s::%s\n", kind, ghProperty(title), ghData(msg))

@@ -11,6 +11,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/transcript"
 	"github.com/agent-eval/agent-eval/internal/usd"
 )
 
@@ -117,7 +118,7 @@ func (m *markdown) line(format string, args ...any) {
 
 // text is s from the run, redacted, on one line, clipped and escaped.
 func (m *markdown) text(s string) string {
-	return mdEscape(clip.String(oneLine(m.red.String(s)), mdClip))
+	return mdEscape(clip.String(transcript.OneLine(m.red.String(s)), mdClip))
 }
 
 // code is s from the run as inline code: redacted, on one line, clipped,
@@ -131,7 +132,7 @@ func (m *markdown) code(s string) string { return m.inline(s, false) }
 func (m *markdown) cell(s string) string { return m.inline(s, true) }
 
 func (m *markdown) inline(s string, inTable bool) string {
-	s = clip.String(oneLine(m.red.String(s)), mdClip)
+	s = clip.String(transcript.OneLine(m.red.String(s)), mdClip)
 	if s == "" {
 		return "–"
 	}
@@ -196,7 +197,7 @@ func (m *markdown) scored(s *rundir.Summary) {
 		m.line("## ❌ %s: FAILED", title)
 	}
 	m.line("")
-	m.line("Run %s%s: %d case(s), %s.", m.code(s.RunID), m.modelPart(s.Model), s.NumCases, mdEscape(why(s, func(t string) string { return oneLine(m.red.String(t)) })))
+	m.line("Run %s%s: %d case(s), %s.", m.code(s.RunID), m.modelPart(s.Model), s.NumCases, mdEscape(why(s, func(t string) string { return transcript.OneLine(m.red.String(t)) })))
 	m.line("")
 	m.judges(s)
 	m.thresholds(s)

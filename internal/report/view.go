@@ -341,7 +341,7 @@ func loadBatch(dir rundir.Dir, c *results.Case, a *rundir.BatchAssignment, p *pa
 	p.note(err)
 	ledger, err := dir.ReadBatchLedger()
 	p.note(err)
-	events = withDenials(events, c.PermissionDenials)
+	events = transcript.WithDenials(events, c.PermissionDenials)
 	b.Error = relativeWorkspace(c.Workspace, b.Error, events, ledger)
 	b.Items, b.Unmatched = items(events, ledger)
 	if hasKind(events, transcript.KindPrompt) {
@@ -429,7 +429,7 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 		p.Problems = append(p.Problems, err.Error())
 	}
 	if c != nil {
-		events = withDenials(events, c.PermissionDenials)
+		events = transcript.WithDenials(events, c.PermissionDenials)
 		cv.RelWS = c.Workspace != ""
 		cv.Error = relativeWorkspace(c.Workspace, cv.Error, events, ledger)
 	}
@@ -555,7 +555,7 @@ func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookV
 		}
 		switch e.Kind {
 		case transcript.KindToolCall:
-			it := item{Kind: "tool", Tool: e.Tool, ToolUseID: e.ToolUseID, Summary: summary(e.Tool, e.Input), Input: pretty(e.Input), Hooks: hooks[e.ToolUseID]}
+			it := item{Kind: "tool", Tool: e.Tool, ToolUseID: e.ToolUseID, Summary: transcript.InputSummary(e.Input, 160), Input: pretty(e.Input), Hooks: hooks[e.ToolUseID]}
 			if e.ToolUseID != "" {
 				at[e.ToolUseID] = len(out)
 			}
@@ -577,7 +577,7 @@ func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookV
 				out[i].Denied = true
 				continue
 			}
-			out = append(out, item{Kind: "tool", Tool: e.Tool, ToolUseID: e.ToolUseID, Summary: summary(e.Tool, e.Input), Input: pretty(e.Input), Denied: true, Hooks: hooks[e.ToolUseID]})
+			out = append(out, item{Kind: "tool", Tool: e.Tool, ToolUseID: e.ToolUseID, Summary: transcript.InputSummary(e.Input, 160), Input: pretty(e.Input), Denied: true, Hooks: hooks[e.ToolUseID]})
 			if e.ToolUseID != "" {
 				at[e.ToolUseID] = len(out) - 1
 			}
@@ -633,24 +633,6 @@ func isPathByte(c byte) bool {
 	return c == '.' || c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
 }
 
-// withDenials adds the permission denials run_result.json records that the
-// transcript lacks (a run without transcript.jsonl, or a denial the runner
-// did not stream), so every denial is shown.
-func withDenials(events []transcript.Event, denials []transcript.Denial) []transcript.Event {
-	seen := map[string]bool{}
-	for _, e := range events {
-		if e.Kind == transcript.KindDenial {
-			seen[e.ToolUseID] = true
-		}
-	}
-	for _, d := range denials {
-		if d.ToolUseID == "" || !seen[d.ToolUseID] {
-			events = append(events, transcript.Event{Kind: transcript.KindDenial, ToolUseID: d.ToolUseID, Tool: d.ToolName, Input: d.ToolInput})
-		}
-	}
-	return events
-}
-
 func hookOf(d rundir.Decision) hookView {
 	h := hookView{Tool: d.Tool, Decision: d.Decision, Class: d.Decision, Handler: d.Handler, Reason: d.Reason, Detail: d.Detail, Warnings: d.Warnings}
 	switch d.Decision {
@@ -695,28 +677,6 @@ func hookOf(d rundir.Decision) hookView {
 		h.HandlerNo = d.Handler + 1
 	}
 	return h
-}
-
-// summary is a call's input in one line: the command, the path, the
-// pattern — what a person would say the call was.
-func summary(tool string, input json.RawMessage) string {
-	var m map[string]any
-	if json.Unmarshal(input, &m) != nil {
-		return clip.String(oneLine(string(input)), 160)
-	}
-	for _, k := range []string{"command", "file_path", "path", "pattern", "url", "query", "description", "prompt"} {
-		if s, ok := m[k].(string); ok && s != "" {
-			return clip.String(oneLine(s), 160)
-		}
-	}
-	if qs, ok := m["questions"].([]any); ok && len(qs) > 0 {
-		if q, ok := qs[0].(map[string]any); ok {
-			if s, ok := q["question"].(string); ok {
-				return clip.String(oneLine(s), 160)
-			}
-		}
-	}
-	return clip.String(oneLine(string(input)), 160)
 }
 
 func pretty(raw json.RawMessage) string {
@@ -816,5 +776,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

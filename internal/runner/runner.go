@@ -100,6 +100,11 @@ type RunSetup struct {
 	// FakeModelURL is the built-in fake Messages API (--fake-model), or "".
 	// An invocation's Name selects its script (fakeapi.ScriptURL).
 	FakeModelURL string
+	// AgentOTLP is the OTLP/HTTP base URL (http://host:4318) the agent's
+	// own OpenTelemetry export is to go to (--otlp-agent), or "": a runner
+	// whose agent has one switches it on, the others ignore it. RunID is
+	// the run's id, for the agent's resource attributes.
+	AgentOTLP, RunID string
 	// Warn reports a warning (the engine's observer shows it).
 	Warn func(msg string)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -665,6 +666,9 @@ func (r *started) agentEnv(name, ws string, extraEnv map[string]string) []string
 	extra["DISABLE_AUTOUPDATER"] = "1"
 	extra["DISABLE_TELEMETRY"] = "1"
 	extra["DISABLE_ERROR_REPORTING"] = "1"
+	for k, v := range TelemetryEnv(r.s.AgentOTLP, r.s.RunID, name) {
+		extra[k] = v
+	}
 	r.scrubDefault(extra) // the agent's commands do not see the harness's credentials
 	if ev.Runner.PermissionMode == "bypassPermissions" && IsRoot() {
 		extra["IS_SANDBOX"] = "1"
@@ -786,4 +790,32 @@ func orDiscard(w io.Writer) io.Writer {
 		return io.Discard
 	}
 	return w
+}
+
+// TelemetryEnv is the environment that switches on Claude Code's own
+// OpenTelemetry export (metrics and log events over OTLP/HTTP protobuf) to
+// base, the receiver's base URL, for case (or batch) id of run runID:
+// --otlp-agent, the one exception to the runs' telemetry being off. Only
+// OpenTelemetry is switched on: DISABLE_TELEMETRY (Anthropic's own usage
+// telemetry) and the other opt-outs stay set. The exporter runs in Claude
+// Code's own process, outside the OS sandbox (which confines the agent's
+// commands), so the sandbox's network allowlist does not need the
+// receiver. Nil when base is "".
+func TelemetryEnv(base, runID, id string) map[string]string {
+	if base == "" {
+		return nil
+	}
+	return map[string]string{
+		"CLAUDE_CODE_ENABLE_TELEMETRY": "1",
+		"OTEL_METRICS_EXPORTER":        "otlp",
+		"OTEL_LOGS_EXPORTER":           "otlp",
+		"OTEL_EXPORTER_OTLP_PROTOCOL":  "http/protobuf",
+		"OTEL_EXPORTER_OTLP_ENDPOINT":  base,
+		// Short intervals: a case's process often lives less than the
+		// defaults (60 s, 5 s), and what is not exported before it exits
+		// is lost.
+		"OTEL_METRIC_EXPORT_INTERVAL": "2000",
+		"OTEL_LOGS_EXPORT_INTERVAL":   "1000",
+		"OTEL_RESOURCE_ATTRIBUTES":    "agent_eval.run_id=" + url.PathEscape(runID) + ",agent_eval.case_id=" + url.PathEscape(id),
+	}
 }

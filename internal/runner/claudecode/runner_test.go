@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/runnertest"
 	"github.com/agent-eval/agent-eval/internal/testutil/need"
@@ -35,4 +37,28 @@ func TestRunnerSuite(t *testing.T) {
 		},
 		Stop: Grace + 5*time.Second,
 	})
+}
+
+func TestTelemetryEnv(t *testing.T) {
+	tests := []struct {
+		name, base, run, id string
+		want                map[string]string
+	}{
+		{name: "off", base: ""},
+		{name: "on", base: "http://127.0.0.1:4318", run: "20261201-100000.000-m", id: "case/step one",
+			want: map[string]string{
+				"CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_METRICS_EXPORTER": "otlp", "OTEL_LOGS_EXPORTER": "otlp",
+				"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
+				"OTEL_METRIC_EXPORT_INTERVAL": "2000", "OTEL_LOGS_EXPORT_INTERVAL": "1000",
+				"OTEL_RESOURCE_ATTRIBUTES": "agent_eval.run_id=20261201-100000.000-m,agent_eval.case_id=case%2Fstep%20one",
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := TelemetryEnv(tt.base, tt.run, tt.id)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("TelemetryEnv(%q, %q, %q) (-want +got):\n%s", tt.base, tt.run, tt.id, diff)
+			}
+		})
+	}
 }
