@@ -39,7 +39,7 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"anova-near": cmdANOVANear,
-			"mlflow-run": cmdMLflowRun, "mlflow-secret-free": cmdMLflowSecretFree},
+			"mlflow-run": cmdMLflowRun, "mlflow-secret-free": cmdMLflowSecretFree, "mlflow-traces": cmdMLflowTraces},
 	})
 }
 

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -55,9 +59,59 @@ func cmdMLflowRun(ts *testscript.TestScript, neg bool, args []string) {
 	_, _ = ts.Stdout().Write(append(b, '\n'))
 }
 
+// cmdMLflowTraces prints the traces of the experiment EXPERIMENT (with
+// RUN_NAME, those linked to that run), read back through the server's
+// API, sorted by their root span's name: a line "trace ROOT state=STATE",
+// then a line per span, "  NAME < PARENT_NAME" (the root's parent is "-"),
+// with " status=ERROR" when it failed.
+func cmdMLflowTraces(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: mlflow-traces EXPERIMENT [RUN_NAME]")
+	}
+	s := scriptServer(ts)
+	id, err := s.ExperimentID(args[0])
+	ts.Check(err)
+	runID := ""
+	if len(args) == 2 {
+		runs, err := s.Runs(args[0], args[1])
+		ts.Check(err)
+		if len(runs) != 1 {
+			ts.Fatalf("%d runs named %s", len(runs), args[1])
+		}
+		runID = runs[0].Info.RunID
+	}
+	traces, err := s.TracesOfRun(id, runID)
+	ts.Check(err)
+	var out []string
+	for _, tr := range traces {
+		spans, err := s.Spans(context.Background(), tr.TraceID)
+		ts.Check(err)
+		byID := map[string]string{"": "-"}
+		root := ""
+		for _, sp := range spans {
+			byID[sp.SpanID] = sp.Name
+			if sp.ParentID == "" {
+				root = sp.Name
+			}
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "trace %s state=%s\n", root, tr.State)
+		for _, sp := range spans {
+			fmt.Fprintf(&b, "  %s < %s", sp.Name, byID[sp.ParentID])
+			if strings.HasSuffix(sp.StatusCode, "ERROR") {
+				b.WriteString(" status=ERROR")
+			}
+			b.WriteString("\n")
+		}
+		out = append(out, b.String())
+	}
+	sort.Strings(out)
+	_, _ = io.WriteString(ts.Stdout(), strings.Join(out, ""))
+}
+
 // cmdMLflowSecretFree fails when VALUE is in any byte the server stored:
-// its answers for the runs named RUN_NAME in EXPERIMENT, its artifact
-// folder, its store.
+// its answers for the runs named RUN_NAME in EXPERIMENT and for the
+// experiment's traces, its artifact folder, its store.
 func cmdMLflowSecretFree(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 || len(args[0]) < 8 {
 		ts.Fatalf("usage: mlflow-secret-free VALUE EXPERIMENT RUN_NAME (VALUE 8 characters or more)")
@@ -68,6 +122,18 @@ func cmdMLflowSecretFree(ts *testscript.TestScript, neg bool, args []string) {
 	b, _ := json.Marshal(runs)
 	if strings.Contains(string(b), args[0]) {
 		ts.Fatalf("the server's answers hold the secret")
+	}
+	id, err := s.ExperimentID(args[1])
+	ts.Check(err)
+	traces, err := s.Traces(context.Background(), id)
+	ts.Check(err)
+	for _, tr := range traces {
+		spans, err := s.Spans(context.Background(), tr.TraceID)
+		ts.Check(err)
+		b, _ := json.Marshal([]any{tr, spans})
+		if strings.Contains(string(b), args[0]) {
+			ts.Fatalf("trace %s holds the secret", tr.TraceID)
+		}
 	}
 	searched := 0
 	for _, root := range []string{s.Artifacts, filepath.Dir(s.DB)} {

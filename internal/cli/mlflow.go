@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/export/mlflow"
+	"github.com/agent-eval/agent-eval/internal/export/otlp"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/version"
 )
@@ -96,7 +98,7 @@ func logMLflow(ctx context.Context, e env, ev *config.Eval, dir rundir.Dir) (*ml
 		exp, tags = ev.MLflowExperiment(), m.Tags
 	}
 	res, err := mlflow.Log(ctx, mlflow.Options{Dir: dir, Experiment: exp, TrackingURI: ev.MLflowTrackingURI(e.Getenv),
-		Tags: tags, Getenv: e.Getenv, Environ: os.Environ(), Version: version.Get().Version})
+		Tags: tags, Getenv: e.Getenv, Environ: os.Environ(), Version: version.Get().Version, Traces: mlflowTraces(dir)})
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +111,20 @@ func logMLflow(ctx context.Context, e env, ev *config.Eval, dir rundir.Dir) (*ml
 	}
 	fmt.Fprintf(e.Err, "agent-eval: mlflow: %s run %s in experiment %q: %s\n", verb, res.RunID, exp, res.URL)
 	return res, nil
+}
+
+// mlflowTraces sends each case's trace to the MLflow run's experiment
+// through the tracking server's OTLP endpoint (MLflow 3.6 or later), linked
+// to the run.
+func mlflowTraces(dir rundir.Dir) func(context.Context, mlflow.TraceTarget) error {
+	return func(ctx context.Context, t mlflow.TraceTarget) error {
+		h := map[string]string{"x-mlflow-experiment-id": t.ExperimentID, "x-mlflow-run-id": t.RunID}
+		if t.Authorization != "" {
+			h["Authorization"] = t.Authorization
+		}
+		return otlp.Export(ctx, dir, otlp.Options{Endpoint: strings.TrimRight(t.URI, "/") + otlp.TracesPath, Headers: h,
+			Redactor: t.Red, TracePerCase: true})
+	}
 }
 
 // scoreMLflow logs a run score just scored when the eval has an mlflow

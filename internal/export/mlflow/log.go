@@ -46,8 +46,9 @@ type Options struct {
 	// Traces, when set, is called once the run's params, metrics, tags and
 	// artifacts are logged and before the run is marked finished: where
 	// the OTLP exporter sends each case's trace to the same experiment
-	// and links it to the run (internal/export/otlp). Its error fails the
-	// logging as any other would.
+	// and links it to the run (internal/export/otlp). Its error is one of
+	// the Result's warnings: a tracking server that takes no OTLP (a file
+	// store answers 501) still gets the run.
 	Traces func(ctx context.Context, t TraceTarget) error
 }
 
@@ -147,6 +148,12 @@ func Log(ctx context.Context, o Options) (*Result, error) {
 		_ = c.updateRun(context.WithoutCancel(ctx), res.RunID, "FAILED", o.Now().UnixMilli())
 		return res, err
 	}
+	if o.Traces != nil {
+		t := TraceTarget{URI: c.URI(), Authorization: c.Auth(), ExperimentID: exp.ID, RunID: res.RunID, Red: red}
+		if err := o.Traces(ctx, t); err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the cases' traces were not logged (the run's params, metrics and artifacts were): %v", err))
+		}
+	}
 	end := o.Now().UnixMilli()
 	if t, err := time.Parse(time.RFC3339, run.EndedAt); err == nil {
 		end = t.UnixMilli()
@@ -166,12 +173,6 @@ func send(ctx context.Context, c *Client, o Options, mr *Run, rec Record, arts [
 	for _, a := range arts {
 		if err := c.upload(ctx, mr.Info.ArtifactURI, a.name, a.data); err != nil {
 			return err
-		}
-	}
-	if o.Traces != nil {
-		t := TraceTarget{URI: c.URI(), Authorization: c.Auth(), ExperimentID: expID, RunID: mr.Info.RunID, Red: red}
-		if err := o.Traces(ctx, t); err != nil {
-			return fmt.Errorf("traces: %w", err)
 		}
 	}
 	return nil

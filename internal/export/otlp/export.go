@@ -23,8 +23,33 @@ import (
 	"github.com/agent-eval/agent-eval/internal/version"
 )
 
-// batchSize is the most spans one request carries.
-const batchSize = 1000
+// batchSize is the most spans one request carries, and
+// maxTracesPerRequest the most traces (MLflow links at most 100 traces of
+// a request to a run).
+const (
+	batchSize           = 1000
+	maxTracesPerRequest = 100
+)
+
+// chunks cuts spans into requests of at most size spans of at most traces
+// traces each.
+func chunks(spans []sdktrace.ReadOnlySpan, size, traces int) [][]sdktrace.ReadOnlySpan {
+	var out [][]sdktrace.ReadOnlySpan
+	var cur []sdktrace.ReadOnlySpan
+	seen := map[trace.TraceID]bool{}
+	for _, sp := range spans {
+		id := sp.SpanContext().TraceID()
+		if len(cur) == size || !seen[id] && len(seen) == traces {
+			out, cur, seen = append(out, cur), nil, map[trace.TraceID]bool{}
+		}
+		seen[id] = true
+		cur = append(cur, sp)
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
 
 // Export sends the run in dir as one trace to opt.Endpoint. What of the run
 // directory could not be read is left out (the rest is sent); the error
@@ -47,14 +72,14 @@ func Export(ctx context.Context, dir rundir.Dir, opt Options) error {
 	for _, k := range slices.Sorted(maps.Keys(opt.RunAttrs)) {
 		root.attrs = append(root.attrs, attribute.String(k, red.String(opt.RunAttrs[k])))
 	}
-	spans := record(ctx, root, resourceOf(opt, red))
+	spans := record(ctx, root, resourceOf(opt, red), opt.TracePerCase)
 	c := newClient(opt.Endpoint, opt.Headers)
 	exp, err := otlptrace.New(ctx, c)
 	if err != nil {
 		return fmt.Errorf("start the OTLP exporter: %w", err)
 	}
 	var errs []error
-	for chunk := range slices.Chunk(spans, batchSize) {
+	for _, chunk := range chunks(spans, batchSize, maxTracesPerRequest) {
 		if err := exp.ExportSpans(ctx, chunk); err != nil {
 			errs = append(errs, err)
 			break
@@ -116,7 +141,9 @@ func RunID(dir rundir.Dir) string {
 
 // record turns the tree into SDK spans with ids derived from the run id
 // and each span's key.
-func record(ctx context.Context, root *span, res *resource.Resource) []sdktrace.ReadOnlySpan {
+// With perCase, each of the run's children is the root of a trace of its
+// own, with the run's attributes, and the run's span is not sent.
+func record(ctx context.Context, root *span, res *resource.Resource, perCase bool) []sdktrace.ReadOnlySpan {
 	runID := ""
 	for _, a := range root.attrs {
 		if a.Key == AttrRunID {
@@ -133,10 +160,11 @@ func record(ctx context.Context, root *span, res *resource.Resource) []sdktrace.
 			AttributeValueLengthLimit: -1, AttributeCountLimit: 256,
 			EventCountLimit: 0, LinkCountLimit: 0, AttributePerEventCountLimit: 0, AttributePerLinkCountLimit: 0}))
 	tr := tp.Tracer("github.com/agent-eval/agent-eval/internal/export/otlp", trace.WithInstrumentationVersion(version.Get().Version))
-	var emit func(ctx context.Context, s *span)
-	emit = func(ctx context.Context, s *span) {
-		ctx, sp := tr.Start(withKey(ctx, s.key), s.name, trace.WithTimestamp(s.start), trace.WithAttributes(s.attrs...),
-			trace.WithSpanKind(trace.SpanKindInternal))
+	var emit func(ctx context.Context, s *span, extra ...trace.SpanStartOption)
+	emit = func(ctx context.Context, s *span, extra ...trace.SpanStartOption) {
+		opts := append([]trace.SpanStartOption{trace.WithTimestamp(s.start), trace.WithAttributes(s.attrs...),
+			trace.WithSpanKind(trace.SpanKindInternal)}, extra...)
+		ctx, sp := tr.Start(withKey(ctx, s.key), s.name, opts...)
 		for _, c := range s.children {
 			emit(ctx, c)
 		}
@@ -145,7 +173,13 @@ func record(ctx context.Context, root *span, res *resource.Resource) []sdktrace.
 		}
 		sp.End(trace.WithTimestamp(s.end))
 	}
-	emit(ctx, root)
+	if perCase {
+		for _, c := range root.children {
+			emit(ctx, c, trace.WithNewRoot(), trace.WithAttributes(runOnly(root.attrs, c.attrs)...))
+		}
+	} else {
+		emit(ctx, root)
+	}
 	_ = tp.Shutdown(context.WithoutCancel(ctx)) // the collector's Shutdown does nothing
 	return col.spans
 }
@@ -177,9 +211,36 @@ func withKey(ctx context.Context, key string) context.Context {
 // the run id, a span's from the run id and the span's key.
 type ids struct{ runID string }
 
-// NewIDs is the run's trace id and the root span's id.
+// NewIDs is the trace id and the root span's id: the run's trace, or a
+// case's own (Options.TracePerCase).
 func (g ids) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
+	key, _ := ctx.Value(keyCtx{}).(string)
+	if key != "run" {
+		return CaseTraceID(g.runID, key), g.NewSpanID(ctx, trace.TraceID{})
+	}
 	return TraceID(g.runID), g.NewSpanID(ctx, trace.TraceID{})
+}
+
+// runOnly are the run's attributes a case's span lacks, for a case sent
+// as a trace of its own.
+func runOnly(run, own []attribute.KeyValue) []attribute.KeyValue {
+	have := map[attribute.Key]bool{}
+	for _, a := range own {
+		have[a.Key] = true
+	}
+	var out []attribute.KeyValue
+	for _, a := range run {
+		if !have[a.Key] {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// CaseTraceID is the trace id of the span at key ("case/<key>", or the
+// batch's) when each case is a trace of its own.
+func CaseTraceID(runID, key string) trace.TraceID {
+	return TraceID(runID + "\x00" + key)
 }
 
 // NewSpanID is the id of the span whose key ctx carries.

@@ -40,6 +40,12 @@ type Options struct {
 	ResourceAttrs map[string]string
 	// RunAttrs are added to the run's span (an MLflow run id, say).
 	RunAttrs map[string]string
+	// TracePerCase sends each case attempt (and a batch) as a trace of its
+	// own, rooted at the case's span, which then carries the run's
+	// attributes too; no run span is sent. MLflow lists a trace per case
+	// that way, as agent-eval-harness logged them. Trace ids are then
+	// CaseTraceID's.
+	TracePerCase bool
 }
 
 // ErrNoEndpoint is FromEnv's error when neither the flag nor the

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
@@ -436,4 +438,98 @@ func keysOf(m map[string]*span) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestTracePerCase: each case is the root of a trace of its own, with the
+// run's attributes; no run span is sent; the case's spans keep their ids.
+func TestTracePerCase(t *testing.T) {
+	d := fixture(t, "PLANTED")
+	var spans []*tracepb.Span
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var td tracepb.TracesData
+		if err := proto.Unmarshal(b, &td); err != nil {
+			t.Error(err)
+		}
+		spans = append(spans, td.ResourceSpans[0].ScopeSpans[0].Spans...)
+	}))
+	defer srv.Close()
+	if err := Export(t.Context(), d, Options{Endpoint: srv.URL + TracesPath, TracePerCase: true}); err != nil {
+		t.Fatal(err)
+	}
+	const runID = "20261201-100000.000-fake"
+	roots := map[string]*tracepb.Span{}
+	byTrace := map[string]int{}
+	for _, s := range spans {
+		byTrace[hex.EncodeToString(s.TraceId)]++
+		if len(s.ParentSpanId) == 0 {
+			roots[s.Name] = s
+		}
+		if hex.EncodeToString(s.SpanId) == SpanID(runID, "run").String() {
+			t.Errorf("the run's span %q was sent", s.Name)
+		}
+	}
+	if len(roots) < 3 || len(roots) != len(byTrace) {
+		t.Fatalf("%d roots in %d traces, want one root per case's trace (3 cases or more)", len(roots), len(byTrace))
+	}
+	for name, s := range roots {
+		if !strings.HasPrefix(name, "case ") && name != "batch" {
+			t.Errorf("root %q is not a case", name)
+		}
+		key := "case/" + strings.TrimPrefix(name, "case ")
+		if got, want := hex.EncodeToString(s.TraceId), CaseTraceID(runID, key).String(); got != want {
+			t.Errorf("%s: trace id %s, want CaseTraceID %s", name, got, want)
+		}
+		if got, want := hex.EncodeToString(s.SpanId), SpanID(runID, key).String(); got != want {
+			t.Errorf("%s: span id %s, want %s (as in the run's trace)", name, got, want)
+		}
+		run := false
+		for _, a := range s.Attributes {
+			run = run || a.Key == AttrRunID && a.Value.GetStringValue() == runID
+		}
+		if !run {
+			t.Errorf("%s lacks the run's %s", name, AttrRunID)
+		}
+	}
+}
+
+// TestChunks: requests hold at most size spans of at most traces traces.
+func TestChunks(t *testing.T) {
+	var spans []sdktrace.ReadOnlySpan
+	for i := range 250 {
+		for range 3 {
+			spans = append(spans, fakeSpan{id: byte(i%250) + 1, hi: byte(i / 250)})
+		}
+	}
+	got := chunks(spans, 1000, 100)
+	if len(got) != 3 {
+		t.Fatalf("%d requests, want 3", len(got))
+	}
+	total := 0
+	for _, c := range got {
+		seen := map[trace.TraceID]bool{}
+		for _, s := range c {
+			seen[s.SpanContext().TraceID()] = true
+		}
+		if len(seen) > 100 || len(c) > 1000 {
+			t.Errorf("a request of %d spans in %d traces", len(c), len(seen))
+		}
+		total += len(c)
+	}
+	if total != len(spans) {
+		t.Errorf("%d spans sent, want %d", total, len(spans))
+	}
+	if got := chunks(spans[:30], 7, 100); len(got) != 5 || len(got[4]) != 2 {
+		t.Errorf("30 spans by 7: %d requests", len(got))
+	}
+}
+
+// fakeSpan is a ReadOnlySpan of a trace id, for TestChunks.
+type fakeSpan struct {
+	sdktrace.ReadOnlySpan
+	id, hi byte
+}
+
+func (s fakeSpan) SpanContext() trace.SpanContext {
+	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{s.hi, s.id}})
 }

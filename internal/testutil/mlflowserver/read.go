@@ -70,6 +70,19 @@ func (s *Server) ExperimentID(name string) (string, error) {
 	return e.Experiment.ID, err
 }
 
+// RunName is the name of the run whose id is id.
+func (s *Server) RunName(id string) (string, error) {
+	var r struct {
+		Run struct {
+			Info struct {
+				RunName string `json:"run_name"`
+			} `json:"info"`
+		} `json:"run"`
+	}
+	err := s.call(http.MethodGet, "/api/2.0/mlflow/runs/get", url.Values{"run_id": {id}}, nil, &r)
+	return r.Run.Info.RunName, err
+}
+
 // Runs are the runs named name in the experiment named experiment, read
 // back through the API with their artifacts (none when NoProxy).
 func (s *Server) Runs(experiment, name string) ([]Run, error) {

@@ -28,6 +28,8 @@ type TraceInfo struct {
 	TraceID string            `json:"trace_id"`
 	State   string            `json:"state"`
 	Tags    map[string]string `json:"tags"`
+	// Metadata holds mlflow.sourceRun, the run a trace is linked to.
+	Metadata map[string]string `json:"trace_metadata"`
 }
 
 // SearchTraces lists the traces of experiment id (at most 500).
@@ -42,14 +44,24 @@ func (s *Server) SearchTraces(t testing.TB, experimentID string) []TraceInfo {
 
 // Traces is SearchTraces for a caller without a testing.TB (a testscript
 // command).
-func (s *Server) Traces(ctx context.Context, experimentID string) ([]TraceInfo, error) {
+func (s *Server) Traces(_ context.Context, experimentID string) ([]TraceInfo, error) {
+	return s.TracesOfRun(experimentID, "")
+}
+
+// TracesOfRun lists the traces of experiment id linked to the MLflow run
+// runID (all of them when runID is empty).
+func (s *Server) TracesOfRun(experimentID, runID string) ([]TraceInfo, error) {
 	var out struct {
 		Traces []TraceInfo `json:"traces"`
 	}
-	err := s.call(http.MethodPost, "/api/3.0/mlflow/traces/search", nil, map[string]any{
+	body := map[string]any{
 		"locations":   []any{map[string]any{"type": "MLFLOW_EXPERIMENT", "mlflow_experiment": map[string]any{"experiment_id": experimentID}}},
 		"max_results": 500,
-	}, &out)
+	}
+	if runID != "" {
+		body["filter"] = "metadata.`mlflow.sourceRun` = '" + runID + "'"
+	}
+	err := s.call(http.MethodPost, "/api/3.0/mlflow/traces/search", nil, body, &out)
 	return out.Traces, err
 }
 
