@@ -80,9 +80,15 @@ func TestE2EOTLP(t *testing.T) {
 			env.Setenv("OTLP_URL", rec.URL)
 			env.Setenv("MLFLOW_EXPERIMENT", exp)
 			env.Setenv("AGENT_EVAL_TEST_TOKEN", otlpSecret)
+			// For the mlflow: blocks and mlflow-secret-free.
+			env.Setenv("MLFLOW_TRACKING_URI", srv.URL)
+			env.Setenv("MLFLOW_TEST_ARTIFACTS", srv.Artifacts)
+			env.Setenv("MLFLOW_TEST_DB", srv.DB)
 			return shortWorkspaces(env)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"mlflow-secret-free": cmdMLflowSecretFree,
+			"mlflow-traces":      cmdMLflowTraces,
 			"otlp-spans": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 1 {
 					ts.Fatalf("usage: otlp-spans RUN_ID")
