@@ -91,9 +91,9 @@ func TestE2EOTLP(t *testing.T) {
 			"mlflow-traces":      cmdMLflowTraces,
 			"otlp-spans": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 1 {
-					ts.Fatalf("usage: otlp-spans RUN_ID")
+					ts.Fatalf("usage: otlp-spans RUN_ID (of the eval named demo)")
 				}
-				spans, err := srv.Spans(t.Context(), "tr-"+otlp.TraceID(args[0]).String())
+				spans, err := srv.Spans(t.Context(), "tr-"+otlp.TraceID(otlp.TraceKey("demo", args[0])).String())
 				if err != nil {
 					ts.Fatalf("%v", err)
 				}

@@ -46,5 +46,5 @@ func exportRun(ctx context.Context, e env, dir rundir.Dir, o *otlp.Options) {
 		fmt.Fprintf(e.Err, "agent-eval: warning: the run's OpenTelemetry trace was not exported: %v\n", err)
 		return
 	}
-	fmt.Fprintf(e.Err, "exported the run's OpenTelemetry trace (trace id %s) to %s\n", otlp.TraceID(otlp.RunID(dir)), otlp.DisplayEndpoint(o.Endpoint))
+	fmt.Fprintf(e.Err, "exported the run's OpenTelemetry trace (trace id %s) to %s\n", otlp.TraceID(otlp.TraceKeyOf(dir)), otlp.DisplayEndpoint(o.Endpoint))
 }

@@ -130,13 +130,24 @@ func resourceOf(opt Options, red *redact.Redactor) *resource.Resource {
 	return resource.NewSchemaless(attrs...)
 }
 
-// RunID is the run id the trace of dir derives from (TraceID):
-// run_result.json's, else the folder's name.
-func RunID(dir rundir.Dir) string {
+// TraceKeyOf is what the trace of dir derives its ids from (TraceID,
+// SpanID): TraceKey of run_result.json's eval name and run id, else of
+// the folder's name.
+func TraceKeyOf(dir rundir.Dir) string {
 	if r, err := dir.ReadRun(); err == nil && r.RunID != "" {
-		return r.RunID
+		return TraceKey(r.EvalName, r.RunID)
 	}
 	return filepath.Base(dir.Path)
+}
+
+// TraceKey is the key a run's trace and span ids derive from: the eval's
+// name and the run id, since an explicit run id (r1, ci-42) repeats from
+// one eval to the next, and their traces must not land in one.
+func TraceKey(evalName, runID string) string {
+	if evalName == "" {
+		return runID
+	}
+	return evalName + "/" + runID
 }
 
 // record turns the tree into SDK spans with ids derived from the run id
@@ -144,12 +155,16 @@ func RunID(dir rundir.Dir) string {
 // With perCase, each of the run's children is the root of a trace of its
 // own, with the run's attributes, and the run's span is not sent.
 func record(ctx context.Context, root *span, res *resource.Resource, perCase bool) []sdktrace.ReadOnlySpan {
-	runID := ""
+	runID, evalName := "", ""
 	for _, a := range root.attrs {
-		if a.Key == AttrRunID {
+		switch a.Key {
+		case AttrRunID:
 			runID = a.Value.AsString()
+		case AttrEvalName:
+			evalName = a.Value.AsString()
 		}
 	}
+	runID = TraceKey(evalName, runID)
 	col := &collector{}
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
@@ -249,7 +264,8 @@ func (g ids) NewSpanID(ctx context.Context, _ trace.TraceID) trace.SpanID {
 	return SpanID(g.runID, key)
 }
 
-// TraceID is the trace id of run runID's export.
+// TraceID is the trace id of the export of the run whose TraceKey is
+// runID.
 func TraceID(runID string) trace.TraceID {
 	var id trace.TraceID
 	h := sha256.Sum256([]byte("agent-eval trace\x00" + runID))

@@ -27,7 +27,7 @@ func TestMLflowReceivesTheTrace(t *testing.T) {
 	if len(traces) != 1 {
 		t.Fatalf("%d traces in the experiment, want 1", len(traces))
 	}
-	if want := "tr-" + TraceID("20261201-100000.000-fake").String(); traces[0].TraceID != want {
+	if want := "tr-" + TraceID(TraceKey("otel-fixture", "20261201-100000.000-fake")).String(); traces[0].TraceID != want {
 		t.Errorf("trace id %s, want %s", traces[0].TraceID, want)
 	}
 	spans := srv.TraceSpans(t, traces[0].TraceID)

@@ -246,7 +246,7 @@ func TestExportIdempotent(t *testing.T) {
 	if diff := cmp.Diff(first, second); diff != "" {
 		t.Errorf("ids differ between exports (-first +second):\n%s", diff)
 	}
-	if want := SpanID("20261201-100000.000-fake", "run").String(); !strings.Contains(strings.Join(first, " "), "/"+want+"/") {
+	if want := SpanID(TraceKey("otel-fixture", "20261201-100000.000-fake"), "run").String(); !strings.Contains(strings.Join(first, " "), "/"+want+"/") {
 		t.Errorf("no span has the run's id %s", want)
 	}
 }
@@ -457,7 +457,7 @@ func TestTracePerCase(t *testing.T) {
 	if err := Export(t.Context(), d, Options{Endpoint: srv.URL + TracesPath, TracePerCase: true}); err != nil {
 		t.Fatal(err)
 	}
-	const runID = "20261201-100000.000-fake"
+	runID := TraceKey("otel-fixture", "20261201-100000.000-fake")
 	roots := map[string]*tracepb.Span{}
 	byTrace := map[string]int{}
 	for _, s := range spans {
@@ -485,7 +485,7 @@ func TestTracePerCase(t *testing.T) {
 		}
 		run := false
 		for _, a := range s.Attributes {
-			run = run || a.Key == AttrRunID && a.Value.GetStringValue() == runID
+			run = run || a.Key == AttrRunID && a.Value.GetStringValue() == "20261201-100000.000-fake"
 		}
 		if !run {
 			t.Errorf("%s lacks the run's %s", name, AttrRunID)
