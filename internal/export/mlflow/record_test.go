@@ -326,6 +326,19 @@ func TestAPIError(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
 	}
+	// A server that echoes the token it refused: the error does not.
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = fmt.Fprintf(w, `{"error_code": "UNAUTHENTICATED", "message": "bad token %s"}`, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	}))
+	defer echo.Close()
+	c, err = NewClient(echo.URL, func(k string) string { return map[string]string{"MLFLOW_TRACKING_TOKEN": "tok-0123456789abcdef"}[k] }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = c.experiment(t.Context(), "x"); err == nil || strings.Contains(err.Error(), "tok-0123456789abcdef") || !strings.Contains(err.Error(), "bad token [redacted]") {
+		t.Errorf("err = %v, want the echoed token hidden", err)
+	}
 	if _, err := NewClient("sqlite:///x.db", func(string) string { return "" }, nil); err == nil {
 		t.Errorf("NewClient(sqlite) = nil error")
 	}
