@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -352,5 +353,37 @@ func TestHideText(t *testing.T) {
 	want := "min_pass_rate: 1\npassword: [redacted]\nkey [redacted]\n"
 	if got != want {
 		t.Errorf("hideText = %q, want %q", got, want)
+	}
+}
+
+// A judge's name makes its metrics' names: whatever it is, MLflow takes
+// them (a name too long is cut without MLflow's forbidden …), and the
+// metrics of two judges, or of one judge, stay apart.
+func TestMetricKeyOfAnyJudge(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("j", 300)
+	tests := []struct {
+		name, judge string
+	}{
+		{"plain", "tests_pass"},
+		{"slashes and dots", "a/../b/"},
+		{"leading slash", "/abs"},
+		{"spaces and symbols", "my judge (v2) #1 ✓"},
+		{"too long", long},
+		{"too long, another ending", long + "x"},
+		{"too long with slashes", strings.Repeat("ab/", 120)},
+	}
+	seen := map[string]string{}
+	for _, tt := range tests {
+		for _, m := range []string{"pass_rate", "mean", "error_rate"} {
+			k := metricKey(tt.judge + "/" + m)
+			if p := config.MLflowKeyProblem(k); p != "" {
+				t.Errorf("%s: metricKey(%q) = %q, which MLflow refuses: it %s", tt.name, tt.judge+"/"+m, k, p)
+			}
+			if other, ok := seen[k]; ok {
+				t.Errorf("%s: %s/%s has the key %q of %s", tt.name, tt.judge, m, k, other)
+			}
+			seen[k] = tt.judge + "/" + m
+		}
 	}
 }
