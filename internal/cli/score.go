@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
@@ -390,7 +391,7 @@ func (p scoreProgress) CaseScored(id string, done, total int) {
 	fmt.Fprintf(p.w, "agent-eval: scored %d/%d (%s)\n", done, total, id)
 }
 
-func (p scoreProgress) Warn(msg string) { fmt.Fprintln(p.w, "agent-eval: warning:", msg) }
+func (p scoreProgress) Warn(msg string) { fmt.Fprintln(p.w, "agent-eval: warning:", clip.Line(msg)) }
 
 // printScoreTable prints one row per judge.
 func printScoreTable(w io.Writer, s *rundir.Summary) {
