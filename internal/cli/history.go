@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/report"
 	"github.com/agent-eval/agent-eval/internal/usd"
@@ -98,7 +99,7 @@ func runHistory(e env, opts historyOptions, runsDir string, configSet bool) erro
 		fmt.Fprintf(e.Err, "agent-eval: no runs under %s\n", runsDir)
 	}
 	if len(h.Skipped) > 0 {
-		fmt.Fprintf(e.Err, "agent-eval: not runs, not listed: %s\n", strings.Join(h.Skipped, ", "))
+		fmt.Fprintf(e.Err, "agent-eval: not runs, not listed: %s\n", clip.Line(strings.Join(h.Skipped, ", ")))
 	}
 	if !opts.noHTML {
 		page := opts.html
@@ -122,7 +123,15 @@ func printHistory(w io.Writer, h *report.History) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"RUN", "STARTED", "MODEL", "AGENT", "CASES"}
 	head = append(head, h.Judges...)
-	fmt.Fprintln(tw, strings.Join(append(head, "COST", "DURATION", "VERDICT"), "\t"))
+	// Each cell on its line: a folder's or judge's name may hold a tab or
+	// a line break (a line of its own is a CI's workflow command).
+	cells := func(row []string) string {
+		for i := range row {
+			row[i] = clip.Line(row[i])
+		}
+		return strings.Join(row, "\t")
+	}
+	fmt.Fprintln(tw, cells(append(head, "COST", "DURATION", "VERDICT")))
 	for i := range h.Runs {
 		r := &h.Runs[i]
 		row := []string{r.RunID, orDash(r.StartedAt), orDash(r.Model), orDash(r.Agent), fmt.Sprint(r.Cases)}
@@ -141,7 +150,7 @@ func printHistory(w io.Writer, h *report.History) {
 			took = time.Duration(*r.DurationS * float64(time.Second)).Round(time.Second).String()
 		}
 		row = append(row, cost, took, verdict)
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		fmt.Fprintln(tw, cells(row))
 	}
 	_ = tw.Flush()
 }

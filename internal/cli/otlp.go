@@ -29,9 +29,13 @@ func otlpOptions(e env, flagEndpoint string, always bool) (*otlp.Options, error)
 }
 
 // agentOTLPBase is the base URL (without /v1/traces) the agent's own
-// export goes to, for --otlp-agent.
-func agentOTLPBase(o *otlp.Options) string {
-	return strings.TrimSuffix(o.Endpoint, otlp.TracesPath)
+// export goes to, for --otlp-agent. It lands in the agent's environment,
+// which the agent reads: like the headers, whatever of the endpoint may
+// carry a credential (user information, query, fragment) is left out, as
+// otlp.DisplayEndpoint leaves it out; dropped says something was.
+func agentOTLPBase(o *otlp.Options) (base string, dropped bool) {
+	shown := otlp.DisplayEndpoint(o.Endpoint)
+	return strings.TrimSuffix(shown, otlp.TracesPath), shown != o.Endpoint
 }
 
 // exportRun sends the run in dir to the OTLP endpoint of o (nil: none). A

@@ -222,7 +222,11 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		if otlpOpts == nil {
 			return usageErrorf("--otlp-agent sends the agent's telemetry to the run's OTLP endpoint: give --otlp ENDPOINT or set OTEL_EXPORTER_OTLP_ENDPOINT")
 		}
-		agentOTLP = agentOTLPBase(otlpOpts)
+		var dropped bool
+		agentOTLP, dropped = agentOTLPBase(otlpOpts)
+		if dropped {
+			fmt.Fprintf(e.Err, "agent-eval: warning: --otlp-agent: the agent's own export goes to %s without the endpoint's user information or query, which the agent could read in its environment; give the receiver its credentials another way\n", agentOTLP)
+		}
 	}
 	if opts.retry != "" && opts.retry != "errored" {
 		return usageErrorf("--retry takes errored (the cases of status infra_error or error), got %q", opts.retry)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
@@ -218,8 +219,10 @@ func appendStepSummary(getenv func(string) string, dir rundir.Dir, s *rundir.Sum
 		return fmt.Errorf("open: %w", err)
 	}
 	md := report.RenderMarkdown(dir, s, report.ArtifactsFromEnv(getenv, shownPath(dir.Path)))
-	// A blank line keeps it apart from what was there.
-	_, err = f.Write(append(md, '\n'))
+	// A blank line keeps it apart from what was there (which may not end
+	// its last line: the verdict's heading would join it as plain text)
+	// and from what comes after.
+	_, err = f.Write(append(append(blankLineAfter(path), md...), '\n'))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -227,6 +230,32 @@ func appendStepSummary(getenv func(string) string, dir rundir.Dir, s *rundir.Sum
 		return fmt.Errorf("write: %w", err)
 	}
 	return nil
+}
+
+// blankLineAfter is what to write after the end of the file at path for
+// a blank line to follow its last line: nothing for an empty or missing
+// file, or one that ends in a blank line.
+func blankLineAfter(path string) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return nil
+	}
+	tail := make([]byte, min(fi.Size(), 2))
+	if _, err := f.ReadAt(tail, fi.Size()-int64(len(tail))); err != nil {
+		return []byte("\n\n")
+	}
+	switch {
+	case string(tail) == "\n\n" || (len(tail) == 1 && tail[0] == '\n'):
+		return nil
+	case tail[len(tail)-1] == '\n':
+		return []byte("\n")
+	}
+	return []byte("\n\n")
 }
 
 // passedEvery reports whether some judge gave c a value and none failed or
@@ -362,7 +391,7 @@ func (p scoreProgress) CaseScored(id string, done, total int) {
 	fmt.Fprintf(p.w, "agent-eval: scored %d/%d (%s)\n", done, total, id)
 }
 
-func (p scoreProgress) Warn(msg string) { fmt.Fprintln(p.w, "agent-eval: warning:", msg) }
+func (p scoreProgress) Warn(msg string) { fmt.Fprintln(p.w, "agent-eval: warning:", clip.Line(msg)) }
 
 // printScoreTable prints one row per judge.
 func printScoreTable(w io.Writer, s *rundir.Summary) {

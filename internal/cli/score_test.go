@@ -60,3 +60,21 @@ func TestScoreExitCodes(t *testing.T) {
 		t.Errorf("--json on a breach: exit %d, stdout %s", code, stdout)
 	}
 }
+
+// The verdict appended to $GITHUB_STEP_SUMMARY starts after a blank line,
+// whatever the earlier steps left: a heading glued to their last line
+// would show as plain text.
+func TestBlankLineAfter(t *testing.T) {
+	for before, want := range map[string]string{"": "", "earlier": "\n\n", "earlier\n": "\n", "earlier\n\n": "", "\n": ""} {
+		p := filepath.Join(t.TempDir(), "summary.md")
+		if err := os.WriteFile(p, []byte(before), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(blankLineAfter(p)); got != want {
+			t.Errorf("after %q: %q, want %q", before, got, want)
+		}
+	}
+	if got := blankLineAfter(filepath.Join(t.TempDir(), "none")); got != nil {
+		t.Errorf("after no file: %q, want nothing", got)
+	}
+}

@@ -19,3 +19,20 @@ func TestString(t *testing.T) {
 		}
 	}
 }
+
+// TestLine: a text from a run never starts a line of its own.
+func TestLine(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"plain":                            "plain",
+		"héllo 日本":                         "héllo 日本",
+		"x\n::error title=forged::PASSED":  `x\n::error title=forged::PASSED`,
+		"x\r::stop-commands::t":            `x\r::stop-commands::t`,
+		"tab\tand \x1b[31mred\x1b[0m":      `tab\tand \x1b[31mred\x1b[0m`,
+		"x\u2028::warning::y\u0085z\u2029": `x\u2028::warning::y\u0085z\u2029`,
+	} {
+		if got := Line(in); got != want {
+			t.Errorf("Line(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path"
@@ -44,6 +45,11 @@ func MLflowKeyProblem(k string) string {
 func MLflowURLProblem(u string) string {
 	p, err := url.Parse(u)
 	if err != nil {
+		// Not the *url.Error: it quotes the whole URL, password and all.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return fmt.Sprintf("is not a URL: %v", err)
 	}
 	if p.Scheme != "http" && p.Scheme != "https" {

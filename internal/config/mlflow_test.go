@@ -1,6 +1,9 @@
 package config
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestMLflowTrackingURI(t *testing.T) {
 	t.Parallel()
@@ -53,6 +56,12 @@ func TestMLflowURLProblem(t *testing.T) {
 		"sqlite:///mlflow.db": false, "databricks": false, "http://": false, "file:///tmp/mlruns": false, "http://h/?a=b": false} {
 		if got := MLflowURLProblem(u); (got == "") != ok {
 			t.Errorf("MLflowURLProblem(%q) = %q, want ok %v", u, got, ok)
+		}
+	}
+	// A URL that does not parse: the problem never quotes it (its password).
+	for _, u := range []string{"https://bot:hunter2 topsecret@mlflow.example", "https://bot:hunter2\x7ftopsecret@mlflow.example", "https://bot:topsecret%zz@mlflow.example"} {
+		if got := MLflowURLProblem(u); got == "" || strings.Contains(got, "topsecret") || strings.Contains(got, "hunter2") {
+			t.Errorf("MLflowURLProblem(%q) = %q, want a problem that does not quote the URL", u, got)
 		}
 	}
 }

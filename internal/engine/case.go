@@ -728,7 +728,8 @@ func InfraFailure(res runner.Result) string {
 	case res.InfraError != "" && len(res.ToolCalls) == 0:
 		return res.InfraError
 	case res.Err != nil && res.ExitCode == -1 && len(res.ToolCalls) == 0 && res.NumTurns == 0:
-		return "the agent could not be run: " + clip.String(res.Err.Error(), 200)
+		// Redacted before it is clipped: a cut secret is no longer one to find.
+		return "the agent could not be run: " + clip.String(res.Redactor.String(res.Err.Error()), 200)
 	}
 	return ""
 }
@@ -770,7 +771,9 @@ func RecordInvocation(c *results.Case, res runner.Result, timeout time.Duration)
 	case c.ExitCode != 0:
 		c.Status = results.StatusFailed
 		if res.IsError {
-			c.Error = "the agent ended with an error: " + clip.String(res.Text, 200)
+			// Redacted before it is clipped (RedactCase would be too late): a
+			// secret cut short is no longer found.
+			c.Error = "the agent ended with an error: " + clip.String(res.Redactor.String(res.Text), 200)
 		}
 	default:
 		c.Status = results.StatusCompleted

@@ -372,6 +372,7 @@ func (st *state) runCases(ctx context.Context, todo []string) {
 // finishRun writes run_result.json and tells the observer the run
 // finished, with a row per case (this attempt's, else the earlier one's).
 func (st *state) finishRun(ctx context.Context, start time.Time) (*results.RunResult, error) {
+	st.markForeignScored()
 	r, err := st.aggregate(time.Since(start), ctx.Err() != nil)
 	if err != nil {
 		return nil, err
@@ -532,25 +533,51 @@ func (st *state) openRunDir() error {
 	return nil
 }
 
+// markForeignScored renames what only score and compare write into a run
+// (summary.yaml, report.html, …), found when the run's cases are done, to
+// <file>.foreign, and warns: a run has none of them until it is scored (a
+// resume renamed them *.stale first), so whoever wrote them — an agent
+// without a sandbox — was not agent-eval, and report, history and the
+// report's previous-run line would take a verdict of its making.
+func (st *state) markForeignScored() {
+	moved, err := st.renameScored(".foreign")
+	if err != nil {
+		st.writeErr = append(st.writeErr, fmt.Errorf("set aside what the run did not write: %w", err))
+	}
+	if len(moved) > 0 {
+		st.obs.Warn(fmt.Sprintf("%s appeared in run %s while it ran, written by someone other than agent-eval (an agent without a sandbox?): renamed to *.foreign; only score writes them",
+			strings.Join(moved, ", "), st.runID))
+	}
+}
+
 // markStale renames what scoring wrote into a resumed run, which no
 // longer describes it once more cases run, to <file>.stale, and says so.
 func (st *state) markStale() error {
-	var moved []string
-	for _, name := range rundir.ScoredFiles {
-		p := filepath.Join(st.dir.Path, name)
-		if _, err := os.Lstat(p); err != nil {
-			continue
-		}
-		if err := os.Rename(p, p+".stale"); err != nil {
-			return fmt.Errorf("--resume: mark %s stale: %w", name, err)
-		}
-		moved = append(moved, name)
+	moved, err := st.renameScored(".stale")
+	if err != nil {
+		return fmt.Errorf("--resume: mark stale: %w", err)
 	}
 	if len(moved) > 0 {
 		st.obs.Note(fmt.Sprintf("resume: %s described run %s before this resume; renamed to *.stale (score the run again, or resume with --score)",
 			strings.Join(moved, ", "), st.runID))
 	}
 	return nil
+}
+
+// renameScored renames each of rundir.ScoredFiles the run has to its name
+// with suffix, and says which it renamed.
+func (st *state) renameScored(suffix string) (moved []string, err error) {
+	for _, name := range rundir.ScoredFiles {
+		p := filepath.Join(st.dir.Path, name)
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if err := os.Rename(p, p+suffix); err != nil {
+			return moved, fmt.Errorf("rename %s: %w", name, err)
+		}
+		moved = append(moved, name)
+	}
+	return moved, nil
 }
 
 // NothingToResumeError: --resume found the run finished; nothing ran.

@@ -95,8 +95,11 @@ func RenderJUnit(dir rundir.Dir, s *rundir.Summary) ([]byte, error) {
 	if s != nil {
 		doc = scoredJUnit(redactedText(s, red))
 	} else {
-		doc = unscoredJUnit(dir)
+		doc = unscoredJUnit(dir, red)
 	}
+	// Attributes are escaped as they are encoded (a password with & or "
+	// would no longer match), so every text is hidden before.
+	doc.hideKnown(red)
 	for _, su := range doc.Suites {
 		doc.Tests += su.Tests
 		doc.Failures += su.Failures
@@ -222,7 +225,34 @@ func scoredJUnit(s *rundir.Summary) junitSuites {
 	return doc
 }
 
-func unscoredJUnit(dir rundir.Dir) junitSuites {
+// hideKnown replaces red's known values in every text of doc.
+func (doc *junitSuites) hideKnown(red *redact.Redactor) {
+	problem := func(p *junitProblem) {
+		if p != nil {
+			p.Message, p.Type, p.Text = red.HideKnown(p.Message), red.HideKnown(p.Type), red.HideKnown(p.Text)
+		}
+	}
+	doc.Name = red.HideKnown(doc.Name)
+	for i := range doc.Suites {
+		su := &doc.Suites[i]
+		su.Name = red.HideKnown(su.Name)
+		for j := range su.Properties {
+			su.Properties[j].Value = red.HideKnown(su.Properties[j].Value)
+		}
+		for j := range su.Cases {
+			tc := &su.Cases[j]
+			tc.Classname, tc.Name = red.HideKnown(tc.Classname), red.HideKnown(tc.Name)
+			problem(tc.Failure)
+			problem(tc.Error)
+			problem(tc.Skipped)
+			if tc.SystemOut != nil {
+				tc.SystemOut.Text = red.HideKnown(tc.SystemOut.Text)
+			}
+		}
+	}
+}
+
+func unscoredJUnit(dir rundir.Dir, red *redact.Redactor) junitSuites {
 	doc := junitSuites{Name: "agent-eval (not scored)"}
 	su := junitSuite{Name: "agent", Properties: []junitProperty{{"scored", "false"}}}
 	if run, err := dir.ReadRun(); err == nil {
@@ -235,13 +265,13 @@ func unscoredJUnit(dir rundir.Dir) junitSuites {
 		tc := junitCase{Classname: "agent", Name: id}
 		c, err := dir.ReadCase(id)
 		if err != nil {
-			tc.Error = &junitProblem{Message: "no result", Type: "harness", Text: xmlSafe(err.Error())}
+			tc.Error = &junitProblem{Message: "no result", Type: "harness", Text: xmlSafe(red.String(err.Error()))}
 			su.Errors++
 		} else {
 			tc.Time = secs(c.DurationS)
 			total += c.DurationS
 			if !exitedZero(c) {
-				why := c.Error
+				why := red.String(c.Error) // the agent's own final message may be in it
 				if why == "" {
 					why = fmt.Sprintf("the agent's run ended %s (exit code %d)", c.Status, c.ExitCode)
 				}

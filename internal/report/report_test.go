@@ -1,12 +1,15 @@
 package report
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	stdhtml "html"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/testutil/golden"
 )
@@ -352,4 +356,76 @@ func renderFixture(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestJUnitRedactsEveryText: junit.xml hides a secret wherever it lands,
+// scored or not — in an attribute (which XML escapes, so a password with
+// & < " no longer reads as itself) and in the error of a case the run did
+// not score (the agent's own final message), a credential recognised by
+// its shape as well. Checked on the decoded document, as CI reads it.
+func TestJUnitRedactsEveryText(t *testing.T) {
+	const secret = `p&ss<w0rd"4711`
+	t.Setenv("REPORT_TEST_PASSWORD", secret)
+	shaped := []string{"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB", "pw-hunter2"}
+	leak := "the agent ended with an error: " + secret + " " + shaped[0] + " https://bot:pw-hunter2@db.example/x"
+	tests := []struct {
+		name   string
+		scored bool
+	}{{"scored", true}, {"unscored", false}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, s := fixture(t, tt.scored)
+			if tt.scored {
+				s.EvalName, s.Model = "eval "+secret, "model "+secret
+				s.Cases[1].ID = "case " + secret
+				s.Cases[1].Verdicts[0].Rationale = leak
+			} else {
+				p := filepath.Join(d.Case("deploy-001"), "run_result.json")
+				b, err := os.ReadFile(p)
+				must(t, err)
+				var c map[string]any
+				must(t, json.Unmarshal(b, &c))
+				c["status"], c["exit_code"], c["error"] = "failed", 1, leak
+				b, err = json.Marshal(c)
+				must(t, err)
+				must(t, os.WriteFile(p, b, 0o644))
+			}
+			b, err := RenderJUnit(d, s)
+			must(t, err)
+			decoded := xmlTexts(t, b)
+			for _, sec := range append([]string{secret}, shaped...) {
+				if strings.Contains(decoded, sec) {
+					t.Errorf("junit.xml shows %q:\n%s", sec, b)
+				}
+			}
+			if !strings.Contains(decoded, redact.Mark) {
+				t.Errorf("junit.xml does not say what it hid:\n%s", b)
+			}
+		})
+	}
+}
+
+// xmlTexts is every attribute value and text of the XML document b,
+// decoded, one a line.
+func xmlTexts(t *testing.T, b []byte) string {
+	t.Helper()
+	var out strings.Builder
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return out.String()
+		}
+		if err != nil {
+			t.Fatalf("junit.xml is not well-formed: %v\n%s", err, b)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			for _, a := range tok.Attr {
+				out.WriteString(a.Value + "\n")
+			}
+		case xml.CharData:
+			out.WriteString(string(tok) + "\n")
+		}
+	}
 }

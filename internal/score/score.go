@@ -478,7 +478,7 @@ func caseVerdict(ctx context.Context, b built, rec *Record, red *redact.Redactor
 	case rec.Result != nil && rec.Result.Status == results.StatusInfraError:
 		// The infrastructure failed (a Harbor trial with no reward): what
 		// the case left says nothing of the agent, and a 0 would say it did.
-		return rundir.Verdict{Judge: b.name, Lost: true, Rationale: "not judged: infrastructure error: " + red.String(clip.String(rec.Result.Error, 200))}
+		return rundir.Verdict{Judge: b.name, Lost: true, Rationale: "not judged: infrastructure error: " + clip.String(red.String(rec.Result.Error), 200)}
 	case rec.filesErr != nil:
 		return rundir.Verdict{Judge: b.name, Error: red.String(rec.filesErr.Error())}
 	}

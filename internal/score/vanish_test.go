@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agent-eval/agent-eval/internal/redact"
+	"github.com/agent-eval/agent-eval/internal/results"
 )
 
 // fixedJudge returns the one outcome it holds.
@@ -84,5 +85,18 @@ func TestRecordThatMissesFiles(t *testing.T) {
 	missing := filepath.Join(mod, "none")
 	if err := clean.readModified(missing, os.DirFS(missing)); err != nil {
 		t.Errorf("no _modified folder: %v, want none", err)
+	}
+}
+
+// A case lost to the infrastructure quotes its error, clipped: a secret
+// across the cut is hidden all the same (it is redacted before the cut).
+func TestLostVerdictHidesSecretAtTheCut(t *testing.T) {
+	t.Parallel()
+	const secret = "correct-horse-battery-staple-42"
+	red := redact.New(map[string]string{"DB_PASSWORD": secret})
+	rec := &Record{CaseID: "c", Result: &results.Case{Status: results.StatusInfraError, Error: strings.Repeat("x", 190) + " " + secret}}
+	v := caseVerdict(context.Background(), built{name: "j", judge: fixedJudge{Outcome{Value: true}}}, rec, red)
+	if !v.Lost || strings.Contains(v.Rationale, secret[:8]) || !strings.Contains(v.Rationale, "[redacted") {
+		t.Errorf("verdict %+v: want lost, the secret hidden", v)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -288,6 +289,12 @@ func Regressions(s *rundir.Summary) []string {
 	}
 	for _, name := range s.BrokenJudges {
 		out = append(out, fmt.Sprintf("[%s] judged no case: every case it did not skip was an error (see summary.yaml)", name))
+	}
+	// One line each, whatever a name holds: a folder the agent made under
+	// cases/ must not start a line of score's output (a CI's workflow
+	// command).
+	for i := range out {
+		out[i] = clip.Line(out[i])
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/results"
@@ -81,7 +82,7 @@ func (t *Terminal) CaseFinished(c *results.Case) {
 		engine.Plural(c.NumTurns, "turn"), engine.Plural(len(c.PermissionDenials), "denial"), answeredByTier(c))
 	switch {
 	case c.Error != "" && c.Error != string(c.Status):
-		line += " — " + c.Error
+		line += " — " + clip.Line(c.Error) // the agent's final message may be in it: one line
 	case c.Status == results.StatusFailed && c.ExitCode != 0:
 		line += fmt.Sprintf(" — exit %d; its output is in the run's cases/%s/ (stdout.log, stderr.log)", c.ExitCode, c.CaseID)
 	}
@@ -91,8 +92,10 @@ func (t *Terminal) CaseFinished(c *results.Case) {
 	}
 }
 
-// Warn prints "agent-eval: warning: <msg>".
-func (t *Terminal) Warn(msg string) { fmt.Fprintln(t.p, "agent-eval: warning:", msg) }
+// Warn prints "agent-eval: warning: <msg>", on one line (a name from the
+// run in it, a file the agent made, starts no line of its own: on a CI a
+// workflow command).
+func (t *Terminal) Warn(msg string) { fmt.Fprintln(t.p, "agent-eval: warning:", clip.Line(msg)) }
 
 // Note prints msg as a line.
 func (t *Terminal) Note(msg string) { fmt.Fprintln(t.p, msg) }

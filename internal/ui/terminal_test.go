@@ -129,6 +129,8 @@ func TestCaseLineSaysWhyOnce(t *testing.T) {
 		{"an error", results.Case{CaseID: "a", Status: results.StatusError, Error: "prepare the workspace: boom"}, "0 answered — prepare the workspace: boom [1/1]\n"},
 		{"a non-zero exit", results.Case{CaseID: "a", Status: results.StatusFailed, ExitCode: 3}, "0 answered — exit 3; its output is in the run's cases/a/ (stdout.log, stderr.log) [1/1]\n"},
 		{"completed", results.Case{CaseID: "a", Status: results.StatusCompleted}, "0 answered [1/1]\n"},
+		{"the agent's own words, on one line", results.Case{CaseID: "a", Status: results.StatusFailed, ExitCode: 1, Error: "the agent ended with an error: x\n::error title=forged::PASSED"},
+			"0 answered — the agent ended with an error: x\\n::error title=forged::PASSED [1/1]\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // Client speaks a tracking server's REST API.
@@ -22,6 +23,9 @@ type Client struct {
 	http *http.Client
 	// auth is the Authorization header, "" for none.
 	auth string
+	// red hides the credentials in what the server answers, which an
+	// error quotes (a server may echo the token it refused).
+	red *redact.Redactor
 }
 
 // NewClient is a client of the tracking server at uri (http or https).
@@ -35,15 +39,19 @@ func NewClient(uri string, getenv func(string) string, hc *http.Client) (*Client
 		return nil, fmt.Errorf("tracking URI %s %s", RedactURI(uri), p)
 	}
 	u, _ := url.Parse(uri)
-	c := &Client{http: hc}
+	c := &Client{http: hc, red: redact.New(nil)}
 	if tok := getenv("MLFLOW_TRACKING_TOKEN"); tok != "" {
 		c.auth = "Bearer " + tok
+		c.red.LearnValues(tok)
 	} else if user := getenv("MLFLOW_TRACKING_USERNAME"); user != "" {
 		c.auth = basic(user, getenv("MLFLOW_TRACKING_PASSWORD"))
+		c.red.LearnValues(getenv("MLFLOW_TRACKING_PASSWORD"))
 	} else if u.User != nil {
 		pw, _ := u.User.Password()
 		c.auth = basic(u.User.Username(), pw)
+		c.red.LearnValues(pw)
 	}
+	c.red.LearnValues(strings.TrimPrefix(c.auth, "Basic "))
 	u.User = nil
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
@@ -150,7 +158,7 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 			Message string `json:"message"`
 		}
 		if json.Unmarshal(b, &m) == nil && (m.Code != "" || m.Message != "") {
-			e.Code, e.Message = m.Code, m.Message
+			e.Code, e.Message = m.Code, c.red.String(m.Message)
 		} else {
 			e.Message = strings.TrimSpace(http.StatusText(resp.StatusCode))
 		}

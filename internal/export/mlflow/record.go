@@ -1,6 +1,8 @@
 package mlflow
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -277,7 +279,7 @@ func (t Table) JSON() []byte {
 }
 
 // metricKey makes k a name MLflow takes: a character it refuses becomes
-// _, and the name is cut to MLflow's length.
+// _, and a name longer than MLflow's length is cut (cutKey).
 func metricKey(k string) string {
 	k = strings.Map(func(r rune) rune {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-.:/ ", r) {
@@ -285,7 +287,7 @@ func metricKey(k string) string {
 		}
 		return '_'
 	}, k)
-	k = truncate(k, config.MLflowMaxKeyLength)
+	k = cutKey(k)
 	if config.MLflowKeyProblem(k) != "" {
 		// A leading /, a .. segment: keep the characters, lose the path.
 		k = strings.ReplaceAll(k, "/", "_")
@@ -294,6 +296,28 @@ func metricKey(k string) string {
 		}
 	}
 	return k
+}
+
+// cutKey cuts a metric name longer than MLflow's length in its judge's
+// part (before the last /), keeping the metric's (/pass_rate), with a hash
+// of the whole name in its place: two judges whose names begin alike keep
+// metrics of their own, and a judge's metrics stay apart. No … mark: MLflow
+// refuses the character in a name.
+func cutKey(k string) string {
+	if utf8.RuneCountInString(k) <= config.MLflowMaxKeyLength {
+		return k
+	}
+	name, metric := k, ""
+	if i := strings.LastIndexByte(k, '/'); i >= 0 {
+		name, metric = k[:i], k[i:]
+	}
+	sum := sha256.Sum256([]byte(k))
+	mark := "_" + hex.EncodeToString(sum[:4])
+	keep := config.MLflowMaxKeyLength - utf8.RuneCountInString(metric) - len(mark)
+	if keep < 1 {
+		name, metric, keep = k, "", config.MLflowMaxKeyLength-len(mark)
+	}
+	return string([]rune(name)[:keep]) + mark + metric
 }
 
 // truncate cuts s to n characters, the last being … when it was cut.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -326,6 +327,19 @@ func TestAPIError(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
 	}
+	// A server that echoes the token it refused: the error does not.
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = fmt.Fprintf(w, `{"error_code": "UNAUTHENTICATED", "message": "bad token %s"}`, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	}))
+	defer echo.Close()
+	c, err = NewClient(echo.URL, func(k string) string { return map[string]string{"MLFLOW_TRACKING_TOKEN": "tok-0123456789abcdef"}[k] }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = c.experiment(t.Context(), "x"); err == nil || strings.Contains(err.Error(), "tok-0123456789abcdef") || !strings.Contains(err.Error(), "bad token [redacted]") {
+		t.Errorf("err = %v, want the echoed token hidden", err)
+	}
 	if _, err := NewClient("sqlite:///x.db", func(string) string { return "" }, nil); err == nil {
 		t.Errorf("NewClient(sqlite) = nil error")
 	}
@@ -339,5 +353,37 @@ func TestHideText(t *testing.T) {
 	want := "min_pass_rate: 1\npassword: [redacted]\nkey [redacted]\n"
 	if got != want {
 		t.Errorf("hideText = %q, want %q", got, want)
+	}
+}
+
+// A judge's name makes its metrics' names: whatever it is, MLflow takes
+// them (a name too long is cut without MLflow's forbidden …), and the
+// metrics of two judges, or of one judge, stay apart.
+func TestMetricKeyOfAnyJudge(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("j", 300)
+	tests := []struct {
+		name, judge string
+	}{
+		{"plain", "tests_pass"},
+		{"slashes and dots", "a/../b/"},
+		{"leading slash", "/abs"},
+		{"spaces and symbols", "my judge (v2) #1 ✓"},
+		{"too long", long},
+		{"too long, another ending", long + "x"},
+		{"too long with slashes", strings.Repeat("ab/", 120)},
+	}
+	seen := map[string]string{}
+	for _, tt := range tests {
+		for _, m := range []string{"pass_rate", "mean", "error_rate"} {
+			k := metricKey(tt.judge + "/" + m)
+			if p := config.MLflowKeyProblem(k); p != "" {
+				t.Errorf("%s: metricKey(%q) = %q, which MLflow refuses: it %s", tt.name, tt.judge+"/"+m, k, p)
+			}
+			if other, ok := seen[k]; ok {
+				t.Errorf("%s: %s/%s has the key %q of %s", tt.name, tt.judge, m, k, other)
+			}
+			seen[k] = tt.judge + "/" + m
+		}
 	}
 }

@@ -9,11 +9,14 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // Retry bounds: a 429, 502, 503 or 504 is tried again up to maxTries in
@@ -36,12 +39,28 @@ type client struct {
 	// sleep waits d or until ctx ends (a seam for the retry tests).
 	sleep func(ctx context.Context, d time.Duration) error
 
+	// red hides what the request's credentials are (the headers' values,
+	// the URL's user information) in what the receiver answers, which
+	// an error quotes: a receiver may echo the token it refused.
+	red *redact.Redactor
+
 	mu  sync.Mutex
 	err error // the first upload error
 }
 
 func newClient(endpoint string, headers map[string]string) *client {
-	return &client{endpoint: endpoint, headers: headers, http: &http.Client{}, sleep: sleepCtx}
+	var creds []string
+	for _, v := range headers {
+		creds = append(creds, v)
+		creds = append(creds, strings.Fields(v)...) // "Bearer X": X alone too
+	}
+	if u, err := url.Parse(endpoint); err == nil && u.User != nil {
+		pw, _ := u.User.Password()
+		creds = append(creds, u.User.Username(), pw)
+	}
+	red := redact.New(nil)
+	red.LearnValues(creds...)
+	return &client{endpoint: endpoint, headers: headers, http: &http.Client{}, sleep: sleepCtx, red: red}
 }
 
 // Start does nothing: every upload is one request.
@@ -123,7 +142,7 @@ func (c *client) once(ctx context.Context, body []byte) (time.Duration, error) {
 	}
 	msg := fmt.Sprintf("export the spans to %s: %s", c.where(), resp.Status)
 	if s := bytes.TrimSpace(echo); len(s) > 0 && printable(s) {
-		msg += ": " + string(s)
+		msg += ": " + c.red.String(string(s))
 	}
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:

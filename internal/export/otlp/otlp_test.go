@@ -263,6 +263,7 @@ func TestClientRetries(t *testing.T) {
 		{"503 then ok, Retry-After honoured", []int{503, 200}, "", 2, []time.Duration{2 * time.Second}},
 		{"429 every time: gives up", []int{429, 429, 429, 429, 429, 429}, "429 Too Many Requests", maxTries, []time.Duration{2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}},
 		{"400 is not retried", []int{400}, "400 Bad Request: bad span", 1, nil},
+		{"401 that echoes the token", []int{401}, "401 Unauthorized: invalid token [redacted]", 1, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -274,8 +275,11 @@ func TestClientRetries(t *testing.T) {
 					w.Header().Set("Retry-After", "2")
 				}
 				w.WriteHeader(st)
-				if st == 400 {
+				switch st {
+				case 400:
 					_, _ = w.Write([]byte("bad span"))
+				case 401:
+					_, _ = w.Write([]byte("invalid token " + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")))
 				}
 			}))
 			defer srv.Close()

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -108,11 +109,17 @@ func Args(s Spec) []string {
 }
 
 // Env builds the agent's environment: the allowlisted caller variables,
-// then extra (runner.env and the harness's own), which win.
+// then extra (runner.env and the harness's own), which win. The caller's
+// MLFLOW_TRACKING_URI is passed without its user information: its
+// credentials are agent-eval's, to log the verdict with, as
+// MLFLOW_TRACKING_TOKEN is (which is not passed).
 func Env(lookup func(string) (string, bool), extra map[string]string) []string {
 	env := map[string]string{}
 	for _, k := range envAllowlist {
 		if v, ok := lookup(k); ok {
+			if k == "MLFLOW_TRACKING_URI" {
+				v = withoutUserinfo(v)
+			}
 			env[k] = v
 		}
 	}
@@ -124,6 +131,20 @@ func Env(lookup func(string) (string, bool), extra map[string]string) []string {
 		out = append(out, k+"="+v)
 	}
 	return out
+}
+
+// withoutUserinfo is the URL v without its user information (as the
+// patterns find it when v does not parse).
+func withoutUserinfo(v string) string {
+	u, err := url.Parse(v)
+	if err != nil {
+		return redact.URLs(v)
+	}
+	if u.User == nil {
+		return v
+	}
+	u.User = nil
+	return u.String()
 }
 
 // Result is how an invocation ended.

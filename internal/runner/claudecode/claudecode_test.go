@@ -93,6 +93,25 @@ func TestEnv(t *testing.T) {
 	}
 }
 
+// The agent reads its environment: MLFLOW_TRACKING_URI reaches it without
+// the credentials agent-eval logs the verdict with.
+func TestEnvTrackingURIWithoutCredentials(t *testing.T) {
+	t.Parallel()
+	// The URI as the caller has it → as the agent gets it.
+	for uri, want := range map[string]string{
+		"http://127.0.0.1:5000":                                               "http://127.0.0.1:5000",
+		"https://mlflow.example.com/prefix/":                                  "https://mlflow.example.com/prefix/",
+		"https://bot:hunter2hunter2@mlflow.example.com/prefix":                "https://mlflow.example.com/prefix",
+		"https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@mlflow.example.com": "https://mlflow.example.com",
+		"databricks": "databricks",
+	} {
+		got := Env(func(k string) (string, bool) { return uri, k == "MLFLOW_TRACKING_URI" }, nil)
+		if !slices.Equal(got, []string{"MLFLOW_TRACKING_URI=" + want}) {
+			t.Errorf("Env with MLFLOW_TRACKING_URI=%s = %q, want it as %s", uri, got, want)
+		}
+	}
+}
+
 // agent writes an executable shell script standing in for the CLI.
 func agent(t *testing.T, script string) string {
 	t.Helper()
