@@ -167,7 +167,7 @@ func (p *parser) failure(out *runner.Result) {
 		}
 	}
 	if p.completed == 0 && p.text == "" && len(p.calls) == 0 {
-		out.InfraError = "Codex's first turn failed before the model answered: " + clip.String(p.failed, 200)
+		out.InfraError = "Codex's first turn failed before the model answered: " + clip.String(out.Redactor.String(p.failed), 200)
 	}
 }
 
