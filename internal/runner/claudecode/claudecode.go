@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -118,7 +117,7 @@ func Env(lookup func(string) (string, bool), extra map[string]string) []string {
 	for _, k := range envAllowlist {
 		if v, ok := lookup(k); ok {
 			if k == "MLFLOW_TRACKING_URI" {
-				v = withoutUserinfo(v)
+				v = runner.WithoutUserinfo(v)
 			}
 			env[k] = v
 		}
@@ -131,20 +130,6 @@ func Env(lookup func(string) (string, bool), extra map[string]string) []string {
 		out = append(out, k+"="+v)
 	}
 	return out
-}
-
-// withoutUserinfo is the URL v without its user information (as the
-// patterns find it when v does not parse).
-func withoutUserinfo(v string) string {
-	u, err := url.Parse(v)
-	if err != nil {
-		return redact.URLs(v)
-	}
-	if u.User == nil {
-		return v
-	}
-	u.User = nil
-	return u.String()
 }
 
 // Result is how an invocation ended.

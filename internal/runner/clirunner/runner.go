@@ -224,7 +224,8 @@ func InvocationVars(ev *config.Eval, step, prompt string) Vars {
 	return v
 }
 
-// env is the agent's environment: the caller's, execution.env, runner.env
+// env is the agent's environment: the caller's (without the variables
+// agent-eval reports through: runner.WithoutHarnessChannels), execution.env, runner.env
 // (the step's runner's when it has one), the invocation's (lifecycle
 // hooks' outputs, the step's env) and, under --fake-model, the fake
 // standing in for the Anthropic API with the invocation's script.
@@ -247,7 +248,7 @@ func (r *started) env(in runner.Invocation, rc config.Runner) []string {
 			llm.FakeModelEnv:           "1",
 		})
 	}
-	return Env(os.Environ(), layers...)
+	return Env(runner.WithoutHarnessChannels(os.Environ()), layers...)
 }
 
 func orDiscard(w io.Writer) io.Writer {
