@@ -19,16 +19,3 @@ func TestWithoutHarnessChannels(t *testing.T) {
 		t.Errorf("WithoutHarnessChannels =\n%q\nwant\n%q", got, want)
 	}
 }
-
-func TestWithoutUserinfo(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"https://bot:pw@host/p?q=1": "https://host/p?q=1",
-		"https://token@host":        "https://host",
-		"http://127.0.0.1:5000":     "http://127.0.0.1:5000",
-	} {
-		if got := WithoutUserinfo(in); got != want {
-			t.Errorf("WithoutUserinfo(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -79,13 +79,18 @@ func (c *Client) URI() string { return c.base.String() }
 // another exporter posting to the same server (traces).
 func (c *Client) Auth() string { return c.auth }
 
-// RedactURI is uri without its password, for messages.
+// RedactURI is uri without its user information (a password, or a user
+// name that may be a token), for messages.
 func RedactURI(uri string) string {
 	u, err := url.Parse(uri)
 	if err != nil {
 		return "(a tracking URI that does not parse)"
 	}
-	return u.Redacted()
+	if u.User != nil {
+		// A user name alone may be a token (https://TOKEN@host): it goes too.
+		u.User = url.User("xxxxx")
+	}
+	return u.String()
 }
 
 // APIError is the tracking server's refusal of a request.
