@@ -87,7 +87,7 @@ func runHistory(e env, opts historyOptions, runsDir string, configSet bool) erro
 		}
 		runsDir = ev.RunsDir(e.Getenv)
 	}
-	h, err := report.LoadHistory(runsDir)
+	h, err := report.LoadHistory(runsDir, zone(e))
 	if errors.Is(err, fs.ErrNotExist) {
 		return inputErrorf("no runs directory %s: the eval has not run yet (agent-eval run), or give the RUNS_DIR", runsDir)
 	}
@@ -172,11 +172,26 @@ func refreshHistory(stderr io.Writer, runDir string) {
 	if _, err := os.Stat(page); err != nil {
 		return
 	}
-	h, err := report.LoadHistory(runsDir)
+	h, err := report.LoadHistory(runsDir, nil)
 	if err == nil {
 		err = report.WriteHistory(page, h)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-eval: warning: %s not brought up to date: %v\n", page, err)
 	}
+}
+
+// zone is the time zone generated run ids were written in: $TZ's, as the
+// Go runtime reads it into the local zone at start (read through e, so a
+// test can set it), else the local one.
+func zone(e env) *time.Location {
+	tz := e.Getenv("TZ")
+	if tz == "" {
+		return time.Local
+	}
+	loc, err := time.LoadLocation(strings.TrimPrefix(tz, ":"))
+	if err != nil {
+		return time.Local
+	}
+	return loc
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,12 +16,9 @@ import (
 // historyRuns copies the report package's runs of one eval (passed,
 // failed, not scored, incomplete, unreadable, and a matrix folder) into a
 // temporary folder. The runs without a started_at take their time from
-// their ids, in the local zone: UTC for the test.
+// their ids, in $TZ's zone: runCLIInUTC sets it to UTC for the test.
 func historyRuns(t *testing.T) string {
 	t.Helper()
-	local := time.Local
-	time.Local = time.UTC
-	t.Cleanup(func() { time.Local = local })
 	dst := filepath.Join(t.TempDir(), "greet")
 	if err := os.CopyFS(dst, os.DirFS("../report/testdata/history")); err != nil {
 		t.Fatal(err)
@@ -39,7 +38,7 @@ func TestHistoryGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			runs := historyRuns(t)
-			code, stdout, stderr := runCLI(t, append([]string{"history", runs}, tt.args...)...)
+			code, stdout, stderr := runCLIInUTC(t, append([]string{"history", runs}, tt.args...)...)
 			if code != ExitOK {
 				t.Fatalf("history exited %d: %s", code, stderr)
 			}
@@ -59,7 +58,7 @@ func TestHistoryGolden(t *testing.T) {
 func TestHistoryPageFlags(t *testing.T) {
 	runs := historyRuns(t)
 	page := filepath.Join(t.TempDir(), "elsewhere.html")
-	if code, _, stderr := runCLI(t, "history", runs, "--html", page); code != ExitOK || !strings.Contains(stderr, "wrote "+page) {
+	if code, _, stderr := runCLIInUTC(t, "history", runs, "--html", page); code != ExitOK || !strings.Contains(stderr, "wrote "+page) {
 		t.Fatalf("history --html exited %d: %s", code, stderr)
 	}
 	b, err := os.ReadFile(page)
@@ -74,7 +73,7 @@ func TestHistoryPageFlags(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(runs, report.HistoryFile)); err == nil {
 		t.Error("--html FILE also wrote history.html into the runs directory")
 	}
-	if code, _, stderr := runCLI(t, "history", runs, "--no-html"); code != ExitOK || strings.Contains(stderr, "wrote") {
+	if code, _, stderr := runCLIInUTC(t, "history", runs, "--no-html"); code != ExitOK || strings.Contains(stderr, "wrote") {
 		t.Errorf("history --no-html exited %d, stderr %q", code, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(runs, report.HistoryFile)); err == nil {
@@ -98,7 +97,7 @@ func TestHistoryErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, append([]string{"history"}, tt.args...)...)
+			code, stdout, stderr := runCLIInUTC(t, append([]string{"history"}, tt.args...)...)
 			if code != tt.code || !strings.Contains(stderr, tt.want) {
 				t.Errorf("history %v = %d, stderr %q; want %d and %q", tt.args, code, stderr, tt.code, tt.want)
 			}
@@ -134,7 +133,7 @@ func TestHistoryRedacts(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{{"history", runs}, {"history", runs, "--json"}} {
-		code, stdout, stderr := runCLI(t, args...)
+		code, stdout, stderr := runCLIInUTC(t, args...)
 		if code != ExitOK {
 			t.Fatalf("%v exited %d: %s", args, code, stderr)
 		}
@@ -151,5 +150,29 @@ func TestHistoryRedacts(t *testing.T) {
 	}
 	if strings.Contains(string(b), secret) {
 		t.Error("history.html holds the secret")
+	}
+}
+
+// runCLIInUTC is runCLI with TZ=UTC, the zone the fixture's run ids are
+// read in.
+func runCLIInUTC(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := env{
+		Streams: Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
+		Getenv:  func(k string) string { return map[string]string{"TZ": "UTC"}[k] },
+	}
+	code = run(context.Background(), args, e)
+	return code, out.String(), errb.String()
+}
+
+// TestZone: the run ids are read in $TZ's zone (a leading ':' allowed),
+// else the local one.
+func TestZone(t *testing.T) {
+	for tz, want := range map[string]string{"": time.Local.String(), "UTC": "UTC", ":Asia/Tokyo": "Asia/Tokyo", "Nowhere/Atlantis": time.Local.String()} {
+		e := env{Getenv: func(k string) string { return map[string]string{"TZ": tz}[k] }}
+		if got := zone(e).String(); got != want {
+			t.Errorf("TZ=%q: zone %s, want %s", tz, got, want)
+		}
 	}
 }

@@ -97,17 +97,27 @@ func (r *HistoryRun) Scored() bool {
 	return r.Verdict == VerdictPassed || r.Verdict == VerdictFailed
 }
 
+// runIDZone is the time zone generated run ids are read in where no other
+// is given (report.html's previous run): the local one, as NewID wrote
+// them. Tests set it, rather than time.Local, which the runtime reads on
+// every time.Now.
+var runIDZone = time.Local
+
 // LoadHistory reads every run under runsDir, oldest first. A run whose
 // files do not read is listed as unreadable, with why; only a runsDir that
 // cannot be listed is an error (fs.ErrNotExist when there is none). The
 // secrets of this environment and those every run marked are redacted from
-// every text.
-func LoadHistory(runsDir string) (*History, error) {
+// every text. loc is the time zone the run ids were written in (nil: the
+// local one).
+func LoadHistory(runsDir string, loc *time.Location) (*History, error) {
+	if loc == nil {
+		loc = runIDZone
+	}
 	abs, err := filepath.Abs(runsDir)
 	if err != nil {
 		return nil, fmt.Errorf("read the runs of %s: %w", runsDir, err)
 	}
-	runs, skipped, err := listRuns(abs)
+	runs, skipped, err := listRuns(abs, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +161,7 @@ func learnSecrets(red *redact.Redactor, d rundir.Dir) {
 // listRuns lists the runs under runsDir, oldest first, from their
 // run_result.json (a started run without one is incomplete; one that does
 // not read, unreadable). Folders that are no run are skipped.
-func listRuns(runsDir string) (runs []HistoryRun, skipped []string, err error) {
+func listRuns(runsDir string, loc *time.Location) (runs []HistoryRun, skipped []string, err error) {
 	entries, err := os.ReadDir(runsDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list the runs: %w", err)
@@ -160,7 +170,7 @@ func listRuns(runsDir string) (runs []HistoryRun, skipped []string, err error) {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		r, ok := readRun(filepath.Join(runsDir, e.Name()))
+		r, ok := readRun(filepath.Join(runsDir, e.Name()), loc)
 		if !ok {
 			skipped = append(skipped, e.Name())
 			continue
@@ -178,13 +188,13 @@ func listRuns(runsDir string) (runs []HistoryRun, skipped []string, err error) {
 
 // readRun reads what the run's run_result.json says of the run at path;
 // false for a folder that is no run at all.
-func readRun(path string) (HistoryRun, bool) {
+func readRun(path string, loc *time.Location) (HistoryRun, bool) {
 	id := filepath.Base(path)
 	r := HistoryRun{RunID: id, Dir: path, readable: true}
 	if fi, err := os.Stat(path); err == nil {
 		r.order = fi.ModTime()
 	}
-	if t, ok := rundir.IDTime(id); ok {
+	if t, ok := rundir.IDTimeIn(id, loc); ok {
 		r.setStart(t, "run_id")
 	}
 	probe := rundir.Dir{Path: path}

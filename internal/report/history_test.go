@@ -26,13 +26,14 @@ const (
 // HistoryFixture copies testdata/history (five runs: passed, failed, not
 // scored, incomplete, unreadable; and a matrix folder) into a temporary
 // folder and returns it. The runs without a started_at take their time
-// from their ids, read in the local time zone: the zone is UTC for the
-// test, so that the times are the same everywhere.
+// from their ids, read in runIDZone: UTC for the test, so that the times
+// are the same everywhere. (Not time.Local: the runtime reads it on every
+// time.Now, in goroutines of earlier tests too.)
 func historyFixture(t *testing.T) string {
 	t.Helper()
-	local := time.Local
-	time.Local = time.UTC
-	t.Cleanup(func() { time.Local = local })
+	zone := runIDZone
+	runIDZone = time.UTC
+	t.Cleanup(func() { runIDZone = zone })
 	dst := filepath.Join(t.TempDir(), "greet")
 	if err := os.CopyFS(dst, os.DirFS("testdata/history")); err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func historyFixture(t *testing.T) string {
 
 func TestLoadHistory(t *testing.T) {
 	runs := historyFixture(t)
-	h, err := LoadHistory(runs)
+	h, err := LoadHistory(runs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestHistoryOrder(t *testing.T) {
 	write("b-first", day(1).Format(time.RFC3339), day(9))
 	write("a-second", day(2).Format(time.RFC3339), day(1))
 	write("explicit", "", day(3))
-	h, err := LoadHistory(runs)
+	h, err := LoadHistory(runs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestHistoryOrder(t *testing.T) {
 }
 
 func TestHistoryNoRunsDir(t *testing.T) {
-	if _, err := LoadHistory(filepath.Join(t.TempDir(), "none")); !os.IsNotExist(err) && !strings.Contains(err.Error(), "no such file") {
+	if _, err := LoadHistory(filepath.Join(t.TempDir(), "none"), nil); !os.IsNotExist(err) && !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("LoadHistory of no folder: %v, want a not-exist error", err)
 	}
 }
@@ -124,7 +125,7 @@ func TestHistoryNoRunsDir(t *testing.T) {
 // writeHistoryPage writes the history.html of runs and returns its path.
 func writeHistoryPage(t *testing.T, runs string) string {
 	t.Helper()
-	h, err := LoadHistory(runs)
+	h, err := LoadHistory(runs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestHistoryRedacts(t *testing.T) {
 	plant(histFailed, rundir.SummaryFile, "judged_cases: 5", "judged_cases: 5\nnot_judged: the key "+secret+" was refused")
 	plant(histFailed, rundir.SummaryFile, "name: quality", "name: quality-"+secret)
 
-	h, err := LoadHistory(runs)
+	h, err := LoadHistory(runs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func previousRun(dir rundir.Dir, evalName string, red *redact.Redactor) (prev *p
 	if page := filepath.Join(runsDir, HistoryFile); exists(page) {
 		history = rel(dir.Path, page)
 	}
-	runs, _, err := listRuns(runsDir)
+	runs, _, err := listRuns(runsDir, runIDZone)
 	if err != nil {
 		return nil, history
 	}

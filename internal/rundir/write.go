@@ -69,11 +69,14 @@ func NewID(t time.Time, model string) string {
 // IDTime is the start time a generated run id (NewID) begins with, read
 // in the local time zone as NewID wrote it; false for an id that does not
 // begin with one (an explicit --run-id).
-func IDTime(id string) (time.Time, bool) {
+func IDTime(id string) (time.Time, bool) { return IDTimeIn(id, time.Local) }
+
+// IDTimeIn is IDTime for an id written in the time zone loc.
+func IDTimeIn(id string, loc *time.Location) (time.Time, bool) {
 	if len(id) < len(idTime) {
 		return time.Time{}, false
 	}
-	t, err := time.ParseInLocation(idTime, id[:len(idTime)], time.Local)
+	t, err := time.ParseInLocation(idTime, id[:len(idTime)], loc)
 	return t, err == nil
 }
 
