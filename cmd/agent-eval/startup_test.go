@@ -81,8 +81,11 @@ const (
 	// 3300: gonum's mat (the ANOVA's least squares) makes 443 small
 	// allocations at init, 7 KB in 0.06 ms; the linear algebra is worth a
 	// maintained library, and the byte budget is unchanged. 3450: the
-	// OpenTelemetry export's 265 (see above).
-	totalInitAllocs = 3450
+	// OpenTelemetry export's 265 (see above). 3500: 3453 measured under
+	// -race after issue 23's exporters and their hardening (history,
+	// Markdown, MLflow; package-level tables and replacers of a few
+	// allocations each), 3457 in CI at the same commit.
+	totalInitAllocs = 3500
 )
 
 // initBytesOf overrides ownPackageInitBytes for a package. intercept's
