@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -17,7 +18,7 @@ import (
 // redacts it and escaped as the runner unescapes it, so that no text from
 // the run can end a command or start another.
 func RenderGitHub(dir rundir.Dir, s *rundir.Summary) []byte {
-	red, _, _ := runRedactor(dir)
+	red, _, _ := dir.Redactor(os.Environ())
 	// Each text from the run is redacted on its own, before it is put in a
 	// sentence (the sentence's own words are no secret).
 	r := func(s string) string { return transcript.OneLine(red.String(s)) }

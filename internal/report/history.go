@@ -126,7 +126,7 @@ func LoadHistory(runsDir string, loc *time.Location) (*History, error) {
 	for i := range runs {
 		r := &runs[i]
 		if r.readable {
-			learnSecrets(red, rundir.Dir{Path: r.Dir})
+			_, _ = rundir.Dir{Path: r.Dir}.HideSecrets(red) // what was found is hidden
 			readVerdict(r)
 		}
 		h.Runs = append(h.Runs, *r)
@@ -149,13 +149,6 @@ func (h *History) Last(n int) {
 		h.Runs = h.Runs[len(h.Runs)-n:]
 		h.Judges = judgeNames(h.Runs)
 	}
-}
-
-// learnSecrets adds what the run marked as secret (rundir.KnownSecrets) to
-// red; what was found is hidden even when not all of it could be read.
-func learnSecrets(red *redact.Redactor, d rundir.Dir) {
-	vals, _, _ := d.KnownSecrets()
-	red.LearnValues(vals...)
 }
 
 // listRuns lists the runs under runsDir, oldest first, from their

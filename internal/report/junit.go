@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/xml"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,9 +89,9 @@ func RenderJUnit(dir rundir.Dir, s *rundir.Summary) ([]byte, error) {
 	// CI uploads and shows junit.xml: the secrets report.html hides (of
 	// this environment, and those the run marked in its files) are hidden
 	// here too — the free text (rationales, errors, details) with every
-	// pattern, the whole document by the known values. What marks could
+	// pattern, every text by the known values. What marks could
 	// not be read report.html says; what was found is hidden all the same.
-	red, _, _ := runRedactor(dir)
+	red, _, _ := dir.Redactor(os.Environ())
 	var doc junitSuites
 	if s != nil {
 		doc = scoredJUnit(redactedText(s, red))
@@ -110,7 +111,7 @@ func RenderJUnit(dir rundir.Dir, s *rundir.Summary) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode junit.xml: %w", err)
 	}
-	return append(append([]byte(xml.Header), red.HideKnown(string(out))...), '\n'), nil
+	return append(append([]byte(xml.Header), out...), '\n'), nil
 }
 
 // redactedText is a copy of s whose free text went through red.String.

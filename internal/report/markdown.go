@@ -80,7 +80,7 @@ type markdown struct {
 // secrets and those the run marked) and escaped, so that it can neither
 // break the Markdown nor mention anyone.
 func RenderMarkdown(dir rundir.Dir, s *rundir.Summary, a Artifacts) []byte {
-	red, _, err := runRedactor(dir)
+	red, _, err := dir.Redactor(os.Environ())
 	m := &markdown{red: red}
 	if s == nil {
 		m.unscored(dir)
@@ -93,16 +93,6 @@ func RenderMarkdown(dir rundir.Dir, s *rundir.Summary, a Artifacts) []byte {
 	}
 	m.artifacts(a, s != nil)
 	return []byte(m.b.String())
-}
-
-// runRedactor hides this environment's secrets and those the run marked
-// in its files; changed are the marked files that changed since. err says
-// what marks could not be read: what was found is hidden all the same.
-func runRedactor(dir rundir.Dir) (red *redact.Redactor, changed []string, err error) {
-	red = redact.FromEnviron(os.Environ())
-	vals, changed, err := dir.KnownSecrets()
-	red.LearnValues(vals...)
-	return red, changed, err
 }
 
 // url is u (from the environment) redacted, as a Markdown link's target:

@@ -43,7 +43,7 @@ func previousRun(dir rundir.Dir, evalName string, red *redact.Redactor) (prev *p
 		if !r.readable || (evalName != "" && r.evalName != "" && r.evalName != evalName) {
 			continue
 		}
-		learnSecrets(red, rundir.Dir{Path: r.Dir})
+		_, _ = rundir.Dir{Path: r.Dir}.HideSecrets(red) // what was found is hidden
 		readVerdict(&r)
 		prev = &previousView{ID: red.String(r.RunID), Verdict: VerdictText(r.Verdict)}
 		if r.Report != "" {

@@ -209,7 +209,7 @@ type output struct {
 func load(dir rundir.Dir, s *rundir.Summary) *page {
 	p := &page{Summary: s, Scored: s != nil, changed: map[string]bool{}}
 	// What was found is hidden even when not all of it could be.
-	red, changed, err := runRedactor(dir)
+	red, changed, err := dir.Redactor(os.Environ())
 	p.red = red
 	if err != nil {
 		p.Problems = append(p.Problems, err.Error())

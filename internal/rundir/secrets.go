@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // SecretMarksFile says where the run's known secrets occur in the files a
@@ -137,6 +138,24 @@ func keptFiles(dir string) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Redactor is what a reader of the run hides: the secrets of environ
+// (KEY=VALUE strings, os.Environ's) and those the run marked
+// (KnownSecrets). changed and err are KnownSecrets'; red hides what was
+// found all the same.
+func (d Dir) Redactor(environ []string) (red *redact.Redactor, changed []string, err error) {
+	red = redact.FromEnviron(environ)
+	changed, err = d.HideSecrets(red)
+	return red, changed, err
+}
+
+// HideSecrets makes red hide the secrets the run marked (KnownSecrets):
+// those found even when not all of them could be.
+func (d Dir) HideSecrets(red *redact.Redactor) (changed []string, err error) {
+	vals, changed, err := d.KnownSecrets()
+	red.LearnValues(vals...)
+	return changed, err
 }
 
 // KnownSecrets reads the secret marks of the run (its cases' and a batch's)

@@ -444,12 +444,10 @@ func verdict(s *rundir.Summary, opts Options, judges []built, cases []rundir.Cas
 // holding a runner.env token): score may run later, elsewhere, without the
 // run's environment.
 func runRedactor(dir rundir.Dir) (*redact.Redactor, error) {
-	red := redact.FromEnviron(os.Environ())
-	vals, _, err := dir.KnownSecrets()
+	red, _, err := dir.Redactor(os.Environ())
 	if err != nil {
 		return nil, err
 	}
-	red.LearnValues(vals...)
 	return red, nil
 }
 

@@ -97,11 +97,8 @@ func Log(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	red := redact.FromEnviron(o.Environ)
-	vals, _, err := o.Dir.KnownSecrets()
-	// What was found is hidden even when not all of it could be; what
-	// could not be found is reason enough to log nothing.
-	red.LearnValues(vals...)
+	// What could not be found is reason enough to log nothing.
+	red, _, err := o.Dir.Redactor(o.Environ)
 	if err != nil {
 		return nil, fmt.Errorf("find the run's secrets (nothing is logged that might show one): %w", err)
 	}

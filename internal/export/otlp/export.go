@@ -104,9 +104,7 @@ func build(dir rundir.Dir, red *redact.Redactor) (*span, *redact.Redactor, error
 	if red == nil {
 		red = redact.FromEnviron(os.Environ())
 	}
-	vals, _, err := dir.KnownSecrets()
-	// What was found is hidden even when not all of it could be read.
-	red.LearnValues(vals...)
+	_, err := dir.HideSecrets(red) // what was found is hidden all the same
 	b := &builder{dir: dir, red: red}
 	b.note(err)
 	root, berr := b.build()
