@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/boundary"
 	"github.com/agent-eval/agent-eval/internal/guard"
 )
 
@@ -53,6 +54,10 @@ type Spec struct {
 	// Containment is how the agent's processes are kept from outliving
 	// it, under a guard ("": Probe's choice).
 	Containment Mode
+	// Boundary, when set, runs the agent (under the guard, which must be
+	// set) in the world it draws (package boundary): Containment is then
+	// Boundary.
+	Boundary *boundary.Spec
 }
 
 // Result is how the process ended.
@@ -63,6 +68,9 @@ type Result struct {
 	Duration    time.Duration
 	Err         error // it could not be started, or its output read
 	Containment Mode  // what kept its processes from outliving it
+	// Refused are the hosts the boundary's proxy did not let the agent
+	// reach.
+	Refused []boundary.Refusal
 }
 
 // Run runs the process to its end, a timeout or ctx's cancellation (an
@@ -90,7 +98,18 @@ func Run(ctx context.Context, s Spec) Result {
 		return Result{ExitCode: -1, Err: fmt.Errorf("start %s: %w", s.Path, err)}
 	}
 	contain := ProcessGroup
-	if s.Guard != "" {
+	var world *world
+	if s.Boundary != nil {
+		if s.Guard == "" {
+			return Result{ExitCode: -1, Err: fmt.Errorf("start %s: a boundary needs the guard", s.Path)}
+		}
+		w, err := openWorld(s)
+		if err != nil {
+			return Result{ExitCode: -1, Err: fmt.Errorf("start %s: %w", s.Path, err)}
+		}
+		defer w.close()
+		world, contain = w, Boundary
+	} else if s.Guard != "" {
 		contain = s.Containment
 		if contain == "" {
 			c, err := Probe(s.Guard)
@@ -112,7 +131,7 @@ func Run(ctx context.Context, s Spec) Result {
 	// The guard's report of how the agent ended, in a namespace (its init
 	// cannot end by the agent's signal).
 	var statusR, statusW *os.File
-	if contain == PIDNamespace {
+	if contain == PIDNamespace || contain == Boundary {
 		var err error
 		if statusR, statusW, err = os.Pipe(); err != nil {
 			return Result{ExitCode: -1, Err: fmt.Errorf("make the guard's status pipe: %w", err)}
@@ -130,6 +149,12 @@ func Run(ctx context.Context, s Spec) Result {
 			cmd = exec.Command(s.Guard, append([]string{"guard", "--init", "--status-fd", "3", "--", s.Path}, s.Args...)...)
 			cmd.SysProcAttr = namespaceAttr()
 			cmd.ExtraFiles = []*os.File{statusW}
+		case Boundary:
+			cmd = exec.Command(world.bwrap, world.command(s)...)
+			// When the run dies, bubblewrap does, and with it the agent's
+			// whole pid namespace.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+			cmd.ExtraFiles = []*os.File{statusW}
 		default:
 			// When the run dies, the guard kills the agent's whole tree.
 			cmd = exec.Command(s.Guard, append([]string{"guard", "--", s.Path}, s.Args...)...)
@@ -141,6 +166,9 @@ func Run(ctx context.Context, s Spec) Result {
 		}
 		if mark != "" {
 			cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], mark)
+		}
+		if world != nil {
+			cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], world.env()...)
 		}
 		cmd.WaitDelay = grace // bounds the copy of stderr to a non-file writer
 		cmd.Stderr = s.Stderr
@@ -220,6 +248,9 @@ func Run(ctx context.Context, s Spec) Result {
 	}
 	res.Duration = time.Since(start)
 	res.Containment = contain
+	if world != nil && world.box != nil {
+		res.Refused = world.box.Refused()
+	}
 	var exit *exec.ExitError
 	switch {
 	case res.TimedOut || res.Interrupted:

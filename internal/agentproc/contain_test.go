@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "guard" {
 		os.Exit(guard.Main(os.Args[2:], os.Stderr))
 	}
+	if len(os.Args) > 2 && os.Args[1] == "attacker" {
+		os.Exit(attacker(os.Args[2:]))
+	}
 	os.Exit(m.Run())
 }
 

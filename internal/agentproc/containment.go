@@ -32,6 +32,11 @@ const (
 	// its environment and has its guard killed between two looks (Track)
 	// is out of its reach.
 	Subreaper Mode = "subreaper"
+	// Boundary: the guard runs in the world package boundary draws
+	// (bubblewrap: user, mount, pid, ipc, uts and network namespaces), in
+	// a pid namespace of its own as in PIDNamespace, with the files and
+	// the network the run allows and nothing else.
+	Boundary Mode = "boundary"
 	// ProcessGroup: no guard (Spec.Guard is empty): the agent's process
 	// group is killed at its end; what leaves the group is not.
 	ProcessGroup Mode = "process-group"
@@ -54,6 +59,8 @@ type Containment struct {
 
 func (c Containment) String() string {
 	switch {
+	case c.Mode == Boundary:
+		return "boundary (files, network and processes drawn by the harness)"
 	case c.Mode == PIDNamespace && c.Detail == "":
 		return "pid namespace"
 	case c.Mode == PIDNamespace:

@@ -35,7 +35,7 @@ func guardFastPath(args []string) ([]string, bool) {
 	switch args[1] {
 	case "--":
 		return args[2:], len(args) >= 3
-	case "--init", "--status-fd", "--probe":
+	case "--init", "--status-fd", "--probe", "--relay", "--fsize":
 		return args[1:], true
 	}
 	return nil, false

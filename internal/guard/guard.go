@@ -92,7 +92,27 @@ func Start(cmd *exec.Cmd) (<-chan error, error) {
 func Main(args []string, stderr io.Writer) int {
 	statusFD := -1
 	probe, asInit := false, false
+	var relays []relay
+	var fsize uint64
 	for len(args) > 0 {
+		if args[0] == "--relay" && len(args) > 1 {
+			r, err := parseRelay(args[1])
+			if err != nil {
+				fmt.Fprintln(stderr, "agent-eval guard:", err)
+				return 2
+			}
+			relays, args = append(relays, r), args[2:]
+			continue
+		}
+		if args[0] == "--fsize" && len(args) > 1 {
+			n, err := strconv.ParseUint(args[1], 10, 64)
+			if err != nil || n == 0 {
+				fmt.Fprintf(stderr, "agent-eval guard: --fsize %q: not a size in bytes\n", args[1])
+				return 2
+			}
+			fsize, args = n, args[2:]
+			continue
+		}
 		if args[0] == "--status-fd" && len(args) > 1 {
 			n, err := strconv.Atoi(args[1])
 			if err != nil || n < 3 {
@@ -125,7 +145,7 @@ func Main(args []string, stderr io.Writer) int {
 		return 0
 	}
 	if len(args) == 0 || help {
-		fmt.Fprintln(stderr, "usage: agent-eval guard [--init] [--status-fd N] -- COMMAND [ARG...]")
+		fmt.Fprintln(stderr, "usage: agent-eval guard [--init] [--status-fd N] [--relay ADDR=SOCKET]... [--fsize BYTES] -- COMMAND [ARG...]")
 		return 2
 	}
 	// The agent's own parent-death signal (SIGKILL) follows this thread,
@@ -151,6 +171,21 @@ func Main(args []string, stderr io.Writer) int {
 		}
 	} else if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, PRSetChildSubreaper, 1, 0); e != 0 {
 		fmt.Fprintln(stderr, "agent-eval guard: warning: cannot become a child subreaper:", e)
+	}
+	// Inside a boundary (package boundary) the guard carries the agent's
+	// allowed connections out of its network namespace. A relay that
+	// cannot listen leaves the agent without the model: not worth starting.
+	for _, r := range relays {
+		if err := r.start(); err != nil {
+			fmt.Fprintln(stderr, "agent-eval guard:", err)
+			return 127
+		}
+	}
+	if fsize > 0 {
+		if err := setFileLimit(fsize); err != nil {
+			fmt.Fprintln(stderr, "agent-eval guard:", err)
+			return 127
+		}
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr

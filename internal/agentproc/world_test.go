@@ -1,0 +1,187 @@
+package agentproc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/boundary"
+)
+
+// attacker is what the test binary does as the agent in a boundary: it
+// tries what it is told and prints what it got, one line per try.
+func attacker(args []string) int {
+	switch args[0] {
+	case "dial": // dial NETWORK ADDR
+		c, err := net.DialTimeout(args[1], args[2], 2*time.Second)
+		if err != nil {
+			fmt.Println("refused:", err)
+			return 0
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "GET / HTTP/1.0\r\nHost: x\r\n\r\n")
+		b, _ := io.ReadAll(io.LimitReader(c, 4096))
+		fmt.Printf("reached: %q\n", firstLine(b))
+	case "connect": // connect PROXY HOST:PORT
+		c, err := net.DialTimeout("tcp", args[1], 2*time.Second)
+		if err != nil {
+			fmt.Println("no proxy:", err)
+			return 0
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", args[2], args[2])
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		fmt.Printf("proxy: %s\n", strings.TrimSpace(line))
+	}
+	return 0
+}
+
+func firstLine(b []byte) string {
+	l, _, _ := strings.Cut(string(b), "\n")
+	return strings.TrimSpace(l)
+}
+
+// needBoundary skips where bubblewrap cannot draw a boundary (it fails the
+// test under CI=true, where scripts/install-sandbox.sh installs it).
+func needBoundary(t *testing.T) {
+	t.Helper()
+	if err := boundary.Probe(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no boundary in CI: %v", err)
+		}
+		t.Skipf("no boundary here: %v", err)
+	}
+}
+
+// TestBoundaryHolds runs an attacker inside a boundary and checks, with its
+// own evidence, what it could read, write and reach.
+func TestBoundaryHolds(t *testing.T) {
+	needBoundary(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	slot := filepath.Join(base, "slot")
+	ws := filepath.Join(slot, "ws")
+	must(t, os.MkdirAll(filepath.Join(ws, "secret"), 0o755))
+	must(t, os.WriteFile(filepath.Join(ws, "secret", "key.txt"), []byte("TOPSECRET-KEY"), 0o644))
+	must(t, os.WriteFile(filepath.Join(ws, "notes.env"), []byte("TOPSECRET-ENV"), 0o644))
+	outside := filepath.Join(base, "eval.yaml")
+	must(t, os.WriteFile(outside, []byte("TOPSECRET-EVAL"), 0o644))
+	summary := filepath.Join(base, "step_summary.md")
+	must(t, os.WriteFile(summary, []byte("# verdict\n"), 0o644))
+	hostTmp, err := os.CreateTemp("/tmp", "left-by-another-case-")
+	must(t, err)
+	hostTmp.Close()
+	t.Cleanup(func() { os.Remove(hostTmp.Name()) })
+
+	// A server the run forwards, one it does not, a unix socket and an
+	// abstract one on the machine.
+	allowed := serve(t, "tcp", "127.0.0.1:0", "allowed-server")
+	other := serve(t, "tcp", "127.0.0.1:0", "other-server")
+	sock := filepath.Join("/tmp", fmt.Sprintf("agent-eval-test-%d.sock", os.Getpid()))
+	serve(t, "unix", sock, "unix-server")
+	abstract := fmt.Sprintf("@agent-eval-test-%d", os.Getpid())
+	serve(t, "unix", abstract, "abstract-server")
+
+	// A process of the machine the agent must not see.
+	m := marker(t)
+	sleeper := exec.Command("sleep", m)
+	must(t, sleeper.Start())
+	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
+	script := strings.Join([]string{
+		`echo "read-secret: $(cat secret/key.txt 2>&1)"`,
+		`echo "read-env: $(cat notes.env 2>&1)"`,
+		`echo "read-outside: $(cat ` + outside + ` 2>&1)"`,
+		`echo "ls-root: $(ls /root 2>&1 | head -1)"`,
+		`echo "write-usr: $(touch /usr/planted 2>&1 && echo written)"`,
+		`echo "write-summary: $(echo PASSED >> ` + summary + ` 2>&1 && echo written)"`,
+		`echo "write-ws: $(echo mine > out.txt && cat out.txt)"`,
+		`echo "host-tmp: $(ls ` + hostTmp.Name() + ` 2>&1)"`,
+		`echo "unhide: $(umount secret 2>&1 || true; cat secret/key.txt 2>&1)"`,
+		`echo "remount: $(mount -o remount,rw,bind /usr 2>&1; touch /usr/planted2 2>&1 && echo written)"`,
+		`echo "uid: $(id -u)"`,
+		`echo "forwarded $(` + self + ` attacker dial tcp ` + allowed + `)"`,
+		`echo "other $(` + self + ` attacker dial tcp ` + other + `)"`,
+		`echo "unix $(` + self + ` attacker dial unix ` + sock + `)"`,
+		`echo "abstract $(` + self + ` attacker dial unix ` + abstract + `)"`,
+		`echo "proxy-denied $(` + self + ` attacker connect 127.0.0.1:3128 exfil.example:443)"`,
+		`echo "proc: $(cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' '\n' | grep -cx '` + strings.ReplaceAll(m, ".", `\.`) + `')"`,
+		`echo "own-proc: $(sleep 30.25 & p=$!; cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' '\n' | grep -cx '30\.25'; kill $p)"`,
+	}, "\n")
+	var out, errb bytes.Buffer
+	spec := &boundary.Spec{RW: []string{slot}, RO: []string{self}, Hide: []string{filepath.Join(ws, "secret"), filepath.Join(ws, "notes.env")},
+		Net: &boundary.Net{Forward: []string{allowed}, Hosts: []string{"api.example"}}}
+	res := Run(context.Background(), Spec{Path: "/bin/sh", Args: []string{"-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"},
+		Guard: self, Boundary: spec, Stdout: &out, Stderr: &errb, Timeout: time.Minute})
+	if res.Err != nil || res.ExitCode != 0 {
+		t.Fatalf("agent: %+v\nstderr: %s", res, errb.String())
+	}
+	got := out.String()
+	t.Logf("what the attacker saw:\n%s", got)
+	if strings.Contains(got, "TOPSECRET") {
+		t.Errorf("a secret reached the agent")
+	}
+	for _, want := range []string{"write-ws: mine", "forwarded reached: \"HTTP/1.0 200 OK\"", "proxy-denied proxy: HTTP/1.1 403 Forbidden", "proc: 0", "own-proc: 1"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	for _, bad := range []string{"write-usr: written", "remount: written", "other reached", "unix reached", "abstract reached", "uid: 0"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("the attacker got %q", bad)
+		}
+	}
+	// The summary's path is the agent's own /tmp inside: the file outside
+	// is the evidence.
+	if b, _ := os.ReadFile(summary); string(b) != "# verdict\n" {
+		t.Errorf("step summary changed: %q", b)
+	}
+	if _, err := os.Stat("/usr/planted"); err == nil {
+		t.Errorf("/usr/planted exists")
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "out.txt")); string(b) != "mine\n" {
+		t.Errorf("the workspace write did not land: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "secret", "key.txt")); string(b) != "TOPSECRET-KEY" {
+		t.Errorf("the hidden file changed: %q", b)
+	}
+	if len(res.Refused) != 1 || res.Refused[0].Host != "exfil.example" {
+		t.Errorf("refused = %+v, want exfil.example", res.Refused)
+	}
+	if res.Containment != Boundary {
+		t.Errorf("containment = %s", res.Containment)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serve answers HTTP on a new listener with body and returns its address.
+func serve(t *testing.T, network, addr, body string) string {
+	t.Helper()
+	ln, err := net.Listen(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, body) })}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
