@@ -184,4 +184,3 @@ func serve(t *testing.T, network, addr, body string) string {
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
 }
-

@@ -61,8 +61,9 @@ func OpenBox(dir string, n Net) (*Box, error) {
 		}
 		b.forwards = append(b.forwards, f)
 	}
-	for taken(b.port, b.forwards) {
-		b.port++
+	if taken(b.port, b.forwards) {
+		b.Close()
+		return nil, fmt.Errorf("the agent is pointed at 127.0.0.1:%d, the port the boundary's proxy takes inside its world: use another port", b.port)
 	}
 	for i, f := range b.forwards {
 		target := f

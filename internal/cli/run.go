@@ -55,6 +55,8 @@ type runOptions struct {
 	// otlp is --otlp, the traces endpoint; otlpAgent is --otlp-agent.
 	otlp      string
 	otlpAgent bool
+	// noBoundary is --no-boundary.
+	noBoundary bool
 }
 
 func newRunCmd(e env) *cobra.Command {
@@ -121,6 +123,7 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 	f.BoolVar(&opts.json, "json", false, "print the run's run_result.json on stdout")
 	f.BoolVar(&opts.score, "score", false, "score the run when it ends (see agent-eval score)")
 	f.StringVar(&opts.otlp, "otlp", "", "export the run as OpenTelemetry traces to the OTLP/HTTP `ENDPOINT` when it ends (http://host:4318, or the full traces URL; default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or $OTEL_EXPORTER_OTLP_ENDPOINT, if set; README: OpenTelemetry)")
+	f.BoolVar(&opts.noBoundary, "no-boundary", false, "run the agents without the harness's boundary (as permissions.boundary: off): each then sees this machine's files and network, but for its own CLI's sandbox")
 	f.BoolVar(&opts.otlpAgent, "otlp-agent", false, "switch on the claude-code agent's own OpenTelemetry export (metrics and events) to the same endpoint")
 	f.StringVar(&opts.backend, "backend", backendLocal, "where the cases run: local, or harbor (exported as Harbor tasks, run by harbor run, imported back)")
 	f.StringVar(&opts.harbor.env, "env", "", "--backend harbor: Harbor's environment (docker, daytona, modal, e2b, …, or module:Class; default: Harbor's, docker)")
@@ -233,7 +236,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	}
 	plan, err := engine.NewPlan(ev, opts.config, engine.Flags{Model: opts.model, Cases: opts.cases, Parallel: opts.parallel, Repeats: opts.repeat,
 		RunID: opts.runID, RunsDir: opts.runsDir, Timeout: opts.timeout, MaxBudgetUSD: opts.maxBudget, AgentBin: opts.agentBin,
-		FakeModel: opts.fakeModel, Resume: opts.resume, AgentOTLP: agentOTLP, RetryErrors: opts.retryN, RetryBackoff: opts.retryWait, RetryErrored: opts.retry == "errored"},
+		FakeModel: opts.fakeModel, Resume: opts.resume, AgentOTLP: agentOTLP, NoBoundary: opts.noBoundary, RetryErrors: opts.retryN, RetryBackoff: opts.retryWait, RetryErrored: opts.retry == "errored"},
 		engine.Environment{Getenv: e.Getenv, Dir: mustGetwd(), HarnessBin: harness, Now: time.Now(),
 			Args: append([]string{"agent-eval"}, e.Args...)})
 	if err != nil {

@@ -761,6 +761,7 @@ func RecordInvocation(c *results.Case, res runner.Result, timeout time.Duration)
 		c.PermissionDenials = []transcript.Denial{}
 	}
 	c.TimedOut, c.Interrupted = res.TimedOut, res.Interrupted
+	c.Refused = append(c.Refused, res.Refused...)
 	switch {
 	case res.Interrupted:
 		c.Status, c.Error = results.StatusInterrupted, "interrupted"

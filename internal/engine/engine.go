@@ -19,6 +19,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
+	"github.com/agent-eval/agent-eval/internal/boundary"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/guard"
@@ -51,6 +52,7 @@ type state struct {
 	fakeURL   string
 	hookEnv   map[string]string // before_all's outputs
 	contain   agentproc.Containment
+	boundary  runner.BoundaryDecision
 	tamper    *tamperGuard            // what scoring reads, as it was at the start (tamper.go)
 	selection []byte                  // selection.json as the run wrote it, put back when an agent changes it
 	pendMu    sync.Mutex              // a case's start against a check of the folders of the cases not started
@@ -248,7 +250,20 @@ func (st *state) startAgent(ctx context.Context, rn runner.Runner, gitRoot strin
 	if st.contain, err = agentproc.Probe(p.HarnessBin); err != nil {
 		return sandbox, stop, &UsageError{Err: fmt.Errorf("contain the agents' processes: %w", err)}
 	}
-	st.agent, err = rn.Start(ctx, runner.RunSetup{Eval: st.ev, Model: p.Model, AgentBin: p.AgentBin, HarnessBin: p.HarnessBin,
+	st.boundary = runner.BoundaryOf(st.ev)
+	switch {
+	case p.NoBoundary:
+		st.boundary = runner.BoundaryDecision{Why: "run --no-boundary"}
+	case p.HarnessBin == "" && st.boundary.On:
+		st.boundary = runner.BoundaryDecision{Why: "no agent-eval binary to run the agents under"}
+	}
+	if st.boundary.On {
+		if err := boundary.Probe(); err != nil {
+			return sandbox, stop, &UsageError{Err: fmt.Errorf("draw the agents' boundary: %w; to run the agents in the machine's own world instead (each agent CLI's own sandbox, where it has one, is then all that stands), set permissions.boundary: off or pass --no-boundary", err)}
+		}
+		st.contain = agentproc.Containment{Mode: agentproc.Boundary}
+	}
+	st.agent, err = rn.Start(ctx, runner.RunSetup{Boundary: st.boundary, Eval: st.ev, Model: p.Model, AgentBin: p.AgentBin, HarnessBin: p.HarnessBin,
 		RunDir: st.dir.Path, WorkspaceRoot: st.wsRoot, Private: st.private, Baselines: st.baselines, Workspaces: st.workspaceList(),
 		GitRoot: gitRoot, Repo: p.Repo, Handlers: handlers, Permissions: perms,
 		Sandbox: sandbox, FakeModelURL: st.fakeURL, AgentOTLP: p.AgentOTLP, RunID: st.runID, Warn: obs.Warn})
@@ -287,6 +302,9 @@ func (st *state) announceStart(todo []string, sandbox config.SandboxDecision) {
 	}
 	obs.RunStarted(RunInfo{RunID: st.runID, Dir: st.dir.Path, Mode: p.Mode, Model: p.Model, Agent: agent, AgentVersion: agentVersion,
 		ToRun: toRun, Total: len(st.units()), Repeats: p.Repeats, Resume: p.Resume, Containment: st.contain.String(), Unprotected: sandbox.Lost, SandboxOff: sandbox.Why})
+	if !st.boundary.On && p.Runner != runner.TypeFake {
+		obs.Warn("the agents run without the harness's boundary (" + st.boundary.Why + "): each sees this machine's files and network as you do, but for what its own CLI's sandbox keeps from it; see \"What the agent can see and reach\" in the README")
+	}
 	if c := st.contain; c.Mode == agentproc.Subreaper || (c.Mode == agentproc.PIDNamespace && c.Detail != "") {
 		obs.Warn("the agents' processes are contained by a " + c.String() + "; see Containment in the README")
 	}
@@ -860,7 +878,7 @@ func (st *state) newRun() *results.RunResult {
 		Config: st.rec.config, Project: st.rec.project, CommandLine: st.rec.argv,
 		ExecutionMode: string(st.p.Mode), Repeats: repeatsField(st.p.Repeats), PerCase: map[string]*results.Case{}, PerModelUsage: map[string]transcript.ModelUsage{},
 		EvalParams:  map[string]any{"timeout_s": st.p.Timeout.Seconds(), "max_budget_usd": st.p.MaxBudgetUSD, "parallelism": st.p.Parallel, "fake_model": st.p.FakeModel},
-		Containment: string(st.contain.Mode), ContainmentDetail: st.contain.Detail}
+		Containment: string(st.contain.Mode), ContainmentDetail: st.contain.Detail, Boundary: st.boundaryRecord()}
 }
 
 // recordAgent notes an agent's process group, so that a resumed run can
@@ -1059,4 +1077,16 @@ func Plural(n int, noun string) string {
 
 func newCase(id string) *results.Case {
 	return &results.Case{CaseID: id, PermissionDenials: []transcript.Denial{}, PerModelUsage: map[string]transcript.ModelUsage{}}
+}
+
+// boundaryRecord is what run_result.json says of the agents' boundary.
+func (st *state) boundaryRecord() *results.Boundary {
+	if !st.boundary.On {
+		return &results.Boundary{Why: st.boundary.Why}
+	}
+	b := &results.Boundary{On: true, Files: "the workspace and the agent's own HOME and TMPDIR read-write; the system folders (" +
+		strings.Join(boundary.SystemRO, " ") + "), the agent CLI's install and agent-eval read-only; the eval's denied paths shown empty; a fresh /tmp; nothing else",
+		Network:   "the model endpoint and the loopback addresses the agent is pointed at; permissions.network's hosts through the harness's proxy; nothing else",
+		Processes: "a pid namespace of its own: no other process is visible", Limits: fmt.Sprintf("/tmp %d MiB; no file over %d GiB", boundary.DefaultTmpBytes>>20, boundary.DefaultFileBytes>>30)}
+	return b
 }

@@ -63,6 +63,9 @@ type Flags struct {
 	// AgentOTLP is the OTLP/HTTP base URL the agent's own OpenTelemetry
 	// export goes to (--otlp-agent), or "" for none.
 	AgentOTLP string
+	// NoBoundary runs the agents without the harness's boundary
+	// (--no-boundary), as permissions.boundary: off does.
+	NoBoundary bool
 	// InputOverrides are set in every case's input (a matrix cell's
 	// non-model factors, upstream's --input-override).
 	InputOverrides map[string]any
@@ -129,6 +132,8 @@ type Plan struct {
 	FakeModel  bool
 	// AgentOTLP: see Flags.
 	AgentOTLP string
+	// NoBoundary: see Flags.
+	NoBoundary bool
 	// InputOverrides: see Flags.
 	InputOverrides map[string]any
 	AgentBin       string
@@ -175,7 +180,7 @@ func usageErrorf(format string, args ...any) error {
 // dataset's case list and nothing else.
 func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan, error) {
 	p := Plan{Eval: ev, ConfigPath: configPath, Runner: runner.Type(ev.RunnerType()), Mode: Mode(ev.Mode()),
-		Steps: len(ev.Execution.Steps) > 0, Resume: f.Resume, FakeModel: f.FakeModel, AgentBin: f.AgentBin, InputOverrides: f.InputOverrides, AgentOTLP: f.AgentOTLP,
+		Steps: len(ev.Execution.Steps) > 0, Resume: f.Resume, FakeModel: f.FakeModel, AgentBin: f.AgentBin, InputOverrides: f.InputOverrides, AgentOTLP: f.AgentOTLP, NoBoundary: f.NoBoundary,
 		HarnessBin: env.HarnessBin, ProjectRoot: env.Dir, Getenv: env.Getenv, CommandLine: env.Args, Environ: env.Environ}
 	if p.Environ == nil {
 		p.Environ = os.Environ()

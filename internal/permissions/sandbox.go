@@ -32,6 +32,14 @@ type SandboxSpec struct {
 	// what scoring reads (eval.yaml's folder, judge prompt files, the
 	// hook's handlers).
 	DenyWrite []string
+	// InBoundary: Bash's sandbox is nested in the harness's boundary
+	// (package boundary), whose /proc it binds instead of mounting one (a
+	// nested bubblewrap cannot mount its own over the covered /proc of a
+	// boundary drawn by root) and whose proxy, on 127.0.0.1:ProxyPort,
+	// carries its commands' traffic (the only way out of the boundary's
+	// network).
+	InBoundary bool
+	ProxyPort  int
 }
 
 // UnlimitedNetwork is the allowedDomains entry that lets sandboxed commands
@@ -77,14 +85,22 @@ func Sandbox(s SandboxSpec) map[string]any {
 	if len(s.AllowRead) > 0 {
 		fs["allowRead"] = appendNew([]string{}, s.AllowRead...)
 	}
-	return map[string]any{
+	network := map[string]any{"allowedDomains": domains}
+	out := map[string]any{
 		"enabled":                  true,
 		"failIfUnavailable":        true,
 		"allowUnsandboxedCommands": false,
 		"autoAllowBashIfSandboxed": false,
-		"network":                  map[string]any{"allowedDomains": domains},
+		"network":                  network,
 		"filesystem":               fs,
 	}
+	if s.InBoundary {
+		out["enableWeakerNestedSandbox"] = true
+		if s.ProxyPort > 0 {
+			network["httpProxyPort"] = s.ProxyPort
+		}
+	}
+	return out
 }
 
 // WithSandbox returns settings with the sandbox block set: the runner's

@@ -100,6 +100,9 @@ type Case struct {
 	// the model API's 429 or 5xx, an agent that could not start), one
 	// entry a retry; with status infra_error every try failed so.
 	Retries []string `json:"retries,omitempty"`
+	// Refused are the hosts the boundary's proxy did not let the agent
+	// reach, with how often it tried.
+	Refused []Refusal `json:"boundary_refused,omitempty"`
 	// Harbor is the Harbor trial the case was imported from (agent-eval
 	// harbor import), nil for a local run.
 	Harbor *HarborTrial `json:"harbor,omitempty"`
@@ -161,6 +164,9 @@ type RunResult struct {
 	// ContainmentDetail why not a pid namespace, or what it lacked.
 	Containment       string `json:"containment,omitempty"`
 	ContainmentDetail string `json:"containment_detail,omitempty"`
+	// Boundary is the world the harness drew for each agent (files,
+	// network, processes, limits), or why it drew none.
+	Boundary *Boundary `json:"boundary,omitempty"`
 	// PerCase holds each case's result in case mode.
 	PerCase map[string]*Case `json:"per_case,omitempty"`
 	// AnswersByTier sums the cases' answers by tier.
@@ -276,4 +282,21 @@ func WriteJSON(path string, v any) error {
 		return err
 	}
 	return atomicfile.Write(path, append(b, '\n'), 0o644)
+}
+
+// Boundary is what run_result.json says of the world the harness drew for
+// the agents (package boundary).
+type Boundary struct {
+	On        bool   `json:"on"`
+	Why       string `json:"why,omitempty"` // why there was none
+	Files     string `json:"files,omitempty"`
+	Network   string `json:"network,omitempty"`
+	Processes string `json:"processes,omitempty"`
+	Limits    string `json:"limits,omitempty"`
+}
+
+// Refusal is a host the boundary's proxy refused the agent, and how often.
+type Refusal struct {
+	Host  string `json:"host"`
+	Count int    `json:"count"`
 }

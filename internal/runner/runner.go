@@ -22,6 +22,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/permissions"
 	"github.com/agent-eval/agent-eval/internal/redact"
+	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
@@ -97,6 +98,13 @@ type RunSetup struct {
 	Permissions permissions.Compiled
 	// Sandbox says whether the OS sandbox is on, and why.
 	Sandbox config.SandboxDecision
+	// Boundary says whether the harness draws each agent's world itself
+	// (package boundary; World), and why not.
+	Boundary BoundaryDecision
+	// ModelHosts are the host names of the model API the agent reaches
+	// (besides loopback URLs in its environment), which the boundary's
+	// proxy lets through.
+	ModelHosts []string
 	// FakeModelURL is the built-in fake Messages API (--fake-model), or "".
 	// An invocation's Name selects its script (fakeapi.ScriptURL).
 	FakeModelURL string
@@ -213,6 +221,8 @@ type Result struct {
 	InfraError string
 	// ToolCalls are the agent's tool calls, in order.
 	ToolCalls []transcript.ToolCall
+	// Refused are the hosts the boundary's proxy refused the agent.
+	Refused []results.Refusal
 	// Redactor is what the logs were redacted with (nil: none), for the
 	// case's result.
 	Redactor *redact.Redactor

@@ -6,6 +6,8 @@ package claudecode
 import (
 	"context"
 	"fmt"
+	"github.com/agent-eval/agent-eval/internal/boundary"
+	"github.com/agent-eval/agent-eval/internal/results"
 	"io"
 	"os"
 	"slices"
@@ -71,6 +73,9 @@ type Spec struct {
 	// along when the run dies, even by SIGKILL (package guard). Without it
 	// only the agent itself gets a parent-death signal.
 	Guard string
+	// World, when set, is the boundary the agent runs in (package
+	// boundary; runner.RunSetup.World).
+	World *boundary.Spec
 	// Started, when set, is called with the process group's id (the guard's
 	// pid, else the agent's) once it runs, so the run can record it.
 	Started func(pgid int)
@@ -140,6 +145,7 @@ type Result struct {
 	Duration    time.Duration
 	Summary     *stream.Summary
 	Err         error // the agent could not be started or its output read
+	Refused     []results.Refusal
 }
 
 // Run runs the agent and parses its stream as it goes. ctx cancellation is
@@ -150,10 +156,10 @@ func Run(ctx context.Context, s Spec) Result {
 	parser := stream.NewParser()
 	parser.OnEvent = s.OnEvent
 	pr := agentproc.Run(ctx, agentproc.Spec{Path: s.Bin, Args: Args(s), Dir: s.Dir, Env: s.Env, Timeout: s.Timeout,
-		Grace: s.Grace, Stdout: s.Stdout, Stderr: s.Stderr, Line: parser.Line, Guard: s.Guard, Started: s.Started})
+		Grace: s.Grace, Stdout: s.Stdout, Stderr: s.Stderr, Line: parser.Line, Guard: s.Guard, Started: s.Started, Boundary: s.World})
 	sum := parser.Summary()
 	return Result{ExitCode: ExitCode(pr.ExitCode, sum), TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration,
-		Err: pr.Err, Summary: sum}
+		Err: pr.Err, Summary: sum, Refused: runner.Refusals(pr.Refused)}
 }
 
 // ExitCode is the exit code of an agent that exited with code and printed
@@ -177,7 +183,7 @@ func (res Result) RunnerResult(red *redact.Redactor) runner.Result {
 	return runner.Result{InfraError: infra, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Interrupted: res.Interrupted, Duration: res.Duration,
 		Err: res.Err, Model: sum.Model, Text: sum.Result, IsError: sum.IsError, CostUSD: sum.CostUSD, Usage: sum.Usage,
 		PerModel: sum.PerModel, NumTurns: sum.NumTurns, Denials: sum.Denials, ToolCalls: sum.ToolCalls, Redactor: red,
-		APIErrorStatus: sum.APIErrorStatus}
+		APIErrorStatus: sum.APIErrorStatus, Refused: res.Refused}
 }
 
 // Version returns the first line of `<bin> --version`, or "" when it fails.

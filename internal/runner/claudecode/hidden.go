@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/agent-eval/agent-eval/internal/boundary"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/hook"
 	"github.com/agent-eval/agent-eval/internal/pathutil"
@@ -161,5 +162,29 @@ func (r *started) sandboxSpec(ws string, h hiddenPaths) permissions.SandboxSpec 
 	spec.DenyRead = append(slices.Clone(h.paths), h.roots...)
 	spec.AllowRead = slices.Clone(h.slots)
 	spec.DenyWrite = r.protectedWrites(ws) // what scoring reads (protect.go)
+	if r.s.Boundary.On {
+		// Inside the harness's boundary only the agent's own folders exist:
+		// the sandbox is told of nothing else (it would fail to hide a path
+		// that is not there).
+		in := r.inWorld(ws)
+		spec.DenyRead = slices.DeleteFunc(spec.DenyRead, func(p string) bool { return !in(p) })
+		spec.DenyWrite = slices.DeleteFunc(spec.DenyWrite, func(p string) bool { return !in(p) })
+		spec.InBoundary, spec.ProxyPort = true, boundary.ProxyPort
+	}
 	return spec
+}
+
+// inWorld says whether a path is in the world the boundary draws for the
+// agent of ws: its slot (or the private root above it, which holds it),
+// the project in repo mode, the run's config and credentials folders.
+func (r *started) inWorld(ws string) func(p string) bool {
+	roots := []string{filepath.Dir(ws), ws, r.configDir, r.credDir, r.s.Repo, r.s.WorkspaceRoot}
+	return func(p string) bool {
+		for _, d := range roots {
+			if d != "" && (pathutil.Within(p, d) || (d == r.s.WorkspaceRoot && pathutil.Within(filepath.Dir(ws), p))) {
+				return true
+			}
+		}
+		return false
+	}
 }

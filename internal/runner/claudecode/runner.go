@@ -748,7 +748,14 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 		dir = r.s.Repo
 	}
 	before := workspace.TopLevel(dir)
-	res := Run(ctx, Spec{
+	var ro []string
+	ro = append(ro, s.plugins...)
+	ro = append(ro, r.plugins...)
+	if r.credDir != "" {
+		ro = append(ro, r.credDir)
+	}
+	world := r.s.World(s.w, r.bin, env, []string{r.configDir}, ro)
+	res := Run(ctx, Spec{World: world,
 		Bin: r.bin, Dir: dir, Prompt: in.Prompt, Model: model, Effort: rc.Effort,
 		PermissionMode: rc.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: rc.SystemPrompt,
 		PluginDirs: s.plugins, PermissionArgs: s.permArgs, AskUserQuestion: r.s.Handlers != nil,

@@ -15,6 +15,9 @@ package clirunner
 import (
 	"context"
 	"fmt"
+	"github.com/agent-eval/agent-eval/internal/boundary"
+	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/runner"
 	"io"
 	"path/filepath"
 	"time"
@@ -49,6 +52,8 @@ type Spec struct {
 	// Guard is the agent-eval binary: the agent then runs under `agent-eval
 	// guard --` (package guard).
 	Guard string
+	// World, when set, is the boundary the agent runs in.
+	World *boundary.Spec
 	// Started, when set, is called with the agent's process group id.
 	Started func(pgid int)
 }
@@ -65,6 +70,8 @@ type Result struct {
 	Summary
 	// Metrics is the agent's metrics.json, or nil.
 	Metrics *Metrics
+	// Refused are the hosts the boundary's proxy refused the agent.
+	Refused []results.Refusal
 	// Err: the agent could not be started, its output read, or its
 	// metrics.json read.
 	Err error
@@ -97,14 +104,15 @@ func Run(ctx context.Context, s Spec) Result {
 	pr := agentproc.Run(ctx, agentproc.Spec{
 		Path: s.Argv[0], Args: s.Argv[1:], Dir: s.Dir, Env: env,
 		Timeout: s.Timeout, Grace: s.Grace, Stdout: s.Stdout, Stderr: s.Stderr,
-		Line: parser.Line, Guard: s.Guard, Started: s.Started,
+		Line: parser.Line, Guard: s.Guard, Started: s.Started, Boundary: s.World,
 	})
 	if pr.Err != nil && pr.ExitCode == -1 && !pr.TimedOut && !pr.Interrupted {
 		emit(transcript.Event{Kind: transcript.KindError, Text: pr.Err.Error()})
 	}
 	parser.Finish()
 	sum := parser.Summary()
-	res := Result{ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration, Err: pr.Err}
+	res := Result{ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration, Err: pr.Err,
+		Refused: runner.Refusals(pr.Refused)}
 	if s.OutputDir != "" {
 		m, err := ReadMetrics(s.OutputDir)
 		if err != nil && res.Err == nil {

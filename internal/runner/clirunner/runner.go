@@ -184,7 +184,7 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	if p, err := findProgram(argv[0], configDir); err == nil && strings.Contains(argv[0], "/") {
 		argv[0] = p // relative to eval.yaml's folder, not the workspace
 	}
-	env := s.r.env(in, rc)
+	env := s.r.env(in, rc, s.w.Dir)
 	red := redact.FromEnviron(env)
 	if in.NewRedactor != nil {
 		red = in.NewRedactor(env)
@@ -193,13 +193,17 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	if err := os.MkdirAll(vars.OutputDir, 0o755); err != nil {
 		return runner.Result{ExitCode: -1, Err: fmt.Errorf("make the output folder: %w", err)}
 	}
-	res := Run(ctx, Spec{Argv: argv, Dir: ws, Env: env, OutputDir: vars.OutputDir, Timeout: in.Timeout,
+	var rw []string
+	if vars.OutputDir != "" {
+		rw = append(rw, vars.OutputDir)
+	}
+	res := Run(ctx, Spec{World: s.r.s.World(s.w, argv[0], env, rw, nil), Argv: argv, Dir: ws, Env: env, OutputDir: vars.OutputDir, Timeout: in.Timeout,
 		Stdout: stdout, Stderr: stderr, Transcript: in.Transcript, Step: in.Step, Guard: s.r.s.HarnessBin, Started: in.Started})
 	if err := errors.Join(stdout.Close(), stderr.Close()); err != nil && res.Err == nil {
 		res.Err = fmt.Errorf("write the agent's logs: %w", err)
 	}
 	sum := res.Summary
-	return runner.Result{ExitCode: res.ExitCode, TimedOut: res.TimedOut, Interrupted: res.Interrupted, Duration: res.Duration,
+	return runner.Result{Refused: res.Refused, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Interrupted: res.Interrupted, Duration: res.Duration,
 		Err: res.Err, Model: sum.Model, Text: sum.Text, IsError: sum.IsError, CostUSD: sum.CostUSD, Usage: sum.Usage,
 		PerModel: sum.PerModel, NumTurns: sum.NumTurns, Denials: sum.Denials, ToolCalls: sum.ToolCalls, Redactor: red}
 }
@@ -229,7 +233,7 @@ func InvocationVars(ev *config.Eval, step, prompt string) Vars {
 // (the step's runner's when it has one), the invocation's (lifecycle
 // hooks' outputs, the step's env) and, under --fake-model, the fake
 // standing in for the Anthropic API with the invocation's script.
-func (r *started) env(in runner.Invocation, rc config.Runner) []string {
+func (r *started) env(in runner.Invocation, rc config.Runner, ws string) []string {
 	ev := r.s.Eval
 	layers := []map[string]string{
 		config.ResolveEnv(ev.Execution.Env, os.LookupEnv),
@@ -248,7 +252,27 @@ func (r *started) env(in runner.Invocation, rc config.Runner) []string {
 			llm.FakeModelEnv:           "1",
 		})
 	}
-	return Env(runner.WithoutHarnessChannels(os.Environ()), layers...)
+	// An environment of its own, by allowlist, with a home and a temp
+	// folder of its own in its slot: none of the caller's tokens, cloud
+	// credentials or CI files; the eval gives what the agent needs.
+	own := map[string]string{}
+	if home := r.ownHome(in, ws); home != "" {
+		own["HOME"], own["TMPDIR"] = home, filepath.Join(home, tempDirName)
+	}
+	return Env(runner.Base(os.Environ()), append([]map[string]string{own}, layers...)...)
+}
+
+// ownHome is the agent's own home, the workspace's slot, with its temp
+// folder made; "" when the workspace is not in the private root.
+func (r *started) ownHome(_ runner.Invocation, ws string) string {
+	home := workspace.HomeDir(ws)
+	if r.s.WorkspaceRoot == "" || filepath.Dir(home) != filepath.Clean(r.s.WorkspaceRoot) {
+		return ""
+	}
+	if err := os.MkdirAll(filepath.Join(home, tempDirName), 0o700); err != nil {
+		return ""
+	}
+	return home
 }
 
 func orDiscard(w io.Writer) io.Writer {
@@ -257,3 +281,6 @@ func orDiscard(w io.Writer) io.Writer {
 	}
 	return w
 }
+
+// tempDirName is the agent's temp folder ($TMPDIR) in its home.
+const tempDirName = ".tmp"

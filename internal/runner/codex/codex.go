@@ -288,12 +288,13 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	// No stdin (exec.Cmd's is the null device): codex exec reads a prompt
 	// from a stdin that is not a terminal.
 	pr := agentproc.Run(ctx, agentproc.Spec{Path: s.r.bin, Args: Args(in.Prompt, s.hooked, flags...), Dir: s.w.Dir, Env: env,
-		Timeout: in.Timeout, Stdout: stdout, Stderr: stderr, Line: p.line, Guard: s.r.s.HarnessBin, Started: in.Started})
+		Timeout: in.Timeout, Stdout: stdout, Stderr: stderr, Line: p.line, Guard: s.r.s.HarnessBin, Started: in.Started,
+		Boundary: s.r.s.World(s.w, s.r.bin, env, []string{s.home}, nil)})
 	var errs []error
 	errs = append(errs, stdout.Close(), stderr.Close())
 	removePlaceholders(absent)
 	out := runner.Result{ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration,
-		Err: pr.Err, Redactor: red}
+		Err: pr.Err, Redactor: red, Refused: runner.Refusals(pr.Refused)}
 	roll, err := readRollouts(sessions, before)
 	if err != nil {
 		errs = append(errs, err)

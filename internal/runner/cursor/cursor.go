@@ -416,6 +416,7 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	pr := agentproc.Run(ctx, agentproc.Spec{
 		Path: s.r.bin, Args: s.args(in.Prompt), Dir: s.w.Dir, Env: env, Timeout: in.Timeout,
 		Stdout: stdout, Stderr: io.MultiWriter(stderr, tail), Line: p.Line, Guard: s.r.s.HarnessBin, Started: in.Started,
+		Boundary: s.r.s.World(s.w, s.r.bin, env, nil, nil),
 	})
 	failure := ""
 	switch {
@@ -431,7 +432,7 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	out := runner.Result{ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration, Err: pr.Err,
 		Model: sum.Model, Text: sum.Text, IsError: sum.IsError || pr.ExitCode != 0, Usage: sum.Usage, NumTurns: sum.NumTurns,
 		ToolCalls: sum.ToolCalls, Denials: hookDenials(sum, readDenies(ledger, from)), Redactor: red,
-		PerModel: map[string]transcript.ModelUsage{}}
+		PerModel: map[string]transcript.ModelUsage{}, Refused: runner.Refusals(pr.Refused)}
 	if sum.Model != "" && sum.Usage != (transcript.Usage{}) {
 		out.PerModel[sum.Model] = transcript.ModelUsage{Usage: sum.Usage}
 	}

@@ -234,11 +234,12 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	}
 	p := newParser(emit, s.excluded)
 	pr := agentproc.Run(ctx, agentproc.Spec{Path: s.r.bin, Args: Args(in.Prompt, model, s.policyFile()), Dir: s.w.Dir, Env: env,
-		Timeout: in.Timeout, Stdout: stdout, Stderr: stderr, Line: p.line, Guard: s.r.s.HarnessBin, Started: in.Started})
+		Timeout: in.Timeout, Stdout: stdout, Stderr: stderr, Line: p.line, Guard: s.r.s.HarnessBin, Started: in.Started,
+		Boundary: s.r.s.World(s.w, s.r.bin, env, []string{s.home}, nil)})
 	sum := p.finish()
 	res := runner.Result{ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration, Err: pr.Err,
 		Model: sum.model, Text: sum.text, IsError: sum.isError, Usage: sum.usage, PerModel: sum.perModel, NumTurns: sum.turns,
-		Denials: sum.denials, ToolCalls: sum.calls, Redactor: red}
+		Denials: sum.denials, ToolCalls: sum.calls, Redactor: red, Refused: runner.Refusals(pr.Refused)}
 	if res.Model == "" {
 		res.Model = model
 	}
