@@ -31,7 +31,7 @@ func openWorld(s Spec) (*world, error) {
 	}
 	w := &world{bwrap: bw, spec: *s.Boundary}
 	for _, p := range scratchParents() {
-		if len(p) > 60 {
+		if len(filepath.Join(p, "agent-eval-world-0123456789", "net")) > boundary.MaxSocketDir {
 			continue
 		}
 		if w.scratch, err = os.MkdirTemp(p, "agent-eval-world-"); err == nil {
@@ -53,7 +53,12 @@ func openWorld(s Spec) (*world, error) {
 		spec.RO = append(spec.RO, s.Path)
 	}
 	if spec.Net != nil {
-		if w.box, err = boundary.OpenBox(w.scratch, *spec.Net); err != nil {
+		sockets := filepath.Join(w.scratch, "net")
+		if err := os.Mkdir(sockets, 0o700); err != nil {
+			w.close()
+			return nil, fmt.Errorf("make the agent's network folder: %w", err)
+		}
+		if w.box, err = boundary.OpenBox(sockets, *spec.Net); err != nil {
 			w.close()
 			return nil, err
 		}

@@ -43,12 +43,12 @@ type Refusal struct {
 	Count int    `json:"count"`
 }
 
-// OpenBox makes n's outside in a new folder under dir (short: a socket's
-// path holds at most 107 bytes) and starts serving it.
-func OpenBox(dir string, n Net) (*Box, error) {
-	d, err := os.MkdirTemp(dir, "net-")
-	if err != nil {
-		return nil, fmt.Errorf("make the agent's network folder: %w", err)
+// OpenBox makes n's outside in the folder d, which it takes over (its path
+// short: a socket's path holds at most 107 bytes, MaxSocketDir), and starts
+// serving it.
+func OpenBox(d string, n Net) (*Box, error) {
+	if len(d) > MaxSocketDir {
+		return nil, fmt.Errorf("the agent's network folder %s: a path longer than %d bytes cannot hold its sockets", d, MaxSocketDir)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Box{dir: d, hosts: n.Hosts, refused: map[string]int{}, ctx: ctx, cancel: cancel,
@@ -78,6 +78,9 @@ func OpenBox(dir string, n Net) (*Box, error) {
 	}
 	return b, nil
 }
+
+// MaxSocketDir is the longest folder path a Box's sockets fit in.
+const MaxSocketDir = 107 - len("/proxy.sock") - 8
 
 // taken says whether port is the port of one of the forwarded addresses.
 func taken(port int, forwards []string) bool {
