@@ -262,11 +262,18 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(fa, fb)
 }
 
+// changedSinceStart is what a tampered case's error says of what changed:
+// the check sees that it changed after the run's fingerprint (during this
+// case, or during an earlier one, as a change persists), not who changed it
+// (the user, or another program on the machine, may write there too).
+const changedSinceStart = "changed after the run started (by an agent, or by something else on this machine)"
+
 // checkTamper fails c as tampered when what scoring reads changed since the
-// run started (by this case's agent or, with cases in parallel, another's:
-// either way its verdict could not be trusted). earlier are the changes
-// seen before the case's end, which the run has put back since (repo mode
-// restores the project): they count all the same.
+// run started (by this case's agent, an earlier or a parallel case's, or a
+// process that is no agent's: either way its verdict could not be trusted;
+// the error names what changed, not who changed it). earlier are the
+// changes seen before the case's end, which the run has put back since
+// (repo mode restores the project): they count all the same.
 func (st *state) checkTamper(c *results.Case, earlier []string) {
 	if st.tamper == nil {
 		return
@@ -294,7 +301,7 @@ func (st *state) checkTamper(c *results.Case, earlier []string) {
 	if len(shown) > 3 {
 		shown = append(shown[:3:3], fmt.Sprintf("... (%d in all)", len(changed)))
 	}
-	c.Error = strings.TrimSpace(c.Error + " what scoring reads was changed during the case: " + strings.Join(shown, "; "))
+	c.Error = strings.TrimSpace(c.Error + " what scoring reads " + changedSinceStart + ": " + strings.Join(shown, "; "))
 }
 
 // sealCase fingerprints a finished case's folder in the run directory:
