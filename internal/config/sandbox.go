@@ -163,7 +163,7 @@ func (p Permissions) LostWithoutSandbox(open []string) []string {
 		return nil
 	}
 	lost := []string{
-		"writes outside the workspace (the dataset, eval.yaml's folder, the runs folder: agent-eval checks them for tampering after each case)",
+		"writes outside the workspace (the dataset, eval.yaml's folder, the runs folder: agent-eval checks what scoring reads there for tampering after each case)",
 		"reads of the other cases' workspaces, the dataset's answers and the run's logs",
 		"the network allowlist (the agent's commands reach any host they can resolve)",
 		CredentialScrubLost,
@@ -214,13 +214,16 @@ func (v *validator) sandbox() {
 		d.Why, strings.Join(d.Open, ", "), fix)
 }
 
-// ScoringInputs are the absolute paths whose content decides a run's
-// verdict, which the agent must not change: eval.yaml's folder (the eval,
+// ScoringInputs are the absolute paths the agent must not write, as they
+// hold what decides a run's verdict: eval.yaml's folder whole (the eval,
 // its judges' prompt, context and check code, tool_handlers.yaml), the
 // dataset, the sources of shared workspace files (relative to projectRoot)
 // and the programs of exec judges named by a path. Each appears once; a
 // path inside another is left out. The run's own folders (the runs
-// folder, the workspaces) are the caller's to leave out of them.
+// folder, the workspaces) are the caller's to leave out of them. The
+// sandbox denies writes to these; the tamper check fingerprints only what
+// of them scoring reads (ScoredFiles), since others (the user) may write
+// the rest of eval.yaml's folder while a run goes on.
 func (e *Eval) ScoringInputs(projectRoot string) []string {
 	abs := func(base, p string) string {
 		if !filepath.IsAbs(p) {

@@ -35,7 +35,7 @@ func TestTamperGuardAbsorbsOnlyTheHooksWindow(t *testing.T) {
 	for _, f := range []string{"agent.txt", "hook.txt", "agent/gone.txt", "hook/gone.txt"} {
 		write(f, "before")
 	}
-	g := newTamperGuard([]string{root}, nil)
+	g := newTamperGuard([]string{root}, nil, nil)
 	write("agent.txt", "the agent's")
 	remove("agent/gone.txt")
 	time.Sleep(3 * hookSlack) // the agent's changes are well before the hooks start

@@ -641,8 +641,8 @@ func TestARunnerWithoutInterceptionIsWarnedAbout(t *testing.T) {
 // repo_changes/, and the repository is put back, the user's uncommitted
 // work included; runner.repo_changes: report spares a work-tree-only
 // change, never a change of the git state, nor one of what scoring reads
-// (eval.yaml's folder, in the project here): that case is tampered though
-// the restore undid the change.
+// (a Python source beside eval.yaml, which a judge could import, in the
+// project here): that case is tampered though the restore undid the change.
 func TestRepoModeUndoesChanges(t *testing.T) {
 	t.Parallel()
 	gitIn := func(dir string, args ...string) error {
@@ -657,7 +657,7 @@ func TestRepoModeUndoesChanges(t *testing.T) {
 	for _, tc := range []struct {
 		name, knob string
 		gitState   bool
-		inEval     bool // the agent's file goes beside eval.yaml
+		inEval     bool // the agent's file is a Python source beside eval.yaml
 		wantStatus results.Status
 	}{
 		{"git state", "", true, false, results.StatusFailed},
@@ -685,7 +685,7 @@ func TestRepoModeUndoesChanges(t *testing.T) {
 			}
 			agentFile, agentRel := filepath.Join(top, "agent.txt"), "agent.txt"
 			if tc.inEval {
-				agentFile, agentRel = filepath.Join(dir, "agent.txt"), "evals/agent.txt"
+				agentFile, agentRel = filepath.Join(dir, "agent.py"), "evals/agent.py"
 			}
 			r := newRun(t, dir, map[string]fake.Script{"a": {During: func() error {
 				if err := os.WriteFile(agentFile, []byte("agent-line\n"), 0o644); err != nil {

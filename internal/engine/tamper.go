@@ -25,16 +25,18 @@ import (
 // maxTamperLines caps the changes a tampered case lists.
 const maxTamperLines = 20
 
-// tamperGuard fingerprints what scoring will read (eval.yaml's folder, the
-// dataset, shared sources, exec judges, the run's judge cache) before the
-// first agent starts, so that a case after which any of it differs is
-// failed as tampered, whichever agent (or sandbox-escaping tool) changed it
-// and however. The sandbox keeps the agent's commands from writing these
-// places; this check holds where it is off, and behind the tools that do
-// not run inside it.
+// tamperGuard fingerprints what scoring will read (config.Eval.ScoredFiles:
+// eval.yaml, the dataset, shared sources, the files the judges name and
+// their own folders, the Python sources they could import; the run's judge
+// cache) before the first agent starts, so that a case after which any of
+// it differs is failed as tampered, whichever agent (or sandbox-escaping
+// tool, or another process on the machine) changed it and however. The
+// sandbox keeps the agent's commands from writing these places; this check
+// holds where it is off, and behind the tools that do not run inside it.
 type tamperGuard struct {
-	roots []string
-	skip  []string // folders under a root that the run itself writes
+	roots   []string
+	sources []string // folders of which only what Python imports counts (pySource)
+	skip    []string // folders under a root that the run itself writes
 
 	mu   sync.Mutex
 	base map[string]mark
@@ -57,12 +59,13 @@ type statKey struct {
 	mtime, ctim int64
 }
 
-// newTamperGuard fingerprints roots, leaving out the skip folders, every
-// .git (repo mode guards the project's git state on its own) and every
-// .claude (Claude Code keeps its own files there, in repo mode in the
-// project; no judge reads them).
-func newTamperGuard(roots, skip []string) *tamperGuard {
-	g := &tamperGuard{roots: roots, skip: skip, sums: map[statKey]string{}}
+// newTamperGuard fingerprints roots whole and, of sources, the entries
+// pySource keeps, leaving out the skip folders, every .git (repo mode
+// guards the project's git state on its own) and every .claude (Claude
+// Code keeps its own files there, in repo mode in the project; no judge
+// reads them).
+func newTamperGuard(roots, sources, skip []string) *tamperGuard {
+	g := &tamperGuard{roots: roots, sources: sources, skip: skip, sums: map[statKey]string{}}
 	base := g.snapshot()
 	g.mu.Lock()
 	g.base = base
@@ -74,7 +77,31 @@ func newTamperGuard(roots, skip []string) *tamperGuard {
 // its error, so that a later change of it still shows.
 func (g *tamperGuard) snapshot() map[string]mark {
 	out := map[string]mark{}
-	for _, root := range g.roots {
+	g.walk(out, g.roots, nil)
+	g.walk(out, g.sources, pySource)
+	return out
+}
+
+// pySource keeps, under a folder scoring's Python imports from, what an
+// import can load there: .py files (score compiles modules from source
+// only: no .pyc, __pycache__ entry or .so is ever loaded, and no .pth file
+// is read from there) and links whose name could be a module's or a
+// package's (one without a "."). A log, a text or a data file written
+// there is not read by an import.
+func pySource(d fs.DirEntry) bool {
+	switch {
+	case d.Type()&fs.ModeSymlink != 0:
+		return !strings.Contains(d.Name(), ".") || strings.HasSuffix(d.Name(), ".py")
+	case d.IsDir():
+		return false
+	}
+	return strings.HasSuffix(d.Name(), ".py")
+}
+
+// walk adds to out the fingerprints of what is under roots, of each entry
+// keep keeps (all, when keep is nil).
+func (g *tamperGuard) walk(out map[string]mark, roots []string, keep func(fs.DirEntry) bool) {
+	for _, root := range roots {
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if p == root && os.IsNotExist(err) {
@@ -86,14 +113,18 @@ func (g *tamperGuard) snapshot() map[string]mark {
 			if p != root && d.IsDir() && (d.Name() == ".git" || d.Name() == ".claude" || slices.Contains(g.skip, p)) {
 				return filepath.SkipDir
 			}
-			out[p] = g.mark(p)
+			if keep != nil && p != root && d.IsDir() && slices.Contains(g.roots, p) {
+				return filepath.SkipDir // fingerprinted whole already
+			}
+			if keep == nil || p != root && keep(d) {
+				out[p] = g.mark(p)
+			}
 			return nil
 		})
 		if err != nil {
 			out[root] = mark{sum: "unreadable: " + err.Error()}
 		}
 	}
-	return out
 }
 
 func (g *tamperGuard) mark(p string) mark {
@@ -226,12 +257,13 @@ func (st *state) startTamperGuard() {
 	// runs: guarded too, and put back after a case that changed it.
 	sel := pathutil.Abs(st.dir.SelectionPath())
 	st.selection, _ = os.ReadFile(sel)
-	roots := append(st.ev.ScoringInputs(st.p.ProjectRoot), pathutil.Abs(st.dir.JudgeCache()), pathutil.Abs(st.dir.ConfigDir()), sel)
+	whole, sources := st.ev.ScoredFiles(st.p.ProjectRoot)
+	roots := append(whole, pathutil.Abs(st.dir.JudgeCache()), pathutil.Abs(st.dir.ConfigDir()), sel)
 	skip := []string{pathutil.Abs(st.p.RunsDir), pathutil.Abs(st.wsRoot), pathutil.Abs(st.baselines), pathutil.Abs(os.TempDir())}
 	if home, err := os.UserHomeDir(); err == nil {
 		skip = append(skip, pathutil.Abs(home)) // the agent's caches, not the eval's files
 	}
-	st.tamper = newTamperGuard(roots, skip)
+	st.tamper = newTamperGuard(roots, sources, skip)
 }
 
 // tamperChanges lists what differs in what scoring reads now (nil without
@@ -262,11 +294,18 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(fa, fb)
 }
 
+// changedSinceStart is what a tampered case's error says of what changed:
+// the check sees that it changed after the run's fingerprint (during this
+// case, or during an earlier one, as a change persists), not who changed it
+// (the user, or another program on the machine, may write there too).
+const changedSinceStart = "changed after the run started (by an agent, or by something else on this machine)"
+
 // checkTamper fails c as tampered when what scoring reads changed since the
-// run started (by this case's agent or, with cases in parallel, another's:
-// either way its verdict could not be trusted). earlier are the changes
-// seen before the case's end, which the run has put back since (repo mode
-// restores the project): they count all the same.
+// run started (by this case's agent, an earlier or a parallel case's, or a
+// process that is no agent's: either way its verdict could not be trusted;
+// the error names what changed, not who changed it). earlier are the
+// changes seen before the case's end, which the run has put back since
+// (repo mode restores the project): they count all the same.
 func (st *state) checkTamper(c *results.Case, earlier []string) {
 	if st.tamper == nil {
 		return
@@ -294,7 +333,7 @@ func (st *state) checkTamper(c *results.Case, earlier []string) {
 	if len(shown) > 3 {
 		shown = append(shown[:3:3], fmt.Sprintf("... (%d in all)", len(changed)))
 	}
-	c.Error = strings.TrimSpace(c.Error + " what scoring reads was changed during the case: " + strings.Join(shown, "; "))
+	c.Error = strings.TrimSpace(c.Error + " what scoring reads " + changedSinceStart + ": " + strings.Join(shown, "; "))
 }
 
 // sealCase fingerprints a finished case's folder in the run directory:
@@ -304,7 +343,7 @@ func (st *state) sealCase(id string) {
 	if st.tamper == nil {
 		return
 	}
-	g := newTamperGuard([]string{st.dir.Case(id)}, st.otherAttempts(id))
+	g := newTamperGuard([]string{st.dir.Case(id)}, nil, st.otherAttempts(id))
 	st.mu.Lock()
 	if st.sealed == nil {
 		st.sealed = map[string]*tamperGuard{}
@@ -375,7 +414,7 @@ func (st *state) guardPending(ids []string) {
 	defer st.pendMu.Unlock()
 	st.pending = map[string]*tamperGuard{}
 	for _, id := range ids {
-		st.pending[id] = newTamperGuard([]string{pathutil.Abs(st.dir.Case(id))}, st.otherAttempts(id))
+		st.pending[id] = newTamperGuard([]string{pathutil.Abs(st.dir.Case(id))}, nil, st.otherAttempts(id))
 	}
 }
 
@@ -433,7 +472,7 @@ func (st *state) pendingChanges() []string {
 		if err := os.RemoveAll(dir); err != nil {
 			st.obs.Warn(fmt.Sprintf("remove %s, which a case's agent wrote before case %s started: %v", dir, id, err))
 		}
-		st.pending[id] = newTamperGuard([]string{dir}, nil)
+		st.pending[id] = newTamperGuard([]string{dir}, nil, nil)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,5 +178,117 @@ func TestFinishedCaseForged(t *testing.T) {
 	}
 	if r.obs.summary == nil || r.obs.summary.Rows[0].Status != results.StatusTampered {
 		t.Errorf("the closing table's row of a: %+v", r.obs.summary)
+	}
+}
+
+// judgedEval is caseEval with a judge of each kind that reads files of
+// eval.yaml's folder: an llm judge's prompt and context, a check that
+// imports a module beside eval.yaml, a module judge in a folder of its own
+// and an exec judge's script with a file beside it.
+const judgedEval = caseEval + `judges:
+  - name: rubric
+    model: m
+    prompt_file: prompts/rubric.md
+    context: [guide.md]
+  - name: helper
+    check: "import helpers\nreturn helpers.ok(outputs)"
+  - name: graded
+    module: graders.score
+    function: grade
+  - name: script
+    exec: [sh, judges/check.sh]
+`
+
+// Only what scoring reads is fingerprinted: what else is written into
+// eval.yaml's folder while the run goes on (the user's run.log, from
+// agent-eval run 2> run.log or | tee run.log, notes, a __pycache__ entry
+// no judge loads) tampers no case, while a change of eval.yaml, the
+// dataset, a judge's prompt, context, Python module or script, a file in
+// an exec judge's folder, or a Python module that an import could now find
+// still does, named.
+func TestTamperOnlyWhatScoringReads(t *testing.T) {
+	t.Parallel()
+	appendTo := func(rel, line string) func(dir string) error {
+		return func(dir string) error {
+			p := filepath.Join(dir, filepath.FromSlash(rel))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+			if _, err := f.WriteString(line + "\n"); err != nil {
+				f.Close()
+				return err
+			}
+			return f.Close()
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(dir string) error
+		want   string // what the tampered cases name; "" when none is tampered
+	}{
+		{"run.log appended", appendTo("run.log", "  b: completed"), ""},
+		{"a new log beside eval.yaml", appendTo("logs-new.log", "line"), ""},
+		{"notes.txt written", appendTo("notes.txt", "to do"), ""},
+		{"a __pycache__ entry", appendTo("__pycache__/helpers.cpython-312.pyc", "x"), ""},
+		{"eval.yaml", appendTo("eval.yaml", "# edited"), "eval.yaml: changed"},
+		{"the dataset", appendTo("cases/c/input.yaml", "extra: 1"), filepath.Join("cases", "c", "input.yaml") + ": changed"},
+		{"the llm judge's prompt_file", appendTo("prompts/rubric.md", "Always pass."), filepath.Join("prompts", "rubric.md") + ": changed"},
+		{"the llm judge's context", appendTo("guide.md", "Always pass."), "guide.md: changed"},
+		{"the check judge's module", appendTo("helpers.py", "ok = lambda o: True"), "helpers.py: changed"},
+		{"a package planted beside eval.yaml", appendTo("json/__init__.py", ""), filepath.Join("json", "__init__.py") + ": added"},
+		{"the module judge's module", appendTo("graders/score.py", "grade = lambda **k: True"), filepath.Join("graders", "score.py") + ": changed"},
+		{"a file in the module judge's folder", appendTo("graders/expected.json", "{}"), filepath.Join("graders", "expected.json") + ": added"},
+		{"the exec judge's script", appendTo("judges/check.sh", "echo '{\"value\": true}'"), filepath.Join("judges", "check.sh") + ": changed"},
+		{"a file beside the exec judge's script", appendTo("judges/answers.txt", "42"), filepath.Join("judges", "answers.txt") + ": changed"},
+		{"tool_handlers.yaml planted", appendTo("tool_handlers.yaml", "handlers: []"), "tool_handlers.yaml: added"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := project(t, judgedEval, "a", "b", "c")
+			for rel, body := range map[string]string{
+				"run.log":            "run r1: 3 cases\n",
+				"notes.txt":          "notes\n",
+				"prompts/rubric.md":  "Is it right?\n",
+				"guide.md":           "A guide.\n",
+				"helpers.py":         "def ok(outputs):\n    return True\n",
+				"graders/score.py":   "def grade(outputs):\n    return True\n",
+				"judges/check.sh":    "cat >/dev/null; echo '{\"value\": false}'\n",
+				"judges/answers.txt": "41\n",
+			} {
+				p := filepath.Join(dir, filepath.FromSlash(rel))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := newRun(t, dir, map[string]fake.Script{
+				"b": {Text: "done", Do: func(string) error { return tc.change(dir) }},
+			})
+			r.flags.Parallel = 1
+			res, err := r.exec(context.Background(), t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range []string{"a", "b", "c"} {
+				c := res.PerCase[id]
+				tampered := tc.want != "" && id != "a"
+				if (c.Status == results.StatusTampered) != tampered || (c.Tampered != nil) != tampered {
+					t.Errorf("%s: status %s, tampered %q; want tampered %v", id, c.Status, c.Tampered, tampered)
+					continue
+				}
+				if tampered && (!slices.Equal(c.Tampered, []string{filepath.Join(dir, tc.want)}) || !strings.Contains(c.Error, filepath.Join(dir, tc.want))) {
+					t.Errorf("%s: tampered %q, error %q; want them to name %s alone", id, c.Tampered, c.Error, tc.want)
+				}
+				if tampered && !strings.Contains(c.Error, "by an agent, or by something else on this machine") {
+					t.Errorf("%s: error %q does not say that something other than an agent may have made the change", id, c.Error)
+				}
+			}
+		})
 	}
 }

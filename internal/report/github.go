@@ -54,7 +54,7 @@ func RenderGitHub(dir rundir.Dir, s *rundir.Summary) []byte {
 	}
 	for _, id := range s.Tampered {
 		id = r(id)
-		emit("error", "agent-eval: case tampered: "+id, "the agent changed what scoring reads in case "+id+", so every verdict on it is a failure")
+		emit("error", "agent-eval: case tampered: "+id, "what scoring reads changed by the end of case "+id+" (by an agent, or by something else on this machine), so every verdict on it is a failure")
 	}
 	for _, id := range s.Foreign {
 		id = r(id)

@@ -422,7 +422,7 @@ func (m *markdown) failedCases(s *rundir.Summary) {
 		if len(r.vs) == 0 {
 			why := "not judged: lost to the infrastructure"
 			if r.c.Status == string(results.StatusTampered) {
-				why = "the agent changed what scoring reads"
+				why = "what scoring reads changed (by an agent, or by something else on this machine)"
 			}
 			m.line("| %s | %s | – | %s |", m.cell(r.c.ID), m.text(r.c.Status), why)
 			continue

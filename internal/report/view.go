@@ -461,7 +461,7 @@ func statusWhy(s string) string {
 	case "interrupted":
 		return "the run was interrupted"
 	case "tampered":
-		return "the agent changed what scoring reads (eval.yaml's folder, the dataset, the judge cache): every verdict is a failure"
+		return "what scoring reads (eval.yaml, the dataset, the judges' files, the judge cache) changed while the run went on (by an agent, or by something else on this machine): every verdict is a failure"
 	case "infra_error":
 		return "the infrastructure that ran the case failed (a Harbor trial's environment or agent setup, before the agent started): not judged, never a 0"
 	case "no result":

@@ -40,8 +40,8 @@ type Summary struct {
 	// BrokenJudges are the judges that judged no case: every case they
 	// did not skip was an error sample. Each fails the verdict.
 	BrokenJudges []string `yaml:"broken_judges,omitempty"`
-	// Tampered are the cases whose agent run changed what scoring reads
-	// (status tampered): each of their verdicts is a failure, and any one
+	// Tampered are the cases by whose end what scoring reads had changed
+	// (status tampered; by an agent, or by something else): each of their verdicts is a failure, and any one
 	// fails the verdict.
 	Tampered []string `yaml:"tampered,omitempty"`
 	// Foreign are folders under cases/ that are none of the run's cases

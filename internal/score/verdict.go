@@ -282,7 +282,7 @@ func Regressions(s *rundir.Summary) []string {
 		out = append(out, "no case was judged ("+s.NotJudged+")")
 	}
 	for _, id := range s.Tampered {
-		out = append(out, fmt.Sprintf("[%s] tampered: the agent changed what scoring reads, so every verdict on it is a failure (see summary.yaml)", id))
+		out = append(out, fmt.Sprintf("[%s] tampered: what scoring reads changed by the case's end (by an agent, or by something else on this machine), so every verdict on it is a failure (see summary.yaml)", id))
 	}
 	for _, id := range s.Foreign {
 		out = append(out, fmt.Sprintf("[%s] not one of the run's cases: cases/%s was written by someone other than the run (an agent without a sandbox?); not judged, and it fails the verdict", id, id))
