@@ -54,9 +54,10 @@ type Skip struct {
 type Collection struct {
 	Limits Limits
 	// Bytes and Files are what was copied; SeenBytes and SeenFiles what
-	// was looked at, copied or not.
-	Bytes, SeenBytes int64
-	Files, SeenFiles int
+	// was looked at, copied or not (files and folders; SeenDirs the
+	// folders among them).
+	Bytes, SeenBytes           int64
+	Files, SeenFiles, SeenDirs int
 	// Skipped are the first MaxListedSkips files left out; SkippedFiles
 	// and SkippedBytes count them all.
 	Skipped      []Skip
@@ -89,6 +90,9 @@ func (c *Collection) admit(name string, size int64, dir bool) bool {
 	}
 	c.SeenFiles++
 	c.SeenBytes += size
+	if dir {
+		c.SeenDirs++
+	}
 	l := c.Limits
 	limit := ""
 	switch {
