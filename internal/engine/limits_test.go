@@ -323,3 +323,30 @@ func TestMarkOverLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchCollectionLimits: the batch collects its outputs within
+// execution.limits as a case does, and is an error when it left some out.
+func TestBatchCollectionLimits(t *testing.T) {
+	t.Parallel()
+	dir := project(t, `name: demo
+execution: {mode: batch, prompt: "Do them all.", limits: {file_bytes: 1KiB}}
+models: {skill: m}
+dataset: {path: cases}
+outputs: [{path: out}]
+`, "a", "b")
+	r := newRun(t, dir, map[string]fake.Script{"batch": {Do: writeFiles(map[string]int64{"out/big.bin": -4 << 30, "out/a.md": 3})}})
+	res, err := r.exec(context.Background(), t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := res.Batch
+	if b == nil || b.Status != results.StatusError || b.OverLimit == nil || !strings.Contains(b.Error, "not collected: out/big.bin (4.0 GiB)") || res.ExitCode == 0 {
+		t.Fatalf("batch %+v, exit %d; want an error naming out/big.bin", b, res.ExitCode)
+	}
+	if _, err := os.Stat(filepath.Join(r.runDir().RootOutputs(), "out", "a.md")); err != nil {
+		t.Errorf("out/a.md was not collected: %v", err)
+	}
+	if use := diskUse(t, r.runDir().Path); use > 4<<20 {
+		t.Errorf("the run directory takes %d bytes of disk", use)
+	}
+}
