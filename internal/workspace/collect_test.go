@@ -345,3 +345,19 @@ func TestRepoStateBigGitFile(t *testing.T) {
 		t.Error("Restore left .git/big")
 	}
 }
+
+// TestCollectionNamesAFolderOnce: a folder named with a trailing slash (as
+// git names a nested repository) names what it left out without "//".
+func TestCollectionNamesAFolderOnce(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, "nested", "big.txt"), strings.Repeat("x", 100))
+	c := NewCollection(Limits{Files: 1})
+	c.Admit("first", 1)
+	if err := c.CopyTree(filepath.Join(ws, "nested"), filepath.Join(t.TempDir(), "nested"), "nested/"); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Skipped) != 2 || c.Skipped[0].Path != "nested/" || c.Skipped[1].Path != "nested/big.txt" {
+		t.Errorf("Skipped = %+v, want nested/ and nested/big.txt", c.Skipped)
+	}
+}

@@ -48,6 +48,9 @@ func CopyTree(src, dst string) error { return copyTree(nil, src, dst, "") }
 
 func copyTree(c *Collection, src, dst, name string) error {
 	src = filepath.Clean(src) // "link/" would resolve the link
+	if name != "" {
+		name = path.Clean(name) // git names a nested repository "dir/"
+	}
 	st, err := os.Lstat(src)
 	if err != nil {
 		return err
