@@ -411,6 +411,10 @@ func (d *decoder) scalar(n *yaml.Node, v reflect.Value, path string, r rules) {
 			d.seconds(n, v, path, r)
 			return
 		}
+		if r.has("bytes") && tag == "!!str" {
+			d.bytes(n, v, path, r)
+			return
+		}
 		// 3 and 3.0 are the same integer, as in JSON Schema.
 		var f float64
 		if (tag != "!!int" && tag != "!!float") || n.Decode(&f) != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
@@ -462,6 +466,22 @@ func (d *decoder) seconds(n *yaml.Node, v reflect.Value, path string, r rules) {
 	f := float64(dur / time.Second)
 	v.SetInt(int64(f))
 	d.checkNumber(n, path, f, r)
+}
+
+// bytes reads a size string ("100MiB", "2GB", ParseBytes) into a field
+// that counts bytes (check:"bytes"); a number is read as bytes.
+func (d *decoder) bytes(n *yaml.Node, v reflect.Value, path string, r rules) {
+	b, err := ParseBytes(n.Value)
+	if err != nil {
+		code := CodeType
+		if sizeRE().MatchString(n.Value) {
+			code = CodeRange // well formed, past what a field holds
+		}
+		d.add(n, path, code, "must be a number of bytes or a size (\"100MiB\", \"2GB\"), got %s", describe(n))
+		return
+	}
+	v.SetInt(b)
+	d.checkNumber(n, path, float64(b), r)
 }
 
 func kindName(k reflect.Kind) string {

@@ -93,6 +93,43 @@ func (e *Eval) Repeats() int {
 	return 1
 }
 
+// The defaults of execution.limits. 100 MiB a case holds any report, log
+// or patch a judge reads (and a run of 100 cases stays under 10 GiB); 50
+// MiB a file lets one large output through while two fill the case;
+// 10,000 files and folders hold a generated project without node_modules,
+// and bound the blocks small files take beyond their sizes (some 40 MiB of
+// 4 KiB blocks).
+const (
+	DefaultCollectBytes = 100 << 20
+	DefaultFileBytes    = 50 << 20
+	DefaultCollectFiles = 10000
+)
+
+// CollectBytes is execution.limits.collect_bytes, DefaultCollectBytes when
+// unset.
+func (e *Eval) CollectBytes() int64 {
+	if l := e.Execution.Limits; l != nil && l.CollectBytes != nil {
+		return int64(*l.CollectBytes)
+	}
+	return DefaultCollectBytes
+}
+
+// FileBytes is execution.limits.file_bytes, DefaultFileBytes when unset.
+func (e *Eval) FileBytes() int64 {
+	if l := e.Execution.Limits; l != nil && l.FileBytes != nil {
+		return int64(*l.FileBytes)
+	}
+	return DefaultFileBytes
+}
+
+// CollectFiles is execution.limits.files, DefaultCollectFiles when unset.
+func (e *Eval) CollectFiles() int {
+	if l := e.Execution.Limits; l != nil && l.Files != nil {
+		return *l.Files
+	}
+	return DefaultCollectFiles
+}
+
 // HookModel is models.hook, DefaultHookModel when unset.
 //
 // Under an OpenRouter plan (models.skill "openrouter:/…") it is the bare

@@ -122,6 +122,9 @@ func refType(t reflect.Type, r rules) string {
 		}
 		return "string"
 	case reflect.Int:
+		if r.has("bytes") {
+			return "bytes" + numberNote(r) + " or a size (`\"100MiB\"`, `\"2GB\"`)"
+		}
 		return "integer" + numberNote(r)
 	case reflect.Float64:
 		return "number" + numberNote(r)

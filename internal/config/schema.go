@@ -85,6 +85,11 @@ func (g *schemaGen) typeSchema(t reflect.Type, r rules, nullable bool) map[strin
 			dur := map[string]any{"type": "string", "pattern": `^\s*(([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+|[0-9]+)\s*$`}
 			return map[string]any{"anyOf": []any{s, dur}}
 		}
+		if r.has("bytes") {
+			// Or a size string: "100MiB", "2GB" (ParseBytes).
+			size := map[string]any{"type": "string", "pattern": sizePattern}
+			return map[string]any{"anyOf": []any{s, size}}
+		}
 		return s
 	case reflect.Float64:
 		s := map[string]any{"type": typ("number")}

@@ -12,7 +12,8 @@ package config
 //	check:"a,b"      extra rules: required, nonempty, positive, nonneg, rate,
 //	                 atleast1, relpath (no absolute path), noparent (no ".."
 //	                 segment), notdot (not the directory itself), segment (a
-//	                 single path segment), envname (a valid variable name)
+//	                 single path segment), envname (a valid variable name),
+//	                 seconds (or a duration string), bytes (or a size string)
 //
 // Optional scalars whose zero value is meaningful are pointers, so "unset"
 // stays distinguishable from 0 or false.
@@ -61,6 +62,16 @@ type Execution struct {
 	Env          EnvMap   `yaml:"env" doc:"Environment for the agent, written into the workspace settings. \"$VAR\" or \"${VAR}\", anywhere in a value, is read from the caller's environment at run time (a whole-value reference to an unset variable: omitted; inside a longer value: empty; validate warns)."`
 	ProjectHooks *bool    `yaml:"project_hooks" doc:"Carry the project's .claude/settings.json hooks into the workspaces." default:"true"`
 	Steps        []Step   `yaml:"steps" doc:"A multi-step pipeline run per case (case mode only). Exclusive with skill and prompt."`
+	Limits       *Limits  `yaml:"limits" doc:"How much of what a case's agent leaves is collected into the run directory (its outputs, the other files it changed, the hook ledger, repo mode's repo_changes/). Past a limit nothing is cut short: the files that do not fit are not collected, run_result.json lists them with their sizes (over_limit), and the case is an error."`
+}
+
+// Limits bound what one case (or the batch) may leave in the run directory.
+// A size is a file's apparent size (a sparse file counts whole, as a copy
+// would write it).
+type Limits struct {
+	CollectBytes *int `yaml:"collect_bytes" doc:"Bytes of files collected from one case, all together." default:"\"100MiB\"" check:"positive,bytes"`
+	FileBytes    *int `yaml:"file_bytes" doc:"Bytes of one file: a larger one is not collected." default:"\"50MiB\"" check:"positive,bytes"`
+	Files        *int `yaml:"files" doc:"Files and folders collected from one case." default:"10000" check:"atleast1"`
 }
 
 // Step is one invocation of a multi-step pipeline.

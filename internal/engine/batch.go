@@ -67,7 +67,7 @@ func (st *state) runBatch(ctx context.Context, start time.Time) (*results.RunRes
 	}
 	c := newCase(BatchID)
 	c.Prompt, c.Workspace = prompt, ws
-	cr := &caseRun{c: c, ws: ws, out: st.dir.Path}
+	cr := &caseRun{c: c, ws: ws, out: st.dir.Path, coll: workspace.NewCollection(CollectLimits(st.ev))}
 	err := st.fillWorkspace(ws, "")
 	var sess runner.Session
 	if err == nil {
@@ -92,6 +92,7 @@ func (st *state) runBatch(ctx context.Context, start time.Time) (*results.RunRes
 		trRed := st.runRedactor().JSONWriter(trFile)
 		cr.tr = transcript.NewWriter(trRed)
 		st.invoke(ctx, cr, c, st.dir.Path, prompt, invocationSpec{}, true)
+		MarkOverLimit(c, cr.coll)
 		st.checkTamper(c, nil)
 		if err := errors.Join(cr.tr.Flush(), trRed.Close(), trFile.Close()); err != nil {
 			st.obs.Warn(fmt.Sprintf("batch: write the transcript: %v", err))

@@ -52,13 +52,16 @@ type caseRun struct {
 	wired bool
 	// ungated is whether an invocation of the agent left no canary.
 	ungated bool
+	// coll is what the case's collection took from its workspace, within
+	// execution.limits (every copy of the agent's files goes through it).
+	coll *workspace.Collection
 }
 
 // runCase prepares the case's workspace, runs the agent and collects what
 // it left. Every failure is the case's, never the run's.
 func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	c := newCase(id)
-	cr := &caseRun{c: c, out: st.dir.Case(id), ws: st.ws[id]}
+	cr := &caseRun{c: c, out: st.dir.Case(id), ws: st.ws[id], coll: workspace.NewCollection(CollectLimits(st.ev))}
 	fail := func(err error) *results.Case {
 		c.ExitCode, c.Status, c.Error = -1, results.StatusError, err.Error()
 		return c
@@ -101,6 +104,9 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 	if err := st.beforeEach(ctx, cr, hooksLog); err != nil {
 		return fail(err)
 	}
+	// After the last copy of the agent's files (the deferred _modified/):
+	// what did not fit makes the case an error.
+	defer MarkOverLimit(c, cr.coll)
 	// The baseline is taken after before_each, so what the hooks prepared is
 	// not counted as the agent's work.
 	if st.p.Repo == "" {
@@ -342,7 +348,7 @@ func (st *state) undoRepoChanges(ctx context.Context, cr *caseRun, snap *workspa
 		return seen
 	}
 	c.RepoModified = true
-	if err := snap.SaveWorktree(ctx, filepath.Join(cr.out, rundir.RepoChangesDir)); err != nil {
+	if err := snap.SaveWorktree(ctx, filepath.Join(cr.out, rundir.RepoChangesDir), cr.coll); err != nil {
 		st.obs.Warn(fmt.Sprintf("%s: keep the agent's changes of the project: %v", id, err))
 	}
 	report := strings.Join(c.RepoChanges, "\n") + "\n"
@@ -456,18 +462,96 @@ func (st *state) collectModified(cr *caseRun) {
 		st.obs.Warn(fmt.Sprintf("%s: list the workspace's changes: %v", c.CaseID, err))
 		return
 	}
-	st.collector().Modified(cr.ws, cr.out, c, files)
+	st.collector(cr).Modified(cr.ws, cr.out, c, files)
 }
 
 // collect copies the ledger and the outputs into the case's folder and
 // records the answered questions the agent was delivered
 // (rundir.DeliveredAnswers).
-func (st *state) collect(ws, caseOut string, c *results.Case, calls []transcript.ToolCall) {
-	st.collector().Collect(ws, caseOut, c, calls)
+func (st *state) collect(cr *caseRun, caseOut string, c *results.Case, calls []transcript.ToolCall) {
+	st.collector(cr).Collect(cr.ws, caseOut, c, calls)
 }
 
-func (st *state) collector() Collector {
-	return Collector{Outputs: st.ev.Outputs, Redactor: st.runRedactor(), Warn: st.obs.Warn, Gated: true}
+func (st *state) collector(cr *caseRun) Collector {
+	return Collector{Outputs: st.ev.Outputs, Redactor: st.runRedactor(), Warn: st.obs.Warn, Gated: true, Collection: cr.coll}
+}
+
+// CollectLimits are ev's execution.limits for a case's Collection.
+func CollectLimits(ev *config.Eval) workspace.Limits {
+	return workspace.Limits{Bytes: ev.CollectBytes(), FileBytes: ev.FileBytes(), Files: ev.CollectFiles()}
+}
+
+// maxShownSkips is how many of the files left out a case's error names.
+const maxShownSkips = 10
+
+// MarkOverLimit makes c an error when its collection coll left files out
+// for execution.limits: c.OverLimit lists them, and its error says which
+// limit and how much the agent left. A case that ended otherwise (timed
+// out, tampered) keeps its status and gets the record and the message. Its
+// exit code 0 becomes 1, so the run fails. It reports whether coll left
+// anything out.
+func MarkOverLimit(c *results.Case, coll *workspace.Collection) bool {
+	if !coll.Over() {
+		return false
+	}
+	l := coll.Limits
+	o := &results.OverLimit{
+		Limits:    results.CollectLimits{CollectBytes: l.Bytes, FileBytes: l.FileBytes, Files: l.Files},
+		SeenBytes: coll.SeenBytes, SeenFiles: coll.SeenFiles, CollectedBytes: coll.Bytes, CollectedFiles: coll.Files,
+		Skipped: []results.SkippedFile{}, SkippedFiles: coll.SkippedFiles, SkippedBytes: coll.SkippedBytes,
+	}
+	over := map[string]bool{}
+	var shown []string
+	for _, s := range coll.Skipped {
+		o.Skipped = append(o.Skipped, results.SkippedFile{Path: s.Path, Bytes: s.Size, AtLeast: s.AtLeast, Limit: s.Limit})
+		over[s.Limit] = true
+		if len(shown) < maxShownSkips {
+			switch {
+			case s.Dir:
+				shown = append(shown, s.Path)
+			case s.AtLeast:
+				shown = append(shown, fmt.Sprintf("%s (over %s)", s.Path, config.FormatBytes(s.Size)))
+			default:
+				shown = append(shown, fmt.Sprintf("%s (%s)", s.Path, config.FormatBytes(s.Size)))
+			}
+		}
+	}
+	if n := coll.SkippedFiles - len(shown); n > 0 {
+		shown = append(shown, fmt.Sprintf("%d more (run_result.json: over_limit)", n))
+	}
+	var why []string
+	if over[workspace.LimitFileBytes] {
+		why = append(why, "the "+config.FormatBytes(l.FileBytes)+" one file may have (execution.limits.file_bytes)")
+	}
+	if over[workspace.LimitBytes] {
+		why = append(why, "the "+config.FormatBytes(l.Bytes)+" a case may leave (execution.limits.collect_bytes)")
+	}
+	if over[workspace.LimitFiles] {
+		why = append(why, fmt.Sprintf("the %d files and folders a case may leave (execution.limits.files)", l.Files))
+	}
+	c.OverLimit = o
+	in := Plural(coll.SeenFiles-coll.SeenDirs, "file")
+	if over[workspace.LimitFiles] && coll.SeenDirs > 0 {
+		in += " and " + Plural(coll.SeenDirs, "folder")
+	}
+	msg := fmt.Sprintf("the agent left %s in %s, over %s; not collected: %s",
+		config.FormatBytes(coll.SeenBytes), in, strings.Join(why, " and "), joinAnd(shown))
+	c.Error = strings.TrimSpace(msg + " " + c.Error)
+	if c.Status == results.StatusCompleted || c.Status == results.StatusFailed {
+		c.Status = results.StatusError
+	}
+	if c.ExitCode == 0 {
+		c.ExitCode = 1
+	}
+	return true
+}
+
+// joinAnd joins items as "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // OutputPaths are the paths of ev's outputs, which _modified/ leaves out
@@ -494,6 +578,9 @@ type Collector struct {
 	Redactor *redact.Redactor
 	// Warn hears what could not be collected.
 	Warn func(string)
+	// Collection is the case's: every copy of the agent's files counts
+	// against its limits (nil: no limit).
+	Collection *workspace.Collection
 	// Gated is whether Collect leaves the ungated check to its caller,
 	// which made it per invocation with what it read before the agent
 	// started (the engine: see StartGate). Without it (the Harbor
@@ -545,9 +632,16 @@ func (g StartGate) Canaries(ws string) int {
 // _modified/ and records them in c.ModifiedFiles.
 func (k Collector) Modified(ws, caseOut string, c *results.Case, files []string) {
 	for _, f := range files {
-		if err := workspace.CopyTree(filepath.Join(ws, f), filepath.Join(caseOut, rundir.ModifiedDir, f)); err != nil {
+		var copied int
+		if k.Collection != nil {
+			copied = k.Collection.Files
+		}
+		if err := k.Collection.CopyTree(filepath.Join(ws, f), filepath.Join(caseOut, rundir.ModifiedDir, f), filepath.ToSlash(f)); err != nil {
 			k.Warn(fmt.Sprintf("%s: copy the changed file %s: %v", c.CaseID, f, err))
 			continue
+		}
+		if k.Collection != nil && k.Collection.Files == copied {
+			continue // left out for the limits: listed in c.OverLimit
 		}
 		c.ModifiedFiles = append(c.ModifiedFiles, f)
 	}
@@ -573,10 +667,21 @@ func (k Collector) Collect(ws, caseOut string, c *results.Case, calls []transcri
 		c.Answers, c.AnswerLog, c.AnswersNotDelivered = len(answered), answered, lost
 		c.AnswersByTier = results.TierCounts(answered)
 		canaries = rundir.Canaries(b)
-		_ = f.Close()
-		if err := copyRedacted(k.Redactor, ledger, filepath.Join(caseOut, hook.LedgerFile)); err != nil {
+		// The copy is made from the file read (not from its name again), no
+		// longer than it was then, and counts against the case's limits:
+		// the agent may have grown it (a cli agent has no hook to stop it).
+		if st, err := f.Stat(); err != nil {
 			k.Warn(fmt.Sprintf("%s: copy the hook ledger: %v", c.CaseID, err))
+		} else if k.Collection.Admit(hook.LedgerFile, st.Size()) {
+			_, err := f.Seek(0, io.SeekStart)
+			if err == nil {
+				err = copyRedacted(k.Redactor, io.LimitReader(f, st.Size()), filepath.Join(caseOut, hook.LedgerFile))
+			}
+			if err != nil {
+				k.Warn(fmt.Sprintf("%s: copy the hook ledger: %v", c.CaseID, err))
+			}
 		}
+		_ = f.Close()
 	}
 	if !k.Gated {
 		MarkUngated(c, fileExists(filepath.Join(ws, hook.HandlersFile)), canaries, len(calls))
@@ -587,7 +692,7 @@ func (k Collector) Collect(ws, caseOut string, c *results.Case, calls []transcri
 		}
 		src := filepath.Join(ws, o.Path)
 		if fileExists(src) {
-			if err := workspace.CopyOut(ws, o.Path, filepath.Join(caseOut, rundir.OutputsDir, o.Path)); err != nil {
+			if err := k.Collection.CopyOut(ws, o.Path, filepath.Join(caseOut, rundir.OutputsDir, o.Path), filepath.ToSlash(filepath.Clean(o.Path))); err != nil {
 				k.Warn(fmt.Sprintf("%s: copy the output %s: %v", c.CaseID, o.Path, err))
 				c.Error = strings.TrimSpace(c.Error + " output " + o.Path + " could not be collected: " + err.Error())
 			}
@@ -709,7 +814,7 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 		cr.ungated = true
 	}
 	if collect {
-		st.collect(cr.ws, out, c, res.ToolCalls)
+		st.collect(cr, out, c, res.ToolCalls)
 	}
 	RedactCase(c, res.Redactor)
 	return res.ToolCalls
@@ -807,7 +912,7 @@ func Prompt(ev *config.Eval, input map[string]any, outputDir string) (string, er
 // {{ steps.<id>.exit_code }}); a failing step stops the pipeline unless its
 // on_failure is continue. The case adds up its steps.
 func (st *state) runSteps(ctx context.Context, cr *caseRun) {
-	c, ws := cr.c, cr.ws
+	c := cr.c
 	stepsCtx := map[string]any{}
 	c.Status, c.PerModelUsage = results.StatusCompleted, map[string]transcript.ModelUsage{}
 	seen := map[string]bool{}
@@ -849,7 +954,7 @@ func (st *state) runSteps(ctx context.Context, cr *caseRun) {
 	if cr.ungated {
 		MarkUngated(c, true, 0, len(calls)) // a step ran without its hook
 	}
-	st.collect(ws, cr.out, c, calls)
+	st.collect(cr, cr.out, c, calls)
 }
 
 // StepPrompt renders step s's prompt (or its skill's invocation) for a

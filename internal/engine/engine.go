@@ -836,7 +836,7 @@ func (st *state) aggregate(wall time.Duration, interrupted bool) (*results.RunRe
 // errored reports whether a finished case was lost to an error that
 // --retry errored runs again: the infrastructure's, or the harness's.
 func errored(c *results.Case) bool {
-	return c.Status == results.StatusInfraError || c.Status == results.StatusError && !c.Ungated && len(c.Tampered) == 0
+	return c.Status == results.StatusInfraError || c.Status == results.StatusError && !c.Ungated && len(c.Tampered) == 0 && c.OverLimit == nil
 }
 
 // anyErrored reports whether one of keys finished errored.
@@ -977,6 +977,11 @@ func RedactCase(c *results.Case, red *redact.Redactor) {
 	for i, f := range c.ModifiedFiles {
 		c.ModifiedFiles[i] = red.String(f)
 	}
+	if o := c.OverLimit; o != nil {
+		for i := range o.Skipped {
+			o.Skipped[i].Path = red.String(o.Skipped[i].Path)
+		}
+	}
 	for i := range c.PermissionDenials {
 		if in := c.PermissionDenials[i].ToolInput; len(in) > 0 {
 			c.PermissionDenials[i].ToolInput = red.JSON(in)
@@ -1001,15 +1006,10 @@ func (st *state) markSecrets(dir string) {
 }
 
 // copyRedacted copies a JSON-lines file the agent's side wrote (the hook
-// ledger) from src to dst through red (the run's redactor): the hook
+// ledger), read from in, to dst through red (the run's redactor): the hook
 // redacts with the environment it got, which the sandbox scrubs of the
 // secrets.
-func copyRedacted(red *redact.Redactor, src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
+func copyRedacted(red *redact.Redactor, in io.Reader, dst string) error {
 	out, err := os.Create(dst)
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ func TestRedactCaseEveryField(t *testing.T) {
 		{"error", results.Case{Error: "agent said " + secret}},
 		{"result", results.Case{Result: "the token is " + secret}},
 		{"modified file", results.Case{ModifiedFiles: []string{"out/" + secret + ".txt"}}},
+		{"file over a limit", results.Case{OverLimit: &results.OverLimit{Skipped: []results.SkippedFile{{Path: "out/" + secret + ".bin", Bytes: 1}}}}},
 		{"denial input", results.Case{PermissionDenials: []transcript.Denial{{ToolName: "Bash", ToolInput: in}}}},
 		{"answer question", results.Case{AnswerLog: []results.Answer{{Question: "is it " + secret + "?"}}}},
 		{"answer", results.Case{AnswerLog: []results.Answer{{Answer: "yes: " + secret}}}},

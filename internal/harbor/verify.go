@@ -244,7 +244,7 @@ func collectTrial(o VerifyOptions, info CaseInfo, ev *config.Eval, dir rundir.Di
 	if err != nil {
 		return err
 	}
-	k := engine.Collector{Outputs: ev.Outputs, Redactor: red, Warn: o.Warn}
+	k := engine.Collector{Outputs: ev.Outputs, Redactor: red, Warn: o.Warn, Collection: workspace.NewCollection(engine.CollectLimits(ev))}
 	if fi, err := os.Lstat(o.Workdir); err != nil || !fi.IsDir() {
 		// The agent removed its workdir or put a link in its place:
 		// nothing is collected from it, and its case is judged without.
@@ -260,6 +260,7 @@ func collectTrial(o VerifyOptions, info CaseInfo, ev *config.Eval, dir rundir.Di
 			o.Warn(fmt.Sprintf("%s: %v", id, err))
 		}
 		k.Modified(o.Workdir, caseOut, c, files)
+		engine.MarkOverLimit(c, k.Collection)
 	}
 	if len(planted) > 0 {
 		c.Status, c.Tampered = results.StatusTampered, planted

@@ -670,3 +670,40 @@ func TestVerifyPlantedTests(t *testing.T) {
 		}
 	})
 }
+
+// TestVerifyCollectionLimits: the verifier collects within the eval's
+// execution.limits, as a local run does: a sparse 4 GiB output and a
+// changed file past file_bytes are not copied, and the case is an error
+// that says so.
+func TestVerifyCollectionLimits(t *testing.T) {
+	evalYAML := "name: t\nexecution: {prompt: hi, limits: {file_bytes: 1KiB}}\ndataset: {path: cases}\noutputs:\n  - path: out\n" +
+		"judges:\n  - {name: has, expr: 'true'}\n"
+	tr := newTrial(t, evalYAML, map[string]string{"input.yaml": "x\n"}, map[string]string{"out/answer.txt": "42\n", "big.txt": strings.Repeat("x", 2000)}, realStream(t))
+	big := filepath.Join(tr.opts.Workdir, "out", "big.bin")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 4<<30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(t.Context(), tr.opts); err != nil {
+		t.Fatal(err)
+	}
+	dir := tr.collected()
+	c, err := dir.ReadCase("c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != results.StatusError || c.OverLimit == nil || c.OverLimit.SkippedFiles != 2 ||
+		!strings.Contains(c.Error, "out/big.bin (4.0 GiB)") || !strings.Contains(c.Error, "big.txt (2.0 KiB)") {
+		t.Fatalf("status %s (%s), over_limit %+v; want an error naming out/big.bin and big.txt", c.Status, c.Error, c.OverLimit)
+	}
+	if _, err := os.Stat(filepath.Join(dir.Outputs("c1"), "out", "answer.txt")); err != nil {
+		t.Errorf("out/answer.txt was not collected: %v", err)
+	}
+	for _, p := range []string{filepath.Join(dir.Outputs("c1"), "out", "big.bin"), filepath.Join(dir.Modified("c1"), "big.txt")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was collected", p)
+		}
+	}
+}

@@ -106,6 +106,48 @@ type Case struct {
 	// Harbor is the Harbor trial the case was imported from (agent-eval
 	// harbor import), nil for a local run.
 	Harbor *HarborTrial `json:"harbor,omitempty"`
+	// OverLimit: the agent left more than execution.limits lets a case
+	// leave in the run directory, and what did not fit was not collected;
+	// the case is then an error. Nil when everything was collected.
+	OverLimit *OverLimit `json:"over_limit,omitempty"`
+}
+
+// OverLimit is what a case's collection left out for its limits.
+type OverLimit struct {
+	// Limits are the case's (execution.limits).
+	Limits CollectLimits `json:"limits"`
+	// SeenBytes and SeenFiles are what the agent left to collect (files
+	// and folders); CollectedBytes and CollectedFiles what was collected.
+	SeenBytes      int64 `json:"seen_bytes"`
+	SeenFiles      int   `json:"seen_files"`
+	CollectedBytes int64 `json:"collected_bytes"`
+	CollectedFiles int   `json:"collected_files"`
+	// Skipped are the first files left out (at most 100); SkippedFiles
+	// and SkippedBytes count them all.
+	Skipped      []SkippedFile `json:"skipped"`
+	SkippedFiles int           `json:"skipped_files"`
+	SkippedBytes int64         `json:"skipped_bytes"`
+}
+
+// CollectLimits are execution.limits as a case ran with them.
+type CollectLimits struct {
+	CollectBytes int64 `json:"collect_bytes"`
+	FileBytes    int64 `json:"file_bytes"`
+	Files        int   `json:"files"`
+}
+
+// SkippedFile is one file (or folder: a path ending in /) not collected.
+type SkippedFile struct {
+	// Path is where the agent left it: relative to its workspace (in repo
+	// mode, to the project; worktree.patch is the harness's diff of it).
+	Path string `json:"path"`
+	// Bytes is its apparent size (a sparse file's whole size); AtLeast:
+	// it was left out before it was known whole.
+	Bytes   int64 `json:"bytes"`
+	AtLeast bool  `json:"at_least,omitempty"`
+	// Limit is the one it would have gone past: collect_bytes, file_bytes
+	// or files.
+	Limit string `json:"limit"`
 }
 
 // Answer is one AskUserQuestion question the hook answered and Claude Code

@@ -29,8 +29,12 @@ import (
 // reason (the runner's own words, where it gives them), and repeats: a
 // case's attempt, the run's repeats (and selection.json's), attempt n ≥ 2
 // of a local run in cases/<id>/attempts/<n>/ as Harbor's, and a case's
-// retries (infrastructure errors run again; infra_error in a local run).
-const LayoutVersion = 4
+// retries (infrastructure errors run again; infra_error in a local run);
+// 5, a case's over_limit (the files it left past execution.limits, not
+// collected); 6, the run's boundary (the world the harness drew for the
+// agents, or why none) and a case's boundary_refused (hosts its proxy
+// refused).
+const LayoutVersion = 6
 
 // The files of the run's config/ folder: what the run ran, written by run
 // before the first case.

@@ -54,7 +54,7 @@ func TestRepoAttackCompareRunsNothing(t *testing.T) {
 	if !strings.Contains(joinChanges(changes), ".git/config: changed") {
 		t.Errorf("changes = %v, want .git/config", changes)
 	}
-	if err := s.SaveWorktree(ctx, t.TempDir()); err != nil {
+	if err := s.SaveWorktree(ctx, t.TempDir(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Restore(ctx); err != nil {

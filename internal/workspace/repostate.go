@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/pathutil"
@@ -340,19 +342,44 @@ func (s *RepoState) record(p string, keep bool, n *int) (*fileRecord, bool, erro
 		}
 		return rec, false, nil
 	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return nil, false, err
-	}
-	rec.sum = sha256.Sum256(b)
+	copyTo := ""
 	if keep {
 		*n++
-		rec.copy = filepath.Join(s.saved, "files", fmt.Sprint(*n))
-		if err := os.WriteFile(rec.copy, b, 0o600); err != nil {
-			return nil, false, err
-		}
+		copyTo = filepath.Join(s.saved, "files", fmt.Sprint(*n))
 	}
+	if rec.sum, err = hashFile(p, copyTo); err != nil {
+		return nil, false, err
+	}
+	rec.copy = copyTo
 	return rec, false, nil
+}
+
+// hashFile is the SHA-256 of the file p, read as a stream (what the agent
+// leaves in a git folder may be a 4 GiB sparse file), and writes a copy of
+// it to copyTo unless that is "". It does not follow a link put at p since
+// it was looked at.
+func hashFile(p, copyTo string) ([32]byte, error) {
+	var sum [32]byte
+	in, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return sum, err
+	}
+	defer in.Close()
+	h := sha256.New()
+	var w io.Writer = h
+	var out *os.File
+	if copyTo != "" {
+		if out, err = os.OpenFile(copyTo, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600); err != nil {
+			return sum, err
+		}
+		w = io.MultiWriter(h, out)
+	}
+	_, err = io.Copy(w, in)
+	if out != nil {
+		err = errors.Join(err, out.Close())
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, err
 }
 
 // indexState is the index as git reads it (the entries with their modes,
@@ -396,7 +423,7 @@ func (s *RepoState) worktreeTree(ctx context.Context, init bool) (string, error)
 		}
 	} else {
 		after := filepath.Join(gitDir, "index.after")
-		if err := copyFile(index, after, 0o600); err != nil {
+		if err := copyFile(nil, index, after, "", 0o600); err != nil {
 			return "", fmt.Errorf("snapshot the work tree: %w", err)
 		}
 		index = after
@@ -705,7 +732,7 @@ const stubMarker = "# claude-code scrub-mode stubs"
 // global ignore file with only its **/.claude/.cc-writes/ line appended
 // (before is the recorded file, nil when there was none).
 func (s *RepoState) stubFile(p string, before *fileRecord) bool {
-	b, err := os.ReadFile(p)
+	b, err := readSmall(p, maxStubFile)
 	if err != nil {
 		return false
 	}
@@ -736,7 +763,7 @@ func (s *RepoState) stubFile(p string, before *fileRecord) bool {
 		if before.copy == "" {
 			return false
 		}
-		if old, err = os.ReadFile(before.copy); err != nil {
+		if old, err = readSmall(before.copy, maxStubFile); err != nil {
 			return false
 		}
 	}
@@ -749,6 +776,25 @@ func (s *RepoState) stubFile(p string, before *fileRecord) bool {
 		}
 	}
 	return true
+}
+
+// maxStubFile bounds the files stubFile reads: what the sandbox leaves is
+// a few lines, and a larger file (a 4 GiB sparse one the agent put in
+// .git/) is not read whole to learn it is not one.
+const maxStubFile = 1 << 20
+
+// readSmall reads the file p when it holds at most max bytes.
+func readSmall(p string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("%s holds more than %d bytes", p, max)
+	}
+	return b, err
 }
 
 // show names a path for a report: .git/… inside the git folder.
@@ -765,10 +811,13 @@ func (s *RepoState) show(p string) string {
 }
 
 // SaveWorktree writes what the agent changed in the work tree into dir:
-// worktree.patch (a binary git diff from the snapshot to now) and a copy
-// of every file it added or changed under files/. It writes nothing when
-// the work tree is as it was.
-func (s *RepoState) SaveWorktree(ctx context.Context, dir string) error {
+// a copy of every file it added or changed under files/ and
+// worktree.patch (a binary git diff from the snapshot to now), within the
+// case's collection c (nil: no limit). A file that does not fit is left out
+// of both (c lists it); so is a patch that grows past what is left (it is
+// written as git makes it, never held whole). It writes nothing when the
+// work tree is as it was.
+func (s *RepoState) SaveWorktree(ctx context.Context, dir string, c *Collection) error {
 	if err := s.checkBaselineFiles(); err != nil {
 		return err
 	}
@@ -776,28 +825,39 @@ func (s *RepoState) SaveWorktree(ctx context.Context, dir string) error {
 	if err != nil || after == s.tree {
 		return err
 	}
-	patch, err := s.baselineGit(ctx, "", nil, "diff-tree", "-p", "--binary", "--no-renames", "--full-index", s.tree, after)
-	if err != nil {
-		return fmt.Errorf("save the work tree's changes: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "worktree.patch"), []byte(patch), 0o644); err != nil {
-		return err
-	}
 	changes, err := s.worktreeChanges(ctx)
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	var errs []error
-	for _, c := range changes {
-		if c.How == "removed" {
+	var left []string
+	for _, ch := range changes {
+		if ch.How == "removed" {
 			continue
 		}
-		if err := CopyTree(filepath.Join(s.Top, filepath.FromSlash(c.What)), filepath.Join(dir, "files", filepath.FromSlash(c.What))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		skipped := c.skippedCount()
+		if err := c.CopyTree(filepath.Join(s.Top, filepath.FromSlash(ch.What)), filepath.Join(dir, "files", filepath.FromSlash(ch.What)), ch.What); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
+		if c.skippedCount() > skipped {
+			left = append(left, ch.What)
+		}
+	}
+	// The files left out are left out of the patch too (as literal paths).
+	args := []string{"diff-tree", "-p", "--binary", "--no-renames", "--full-index", s.tree, after, "--", "."}
+	for _, p := range left {
+		args = append(args, ":(exclude,literal)"+p)
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	_, err = c.WriteBounded(filepath.Join(dir, "worktree.patch"), "worktree.patch", cancel, func(w io.Writer) error {
+		return s.baselineGitTo(pctx, w, args...)
+	})
+	if err != nil {
+		errs = append(errs, fmt.Errorf("save the work tree's changes: %w", err))
 	}
 	return errors.Join(errs...)
 }
@@ -974,23 +1034,26 @@ func (s *RepoState) put(p string, r fileRecord) error {
 	if r.copy == "" {
 		return fmt.Errorf("no copy was kept")
 	}
-	b, err := os.ReadFile(r.copy)
+	in, err := os.OpenFile(r.copy, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
-	if sha256.Sum256(b) != r.sum {
-		return fmt.Errorf("the copy kept in %s was changed since the snapshot; not put back", r.copy)
-	}
+	defer in.Close()
 	// A fresh name (O_EXCL): a link the agent planted at a fixed one would
-	// be written through.
+	// be written through. The copy is checked as it is written, and put in
+	// place only when its hash still matches.
 	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".agent-eval-restore-*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(b)
+	h := sha256.New()
+	_, err = io.Copy(io.MultiWriter(f, h), in)
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil && [32]byte(h.Sum(nil)) != r.sum {
+		err = fmt.Errorf("the copy kept in %s was changed since the snapshot; not put back", r.copy)
 	}
 	if err == nil {
 		err = os.Chmod(tmp, r.mode.Perm())
@@ -1054,6 +1117,18 @@ func inspectGit(ctx context.Context, dir string, args ...string) (string, error)
 // user's nor one the agent may have changed runs anything here (filters,
 // fsmonitor, hooks).
 func (s *RepoState) baselineGit(ctx context.Context, index string, stdin *strings.Reader, args ...string) (string, error) {
+	var out bytes.Buffer
+	err := s.runBaselineGit(ctx, index, stdin, &out, args)
+	return out.String(), err
+}
+
+// baselineGitTo runs git on the saved work-tree repository as baselineGit
+// does, its output written to w as it comes (a patch is not held whole).
+func (s *RepoState) baselineGitTo(ctx context.Context, w io.Writer, args ...string) error {
+	return s.runBaselineGit(ctx, "", nil, w, args)
+}
+
+func (s *RepoState) runBaselineGit(ctx context.Context, index string, stdin *strings.Reader, stdout io.Writer, args []string) error {
 	gitDir := filepath.Join(s.saved, "worktree.git")
 	full := append([]string{"-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false", "-c", "core.autocrlf=false",
 		"-c", "core.symlinks=true", "-c", "core.quotepath=false", "-c", "core.excludesFile=" + os.DevNull,
@@ -1070,12 +1145,11 @@ func (s *RepoState) baselineGit(ctx context.Context, index string, stdin *string
 		cmd.Stdin = stdin
 	}
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return string(out), gitError(ctx, args, err, &stderr)
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return gitError(ctx, args, err, &stderr)
 	}
-	return string(out), nil
+	return nil
 }
 
 // gitEnv is the harness's environment without the variables that would

@@ -181,7 +181,7 @@ func TestRepoStateDetectsAndRestores(t *testing.T) {
 				}
 			}
 			saved := t.TempDir()
-			if err := s.SaveWorktree(ctx, saved); err != nil {
+			if err := s.SaveWorktree(ctx, saved, nil); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.Restore(ctx); err != nil {
@@ -267,7 +267,7 @@ func TestRepoStateSavesTheAgentsWork(t *testing.T) {
 	write(t, filepath.Join(dir, "notes.txt"), "original\nuser's edit\nagent-line\n")
 	write(t, filepath.Join(dir, "newdir", "new.txt"), "agent's new file\n")
 	out := t.TempDir()
-	if err := s.SaveWorktree(ctx, out); err != nil {
+	if err := s.SaveWorktree(ctx, out, nil); err != nil {
 		t.Fatal(err)
 	}
 	patch, err := os.ReadFile(filepath.Join(out, "worktree.patch"))

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -41,9 +42,15 @@ func ProtectedDenies() []string { return slices.Clone(protectedDenies) }
 var protectedDenies = []string{"Edit(.claude/**)", "Edit(tool_handlers.yaml)", "Edit(hook_decisions.jsonl)"}
 
 // CopyTree copies src (a file or a directory) to dst. Symlinks are not
-// followed and not copied; nothing outside src is read.
-func CopyTree(src, dst string) error {
+// followed and not copied; nothing outside src is read. It copies with no
+// limit: what a case left is copied by its Collection.
+func CopyTree(src, dst string) error { return copyTree(nil, src, dst, "") }
+
+func copyTree(c *Collection, src, dst, name string) error {
 	src = filepath.Clean(src) // "link/" would resolve the link
+	if name != "" {
+		name = path.Clean(name) // git names a nested repository "dir/"
+	}
 	st, err := os.Lstat(src)
 	if err != nil {
 		return err
@@ -55,7 +62,7 @@ func CopyTree(src, dst string) error {
 		if !st.Mode().IsRegular() {
 			return nil // a FIFO, socket or device: nothing to copy, and a FIFO would block
 		}
-		return copyFile(src, dst, st.Mode().Perm())
+		return copyFile(c, src, dst, name, st.Mode().Perm())
 	}
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -63,6 +70,10 @@ func CopyTree(src, dst string) error {
 		}
 		rel, _ := filepath.Rel(src, p)
 		target := filepath.Join(dst, rel)
+		shown := name
+		if rel != "." {
+			shown = path.Join(name, filepath.ToSlash(rel))
+		}
 		switch {
 		case d.Type()&fs.ModeSymlink != 0:
 			return nil
@@ -70,13 +81,18 @@ func CopyTree(src, dst string) error {
 			if d.Name() == ".git" && p != src {
 				return filepath.SkipDir
 			}
+			// A folder past the count is not made; what is in it is
+			// walked all the same, to be counted as left out.
+			if !c.admit(shown+"/", 0, true) {
+				return nil
+			}
 			return os.MkdirAll(target, 0o755)
 		case d.Type().IsRegular():
 			info, err := d.Info()
 			if err != nil {
 				return err
 			}
-			return copyFile(p, target, info.Mode().Perm())
+			return copyFile(c, p, target, shown, info.Mode().Perm())
 		}
 		return nil
 	})
@@ -86,7 +102,9 @@ func CopyTree(src, dst string) error {
 // as CopyTree does, and nothing when a folder on the way from root to it
 // is a symbolic link: out/answer.txt with out a link to ~/.aws would read
 // outside the workspace.
-func CopyOut(root, rel, dst string) error {
+func CopyOut(root, rel, dst string) error { return copyOut(nil, root, rel, dst, "") }
+
+func copyOut(c *Collection, root, rel, dst, name string) error {
 	p := root
 	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
 	for _, part := range parts[:len(parts)-1] {
@@ -102,13 +120,14 @@ func CopyOut(root, rel, dst string) error {
 			return nil // a link (or not a folder): what is under it is not the workspace's
 		}
 	}
-	return CopyTree(filepath.Join(root, rel), dst)
+	return copyTree(c, filepath.Join(root, rel), dst, name)
 }
 
-func copyFile(src, dst string, mode fs.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
+// copyFile copies the regular file src to dst when it fits in c (name:
+// src as Skip.Path names it). Its size is read from the open file, and no
+// more than that is copied: a file that grows meanwhile (a process of the
+// agent's still writing) does not go past what was counted.
+func copyFile(c *Collection, src, dst, name string, mode fs.FileMode) error {
 	// Not following a link and not blocking on a FIFO: src may have been
 	// swapped for one since it was looked at.
 	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
@@ -119,14 +138,28 @@ func copyFile(src, dst string, mode fs.FileMode) error {
 		return err
 	}
 	defer in.Close()
-	if st, err := in.Stat(); err != nil || !st.Mode().IsRegular() {
+	st, err := in.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return err
+	}
+	size := st.Size()
+	if !c.admit(name, size, false) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		c.unadmit(size)
 		return err
 	}
 	out, err := os.OpenFile(dst, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, mode|0o200)
 	if err != nil {
+		c.unadmit(size)
 		return err
 	}
-	_, err = io.Copy(out, in)
+	var r io.Reader = in
+	if c != nil {
+		r = io.LimitReader(in, size)
+	}
+	_, err = io.Copy(out, r)
 	return errors.Join(err, out.Close())
 }
 
