@@ -194,11 +194,12 @@ func (b *Box) relay(c net.Conn, target string) {
 		return
 	}
 	defer up.Close()
-	splice(c, up)
+	Splice(c, up)
 }
 
-// splice copies both ways until both sides are done (or one fails).
-func splice(a, b net.Conn) {
+// Splice copies a to b and b to a until both sides are done (or one
+// fails), closing each side's writing half when its reader ends.
+func Splice(a, b net.Conn) {
 	done := make(chan struct{}, 2)
 	cp := func(dst, src net.Conn) {
 		_, _ = io.Copy(dst, src)
@@ -299,7 +300,7 @@ func (b *Box) proxy(c net.Conn) {
 					return
 				}
 			}
-			splice(c, up)
+			Splice(c, up)
 			return
 		}
 		if req.URL.Scheme != "http" || req.URL.Host == "" {

@@ -2,10 +2,11 @@ package guard
 
 import (
 	"fmt"
-	"io"
 	"net"
 	"strings"
 	"syscall"
+
+	"github.com/agent-eval/agent-eval/internal/boundary"
 )
 
 // relay is one --relay ADDR=SOCKET: the guard, inside an agent's network
@@ -40,18 +41,7 @@ func (r relay) start() error {
 					return
 				}
 				defer up.Close()
-				done := make(chan struct{}, 2)
-				cp := func(dst, src net.Conn) {
-					_, _ = io.Copy(dst, src)
-					if cw, ok := dst.(interface{ CloseWrite() error }); ok {
-						_ = cw.CloseWrite()
-					}
-					done <- struct{}{}
-				}
-				go cp(up, c)
-				go cp(c, up)
-				<-done
-				<-done
+				boundary.Splice(c, up)
 			}()
 		}
 	}()
