@@ -131,8 +131,8 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// cmdSubst replaces @RUNNER@ and @MODEL@ in each file named with the
-// runner under test and its model.
+// cmdSubst replaces @RUNNER@, @MODEL@ and @WORK@ in each file named with
+// the runner under test, its model and the script's folder.
 func cmdSubst(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: subst FILE...")
@@ -141,6 +141,6 @@ func cmdSubst(ts *testscript.TestScript, neg bool, args []string) {
 		p := ts.MkAbs(f)
 		b, err := os.ReadFile(p)
 		ts.Check(err)
-		ts.Check(os.WriteFile(p, []byte(strings.NewReplacer("@RUNNER@", ts.Getenv("RUNNER"), "@MODEL@", ts.Getenv("MODEL")).Replace(string(b))), 0o644))
+		ts.Check(os.WriteFile(p, []byte(strings.NewReplacer("@RUNNER@", ts.Getenv("RUNNER"), "@MODEL@", ts.Getenv("MODEL"), "@WORK@", ts.Getenv("WORK")).Replace(string(b))), 0o644))
 	}
 }

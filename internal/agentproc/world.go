@@ -3,8 +3,10 @@ package agentproc
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/boundary"
 )
@@ -14,6 +16,8 @@ import (
 // folder for both (the box's sockets, the empty file hidden files show).
 type world struct {
 	bwrap   string
+	guard   string // the guard binary and the agent program, absolute
+	program string
 	args    []string // bubblewrap's, up to "--"
 	box     *boundary.Box
 	scratch string
@@ -29,7 +33,15 @@ func openWorld(s Spec) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &world{bwrap: bw, spec: *s.Boundary}
+	w := &world{bwrap: bw, spec: *s.Boundary, guard: s.Guard, program: s.Path}
+	// Inside, only what is bound exists: the programs are named by the
+	// paths they are bound at.
+	if w.guard, err = absProgram(s.Guard, ""); err != nil {
+		return nil, err
+	}
+	if w.program, err = absProgram(s.Path, s.Dir); err != nil {
+		return nil, err
+	}
 	for _, p := range scratchParents() {
 		if len(filepath.Join(p, "agent-eval-world-0123456789", "net")) > boundary.MaxSocketDir {
 			continue
@@ -48,10 +60,7 @@ func openWorld(s Spec) (*world, error) {
 	}
 	spec := w.spec
 	// The guard and the agent program are read where they are.
-	spec.RO = append(spec.RO[:len(spec.RO):len(spec.RO)], s.Guard)
-	if filepath.IsAbs(s.Path) {
-		spec.RO = append(spec.RO, s.Path)
-	}
+	spec.RO = append(spec.RO[:len(spec.RO):len(spec.RO)], w.guard, w.program)
 	if spec.Net != nil {
 		sockets := filepath.Join(w.scratch, "net")
 		if err := os.Mkdir(sockets, 0o700); err != nil {
@@ -77,7 +86,7 @@ func openWorld(s Spec) (*world, error) {
 // relays and limits, then the agent.
 func (w *world) command(s Spec) []string {
 	a := append([]string{}, w.args...)
-	a = append(a, s.Guard, "guard", "--status-fd", "3")
+	a = append(a, w.guard, "guard", "--status-fd", "3")
 	if w.box != nil {
 		a = append(a, w.box.GuardArgs()...)
 	}
@@ -85,7 +94,7 @@ func (w *world) command(s Spec) []string {
 	if fsize <= 0 {
 		fsize = boundary.DefaultFileBytes
 	}
-	a = append(a, "--fsize", strconv.FormatInt(fsize, 10), "--", s.Path)
+	a = append(a, "--fsize", strconv.FormatInt(fsize, 10), "--", w.program)
 	return append(a, s.Args...)
 }
 
@@ -104,4 +113,24 @@ func (w *world) close() {
 	if w.scratch != "" {
 		_ = os.RemoveAll(w.scratch)
 	}
+}
+
+// absProgram is the absolute path of a program: looked up in PATH when it
+// has no slash, else relative to dir.
+func absProgram(p, dir string) (string, error) {
+	switch {
+	case !strings.Contains(p, "/"):
+		lp, err := exec.LookPath(p)
+		if err != nil {
+			return "", fmt.Errorf("find %s: %w", p, err)
+		}
+		p = lp
+	case !filepath.IsAbs(p) && dir != "":
+		p = filepath.Join(dir, p)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("find %s: %w", p, err)
+	}
+	return abs, nil
 }

@@ -54,7 +54,24 @@ func (s RunSetup) World(w Workspace, agentBin string, env []string, rw, ro []str
 		spec.Hide = append(spec.Hide, DeniedIn(s.Repo, s.Permissions)...)
 	}
 	spec.Hide = append(spec.Hide, DeniedIn(w.Dir, s.Permissions)...)
-	spec.Net = &boundary.Net{Forward: LoopbackAddrs(env)}
+	forward := LoopbackAddrs(env)
+	if s.FakeModelURL != "" {
+		// The fake model, also where the runner names it in a config file
+		// of the agent's (Codex's config.toml) rather than its environment.
+		for _, a := range LoopbackAddrs([]string{"FAKE=" + s.FakeModelURL}) {
+			if !slices.Contains(forward, a) {
+				forward = append(forward, a)
+			}
+		}
+	}
+	if s.AgentOTLP != "" {
+		for _, a := range LoopbackAddrs([]string{"OTLP=" + s.AgentOTLP}) {
+			if !slices.Contains(forward, a) {
+				forward = append(forward, a)
+			}
+		}
+	}
+	spec.Net = &boundary.Net{Forward: forward}
 	if n := s.Eval.Permissions.Network; n != nil {
 		spec.Net.Hosts = slices.Clone(n.Allow)
 	}
