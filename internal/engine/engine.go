@@ -256,6 +256,14 @@ func (st *state) startAgent(ctx context.Context, rn runner.Runner, gitRoot strin
 		st.boundary = runner.BoundaryDecision{Why: "run --no-boundary"}
 	case p.HarnessBin == "" && st.boundary.On:
 		st.boundary = runner.BoundaryDecision{Why: "no agent-eval binary to run the agents under"}
+	case st.boundary.On && p.Runner == runner.TypeClaudeCode && sandbox.On && os.Geteuid() == 0:
+		// A boundary drawn by root covers parts of its /proc (bubblewrap
+		// does, or the agent could write the machine's sysctls), and
+		// Claude Code's sandbox, nested in it, can then mount no /proc of
+		// its own; its way around that (enableWeakerNestedSandbox) it
+		// refuses while it scrubs its commands' environment. Until the
+		// agent runs as a user of its own, the sandbox alone stands here.
+		st.boundary = runner.BoundaryDecision{Why: "run as root with Claude Code's sandbox on, which cannot nest in the boundary of a root run; run agent-eval as a non-root user to have both, or set permissions.sandbox: off to have the boundary alone"}
 	}
 	if st.boundary.On {
 		if err := boundary.Probe(); err != nil {

@@ -33,11 +33,8 @@ type SandboxSpec struct {
 	// hook's handlers).
 	DenyWrite []string
 	// InBoundary: Bash's sandbox is nested in the harness's boundary
-	// (package boundary), whose /proc it binds instead of mounting one (a
-	// nested bubblewrap cannot mount its own over the covered /proc of a
-	// boundary drawn by root) and whose proxy, on 127.0.0.1:ProxyPort,
-	// carries its commands' traffic (the only way out of the boundary's
-	// network).
+	// (package boundary), whose proxy, on 127.0.0.1:ProxyPort, carries its
+	// commands' traffic (the only way out of the boundary's network).
 	InBoundary bool
 	ProxyPort  int
 }
@@ -94,11 +91,8 @@ func Sandbox(s SandboxSpec) map[string]any {
 		"network":                  network,
 		"filesystem":               fs,
 	}
-	if s.InBoundary {
-		out["enableWeakerNestedSandbox"] = true
-		if s.ProxyPort > 0 {
-			network["httpProxyPort"] = s.ProxyPort
-		}
+	if s.InBoundary && s.ProxyPort > 0 {
+		network["httpProxyPort"] = s.ProxyPort
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agent-eval/agent-eval/internal/boundary"
 	"io"
 	"net/url"
 	"os"
@@ -129,6 +130,16 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Agen
 	}
 	if err := writeJSON(filepath.Join(r.configDir, ".claude.json"), map[string]any{"projects": projects}); err != nil {
 		return nil, fmt.Errorf("seed the agent's trust: %w", err)
+	}
+	if s.Boundary.On {
+		// Inside the harness's boundary the sandbox sends its commands'
+		// traffic through the boundary's proxy, the only way out. Claude
+		// Code may take this key from user settings only (a project's are
+		// not trusted with it): its config folder's settings.json.
+		nested := map[string]any{"sandbox": map[string]any{"network": map[string]any{"httpProxyPort": boundary.ProxyPort}}}
+		if err := writeJSON(filepath.Join(r.configDir, "settings.json"), nested); err != nil {
+			return nil, fmt.Errorf("write the agent's user settings: %w", err)
+		}
 	}
 	if s.Sandbox.On {
 		if err := CheckSandbox(ctx, os.Getenv("PATH")); err != nil {
