@@ -86,7 +86,10 @@ const ProxyPort = 3128
 // before the command. box is the network's outside (nil without Net);
 // empty is an empty file the hidden files are shown as.
 func Args(spec Spec, box *Box, empty string) ([]string, error) {
-	a := []string{"--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+	// The guard is the init of the agent's pid namespace (--as-pid-1): an
+	// init gets no signal from its own namespace it has no handler for, so
+	// the agent cannot kill it, and when it ends the kernel ends the rest.
+	a := []string{"--die-with-parent", "--as-pid-1", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
 		"--unshare-cgroup-try", "--cap-drop", "ALL", "--hostname", "agent-eval"}
 	if os.Getuid() == 0 {
 		a = append(a, "--uid", strconv.Itoa(InsideUID), "--gid", strconv.Itoa(InsideUID))

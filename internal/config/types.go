@@ -163,6 +163,7 @@ type Permissions struct {
 	// only layer that stops every spelling of a Bash command from reading a
 	// denied path or reaching a host.
 	Sandbox  string   `yaml:"sandbox" doc:"Claude Code's OS sandbox for Bash commands (bubblewrap): auto turns it on for the claude-code runner unless Bash is denied outright; on always; off never (run then names the protections that are off, validate the paths that stay open to Bash)." enum:"auto|on|off" default:"\"auto\""`
+	ReadOnly []string `yaml:"read_only" doc:"More files and folders the agent may read (and run) inside the harness's boundary, at their own paths: a toolchain outside the system folders (~/.pyenv, ~/.nvm), an agent CLI a cli runner's wrapper script starts. $VAR and ${VAR} are expanded from agent-eval's environment; a relative path is relative to eval.yaml."`
 	Boundary string   `yaml:"boundary" doc:"The harness's own boundary around every agent's whole process tree (namespaces, through bubblewrap): on (the default) runs each agent in a world drawn by allowlist — its workspace, its own HOME and /tmp, the system read-only, a network that reaches only the model and permissions.network's hosts — and refuses to run where it cannot be made; off runs the agents in the machine's world, recorded in run_result.json and said on every run." enum:"on|off" default:"\"on\""`
 	Network  *Network `yaml:"network" doc:"Hosts the agent's commands may reach, through the sandbox's proxy; setting it turns the sandbox on. Absent: none (the agent CLI's own API traffic does not go through the sandbox)."`
 }

@@ -50,6 +50,16 @@ func (s RunSetup) World(w Workspace, agentBin string, env []string, rw, ro []str
 	spec.RO = append(spec.RO, s.HarnessBin)
 	spec.RO = append(spec.RO, Install(agentBin)...)
 	spec.RO = append(spec.RO, ro...)
+	for _, p := range s.Eval.Permissions.ReadOnly {
+		p = config.ResolveEnv(config.EnvMap{"p": p}, os.LookupEnv)["p"]
+		if p == "" {
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(s.Eval.Dir(), p)
+		}
+		spec.RO = append(spec.RO, Install(p)...)
+	}
 	if s.Repo != "" {
 		spec.Hide = append(spec.Hide, DeniedIn(s.Repo, s.Permissions)...)
 	}

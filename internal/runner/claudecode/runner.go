@@ -765,7 +765,15 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	if r.credDir != "" {
 		ro = append(ro, r.credDir)
 	}
-	world := r.s.World(s.w, r.bin, env, []string{r.configDir}, ro)
+	// The OpenRouter plan's base URL is in the overlay's settings, not the
+	// agent's environment: the boundary forwards (or lets through) it too.
+	reach := env
+	if r.plan != nil {
+		for k, v := range r.plan.Env() {
+			reach = append(reach[:len(reach):len(reach)], k+"="+v)
+		}
+	}
+	world := r.s.World(s.w, r.bin, reach, []string{r.configDir}, ro)
 	res := Run(ctx, Spec{World: world,
 		Bin: r.bin, Dir: dir, Prompt: in.Prompt, Model: model, Effort: rc.Effort,
 		PermissionMode: rc.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: rc.SystemPrompt,
