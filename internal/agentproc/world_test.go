@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -183,4 +184,44 @@ func serve(t *testing.T, network, addr, body string) string {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
+}
+
+// TestBoundaryHoldsForAnotherUser runs TestBoundaryHolds again as a user
+// that is not root (nobody), where bubblewrap makes its namespaces without
+// privileges, as on a CI runner that runs as a user: the same attacks
+// fail. It needs root to switch users, and skips otherwise.
+func TestBoundaryHoldsForAnotherUser(t *testing.T) {
+	needBoundary(t)
+	if os.Geteuid() != 0 {
+		t.Skip("switching to another user needs root; TestBoundaryHolds itself runs as this user")
+	}
+	if os.Getenv("AGENT_EVAL_TEST_AS_NOBODY") != "" {
+		t.Skip("already the other user")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A copy of the test binary the other user can run.
+	dir, err := os.MkdirTemp("", "agent-eval-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	must(t, os.Chmod(dir, 0o755))
+	bin := filepath.Join(dir, "agentproc.test")
+	b, err := os.ReadFile(self)
+	must(t, err)
+	must(t, os.WriteFile(bin, b, 0o755))
+	cmd := exec.Command(bin, "-test.run", "^TestBoundaryHolds$", "-test.v", "-test.count=1")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "HOME=" + dir, "AGENT_EVAL_TEST_AS_NOBODY=1"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestBoundaryHolds") {
+		t.Fatalf("TestBoundaryHolds as nobody: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "uid: 65534") {
+		t.Errorf("the agent did not run as nobody:\n%s", out)
+	}
 }
