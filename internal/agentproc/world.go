@@ -33,7 +33,7 @@ func openWorld(s Spec) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &world{bwrap: bw, spec: *s.Boundary, guard: s.Guard, program: s.Path}
+	w := &world{bwrap: bw, spec: *s.Boundary}
 	// Inside, only what is bound exists: the programs are named by the
 	// paths they are bound at.
 	if w.guard, err = absProgram(s.Guard, ""); err != nil {
@@ -90,11 +90,7 @@ func (w *world) command(s Spec) []string {
 	if w.box != nil {
 		a = append(a, w.box.GuardArgs()...)
 	}
-	fsize := w.spec.FileBytes
-	if fsize <= 0 {
-		fsize = boundary.DefaultFileBytes
-	}
-	a = append(a, "--fsize", strconv.FormatInt(fsize, 10), "--", w.program)
+	a = append(a, "--fsize", strconv.Itoa(boundary.FileBytes), "--", w.program)
 	return append(a, s.Args...)
 }
 

@@ -41,11 +41,6 @@ type Spec struct {
 	// Net, when set, gives the agent a network of its own; nil leaves it
 	// the machine's.
 	Net *Net
-	// TmpBytes is the size of the agent's fresh /tmp (0: DefaultTmpBytes).
-	TmpBytes int64
-	// FileBytes is the largest file a process of the agent may write
-	// (RLIMIT_FSIZE; 0: DefaultFileBytes).
-	FileBytes int64
 }
 
 // Net is the network an agent reaches from its own namespace.
@@ -59,10 +54,10 @@ type Net struct {
 	Hosts []string
 }
 
-// Defaults of a Spec's limits.
+// The world's limits.
 const (
-	DefaultTmpBytes  = 1 << 30 // 1 GiB of /tmp
-	DefaultFileBytes = 8 << 30 // no file over 8 GiB (apparent size: sparse files too)
+	TmpBytes  = 1 << 30 // the size of the agent's fresh /tmp
+	FileBytes = 8 << 30 // no file of the agent's over 8 GiB (RLIMIT_FSIZE: apparent size, sparse files too)
 )
 
 // SystemRO are the system folders every agent reads: programs, libraries,
@@ -112,11 +107,7 @@ func Args(spec Spec, box *Box, empty string) ([]string, error) {
 			a = append(a, "--ro-bind", d, d)
 		}
 	}
-	tmp := spec.TmpBytes
-	if tmp <= 0 {
-		tmp = DefaultTmpBytes
-	}
-	a = append(a, "--dev", "/dev", "--proc", "/proc", "--size", strconv.FormatInt(tmp, 10), "--tmpfs", "/tmp",
+	a = append(a, "--dev", "/dev", "--proc", "/proc", "--size", strconv.Itoa(TmpBytes), "--tmpfs", "/tmp",
 		"--dir", "/run", "--dir", "/var", "--symlink", "../tmp", "/var/tmp")
 	type bind struct {
 		path string

@@ -28,6 +28,7 @@ type Box struct {
 	lns      []net.Listener
 	wg       sync.WaitGroup
 	dial     func(ctx context.Context, network, addr string) (net.Conn, error)
+	http     *http.Transport // plain requests to allowed hosts
 	ctx      context.Context
 	cancel   context.CancelFunc
 
@@ -53,6 +54,7 @@ func OpenBox(d string, n Net) (*Box, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Box{dir: d, hosts: n.Hosts, refused: map[string]int{}, ctx: ctx, cancel: cancel,
 		dial: (&net.Dialer{Timeout: 30 * time.Second}).DialContext}
+	b.http = &http.Transport{DialContext: b.dial, Proxy: nil}
 	b.port = ProxyPort
 	for _, f := range n.Forward {
 		if _, err := splitLoopback(f); err != nil {
@@ -184,6 +186,7 @@ func (b *Box) Close() error {
 		_ = ln.Close()
 	}
 	b.wg.Wait()
+	b.http.CloseIdleConnections()
 	return os.RemoveAll(b.dir)
 }
 
@@ -310,7 +313,7 @@ func (b *Box) proxy(c net.Conn) {
 		req.RequestURI = ""
 		req.Header.Del("Proxy-Connection")
 		req.Header.Del("Proxy-Authorization")
-		resp, err := (&http.Transport{DialContext: b.dial, Proxy: nil}).RoundTrip(req.WithContext(b.ctx))
+		resp, err := b.http.RoundTrip(req.WithContext(b.ctx))
 		if err != nil {
 			fmt.Fprintf(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
 			return

@@ -1095,6 +1095,6 @@ func (st *state) boundaryRecord() *results.Boundary {
 	b := &results.Boundary{On: true, Files: "the workspace and the agent's own HOME and TMPDIR read-write; the system folders (" +
 		strings.Join(boundary.SystemRO, " ") + "), the agent CLI's install and agent-eval read-only; the eval's denied paths shown empty; a fresh /tmp; nothing else",
 		Network:   "the model endpoint and the loopback addresses the agent is pointed at; permissions.network's hosts through the harness's proxy; nothing else",
-		Processes: "a pid namespace of its own: no other process is visible", Limits: fmt.Sprintf("/tmp %d MiB; no file over %d GiB", boundary.DefaultTmpBytes>>20, boundary.DefaultFileBytes>>30)}
+		Processes: "a pid namespace of its own: no other process is visible", Limits: fmt.Sprintf("/tmp %d MiB; no file over %d GiB", boundary.TmpBytes>>20, boundary.FileBytes>>30)}
 	return b
 }

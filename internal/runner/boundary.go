@@ -32,8 +32,7 @@ func (s RunSetup) World(w Workspace, agentBin string, env []string, rw, ro []str
 		return nil
 	}
 	spec := &boundary.Spec{}
-	slot := filepath.Dir(w.Dir)
-	if s.WorkspaceRoot != "" && filepath.Dir(slot) == filepath.Clean(s.WorkspaceRoot) {
+	if slot := s.OwnHome(w.Dir); slot != "" {
 		spec.RW = append(spec.RW, slot)
 	} else {
 		spec.RW = append(spec.RW, w.Dir)
@@ -64,28 +63,14 @@ func (s RunSetup) World(w Workspace, agentBin string, env []string, rw, ro []str
 		spec.Hide = append(spec.Hide, DeniedIn(s.Repo, s.Permissions)...)
 	}
 	spec.Hide = append(spec.Hide, DeniedIn(w.Dir, s.Permissions)...)
-	forward := LoopbackAddrs(env)
-	if s.FakeModelURL != "" {
-		// The fake model, also where the runner names it in a config file
-		// of the agent's (Codex's config.toml) rather than its environment.
-		for _, a := range LoopbackAddrs([]string{"FAKE=" + s.FakeModelURL}) {
-			if !slices.Contains(forward, a) {
-				forward = append(forward, a)
-			}
-		}
-	}
-	if s.AgentOTLP != "" {
-		for _, a := range LoopbackAddrs([]string{"OTLP=" + s.AgentOTLP}) {
-			if !slices.Contains(forward, a) {
-				forward = append(forward, a)
-			}
-		}
-	}
-	spec.Net = &boundary.Net{Forward: forward}
+	// The fake model and the OTLP endpoint too where the runner names them
+	// in a config file of the agent's (Codex's config.toml), not its
+	// environment.
+	reach := append(env[:len(env):len(env)], "FAKE="+s.FakeModelURL, "OTLP="+s.AgentOTLP)
+	spec.Net = &boundary.Net{Forward: LoopbackAddrs(reach)}
 	if n := s.Eval.Permissions.Network; n != nil {
 		spec.Net.Hosts = slices.Clone(n.Allow)
 	}
-	spec.Net.Hosts = append(spec.Net.Hosts, s.ModelHosts...)
 	if s.FakeModelURL == "" {
 		spec.Net.Hosts = append(spec.Net.Hosts, modelHosts(s.Eval.Runner.Type)...)
 		for _, kv := range env {
@@ -269,4 +254,18 @@ func Base(environ []string) []string {
 		}
 	}
 	return out
+}
+
+// OwnHome is the agent's own home for workspace ws: its slot of the
+// private root (workspace.HomeDir), or "" when ws is not in the root or
+// the slot is not there.
+func (s RunSetup) OwnHome(ws string) string {
+	home := filepath.Dir(filepath.Clean(ws))
+	if s.WorkspaceRoot == "" || filepath.Dir(home) != filepath.Clean(s.WorkspaceRoot) {
+		return ""
+	}
+	if fi, err := os.Stat(home); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return home
 }

@@ -101,10 +101,6 @@ type RunSetup struct {
 	// Boundary says whether the harness draws each agent's world itself
 	// (package boundary; World), and why not.
 	Boundary BoundaryDecision
-	// ModelHosts are the host names of the model API the agent reaches
-	// (besides loopback URLs in its environment), which the boundary's
-	// proxy lets through.
-	ModelHosts []string
 	// FakeModelURL is the built-in fake Messages API (--fake-model), or "".
 	// An invocation's Name selects its script (fakeapi.ScriptURL).
 	FakeModelURL string

@@ -156,7 +156,7 @@ func (r *started) sandboxSpec(ws string, h hiddenPaths) permissions.SandboxSpec 
 	if r.s.Repo != "" {
 		spec.AllowWrite = append(spec.AllowWrite, ws)
 	}
-	if home := r.ownHome(ws); home != "" {
+	if home := r.s.OwnHome(ws); home != "" {
 		spec.AllowWrite = append(spec.AllowWrite, home) // the agent's own home, its workspace's slot
 	}
 	spec.DenyRead = append(slices.Clone(h.paths), h.roots...)
@@ -174,17 +174,19 @@ func (r *started) sandboxSpec(ws string, h hiddenPaths) permissions.SandboxSpec 
 	return spec
 }
 
-// inWorld says whether a path is in the world the boundary draws for the
-// agent of ws: its slot (or the private root above it, which holds it),
-// the project in repo mode, the run's config and credentials folders.
+// inWorld says whether a path exists in the world the boundary draws for
+// the agent of ws: it is in the slot, the project (repo mode) or the run's
+// config or credentials folder, or it is a folder above the slot (which
+// holds it there, empty but for it).
 func (r *started) inWorld(ws string) func(p string) bool {
-	roots := []string{filepath.Dir(ws), ws, r.configDir, r.credDir, r.s.Repo, r.s.WorkspaceRoot}
+	slot := filepath.Dir(ws)
+	bound := []string{slot, ws, r.configDir, r.credDir, r.s.Repo}
 	return func(p string) bool {
-		for _, d := range roots {
-			if d != "" && (pathutil.Within(p, d) || (d == r.s.WorkspaceRoot && pathutil.Within(filepath.Dir(ws), p))) {
+		for _, d := range bound {
+			if d != "" && pathutil.Within(p, d) {
 				return true
 			}
 		}
-		return false
+		return pathutil.Within(slot, p)
 	}
 }

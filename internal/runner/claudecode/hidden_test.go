@@ -136,7 +136,7 @@ func TestAgentHome(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.s.Eval.Runner.HomeFiles = []string{".netrc", ".gitconfig"}
-	if err := st.fillHome(st.ownHome(ws)); err != nil {
+	if err := st.fillHome(st.s.OwnHome(ws)); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{}

@@ -40,7 +40,7 @@ func (r *started) protectedWrites(ws string) []string {
 	// run keeps there (the workspace, the agent's home, the project in repo
 	// mode) is carved out.
 	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
-		if own := r.ownHome(ws); own != "" {
+		if own := r.s.OwnHome(ws); own != "" {
 			hold = append(hold, pathutil.Abs(own))
 		}
 		out = carve(out, pathutil.Abs(home), hold, []string{pathutil.Abs(os.TempDir())})

@@ -263,20 +263,10 @@ func (r *started) Prepare(_ context.Context, w runner.Workspace) (runner.Session
 		return s, err
 	}
 	s.plugins = r.stagedPlugins(w.Dir)
-	if err := r.fillHome(r.ownHome(w.Dir)); err != nil {
+	if err := r.fillHome(r.s.OwnHome(w.Dir)); err != nil {
 		return s, err
 	}
 	return s, nil
-}
-
-// ownHome is the agent's own home for the workspace ws: its slot of the
-// private root; "" when ws has none.
-func (r *started) ownHome(ws string) string {
-	home := workspace.HomeDir(ws)
-	if r.s.WorkspaceRoot == "" || filepath.Dir(home) != filepath.Clean(r.s.WorkspaceRoot) || !fileExists(home) {
-		return ""
-	}
-	return home
 }
 
 // TempDirName is the agent's temp folder ($TMPDIR) in its home.
@@ -652,7 +642,7 @@ func (r *started) agentEnv(name, ws string, extraEnv map[string]string) []string
 	if _, set := extra["HOME"]; !set {
 		// A home of its own: none of the user's credential folders, and
 		// nothing another case (or run) left or removes there.
-		if home := r.ownHome(ws); home != "" {
+		if home := r.s.OwnHome(ws); home != "" {
 			extra["HOME"] = home
 		}
 	}
@@ -660,7 +650,7 @@ func (r *started) agentEnv(name, ws string, extraEnv map[string]string) []string
 		// A temp folder of its own too, inside its home: the sandbox guards
 		// the settings files of every folder from the temp folder up to the
 		// home as well, with placeholders a shared one would race on.
-		if home := r.ownHome(ws); home != "" && fileExists(filepath.Join(home, TempDirName)) {
+		if home := r.s.OwnHome(ws); home != "" && fileExists(filepath.Join(home, TempDirName)) {
 			extra["TMPDIR"] = filepath.Join(home, TempDirName)
 		}
 	}

@@ -256,23 +256,10 @@ func (r *started) env(in runner.Invocation, rc config.Runner, ws string) []strin
 	// folder of its own in its slot: none of the caller's tokens, cloud
 	// credentials or CI files; the eval gives what the agent needs.
 	own := map[string]string{}
-	if home := r.ownHome(in, ws); home != "" {
+	if home := r.s.OwnHome(ws); home != "" && os.MkdirAll(filepath.Join(home, tempDirName), 0o700) == nil {
 		own["HOME"], own["TMPDIR"] = home, filepath.Join(home, tempDirName)
 	}
 	return Env(runner.Base(os.Environ()), append([]map[string]string{own}, layers...)...)
-}
-
-// ownHome is the agent's own home, the workspace's slot, with its temp
-// folder made; "" when the workspace is not in the private root.
-func (r *started) ownHome(_ runner.Invocation, ws string) string {
-	home := workspace.HomeDir(ws)
-	if r.s.WorkspaceRoot == "" || filepath.Dir(home) != filepath.Clean(r.s.WorkspaceRoot) {
-		return ""
-	}
-	if err := os.MkdirAll(filepath.Join(home, tempDirName), 0o700); err != nil {
-		return ""
-	}
-	return home
 }
 
 func orDiscard(w io.Writer) io.Writer {

@@ -26,7 +26,6 @@ import (
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	"github.com/agent-eval/agent-eval/internal/transcript"
-	"github.com/agent-eval/agent-eval/internal/workspace"
 )
 
 // New returns the codex runner.
@@ -166,7 +165,7 @@ func (r *started) Prepare(_ context.Context, w runner.Workspace) (runner.Session
 		return s, fmt.Errorf("make the agent's CODEX_HOME: %w", err)
 	}
 	s.home = home
-	if own := r.ownHome(w.Dir); own != "" {
+	if own := r.s.OwnHome(w.Dir); own != "" {
 		if err := os.MkdirAll(filepath.Join(own, claudecode.TempDirName), 0o700); err != nil {
 			return s, fmt.Errorf("make the agent's temp folder: %w", err)
 		}
@@ -190,19 +189,6 @@ func (s *session) Close() error {
 	return nil
 }
 
-// ownHome is the agent's own home for the workspace ws: its slot of the
-// private root; "" when ws has none.
-func (r *started) ownHome(ws string) string {
-	home := workspace.HomeDir(ws)
-	if r.s.WorkspaceRoot == "" || filepath.Dir(home) != filepath.Clean(r.s.WorkspaceRoot) {
-		return ""
-	}
-	if fi, err := os.Stat(home); err != nil || !fi.IsDir() {
-		return ""
-	}
-	return home
-}
-
 // envAllowlist are the only variables taken from the caller's environment.
 var envAllowlist = []string{"PATH", "HOME", "USER", "SHELL", "LANG", "LC_ALL", "TERM", "TMPDIR",
 	"OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_ORGANIZATION", "OPENAI_PROJECT", "AGENT_EVAL_RUNS_DIR"}
@@ -223,7 +209,7 @@ func (s *session) agentEnv(in runner.Invocation) []string {
 		extra[k] = v
 	}
 	extra["CODEX_HOME"] = s.home
-	if own := r.ownHome(s.w.Dir); own != "" {
+	if own := r.s.OwnHome(s.w.Dir); own != "" {
 		if _, set := extra["HOME"]; !set {
 			extra["HOME"] = own
 		}

@@ -218,7 +218,7 @@ func (r *started) profile(ws, home string, deny []string) (map[string]any, []str
 		}
 	}
 	slices.Sort(denied)
-	if own := r.ownHome(ws); own != "" {
+	if own := r.s.OwnHome(ws); own != "" {
 		fs[own] = "write" // the agent's home and temp folder
 	}
 	p := map[string]any{"extends": ":workspace", "filesystem": fs}
