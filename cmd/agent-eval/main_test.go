@@ -43,13 +43,17 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// scriptCondition is the scripts' [need:PROGRAM]: PROGRAM is on PATH. A
+// scriptCondition is the scripts' [need:PROGRAM]: PROGRAM is on PATH, and
+// [root]: the tests run as root. A
 // script that needs it starts with [!need:PROGRAM] skip, which skips without
 // it, except in CI ($CI set), where the condition's error fails the script
 // (need.ProgramCondition).
 func scriptCondition(cond string) (bool, error) {
 	if name, ok := strings.CutPrefix(cond, "need:"); ok && name != "" {
 		return need.ProgramCondition(name)
+	}
+	if cond == "root" {
+		return os.Geteuid() == 0, nil // the tests run as root here and in CI, as a user elsewhere
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }

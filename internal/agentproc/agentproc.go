@@ -68,6 +68,9 @@ type Result struct {
 	Duration    time.Duration
 	Err         error // it could not be started, or its output read
 	Containment Mode  // what kept its processes from outliving it
+	// OverQuota says how the agent's files passed the boundary's quota,
+	// for which it was stopped ("" when they did not).
+	OverQuota string
 	// Refused are the hosts the boundary's proxy did not let the agent
 	// reach.
 	Refused []boundary.Refusal
@@ -221,10 +224,19 @@ func Run(ctx context.Context, s Spec) Result {
 		defer t.Stop()
 		timeout = t.C
 	}
+	var overQuota <-chan string
+	if b := s.Boundary; b != nil && b.Quota != nil && contain == Boundary {
+		stopWatch := make(chan struct{})
+		defer close(stopWatch)
+		overQuota = watchQuota(b.RW, *b.Quota, stopWatch)
+	}
 	var res Result
 	var werr error
 	select {
 	case werr = <-exited:
+	case why := <-overQuota:
+		res.OverQuota = why
+		werr = stop(cmd, exited, grace, s.Guard != "")
 	case <-timeout:
 		res.TimedOut = true
 		werr = stop(cmd, exited, grace, s.Guard != "")
@@ -253,6 +265,8 @@ func Run(ctx context.Context, s Spec) Result {
 	}
 	var exit *exec.ExitError
 	switch {
+	case res.OverQuota != "":
+		res.ExitCode, res.Err = -1, fmt.Errorf("%s: %w", res.OverQuota, ErrOverQuota)
 	case res.TimedOut || res.Interrupted:
 		res.ExitCode = -1
 	case errors.As(werr, &exit):

@@ -78,6 +78,9 @@ func TestBoundaryHolds(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(ws, "secret"), 0o755))
 	must(t, os.WriteFile(filepath.Join(ws, "secret", "key.txt"), []byte("TOPSECRET-KEY"), 0o644))
 	must(t, os.WriteFile(filepath.Join(ws, "notes.env"), []byte("TOPSECRET-ENV"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(ws, "frozen"), 0o755))
+	must(t, os.WriteFile(filepath.Join(ws, "frozen", "f.txt"), []byte("orig"), 0o644))
+	must(t, os.WriteFile(filepath.Join(ws, "frozen.txt"), []byte("orig"), 0o644))
 	outside := filepath.Join(base, "eval.yaml")
 	must(t, os.WriteFile(outside, []byte("TOPSECRET-EVAL"), 0o644))
 	summary := filepath.Join(base, "step_summary.md")
@@ -112,6 +115,7 @@ func TestBoundaryHolds(t *testing.T) {
 		`echo "host-tmp: $(ls ` + hostTmp.Name() + ` 2>&1)"`,
 		`echo "unhide: $(umount secret 2>&1 || true; cat secret/key.txt 2>&1)"`,
 		`echo "remount: $(mount -o remount,rw,bind /usr 2>&1; touch /usr/planted2 2>&1 && echo written)"`,
+		`echo "frozen: $(echo x > frozen/f.txt; echo x > frozen/new.txt; rm -f frozen/f.txt; mv frozen frozen2; echo x > frozen.txt; rm -f frozen.txt; mv frozen.txt moved.txt; cat frozen/f.txt frozen.txt 2>&1)"`,
 		`echo "uid: $(id -u)"`,
 		`echo "forwarded $(` + self + ` attacker dial tcp ` + allowed + `)"`,
 		`echo "other $(` + self + ` attacker dial tcp ` + other + `)"`,
@@ -123,7 +127,8 @@ func TestBoundaryHolds(t *testing.T) {
 	}, "\n")
 	var out, errb bytes.Buffer
 	spec := &boundary.Spec{RW: []string{slot}, RO: []string{self}, Hide: []string{filepath.Join(ws, "secret"), filepath.Join(ws, "notes.env")},
-		Net: &boundary.Net{Forward: []string{allowed}, Hosts: []string{"api.example"}}}
+		Freeze: []string{filepath.Join(ws, "frozen"), filepath.Join(ws, "frozen.txt")},
+		Net:    &boundary.Net{Forward: []string{allowed}, Hosts: []string{"api.example"}}}
 	res := Run(context.Background(), Spec{Path: "/bin/sh", Args: []string{"-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"},
 		Guard: self, Boundary: spec, Stdout: &out, Stderr: &errb, Timeout: time.Minute})
 	if res.Err != nil || res.ExitCode != 0 {
@@ -157,6 +162,19 @@ func TestBoundaryHolds(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "secret", "key.txt")); string(b) != "TOPSECRET-KEY" {
 		t.Errorf("the hidden file changed: %q", b)
+	}
+	for _, f := range []string{"frozen/f.txt", "frozen.txt"} {
+		if b, _ := os.ReadFile(filepath.Join(ws, f)); string(b) != "orig" {
+			t.Errorf("the write-denied %s changed: %q", f, b)
+		}
+	}
+	for _, f := range []string{"frozen/new.txt", "frozen2", "moved.txt"} {
+		if _, err := os.Lstat(filepath.Join(ws, f)); err == nil {
+			t.Errorf("%s was made beside a write-denied path", f)
+		}
+	}
+	if !strings.Contains(got, "frozen: origorig") {
+		t.Errorf("the write-denied files do not read as they were")
 	}
 	if len(res.Refused) != 1 || res.Refused[0].Host != "exfil.example" {
 		t.Errorf("refused = %+v, want exfil.example", res.Refused)
@@ -223,5 +241,47 @@ func TestBoundaryHoldsForAnotherUser(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "uid: 65534") {
 		t.Errorf("the agent did not run as nobody:\n%s", out)
+	}
+}
+
+// TestBoundaryQuota: an agent whose folders pass the boundary's quota while
+// it runs is stopped, a sparse file counted at its apparent size and a
+// flood of small files by their number; one within it runs to its end.
+func TestBoundaryQuota(t *testing.T) {
+	needBoundary(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	was := quotaEvery
+	quotaEvery = 50 * time.Millisecond
+	t.Cleanup(func() { quotaEvery = was })
+	for _, tt := range []struct {
+		name, script, want string
+	}{
+		{"sparse", "truncate -s 64M big.bin; sleep 20", "disk_bytes"},
+		{"files", "mkdir many; for i in $(seq 300); do : > many/$i; done; sleep 20", "disk_files"},
+		{"within", "head -c 1000 /dev/zero > small.bin; echo done", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			slot := filepath.Join(t.TempDir(), "slot")
+			must(t, os.MkdirAll(slot, 0o755))
+			spec := &boundary.Spec{RW: []string{slot}, RO: []string{self}, Quota: &boundary.Quota{Bytes: 8 << 20, Files: 200}}
+			var out bytes.Buffer
+			res := Run(context.Background(), Spec{Path: "/bin/sh", Args: []string{"-c", tt.script}, Dir: slot, Env: []string{"PATH=/usr/bin:/bin"},
+				Guard: self, Boundary: spec, Stdout: &out, Timeout: 15 * time.Second})
+			if res.TimedOut {
+				t.Fatalf("the agent ran to its timeout: %+v", res)
+			}
+			if tt.want == "" {
+				if res.OverQuota != "" || res.Err != nil || res.ExitCode != 0 {
+					t.Errorf("an agent within its quota: %+v", res)
+				}
+				return
+			}
+			if !strings.Contains(res.OverQuota, tt.want) || res.Err == nil || !strings.Contains(res.Err.Error(), tt.want) {
+				t.Errorf("over quota = %q, err = %v; want %s named", res.OverQuota, res.Err, tt.want)
+			}
+		})
 	}
 }

@@ -38,9 +38,25 @@ type Spec struct {
 	// folder for a folder, an empty file for a file (the eval's denied
 	// paths in the workspace). Absent ones are left out.
 	Hide []string
+	// Freeze are paths inside RW shown as they are but read-only (the
+	// eval's write-denied paths in the workspace): no process of the agent
+	// changes, removes or renames them. Absent ones, and ones inside a
+	// hidden path, are left out.
+	Freeze []string
+	// Quota, when set, bounds what the agent keeps in its RW folders while
+	// it runs (package agentproc watches it).
+	Quota *Quota
 	// Net, when set, gives the agent a network of its own; nil leaves it
 	// the machine's.
 	Net *Net
+}
+
+// Quota is how much an agent may keep in its read-write folders: bytes
+// (a file counts at the larger of its apparent and its allocated size, so
+// sparse files count in full) and files and folders. Zero is no bound.
+type Quota struct {
+	Bytes int64
+	Files int
 }
 
 // Net is the network an agent reaches from its own namespace.
@@ -146,6 +162,15 @@ func Args(spec Spec, box *Box, empty string) ([]string, error) {
 	}
 	hides := slices.Clone(spec.Hide)
 	slices.SortStableFunc(hides, func(x, y string) int { return depth(x) - depth(y) })
+	freezes := slices.Clone(spec.Freeze)
+	slices.SortStableFunc(freezes, func(x, y string) int { return depth(x) - depth(y) })
+	for _, f := range slices.Compact(freezes) {
+		f = filepath.Clean(f)
+		if _, err := os.Lstat(f); err != nil || !inside(f, seen) || slices.ContainsFunc(hides, func(h string) bool { return f == h || strings.HasPrefix(f, h+"/") }) {
+			continue
+		}
+		a = append(a, "--ro-bind", f, f)
+	}
 	for _, h := range hides {
 		fi, err := os.Lstat(h)
 		if err != nil || !inside(h, seen) {

@@ -56,7 +56,8 @@ func TestArgsOrder(t *testing.T) {
 	}
 	empty := filepath.Join(base, "empty")
 	spec := Spec{RW: []string{filepath.Join(base, "slot")}, RO: []string{ws, filepath.Join(base, "absent"), "/usr/bin/env"},
-		Hide: []string{filepath.Join(ws, "secret"), file, "/etc/passwd"}, Net: &Net{}}
+		Hide: []string{filepath.Join(ws, "secret"), file, "/etc/passwd"}, Net: &Net{},
+		Freeze: []string{file, filepath.Join(ws, "secret"), ws, filepath.Join(base, "slot", "gone"), "/etc/hosts"}}
 	a, err := Args(spec, nil, empty)
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +76,12 @@ func TestArgsOrder(t *testing.T) {
 	}
 	if idx("--tmpfs "+filepath.Join(ws, "secret")) < slot || idx("--ro-bind "+empty+" "+file) < slot {
 		t.Errorf("a hidden path comes before the bind it is in")
+	}
+	if strings.Count(s, "--ro-bind "+ws+" "+ws) != 2 || idx("--ro-bind "+ws+" "+ws+" --ro-bind "+ws+" "+ws) < 0 {
+		t.Errorf("the frozen workspace is not bound read-only after its read-only bind")
+	}
+	if strings.Contains(s, "--ro-bind "+file+" "+file) || strings.Contains(s, "gone") || strings.Contains(s, "/etc/hosts") {
+		t.Errorf("a hidden, absent or unbound path is frozen: %s", s)
 	}
 	if strings.Contains(s, "absent") || strings.Contains(s, "/usr/bin/env") {
 		t.Errorf("an absent path or one under a system folder is bound: %s", s)

@@ -105,6 +105,30 @@ const (
 	DefaultCollectFiles = 10000
 )
 
+// What an agent may keep in its own folders while it runs, by default:
+// a build's caches and a dependency install fit (a Go module cache, a
+// node_modules of some 100,000 files), a disk of a CI runner is not filled.
+const (
+	DefaultDiskBytes = 4 << 30
+	DefaultDiskFiles = 200000
+)
+
+// DiskBytes is execution.limits.disk_bytes, DefaultDiskBytes when unset.
+func (e *Eval) DiskBytes() int64 {
+	if l := e.Execution.Limits; l != nil && l.DiskBytes != nil {
+		return int64(*l.DiskBytes)
+	}
+	return DefaultDiskBytes
+}
+
+// DiskFiles is execution.limits.disk_files, DefaultDiskFiles when unset.
+func (e *Eval) DiskFiles() int {
+	if l := e.Execution.Limits; l != nil && l.DiskFiles != nil {
+		return *l.DiskFiles
+	}
+	return DefaultDiskFiles
+}
+
 // CollectBytes is execution.limits.collect_bytes, DefaultCollectBytes when
 // unset.
 func (e *Eval) CollectBytes() int64 {

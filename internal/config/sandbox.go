@@ -174,17 +174,29 @@ func (p Permissions) LostWithoutSandbox(open []string) []string {
 	return lost
 }
 
+// LostInBoundary is what of lost (LostWithoutSandbox) the agent's commands
+// still may do inside the harness's boundary, which keeps writes and reads
+// outside the workspace from them, the network to the allowlist, and the
+// workspace's denied paths hidden: the scrub of their environment alone.
+func LostInBoundary(lost []string) []string {
+	return slices.DeleteFunc(slices.Clone(lost), func(l string) bool { return l != CredentialScrubLost })
+}
+
 // sandbox checks permissions.sandbox against permissions.network and
 // runner.settings.sandbox, and warns when a denied path stays open to Bash.
 func (v *validator) sandbox() {
 	p := v.e.Permissions
-	if p.Network != nil && p.SandboxMode() == SandboxOff {
-		v.errf("permissions.network", CodeSemantic, "permissions.network is enforced by the sandbox, which permissions.sandbox: off switches off; drop one of the two")
+	// Inside the harness's boundary its proxy holds the agent to
+	// permissions.network, whatever the runner and its sandbox; without
+	// it only Claude Code's sandbox can.
+	boundaryOff := p.Boundary == SandboxOff
+	if p.Network != nil && p.SandboxMode() == SandboxOff && boundaryOff {
+		v.errf("permissions.network", CodeSemantic, "permissions.network is enforced by the harness's boundary or the sandbox, which permissions.boundary: off and permissions.sandbox: off switch off; drop one of them")
 	}
-	if p.Network != nil && v.e.RunnerType() == "codex" && !(len(p.Network.Allow) == 1 && p.Network.Allow[0] == "*") && len(p.Network.Allow) > 0 {
-		v.errf("permissions.network", CodeSemantic, "Codex's sandbox has no host allowlist: its commands reach every host (allow: [\"*\"]) or none (allow: [])")
-	} else if p.Network != nil && v.e.RunnerType() != DefaultRunner && v.e.RunnerType() != "codex" {
-		v.errf("permissions.network", CodeSemantic, "permissions.network needs Claude Code's sandbox; runner type %s has none", v.e.RunnerType())
+	if p.Network != nil && v.e.RunnerType() == "codex" && p.SandboxMode() != SandboxOff && !(len(p.Network.Allow) == 1 && p.Network.Allow[0] == "*") && len(p.Network.Allow) > 0 {
+		v.errf("permissions.network", CodeSemantic, "Codex's sandbox has no host allowlist: its commands reach every host (allow: [\"*\"]) or none (allow: []); with permissions.sandbox: off the harness's boundary holds them to the list")
+	} else if p.Network != nil && v.e.RunnerType() != DefaultRunner && v.e.RunnerType() != "codex" && boundaryOff {
+		v.errf("permissions.network", CodeSemantic, "permissions.network needs the harness's boundary (permissions.boundary: on) or Claude Code's sandbox; runner type %s has none", v.e.RunnerType())
 	}
 	if sb, ok := v.e.Runner.Settings["sandbox"].(map[string]any); ok && p.Network != nil {
 		if n, ok := sb["network"].(map[string]any); ok && n["allowedDomains"] != nil {

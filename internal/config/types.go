@@ -72,6 +72,8 @@ type Limits struct {
 	CollectBytes *int `yaml:"collect_bytes" doc:"Bytes of files collected from one case, all together." default:"\"100MiB\"" check:"positive,bytes"`
 	FileBytes    *int `yaml:"file_bytes" doc:"Bytes of one file: a larger one is not collected." default:"\"50MiB\"" check:"positive,bytes"`
 	Files        *int `yaml:"files" doc:"Files and folders collected from one case." default:"10000" check:"atleast1"`
+	DiskBytes    *int `yaml:"disk_bytes" doc:"Bytes the agent may keep in its own folders (workspace, HOME, TMPDIR, its CLI's config) while it runs, a file counted at the larger of its apparent and allocated size; measured every second inside the harness's boundary, past it the agent is stopped and the case is an error." default:"\"4GiB\"" check:"positive,bytes"`
+	DiskFiles    *int `yaml:"disk_files" doc:"Files and folders the agent may keep in its own folders while it runs (as disk_bytes)." default:"200000" check:"atleast1"`
 }
 
 // Step is one invocation of a multi-step pipeline.
@@ -165,7 +167,7 @@ type Permissions struct {
 	Sandbox  string   `yaml:"sandbox" doc:"Claude Code's OS sandbox for Bash commands (bubblewrap): auto turns it on for the claude-code runner unless Bash is denied outright; on always; off never (run then names the protections that are off, validate the paths that stay open to Bash)." enum:"auto|on|off" default:"\"auto\""`
 	ReadOnly []string `yaml:"read_only" doc:"More files and folders the agent may read (and run) inside the harness's boundary, at their own paths: a toolchain outside the system folders (~/.pyenv, ~/.nvm), an agent CLI a cli runner's wrapper script starts. $VAR and ${VAR} are expanded from agent-eval's environment; a relative path is relative to eval.yaml."`
 	Boundary string   `yaml:"boundary" doc:"The harness's own boundary around every agent's whole process tree (namespaces, through bubblewrap): on (the default) runs each agent in a world drawn by allowlist — its workspace, its own HOME and /tmp, the system read-only, a network that reaches only the model and permissions.network's hosts — and refuses to run where it cannot be made; off runs the agents in the machine's world, recorded in run_result.json and said on every run." enum:"on|off" default:"\"on\""`
-	Network  *Network `yaml:"network" doc:"Hosts the agent's commands may reach, through the sandbox's proxy; setting it turns the sandbox on. Absent: none (the agent CLI's own API traffic does not go through the sandbox)."`
+	Network  *Network `yaml:"network" doc:"Hosts the agent's commands may reach: the harness's boundary lets only these (and the model API) through its proxy, for every runner, and Claude Code's sandbox, which setting it turns on, holds its commands to them too. Absent: none (the agent CLI's own API traffic is let through either way). With the boundary off and no sandbox, run refuses an eval that sets it."`
 }
 
 // Network is the allowlist of hosts sandboxed commands may reach.

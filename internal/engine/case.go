@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/hook"
@@ -826,8 +827,8 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 // (Claude Code crashing before its first turn); "" for any other end.
 func InfraFailure(res runner.Result) string {
 	switch s := res.APIErrorStatus; {
-	case res.TimedOut || res.Interrupted:
-		return ""
+	case res.TimedOut || res.Interrupted || errors.Is(res.Err, agentproc.ErrOverQuota):
+		return "" // the agent's doing, not the machine's
 	case s == 429 || s >= 500 && s <= 599:
 		return fmt.Sprintf("the model API answered HTTP %d", s)
 	case res.InfraError != "" && len(res.ToolCalls) == 0:

@@ -241,6 +241,21 @@ func (st *state) startAgent(ctx context.Context, rn runner.Runner, gitRoot strin
 	if !st.caps.Sandbox && sandbox.On {
 		sandbox = config.SandboxDecision{Why: "runner " + string(p.Runner) + " has no OS sandbox", Lost: st.ev.Permissions.LostWithoutSandbox(st.ev.Permissions.BashOpenPaths())}
 	}
+	st.boundary = runner.BoundaryOf(st.ev)
+	switch {
+	case p.NoBoundary:
+		st.boundary = runner.BoundaryDecision{Why: "run --no-boundary"}
+	case p.HarnessBin == "" && st.boundary.On:
+		st.boundary = runner.BoundaryDecision{Why: "no agent-eval binary to run the agents under"}
+	}
+	if n := st.ev.Permissions.Network; n != nil && !st.boundary.On && !sandbox.On && p.Runner != runner.TypeFake {
+		return sandbox, stop, &UsageError{Err: fmt.Errorf("permissions.network lists the hosts the agent may reach, and nothing would hold it to them: the harness's boundary is off (%s) and so is the sandbox (%s); run with the boundary, or drop permissions.network", st.boundary.Why, sandbox.Why)}
+	}
+	if st.boundary.On {
+		// What the sandbox would have kept from the agent's commands the
+		// boundary keeps too, but the scrub of their environment.
+		sandbox.Lost = config.LostInBoundary(sandbox.Lost)
+	}
 	perms := permissions.Compile(st.ev.Permissions.Allow, st.ev.Permissions.Deny)
 	if err := st.recordConfig(ctx, handlers, perms, sandbox); err != nil {
 		return sandbox, stop, err
@@ -249,21 +264,6 @@ func (st *state) startAgent(ctx context.Context, rn runner.Runner, gitRoot strin
 	// at the start and in run_result.json, never silently weaker.
 	if st.contain, err = agentproc.Probe(p.HarnessBin); err != nil {
 		return sandbox, stop, &UsageError{Err: fmt.Errorf("contain the agents' processes: %w", err)}
-	}
-	st.boundary = runner.BoundaryOf(st.ev)
-	switch {
-	case p.NoBoundary:
-		st.boundary = runner.BoundaryDecision{Why: "run --no-boundary"}
-	case p.HarnessBin == "" && st.boundary.On:
-		st.boundary = runner.BoundaryDecision{Why: "no agent-eval binary to run the agents under"}
-	case st.boundary.On && p.Runner == runner.TypeClaudeCode && sandbox.On && os.Geteuid() == 0:
-		// A boundary drawn by root covers parts of its /proc (bubblewrap
-		// does, or the agent could write the machine's sysctls), and
-		// Claude Code's sandbox, nested in it, can then mount no /proc of
-		// its own; its way around that (enableWeakerNestedSandbox) it
-		// refuses while it scrubs its commands' environment. Until the
-		// agent runs as a user of its own, the sandbox alone stands here.
-		st.boundary = runner.BoundaryDecision{Why: "run as root with Claude Code's sandbox on, which cannot nest in the boundary of a root run; run agent-eval as a non-root user to have both, or set permissions.sandbox: off to have the boundary alone"}
 	}
 	if st.boundary.On {
 		if err := boundary.Probe(); err != nil {
@@ -1093,8 +1093,8 @@ func (st *state) boundaryRecord() *results.Boundary {
 		return &results.Boundary{Why: st.boundary.Why}
 	}
 	b := &results.Boundary{On: true, Files: "the workspace and the agent's own HOME and TMPDIR read-write; the system folders (" +
-		strings.Join(boundary.SystemRO, " ") + "), the agent CLI's install and agent-eval read-only; the eval's denied paths shown empty; a fresh /tmp; nothing else",
+		strings.Join(boundary.SystemRO, " ") + "), the agent CLI's install and agent-eval read-only; the eval's read-denied paths shown empty and its write-denied ones read-only; a fresh /tmp; nothing else",
 		Network:   "the model endpoint and the loopback addresses the agent is pointed at; permissions.network's hosts through the harness's proxy; nothing else",
-		Processes: "a pid namespace of its own: no other process is visible", Limits: fmt.Sprintf("/tmp %d MiB; no file over %d GiB", boundary.TmpBytes>>20, boundary.FileBytes>>30)}
+		Processes: "a pid namespace of its own: no other process is visible", Limits: fmt.Sprintf("/tmp %d MiB; no file over %d GiB; its own folders within %d MiB and %d files and folders while it runs (execution.limits.disk_bytes, disk_files)", boundary.TmpBytes>>20, boundary.FileBytes>>30, st.ev.DiskBytes()>>20, st.ev.DiskFiles())}
 	return b
 }

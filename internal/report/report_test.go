@@ -429,3 +429,52 @@ func xmlTexts(t *testing.T, b []byte) string {
 		}
 	}
 }
+
+// TestReportShowsTheBoundary: the page says what world the agents ran in
+// (the boundary and what it covered, or that there was none and why) and,
+// per case, which hosts the boundary refused, shown inert (the agent chose
+// the names).
+func TestReportShowsTheBoundary(t *testing.T) {
+	edit := func(t *testing.T, path string, f func(map[string]any)) {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		must(t, err)
+		var doc map[string]any
+		must(t, json.Unmarshal(b, &doc))
+		f(doc)
+		b, err = json.Marshal(doc)
+		must(t, err)
+		must(t, os.WriteFile(path, b, 0o644))
+	}
+	for _, tt := range []struct {
+		name     string
+		boundary map[string]any
+		want     []string
+	}{
+		{"on", map[string]any{"on": true, "files": "the workspace's slot read-write", "network": "the model and api.example"},
+			[]string{`the agents' world: the harness's boundary — files: the workspace&#39;s slot read-write; network: the model and api.example`}},
+		{"off", map[string]any{"on": false, "why": "run --no-boundary"},
+			[]string{`<span class="warn">the agents ran without the harness's boundary (run --no-boundary)`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, s := fixture(t, true)
+			edit(t, d.RunResult(), func(doc map[string]any) { doc["boundary"] = tt.boundary })
+			edit(t, d.CaseResult("deploy-001"), func(doc map[string]any) {
+				doc["boundary_refused"] = []any{map[string]any{"host": "<img src=x onerror=alert(1)>.example", "count": 3}}
+			})
+			b, err := Render(d, s)
+			must(t, err)
+			html := string(b)
+			want := append(tt.want, `The boundary refused connections to: <code>&lt;img src=x onerror=alert(1)&gt;.example</code> ×3`,
+				`1 refused by the boundary`)
+			for _, w := range want {
+				if !strings.Contains(html, w) {
+					t.Errorf("report.html lacks %s", w)
+				}
+			}
+			if strings.Contains(html, "<img src=x") {
+				t.Error("a refused host's name is live markup")
+			}
+		})
+	}
+}

@@ -120,6 +120,9 @@ type caseView struct {
 	// InBatch: the case was done by the batch's agent run, whose
 	// transcript and metrics the page shows once.
 	InBatch bool
+	// BoundaryRefused are the hosts the boundary's proxy refused the
+	// case's agent.
+	BoundaryRefused []results.Refusal
 }
 
 // batchView is a batch run's own agent run.
@@ -388,6 +391,7 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 		cv.Answers = counts(c.AnswersByTier)
 		cv.Modified = c.ModifiedFiles
 		cv.Prompt = c.Prompt
+		cv.BoundaryRefused = c.Refused
 		if c.ExitCode != 0 && cv.Error == "" {
 			cv.Error = fmt.Sprintf("the agent exited %d", c.ExitCode)
 		}

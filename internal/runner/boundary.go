@@ -39,6 +39,7 @@ func (s RunSetup) World(w Workspace, agentBin string, env []string, rw, ro []str
 	}
 	if s.Repo != "" {
 		spec.RO = append(spec.RO, s.Repo)
+		spec.RO = append(spec.RO, linkedGitDirs(s.Repo)...)
 		spec.RW = append(spec.RW, w.Dir)
 	}
 	for _, d := range rw {
@@ -63,6 +64,8 @@ func (s RunSetup) World(w Workspace, agentBin string, env []string, rw, ro []str
 		spec.Hide = append(spec.Hide, DeniedIn(s.Repo, s.Permissions)...)
 	}
 	spec.Hide = append(spec.Hide, DeniedIn(w.Dir, s.Permissions)...)
+	spec.Freeze = WriteDeniedIn(w.Dir, s.Permissions)
+	spec.Quota = &boundary.Quota{Bytes: s.Eval.DiskBytes(), Files: s.Eval.DiskFiles()}
 	// The fake model and the OTLP endpoint too where the runner names them
 	// in a config file of the agent's (Codex's config.toml), not its
 	// environment.
@@ -70,6 +73,11 @@ func (s RunSetup) World(w Workspace, agentBin string, env []string, rw, ro []str
 	spec.Net = &boundary.Net{Forward: LoopbackAddrs(reach)}
 	if n := s.Eval.Permissions.Network; n != nil {
 		spec.Net.Hosts = slices.Clone(n.Allow)
+		if slices.Contains(n.Allow, "localhost") {
+			// The machine's loopback by any of its names, as Claude Code's
+			// sandbox takes it.
+			spec.Net.Hosts = append(spec.Net.Hosts, "127.0.0.1", "::1")
+		}
 	}
 	if s.FakeModelURL == "" {
 		spec.Net.Hosts = append(spec.Net.Hosts, modelHosts(s.Eval.Runner.Type)...)
@@ -152,9 +160,31 @@ const maxDeniedWalk = 200_000
 // DeniedIn lists the existing files and folders under dir that the eval
 // denies the agent to read (a Read deny rule matches them), folders whole.
 func DeniedIn(dir string, c permissions.Compiled) []string {
+	return deniedIn(dir, c, "Read", "Read", "Bash", "Grep", "Glob")
+}
+
+// WriteDeniedIn lists the existing files and folders under dir that the
+// eval denies the agent's file-editing tools (Edit, Write, MultiEdit,
+// NotebookEdit rules on a path): the boundary makes them read-only for
+// every process of the agent, whichever tool or command writes.
+func WriteDeniedIn(dir string, c permissions.Compiled) []string {
+	var out []string
+	for _, tool := range []string{"Edit", "Write", "MultiEdit", "NotebookEdit"} {
+		for _, p := range deniedIn(dir, c, tool, tool) {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// deniedIn lists the existing paths under dir a call of probe on them is
+// denied by the rules of tools.
+func deniedIn(dir string, c permissions.Compiled, probe string, tools ...string) []string {
 	var reads []string
 	for _, r := range c.Deny {
-		if tool, _, ok := strings.Cut(r, "("); ok && (tool == "Read" || tool == "Bash" || tool == "Grep" || tool == "Glob") {
+		if tool, _, ok := strings.Cut(r, "("); ok && slices.Contains(tools, tool) {
 			reads = append(reads, r)
 		}
 	}
@@ -174,7 +204,7 @@ func DeniedIn(dir string, c permissions.Compiled) []string {
 		if d.IsDir() && d.Name() == ".git" {
 			return filepath.SkipDir
 		}
-		v := permissions.Match(nil, reads, permissions.Call{Tool: "Read", Input: map[string]any{"file_path": p}, CWD: dir})
+		v := permissions.Match(nil, reads, permissions.Call{Tool: probe, Input: map[string]any{"file_path": p, "notebook_path": p}, CWD: dir})
 		if v.Decision == "deny" {
 			out = append(out, p)
 			if d.IsDir() {
@@ -268,4 +298,32 @@ func (s RunSetup) OwnHome(ws string) string {
 		return ""
 	}
 	return home
+}
+
+// linkedGitDirs are the git folders a project that is a linked worktree
+// (its .git a file naming its folder in the main repository's .git) keeps
+// outside itself: its own and the main repository's common one, which git
+// reads for every command there.
+func linkedGitDirs(project string) []string {
+	b, err := os.ReadFile(filepath.Join(project, ".git"))
+	if err != nil {
+		return nil // a folder, or none: nothing outside
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return nil
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(project, dir)
+	}
+	out := []string{filepath.Clean(dir)}
+	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(dir, common)
+		}
+		out = append(out, filepath.Clean(common))
+	}
+	return out
 }

@@ -51,6 +51,30 @@ func TestDeniedIn(t *testing.T) {
 	if got := DeniedIn(ws, permissions.Compiled{Deny: []string{"Edit(secret/**)"}}); got != nil {
 		t.Errorf("an Edit deny hides %q", got)
 	}
+	tests := []struct {
+		name string
+		deny []string
+		want []string
+	}{
+		{"edit folder", []string{"Edit(src/**)"}, []string{"src"}},
+		{"write file", []string{"Write(keep.txt)"}, []string{"keep.txt"}},
+		{"notebook and edit", []string{"NotebookEdit(**/.env)", "Edit(secret/sub/**)"}, []string{"secret/sub", "a/b/.env"}},
+		{"read only", []string{"Read(secret/**)", "Bash(rm:*)"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var want []string
+			for _, w := range tt.want {
+				want = append(want, filepath.Join(ws, w))
+			}
+			got := WriteDeniedIn(ws, permissions.Compiled{Deny: tt.deny})
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("WriteDeniedIn(%q) = %q, want %q", tt.deny, got, want)
+			}
+		})
+	}
 }
 
 // TestWorld: the slot read-write, the harness and the agent's install
@@ -88,6 +112,13 @@ func TestWorld(t *testing.T) {
 	if !slices.Contains(w.Net.Hosts, "api.example") || slices.Contains(w.Net.Hosts, "api.anthropic.com") {
 		t.Errorf("Hosts = %q (the fake model's run needs no real model host)", w.Net.Hosts)
 	}
+	if w.Quota == nil || w.Quota.Bytes != config.DefaultDiskBytes || w.Quota.Files != config.DefaultDiskFiles {
+		t.Errorf("Quota = %+v, want execution.limits' defaults", w.Quota)
+	}
+	ev.Permissions.Network.Allow = []string{"localhost"}
+	if w := s.World(Workspace{ID: "c1", Dir: ws}, "", nil, nil, nil); !slices.Contains(w.Net.Hosts, "127.0.0.1") || !slices.Contains(w.Net.Hosts, "::1") {
+		t.Errorf("localhost allowed, yet its addresses are not: %q", w.Net.Hosts)
+	}
 	s.FakeModelURL = ""
 	if w := s.World(Workspace{ID: "c1", Dir: ws}, "", nil, nil, nil); !slices.Contains(w.Net.Hosts, "api.anthropic.com") {
 		t.Errorf("a real run's hosts lack the model's: %q", w.Net.Hosts)
@@ -95,5 +126,32 @@ func TestWorld(t *testing.T) {
 	s.Boundary = BoundaryDecision{Why: "off"}
 	if w := s.World(Workspace{ID: "c1", Dir: ws}, "", nil, nil, nil); w != nil {
 		t.Errorf("a world with the boundary off: %+v", w)
+	}
+}
+
+// TestLinkedGitDirs: a linked worktree's git folders outside it (its own
+// and the main repository's common one) are found from its .git file; a
+// project whose .git is a folder has none.
+func TestLinkedGitDirs(t *testing.T) {
+	root := t.TempDir()
+	main := filepath.Join(root, "main", ".git")
+	own := filepath.Join(main, "worktrees", "linked")
+	project := filepath.Join(root, "linked")
+	for _, d := range []string{own, project, filepath.Join(root, "plain", ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(project, ".git"), []byte("gitdir: "+own+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(own, "commondir"), []byte("../..\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := linkedGitDirs(project), []string{own, main}; !slices.Equal(got, want) {
+		t.Errorf("linkedGitDirs = %q, want %q", got, want)
+	}
+	if got := linkedGitDirs(filepath.Join(root, "plain")); got != nil {
+		t.Errorf("a plain repository has git folders outside: %q", got)
 	}
 }

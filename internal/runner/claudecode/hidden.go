@@ -180,7 +180,7 @@ func (r *started) sandboxSpec(ws string, h hiddenPaths) permissions.SandboxSpec 
 // holds it there, empty but for it).
 func (r *started) inWorld(ws string) func(p string) bool {
 	slot := filepath.Dir(ws)
-	bound := []string{slot, ws, r.configDir, r.credDir, r.s.Repo}
+	bound := []string{slot, ws, r.credDir, r.s.Repo}
 	return func(p string) bool {
 		for _, d := range bound {
 			if d != "" && pathutil.Within(p, d) {

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agent-eval/agent-eval/internal/boundary"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
+	"github.com/agent-eval/agent-eval/internal/boundary"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/hook"
@@ -22,6 +23,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/lifecycle"
 	"github.com/agent-eval/agent-eval/internal/llm"
 	"github.com/agent-eval/agent-eval/internal/openrouter"
+	"github.com/agent-eval/agent-eval/internal/pathutil"
 	"github.com/agent-eval/agent-eval/internal/permissions"
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/runner"
@@ -136,10 +138,28 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Agen
 		// traffic through the boundary's proxy, the only way out. Claude
 		// Code may take this key from user settings only (a project's are
 		// not trusted with it): its config folder's settings.json.
-		nested := map[string]any{"sandbox": map[string]any{"network": map[string]any{"httpProxyPort": boundary.ProxyPort}}}
+		nestedSandbox := map[string]any{"network": map[string]any{"httpProxyPort": boundary.ProxyPort}}
+		if r.weakerNesting() {
+			nestedSandbox["enableWeakerNestedSandbox"] = true
+			// The scrub's stand-in, unless runner.env turned the scrub off.
+			if _, set := config.ResolveEnv(s.Eval.Runner.Env, os.LookupEnv)[ScrubEnv]; !set {
+				var vars []any
+				for _, name := range r.credentialVars() {
+					vars = append(vars, map[string]any{"name": name, "mode": "deny"})
+				}
+				nestedSandbox["credentials"] = map[string]any{"envVars": vars}
+			}
+		}
+		nested := map[string]any{"sandbox": nestedSandbox}
 		if err := writeJSON(filepath.Join(r.configDir, "settings.json"), nested); err != nil {
 			return nil, fmt.Errorf("write the agent's user settings: %w", err)
 		}
+	}
+	if r.weakerNesting() {
+		if v := config.ResolveEnv(s.Eval.Runner.Env, os.LookupEnv)[ScrubEnv]; v == "1" || v == "true" {
+			return nil, &runner.ConfigError{Err: fmt.Errorf("runner.env sets %s, and Claude Code then refuses the weaker nesting its sandbox needs inside the boundary of a run as root (its commands would fail to start); unset it, run agent-eval as a non-root user, or set permissions.sandbox: off", ScrubEnv)}
+		}
+		s.Warn("run as root: Claude Code's sandbox nests in the harness's boundary in its weaker mode (it shares the boundary's /proc, which shows the agent's processes alone, and its commands' credentials are withheld by the sandbox's credentials setting, Claude Code allowing no subprocess scrub there); run agent-eval as a non-root user to have its full sandbox inside the boundary")
 	}
 	if s.Sandbox.On {
 		if err := CheckSandbox(ctx, os.Getenv("PATH")); err != nil {
@@ -237,10 +257,76 @@ func (r *started) hookCredentials() error {
 // scrubDefault turns Claude Code's subprocess scrub on under the sandbox,
 // unless runner.env says otherwise.
 func (r *started) scrubDefault(extra map[string]string) {
-	if _, set := extra[ScrubEnv]; set || !r.s.Sandbox.On {
+	if _, set := extra[ScrubEnv]; set || !r.s.Sandbox.On || r.weakerNesting() {
 		return
 	}
 	extra[ScrubEnv] = "1"
+}
+
+// CaseConfigDir is the name of the agent's own Claude Code config folder in
+// its workspace's slot.
+const CaseConfigDir = ".claude-config"
+
+// caseConfig is the Claude Code config folder of the agent in ws: a copy of
+// the run's (its trust and user settings) in the workspace's slot, so that
+// nothing one case's agent writes there (settings, hooks, its sessions'
+// transcripts) reaches another case. Without a slot, the run's own.
+func (r *started) caseConfig(ws string) (string, error) {
+	home := r.s.OwnHome(ws)
+	if home == "" {
+		return r.configDir, nil
+	}
+	dir := filepath.Join(home, CaseConfigDir)
+	if err := os.MkdirAll(filepath.Join(dir, "projects"), 0o700); err != nil {
+		return "", fmt.Errorf("make the agent's config folder: %w", err)
+	}
+	for _, name := range []string{".claude.json", "settings.json"} {
+		b, err := os.ReadFile(filepath.Join(r.configDir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), b, 0o600)
+		}
+		if err != nil {
+			return "", fmt.Errorf("give the agent its config: %w", err)
+		}
+	}
+	return dir, nil
+}
+
+// modelCredentials are the variables that carry the agent's way to the
+// model: Claude Code needs them, its commands never do.
+var modelCredentials = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS", "CLAUDE_CODE_OAUTH_TOKEN",
+	"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"}
+
+// credentialVars are the variables the sandbox takes from the agent's
+// commands where Claude Code's own scrub cannot be on (weakerNesting): the
+// model's credentials and every variable of the agent's environment whose
+// name says it holds a secret, as the scrub would.
+func (r *started) credentialVars() []string {
+	out := slices.Clone(modelCredentials)
+	for _, kv := range r.agentEnv("", "", nil) {
+		if k, _, _ := strings.Cut(kv, "="); redact.SecretName(k) && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// euid is the harness's effective user id (a variable for the tests).
+var euid = os.Geteuid
+
+// weakerNesting says whether Claude Code's sandbox must nest in the
+// boundary in its weaker mode (enableWeakerNestedSandbox: the boundary's
+// own /proc shared, no fresh one mounted). A boundary drawn by root has
+// parts of its /proc covered (bubblewrap covers what the agent could
+// otherwise write: /proc/sys, /proc/sysrq-trigger), and the kernel then
+// lets no nested namespace mount a /proc of its own. Drawn by any other
+// user nothing there is writable, nothing covered, and the full sandbox
+// nests.
+func (r *started) weakerNesting() bool {
+	return r.s.Boundary.On && r.s.Sandbox.On && euid() == 0
 }
 
 // session is one prepared workspace.
@@ -722,6 +808,11 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	if in.Runner != nil {
 		env = lifecycle.Environ(env, config.ResolveEnv(in.Runner.Env, os.LookupEnv))
 	}
+	cfg, err := r.caseConfig(s.w.Dir)
+	if err != nil {
+		return runner.Result{Err: err}
+	}
+	env = lifecycle.Environ(env, map[string]string{"CLAUDE_CONFIG_DIR": cfg})
 	// The logs are redacted as they are written; the stream is parsed as the
 	// agent printed it.
 	secrets := env
@@ -763,7 +854,12 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 			reach = append(reach[:len(reach):len(reach)], k+"="+v)
 		}
 	}
-	world := r.s.World(s.w, r.bin, reach, []string{r.configDir}, ro)
+	for i, a := range s.permArgs {
+		if a == "--settings" && i+1 < len(s.permArgs) && pathutil.Within(s.permArgs[i+1], r.configDir) {
+			ro = append(ro, filepath.Dir(s.permArgs[i+1])) // the OpenRouter overlay, this session's alone
+		}
+	}
+	world := r.s.World(s.w, r.bin, reach, []string{cfg}, ro)
 	res := Run(ctx, Spec{World: world,
 		Bin: r.bin, Dir: dir, Prompt: in.Prompt, Model: model, Effort: rc.Effort,
 		PermissionMode: rc.PermissionMode, MaxBudgetUSD: &budget, SystemPrompt: rc.SystemPrompt,

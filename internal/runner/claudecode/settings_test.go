@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-eval/agent-eval/internal/boundary"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/permissions"
@@ -135,18 +136,25 @@ func TestStartChecksTheSandbox(t *testing.T) {
 func TestAgentEnvScrub(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "caller-secret")
 	for _, tt := range []struct {
-		name string
-		on   bool
-		env  config.EnvMap
-		want string // the scrub variable's value, "" for unset
+		name     string
+		on       bool
+		boundary bool
+		uid      int
+		env      config.EnvMap
+		want     string // the scrub variable's value, "" for unset
 	}{
-		{"sandbox on", true, nil, "1"},
-		{"sandbox off", false, nil, ""},
-		{"runner.env says no", true, config.EnvMap{ScrubEnv: "0"}, "0"},
-		{"runner.env says yes without sandbox", false, config.EnvMap{ScrubEnv: "1"}, "1"},
+		{"sandbox on", true, false, 0, nil, "1"},
+		{"sandbox off", false, false, 0, nil, ""},
+		{"runner.env says no", true, false, 0, config.EnvMap{ScrubEnv: "0"}, "0"},
+		{"runner.env says yes without sandbox", false, false, 0, config.EnvMap{ScrubEnv: "1"}, "1"},
+		{"in a boundary drawn by a user", true, true, 1000, nil, "1"},
+		{"in a boundary drawn by root", true, true, 0, nil, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &started{s: runner.RunSetup{Eval: &config.Eval{}, Sandbox: config.SandboxDecision{On: tt.on}}}
+			euidWas := euid
+			euid = func() int { return tt.uid }
+			t.Cleanup(func() { euid = euidWas })
+			r := &started{s: runner.RunSetup{Eval: &config.Eval{}, Sandbox: config.SandboxDecision{On: tt.on}, Boundary: runner.BoundaryDecision{On: tt.boundary}}}
 			r.s.Eval.Runner.Env = tt.env
 			env := r.agentEnv("c1", t.TempDir(), nil)
 			got := ""
@@ -160,6 +168,93 @@ func TestAgentEnvScrub(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("%s = %q, want %q (env %v)", ScrubEnv, got, tt.want, env)
+			}
+		})
+	}
+}
+
+// TestNestedSandboxSettings: inside the boundary the agent's user settings
+// send its sandbox's traffic to the boundary's proxy, and, in a boundary
+// drawn by root, turn on the weaker nesting (said in a warning); a
+// runner.env that forces the scrub there, which Claude Code would answer by
+// refusing that nesting, is a config error before any agent runs.
+func TestNestedSandboxSettings(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "claude")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho '2.1.0 (Claude Code)'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stub := filepath.Dir(bin)
+	for _, tool := range []string{"bwrap", "socat"} {
+		if err := os.WriteFile(filepath.Join(stub, tool), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", stub+":/usr/bin:/bin")
+	for _, tt := range []struct {
+		name   string
+		uid    int
+		env    config.EnvMap
+		weaker bool
+		err    string
+	}{
+		{"drawn by a user", 1000, nil, false, ""},
+		{"drawn by root", 0, nil, true, ""},
+		{"drawn by root, scrub forced", 0, config.EnvMap{ScrubEnv: "1"}, false, "refuses the weaker nesting"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			euidWas := euid
+			euid = func() int { return tt.uid }
+			t.Cleanup(func() { euid = euidWas })
+			var warned []string
+			ev := &config.Eval{}
+			ev.Runner.Env = tt.env
+			s := runner.RunSetup{Eval: ev, AgentBin: bin, Private: t.TempDir(), Sandbox: config.SandboxDecision{On: true, Why: "the test says so"},
+				Boundary: runner.BoundaryDecision{On: true}, Warn: func(m string) { warned = append(warned, m) }}
+			a, err := claudeRunner{}.Start(context.Background(), s)
+			if tt.err != "" {
+				var ce *runner.ConfigError
+				if !errors.As(err, &ce) || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("Start = %v; want a config error holding %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Start: %v", err)
+			}
+			t.Cleanup(func() { _ = a.Close() })
+			b, err := os.ReadFile(filepath.Join(a.(*started).configDir, "settings.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Sandbox struct {
+					Weaker      *bool `json:"enableWeakerNestedSandbox"`
+					Credentials struct {
+						EnvVars []struct{ Name, Mode string } `json:"envVars"`
+					} `json:"credentials"`
+					Network struct {
+						Port int `json:"httpProxyPort"`
+					} `json:"network"`
+				} `json:"sandbox"`
+			}
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Sandbox.Network.Port != boundary.ProxyPort {
+				t.Errorf("httpProxyPort = %d, want %d", doc.Sandbox.Network.Port, boundary.ProxyPort)
+			}
+			if got := doc.Sandbox.Weaker != nil && *doc.Sandbox.Weaker; got != tt.weaker {
+				t.Errorf("enableWeakerNestedSandbox = %v, want %v (%s)", got, tt.weaker, b)
+			}
+			withheld := slices.ContainsFunc(doc.Sandbox.Credentials.EnvVars, func(v struct{ Name, Mode string }) bool {
+				return v.Name == "ANTHROPIC_API_KEY" && v.Mode == "deny"
+			})
+			if withheld != tt.weaker {
+				t.Errorf("the model key withheld from the sandbox's commands = %v, want %v (%s)", withheld, tt.weaker, b)
+			}
+			said := slices.ContainsFunc(warned, func(m string) bool { return strings.Contains(m, "weaker mode") })
+			if said != tt.weaker {
+				t.Errorf("warned of the weaker nesting = %v, want %v (%q)", said, tt.weaker, warned)
 			}
 		})
 	}
