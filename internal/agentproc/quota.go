@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -15,8 +16,16 @@ import (
 // its own doing, never retried as the machine's.
 var ErrOverQuota = errors.New("stopped")
 
-// quotaEvery is how often the agent's folders are measured while it runs.
-var quotaEvery = time.Second
+// quotaEveryNS, when set (the tests), is how often the agent's folders are
+// measured while it runs, in nanoseconds; otherwise every second.
+var quotaEveryNS atomic.Int64
+
+func quotaEvery() time.Duration {
+	if d := quotaEveryNS.Load(); d > 0 {
+		return time.Duration(d)
+	}
+	return time.Second
+}
 
 // usage measures dirs: bytes (the larger of each file's apparent and
 // allocated size) and entries, stopping early once past q.
@@ -63,8 +72,9 @@ func overQuota(dirs []string, q boundary.Quota) string {
 // they passed q, once.
 func watchQuota(dirs []string, q boundary.Quota, stop <-chan struct{}) <-chan string {
 	over := make(chan string, 1)
+	every := quotaEvery()
 	go func() {
-		t := time.NewTimer(quotaEvery)
+		t := time.NewTimer(every)
 		defer t.Stop()
 		for {
 			select {
@@ -77,7 +87,7 @@ func watchQuota(dirs []string, q boundary.Quota, stop <-chan struct{}) <-chan st
 				over <- why
 				return
 			}
-			t.Reset(max(quotaEvery, 10*time.Since(began)))
+			t.Reset(max(every, 10*time.Since(began)))
 		}
 	}()
 	return over

@@ -253,9 +253,8 @@ func TestBoundaryQuota(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	was := quotaEvery
-	quotaEvery = 50 * time.Millisecond
-	t.Cleanup(func() { quotaEvery = was })
+	quotaEveryNS.Store(int64(50 * time.Millisecond))
+	t.Cleanup(func() { quotaEveryNS.Store(0) })
 	for _, tt := range []struct {
 		name, script, want string
 	}{
