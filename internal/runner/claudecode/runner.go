@@ -133,6 +133,13 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Agen
 	if err := writeJSON(filepath.Join(r.configDir, ".claude.json"), map[string]any{"projects": projects}); err != nil {
 		return nil, fmt.Errorf("seed the agent's trust: %w", err)
 	}
+	scrub, scrubSet := config.ResolveEnv(s.Eval.Runner.Env, os.LookupEnv)[ScrubEnv]
+	if r.weakerNesting() {
+		if scrub == "1" || scrub == "true" {
+			return nil, &runner.ConfigError{Err: fmt.Errorf("runner.env sets %s, and Claude Code then refuses the weaker nesting its sandbox needs inside the boundary of a run as root (its commands would fail to start); unset it, run agent-eval as a non-root user, or set permissions.sandbox: off", ScrubEnv)}
+		}
+		s.Warn("run as root: Claude Code's sandbox nests in the harness's boundary in its weaker mode (it shares the boundary's /proc, which shows the agent's processes alone, and its commands' credentials are withheld by the sandbox's credentials setting unless runner.env turns the scrub off, Claude Code allowing no subprocess scrub there); run agent-eval as a non-root user to have its full sandbox inside the boundary")
+	}
 	if s.Boundary.On {
 		// Inside the harness's boundary the sandbox sends its commands'
 		// traffic through the boundary's proxy, the only way out. Claude
@@ -142,7 +149,7 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Agen
 		if r.weakerNesting() {
 			nestedSandbox["enableWeakerNestedSandbox"] = true
 			// The scrub's stand-in, unless runner.env turned the scrub off.
-			if _, set := config.ResolveEnv(s.Eval.Runner.Env, os.LookupEnv)[ScrubEnv]; !set {
+			if !scrubSet {
 				var vars []any
 				for _, name := range r.credentialVars() {
 					vars = append(vars, map[string]any{"name": name, "mode": "deny"})
@@ -154,12 +161,6 @@ func (claudeRunner) Start(ctx context.Context, s runner.RunSetup) (_ runner.Agen
 		if err := writeJSON(filepath.Join(r.configDir, "settings.json"), nested); err != nil {
 			return nil, fmt.Errorf("write the agent's user settings: %w", err)
 		}
-	}
-	if r.weakerNesting() {
-		if v := config.ResolveEnv(s.Eval.Runner.Env, os.LookupEnv)[ScrubEnv]; v == "1" || v == "true" {
-			return nil, &runner.ConfigError{Err: fmt.Errorf("runner.env sets %s, and Claude Code then refuses the weaker nesting its sandbox needs inside the boundary of a run as root (its commands would fail to start); unset it, run agent-eval as a non-root user, or set permissions.sandbox: off", ScrubEnv)}
-		}
-		s.Warn("run as root: Claude Code's sandbox nests in the harness's boundary in its weaker mode (it shares the boundary's /proc, which shows the agent's processes alone, and its commands' credentials are withheld by the sandbox's credentials setting, Claude Code allowing no subprocess scrub there); run agent-eval as a non-root user to have its full sandbox inside the boundary")
 	}
 	if s.Sandbox.On {
 		if err := CheckSandbox(ctx, os.Getenv("PATH")); err != nil {
