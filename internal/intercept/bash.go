@@ -72,10 +72,10 @@ const maxNesting = 4
 
 // analyseBash parses a command line. base is the hook's environment: the
 // variables the command starts with.
-func analyseBash(command string, base map[string]string, read func(string) (string, bool)) *analysis {
+func analyseBash(command string, base map[string]string, read func(string) (string, bool), exists func(name, pathVar string) bool) *analysis {
 	a := &analysis{}
 	w := &walker{an: a, base: base, printer: syntax.NewPrinter(), written: map[string]string{}, taint: map[string]bool{},
-		numeric: map[string]bool{}, intVars: map[string]bool{}, piped: map[*syntax.Stmt]bool{}, read: read}
+		numeric: map[string]bool{}, intVars: map[string]bool{}, piped: map[*syntax.Stmt]bool{}, pipeIn: map[*syntax.Stmt]string{}, funcs: map[string]bool{}, read: read, exists: exists}
 	w.env.base, w.env.taint = base, w.taint
 	w.cfg = &expand.Config{Env: &w.env,
 		CmdSubst:  func(io.Writer, *syntax.CmdSubst) error { w.env.missing = true; return nil },
@@ -159,11 +159,19 @@ type walker struct {
 	// pipe (where an interpreter's program may come from).
 	stmt  *syntax.Stmt
 	piped map[*syntax.Stmt]bool
+	// pipeIn holds the text a piped statement reads when the command
+	// before it prints what the hook knows (printf 'cmd' | ed).
+	pipeIn map[*syntax.Stmt]string
 	// read returns a script file's content from the filesystem (nil: no
 	// filesystem); cd is set once the line changes directory, after which
 	// relative names are not read.
 	read func(string) (string, bool)
 	cd   bool
+	// exists reports whether a bare command name finds a program in a
+	// PATH (nil: the hook cannot look, so every name may).
+	exists func(name, pathVar string) bool
+	// funcs are the functions the line defines.
+	funcs map[string]bool
 }
 
 func (w *walker) deny(format string, args ...any) {
@@ -316,6 +324,14 @@ func (w *walker) visit(n syntax.Node, state map[string]string, depth int) {
 		w.declClause(n, state)
 	case *syntax.ForClause:
 		w.forClause(n, state)
+	case *syntax.FuncDecl:
+		if n.Name != nil {
+			w.funcs[n.Name.Value] = true
+		}
+	case *syntax.BinaryCmd:
+		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+			w.pipeText(n, state)
+		}
 	case *syntax.CallExpr:
 		w.callExpr(n, state, depth)
 	}
@@ -453,6 +469,23 @@ func (w *walker) redirects(st *syntax.Stmt, state map[string]string) {
 			}
 		}
 	}
+	if hasBody && !w.catsStdin(st, state) {
+		body = unknownValue // base64 -d <<< x > f: not the here-doc's text
+	}
+	if ce, ok := st.Cmd.(*syntax.CallExpr); ok && !hasBody && len(ce.Assigns) == 0 && len(ce.Args) > 0 && len(st.Redirs) == 1 &&
+		(st.Redirs[0].Op == syntax.RdrOut || st.Redirs[0].Op == syntax.RdrClob) && st.Redirs[0].N == nil {
+		// echo/printf of literal words > file: its content is known.
+		var words []word
+		for _, a := range ce.Args {
+			words = append(words, w.expandWord(state, a)...)
+		}
+		if len(words) > 0 && (words[0].s == "echo" || words[0].s == "printf") {
+			body, hasBody = w.printed(words)
+			if !hasBody {
+				body = unknownValue
+			}
+		}
+	}
 	for _, r := range st.Redirs {
 		if r.Word == nil {
 			continue
@@ -508,9 +541,7 @@ func (w *walker) copies(words []word) {
 		return
 	}
 	if dest := words[len(words)-1]; !dest.dyn && !strings.HasPrefix(dest.s, "-") {
-		if _, ok := w.written[cleanPath(dest.s)]; !ok {
-			w.written[cleanPath(dest.s)] = unknownValue
-		}
+		w.written[cleanPath(dest.s)] = unknownValue // copied over: what it held before is gone
 	}
 }
 
@@ -743,14 +774,14 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 	case base == "eval":
 		code(args, "eval")
 	case base == "source" || base == ".":
-		w.deny("%s runs the commands of a file the hook does not read (%q)", base, clip.String(text, 80))
+		w.source(base, text, args, env, depth)
 	case base == "parallel":
 		w.deny("parallel runs commands built from its input (%q)", clip.String(text, 80))
 	case base == "fc" && !slices.ContainsFunc(args, func(a word) bool { return !a.dyn && strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "l") }):
 		w.deny("fc runs commands from the shell's history, which the hook does not read (%q)", clip.String(text, 80))
 	case shellname.Is(base):
 		w.projectCode(base, text, wordTexts(args))
-		w.shell(base, text, args, env, depth)
+		w.shell(base, text, args, env, depth, appended)
 	case w.callbacks(base, text, args, env, depth, code):
 	case base == "alias":
 		for _, a := range args {
@@ -766,6 +797,10 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 			return
 		}
 		w.programOptions(base, text, args, env, depth)
+		w.stdinProgram(base, text, args, env, depth)
+		if _, runner := stdinRunners[base]; runner || !slices.Contains(interpreters, base) && !strings.HasPrefix(base, "python") {
+			w.stdinCode(base, text, env, depth, appended)
+		}
 		if !w.interpreterCode(base, text, args) && !dataPrograms[base] && !(base == "git" && gitTakesData(args, env)) {
 			w.unknownProgram(base, args, env, depth)
 		}
@@ -774,7 +809,7 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 
 // shell handles sh/bash/…: -c code is parsed; a script file is a command
 // like any other; reading the script from stdin cannot be checked.
-func (w *walker) shell(name, text string, args []word, env map[string]string, depth int) {
+func (w *walker) shell(name, text string, args []word, env map[string]string, depth int, appended bool) {
 	sawC, sawS := false, false
 	var operand *word
 	for i := 0; i < len(args); i++ {
@@ -830,6 +865,8 @@ func (w *walker) shell(name, text string, args []word, env map[string]string, de
 		w.deny("%s -c runs code only known when it runs (%q)", name, clip.String(text, 80))
 	case sawC:
 		w.nested(operand.s, env, depth+1)
+	case (sawS || operand == nil) && !appended && w.stmt != nil && w.stdinOf(w.stmt, w.env.line).kind == inKnown:
+		w.nested(w.stdinOf(w.stmt, w.env.line).text, env, depth+1)
 	case sawS || operand == nil:
 		w.deny("%s reads its script from standard input (a pipe, here-doc, here-string or file), which the hook cannot read (%q)", name, clip.String(text, 80))
 	}
@@ -866,6 +903,16 @@ func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[st
 	if len(rest) == 0 {
 		if appended {
 			w.deny("%s runs a command that comes from its input (%q)", name, clip.String(text, 80))
+		}
+		if bareShells[name] && len(wr.code) == 0 && !appended {
+			// su, chroot, unshare … with no command run a shell, which
+			// reads its commands from stdin.
+			switch src := w.stdinOf(w.stmt, w.env.line); src.kind {
+			case inKnown:
+				w.stdinCommands(name, runsShell, src.text, env, depth)
+			case inUnknown:
+				w.deny("%s runs a shell that reads its commands from stdin (%s), which the hook cannot read (%q)", name, src.from, clip.String(text, 80))
+			}
 		}
 		return // xargs alone runs echo; env alone prints
 	}

@@ -5,7 +5,9 @@ package intercept
 // the line may have written, and the shell scripts on disk a command runs.
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -29,7 +31,17 @@ func (w *walker) noteWriter(base string, args []word) {
 		ss[i] = a.s
 	}
 	if mayWrite(base, ss) {
-		w.writers = append(w.writers, writer{name: base, args: ss, content: contentWriter(base, ss)})
+		wr := writer{name: base, args: ss, content: contentWriter(base, ss)}
+		w.writers = append(w.writers, wr)
+		// What the line wrote before may be changed now (sed -i, cp over it).
+		for f := range w.written {
+			if wr.content && base != "tee" || slices.ContainsFunc(ss, func(a string) bool { return sameFile(a, f) }) {
+				w.written[f] = unknownValue
+			}
+		}
+	}
+	if base == "tee" {
+		w.teeWrites(args)
 	}
 }
 
@@ -278,6 +290,9 @@ func scriptReader(req Request) func(string) (string, bool) {
 			file = path.Join(req.CWD, file)
 		}
 		b, err := fr.ReadFile(file, maxScriptBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", true // nothing there: it runs nothing
+		}
 		if err != nil || strings.IndexByte(string(b), 0) >= 0 {
 			return "", false // absent, unreadable, too large or binary
 		}

@@ -92,7 +92,7 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 			return pd
 		}
 		if p.git != nil {
-			an = analyseBash(command, req.Env, scriptReader(req))
+			an = analyseBash(command, req.Env, scriptReader(req), programFinder(req))
 			why := gitVerdict(p.git, an)
 			if why == "" && p.git.ReadOnly {
 				why = gitFolderVerdict(p.git, command, an)
@@ -115,7 +115,7 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 				continue
 			}
 			if an == nil {
-				an = analyseBash(command, req.Env, scriptReader(req))
+				an = analyseBash(command, req.Env, scriptReader(req), programFinder(req))
 			}
 			if an.unknown != "" {
 				// A Bash handler is active and the command runs something

@@ -68,6 +68,11 @@ type pathCheck struct {
 	decoded          string // a decoder (base64 -d …) ran earlier on the line
 	redirs           map[*syntax.CallExpr][]*syntax.Redirect
 	piped            map[*syntax.Stmt]bool
+	// pipeIn holds the text a piped command reads when the command before
+	// it prints literal text (printf 'x' | tee run.sh).
+	pipeIn map[*syntax.CallExpr]string
+	// curCall is the command being judged (a tee records what it writes).
+	curCall *syntax.CallExpr
 	// written maps the files the line's redirects write to their here-doc
 	// (unknownValue: content not known); writer is the first command that
 	// may write files the analysis does not follow.
@@ -173,10 +178,11 @@ func (c *pathCheck) analyse(script string, depth int) *pathDeny {
 		}
 		return c.cannot("the command does not parse as shell, so the paths it reads cannot be checked")
 	}
-	saved := [3]any{c.inSubst, c.redirs, c.piped}
-	c.inSubst, c.redirs, c.piped = map[*syntax.CallExpr]bool{}, map[*syntax.CallExpr][]*syntax.Redirect{}, map[*syntax.Stmt]bool{}
+	saved := [4]any{c.inSubst, c.redirs, c.piped, c.pipeIn}
+	c.inSubst, c.redirs, c.piped, c.pipeIn = map[*syntax.CallExpr]bool{}, map[*syntax.CallExpr][]*syntax.Redirect{}, map[*syntax.Stmt]bool{}, map[*syntax.CallExpr]string{}
 	defer func() {
 		c.inSubst, c.redirs, c.piped = saved[0].(map[*syntax.CallExpr]bool), saved[1].(map[*syntax.CallExpr][]*syntax.Redirect), saved[2].(map[*syntax.Stmt]bool)
+		c.pipeIn = saved[3].(map[*syntax.CallExpr]string)
 	}()
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -190,6 +196,11 @@ func (c *pathCheck) analyse(script string, depth int) *pathDeny {
 		case *syntax.BinaryCmd:
 			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
 				c.piped[n.Y] = true
+				if ce, ok := n.Y.Cmd.(*syntax.CallExpr); ok {
+					if text, ok := c.literalOutput(n.X); ok {
+						c.pipeIn[ce] = text
+					}
+				}
 			}
 		}
 		return true
@@ -274,7 +285,10 @@ func (c *pathCheck) analyse(script string, depth int) *pathDeny {
 				}
 			}
 			c.subst = c.inSubst[n]
+			savedCall := c.curCall
+			c.curCall = n
 			deny = c.call(n, depth)
+			c.curCall = savedCall
 		}
 		return deny == nil
 	})

@@ -133,6 +133,9 @@ func (c *pathCheck) stdin(ce *syntax.CallExpr) (int, string) {
 			return stdinDoc, strings.Join(c.words(r.Word), " ")
 		case syntax.RdrIn:
 			if r.Word == nil {
+				if text, ok := c.pipeIn[ce]; ok {
+					return stdinDoc, text // printf 'cmd' | sh
+				}
 				return stdinPipe, ""
 			}
 			return stdinFile, ""

@@ -58,7 +58,7 @@ func (c *pathCheck) call(ce *syntax.CallExpr, depth int) *pathDeny {
 	if pd := c.chdirOption(name, rest); pd != nil {
 		return pd
 	}
-	if pd := c.computedNames(ce, name, rest, argWords); pd != nil {
+	if pd := c.computedNames(ce, name, rest, argWords, depth); pd != nil {
 		return pd
 	}
 	return c.byKind(ce, name, rest, depth)
@@ -161,7 +161,7 @@ func (c *pathCheck) chdirOption(name string, rest []string) *pathDeny {
 
 // computedNames denies a command that works on names computed when it
 // runs (decoded text, a file xargs reads, $(…) in a reader's file names).
-func (c *pathCheck) computedNames(ce *syntax.CallExpr, name string, rest []string, argWords []*syntax.Word) *pathDeny {
+func (c *pathCheck) computedNames(ce *syntax.CallExpr, name string, rest []string, argWords []*syntax.Word, depth int) *pathDeny {
 	if decoder(name, rest) {
 		if c.subst {
 			return c.cannot(name + " decodes text into a command's arguments, so the paths they name cannot be checked")
@@ -169,6 +169,11 @@ func (c *pathCheck) computedNames(ce *syntax.CallExpr, name string, rest []strin
 		c.decoded = name
 	}
 	if name == "xargs" || name == "parallel" {
+		if kind, _ := c.stdin(ce); kind == stdinFile && name == "xargs" {
+			if pd, ok := c.xargsFile(ce, rest, depth); ok {
+				return pd
+			}
+		}
 		if kind, _ := c.stdin(ce); kind == stdinFile || slices.ContainsFunc(rest, func(a string) bool { return strings.HasPrefix(a, "-a") || strings.HasPrefix(a, "--arg-file") }) {
 			return c.cannot(name + " takes the names it works on from a file the hook cannot read")
 		}
@@ -201,10 +206,18 @@ func (c *pathCheck) byKind(ce *syntax.CallExpr, name string, rest []string, dept
 		if len(rest) > 0 && activation(rest[0]) {
 			return nil // a virtualenv or shell set-up script (README)
 		}
-		return c.cannot(name + " runs the commands of a file the hook cannot read, so the paths they touch cannot be checked")
+		if len(rest) == 0 || strings.Contains(rest[0], unknownGlob) {
+			return c.cannot(name + " runs the commands of a file named only when it runs, so the paths they touch cannot be checked")
+		}
+		return c.runsFile(rest[0], depth) // read like a script it runs
 	case shellname.Is(name) || name == "busybox":
 		return c.shell(ce, name, rest, depth)
+	case name == "sqlite3" || name == "duckdb":
+		return c.sqlite(ce, name, rest, depth)
 	case slices.Contains(interpreters, name):
+		if module, ops, ok := pythonArchiver(rest); ok && strings.HasPrefix(name, "python") {
+			return c.treeRead(name+" -m "+module, ops)
+		}
 		if server(name, rest) {
 			return c.treeRead(name+" serving files", []string{"."})
 		}
@@ -261,6 +274,10 @@ func (c *pathCheck) shell(ce *syntax.CallExpr, name string, rest []string, depth
 		return c.analyse(doc, depth+1)
 	case stdinPipe:
 		return c.cannot(name + " reads its script from a pipe, so the commands it runs cannot be checked")
+	case stdinFile:
+		if file := c.stdinFile(ce); file != "" && file != "/dev/null" {
+			return c.runsFile(file, depth) // sh < script.sh: runs like sh script.sh
+		}
 	}
 	return nil
 }
@@ -360,6 +377,9 @@ func (c *pathCheck) lister_(name string, rest []string) *pathDeny {
 		if class == classNone {
 			continue
 		}
+		if name == "find" && c.findMissesDenied(rest, o, abs) {
+			continue // its tests select none of the denied files there
+		}
 		if name == "find" && slices.ContainsFunc(rest, func(a string) bool {
 			return a == "-exec" || a == "-execdir" || a == "-ok" || a == "-okdir" || a == "-delete" || a == "-fprint" || a == "-fls"
 		}) {
@@ -377,16 +397,14 @@ func (c *pathCheck) lister_(name string, rest []string) *pathDeny {
 func (c *pathCheck) treeReader(name string, rest []string) *pathDeny {
 	switch name {
 	case "tar", "bsdtar":
-		mode := ""
-		if len(rest) > 0 {
-			mode = rest[0]
-		}
-		if !(strings.ContainsAny(strings.TrimLeft(mode, "-"), "cru") && !strings.HasPrefix(mode, "--") || slices.ContainsFunc(rest, func(a string) bool {
-			return a == "--create" || a == "--append" || a == "--update" || a == "-c" || a == "-r" || a == "-u" || strings.HasPrefix(a, "-T") || a == "--files-from"
-		})) {
+		if !tarCreates(rest) {
 			return nil
 		}
-		return c.treeRead(name, operands(rest, 1))
+		ops := tarOperands(rest)
+		if ops = c.withoutTarExcluded(ops, rest); len(ops) == 0 && len(tarExcludes(rest)) > 0 {
+			return nil
+		}
+		return c.treeRead(name, ops)
 	case "zip":
 		if !recursive(rest, "rR", "--recurse-paths") {
 			return nil
@@ -640,6 +658,13 @@ func (c *pathCheck) withoutExcluded(ops, args []string) []string {
 			excludes = append(excludes, strings.Trim(args[i+1], "/"))
 		}
 	}
+	return c.notExcluded(ops, excludes)
+}
+
+// notExcluded drops the operands whose denied paths below are all
+// excluded: the denied pattern's next directory below the operand must be
+// a literal name one of the exclude patterns matches.
+func (c *pathCheck) notExcluded(ops, excludes []string) []string {
 	if len(excludes) == 0 {
 		return ops
 	}
@@ -655,8 +680,6 @@ func (c *pathCheck) withoutExcluded(ops, args []string) []string {
 			if hit, anc := matchSegs(d.segs, segs); !hit && !anc {
 				continue
 			}
-			// The denied pattern's next directory below the operand must
-			// be a literal name an --exclude-dir matches.
 			next := ""
 			if len(d.segs) > len(segs) && slices.Equal(d.segs[:len(segs)], segs) {
 				next = d.segs[len(segs)]

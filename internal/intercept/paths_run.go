@@ -170,6 +170,10 @@ func (c *pathCheck) wroteIt(file string) string {
 // here-doc that fills them when there is one.
 func (c *pathCheck) recordWrites(st *syntax.Stmt) {
 	body := unknownValue
+	if text, ok := c.literalOutput(&syntax.Stmt{Cmd: st.Cmd}); ok && len(st.Redirs) == 1 && st.Redirs[0].N == nil &&
+		(st.Redirs[0].Op == syntax.RdrOut || st.Redirs[0].Op == syntax.RdrClob) {
+		body = text // printf 'x' > run.sh
+	}
 	for _, r := range st.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -185,6 +189,9 @@ func (c *pathCheck) recordWrites(st *syntax.Stmt) {
 				body = strings.Join(c.words(r.Word), " ")
 			}
 		}
+	}
+	if body != unknownValue && !c.catsStdin(st) && !c.echoes(st) {
+		body = unknownValue // base64 -d <<< x > f: not the here-doc's text
 	}
 	for _, r := range st.Redirs {
 		switch r.Op {
@@ -213,7 +220,19 @@ func (c *pathCheck) recordWrites(st *syntax.Stmt) {
 // analysis does not follow.
 func (c *pathCheck) noteWriter(name string, args []string) {
 	if c.lenient == 0 && mayWrite(name, args) {
-		c.writers = append(c.writers, writer{name: name, args: args, content: contentWriter(name, args)})
+		wr := writer{name: name, args: args, content: contentWriter(name, args)}
+		c.writers = append(c.writers, wr)
+		// What the line wrote before may be changed now (sed -i, cp over it).
+		for f := range c.written {
+			if wr.content && name != "tee" || slices.ContainsFunc(args, func(a string) bool { return c.normalise(a) == f || sameFile(a, f) }) {
+				c.written[f] = unknownValue
+			}
+		}
+	}
+	if name == "tee" && c.curCall != nil && c.lenient == 0 {
+		if text, ok := c.pipeIn[c.curCall]; ok {
+			c.teeWrites(c.curCall, text) // printf 'x' | tee run.sh
+		}
 	}
 }
 

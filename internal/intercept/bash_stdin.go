@@ -1,0 +1,607 @@
+package intercept
+
+// What a command reads on its standard input, and the programs that run
+// commands from it: a program fed a script on stdin is read as a shell
+// unless it is known not to run commands (dataPrograms), and one known to
+// run what it reads (ed's !cmd, newgrp, awk -f /dev/stdin) is denied when
+// its input cannot be read.
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agent-eval/agent-eval/internal/clip"
+	"github.com/agent-eval/agent-eval/internal/lazyre"
+)
+
+// inKind is how much the hook knows of what a command reads on stdin.
+type inKind int
+
+const (
+	inNone    inKind = iota // the tool's own stdin, /dev/null, a missing file
+	inKnown                 // text the hook reads
+	inUnknown               // a pipe or file whose content the hook cannot read
+)
+
+// stdinSrc is a statement's standard input: its text when known, and
+// where it comes from, for the reason.
+type stdinSrc struct {
+	kind inKind
+	text string
+	from string
+}
+
+// stdinOf says what st reads on its standard input; the last redirect of
+// stdin wins, else a pipe, else nothing.
+func (w *walker) stdinOf(st *syntax.Stmt, state map[string]string) stdinSrc {
+	if st == nil {
+		return stdinSrc{}
+	}
+	var src stdinSrc
+	redirected := false
+	for _, r := range st.Redirs {
+		if r.N != nil && r.N.Value != "0" {
+			continue
+		}
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			redirected = true
+			src = stdinSrc{kind: inUnknown, from: "a here-doc"}
+			if r.Hdoc != nil {
+				var b strings.Builder
+				_ = w.printer.Print(&b, r.Hdoc)
+				src = stdinSrc{kind: inKnown, text: b.String(), from: "a here-doc"}
+			}
+		case syntax.WordHdoc:
+			redirected = true
+			src = stdinSrc{kind: inUnknown, from: "a here-string only known when it runs"}
+			if ws := w.expandWord(state, r.Word); len(ws) == 1 && !ws[0].dyn {
+				src = stdinSrc{kind: inKnown, text: ws[0].s + "\n", from: "a here-string"}
+			}
+		case syntax.RdrIn:
+			redirected = true
+			src = w.fileText(w.expandWord(state, r.Word))
+		}
+	}
+	if redirected {
+		return src
+	}
+	if t, ok := w.pipeIn[st]; ok {
+		return stdinSrc{kind: inKnown, text: t, from: "a pipe from a command whose output the hook reads"}
+	}
+	if w.piped[st] {
+		return stdinSrc{kind: inUnknown, from: "a pipe"}
+	}
+	return stdinSrc{}
+}
+
+// fileText is the content of a file a command reads, as far as the hook
+// knows it: written on the line, read from the filesystem, or unknown.
+func (w *walker) fileText(ws []word) stdinSrc {
+	if len(ws) != 1 || ws[0].dyn {
+		return stdinSrc{kind: inUnknown, from: "a file named only when it runs"}
+	}
+	f := ws[0].s
+	switch p := cleanPath(f); {
+	case p == "/dev/null":
+		return stdinSrc{}
+	case strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/"):
+		return stdinSrc{kind: inUnknown, from: f}
+	}
+	if body, ok := w.written[cleanPath(f)]; ok {
+		if body == unknownValue {
+			return stdinSrc{kind: inUnknown, from: f + ", which this command line writes"}
+		}
+		return stdinSrc{kind: inKnown, text: body, from: f}
+	}
+	if w.writtenOrAfterWriter(f) {
+		return stdinSrc{kind: inUnknown, from: f + ", which a command earlier on the line may have written"}
+	}
+	if w.read == nil || w.cd && !strings.HasPrefix(f, "/") {
+		return stdinSrc{kind: inUnknown, from: f}
+	}
+	body, ok := w.read(f)
+	if !ok {
+		return stdinSrc{kind: inUnknown, from: f + ", which the hook cannot read"}
+	}
+	return stdinSrc{kind: inKnown, text: body, from: f}
+}
+
+// pipeText records what the right side of a pipe reads when the left side
+// prints text the hook knows (echo, printf, cat of a file it reads), and
+// the files a tee there writes with it.
+func (w *walker) pipeText(n *syntax.BinaryCmd, state map[string]string) {
+	left := n.X
+	for {
+		b, ok := left.Cmd.(*syntax.BinaryCmd)
+		if !ok || b.Op != syntax.Pipe && b.Op != syntax.PipeAll {
+			break
+		}
+		left = b.Y
+	}
+	text, ok := w.literalOutput(left, state)
+	if !ok {
+		return
+	}
+	w.pipeIn[n.Y] = text
+}
+
+// teeWrites records the files a tee writes with the text piped to it
+// (printf 'x' | tee run.sh); appending makes them unknown.
+func (w *walker) teeWrites(args []word) {
+	text, ok := w.pipeIn[w.stmt]
+	if !ok {
+		return
+	}
+	for _, a := range args {
+		switch {
+		case a.dyn:
+			return
+		case a.s == "-a" || a.s == "--append":
+			return
+		}
+	}
+	for _, a := range args {
+		if !strings.HasPrefix(a.s, "-") {
+			w.written[cleanPath(a.s)] = text
+		}
+	}
+}
+
+// literalOutput is what a statement prints when the hook can know it: an
+// echo or printf of literal words, or cat of files whose content it reads.
+func (w *walker) literalOutput(st *syntax.Stmt, state map[string]string) (string, bool) {
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 || len(ce.Assigns) > 0 {
+		return "", false
+	}
+	for _, r := range st.Redirs {
+		if r.N == nil || r.N.Value != "2" {
+			return "", false // its output goes elsewhere, or its input is given
+		}
+	}
+	var words []word
+	for _, a := range ce.Args {
+		words = append(words, w.expandWord(state, a)...)
+	}
+	return w.printed(words)
+}
+
+// printed is the output of echo, printf or cat given words, when known.
+func (w *walker) printed(words []word) (string, bool) {
+	for _, a := range words {
+		if a.dyn {
+			return "", false
+		}
+	}
+	if len(words) == 0 {
+		return "", false
+	}
+	if words[0].s != "cat" {
+		return echoPrintf(wordTexts(words))
+	}
+	var b strings.Builder
+	for _, a := range words[1:] {
+		if strings.HasPrefix(a.s, "-") {
+			return "", false
+		}
+		src := w.fileText([]word{a})
+		if src.kind == inUnknown {
+			return "", false
+		}
+		b.WriteString(src.text)
+	}
+	return b.String(), len(words) > 1
+}
+
+// echoPrintf is what echo or printf prints given literal words (the
+// command's name first), when the hook can know it.
+func echoPrintf(words []string) (string, bool) {
+	if len(words) == 0 {
+		return "", false
+	}
+	args := words[1:]
+	switch words[0] {
+	case "echo":
+		newline, escapes := true, false
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
+			newline = newline && !strings.Contains(args[0], "n")
+			escapes = strings.Contains(args[0], "e") || escapes && !strings.Contains(args[0], "E")
+			args = args[1:]
+		}
+		s := strings.Join(args, " ")
+		if !escapes && strings.Contains(s, `\`) {
+			return "", false // shopt -s xpg_echo, or sh's echo, reads escapes
+		}
+		if escapes {
+			var ok bool
+			if s, ok = unescape(s); !ok {
+				return "", false
+			}
+		}
+		if newline {
+			s += "\n"
+		}
+		return s, true
+	case "printf":
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			return "", false
+		}
+		return printfText(args[0], args[1:])
+	}
+	return "", false
+}
+
+// printfText is printf's output for the directives %s, %b, %d and %%; any
+// other makes it unknown. The format is reused while arguments remain.
+func printfText(format string, args []string) (string, bool) {
+	var b strings.Builder
+	for round := 0; round == 0 || len(args) > 0; round++ {
+		used := false
+		for i := 0; i < len(format); i++ {
+			c := format[i]
+			switch {
+			case c == '%' && i+1 < len(format):
+				i++
+				switch format[i] {
+				case '%':
+					b.WriteByte('%')
+				case 's', 'd', 'b':
+					used = true
+					arg := ""
+					if len(args) > 0 {
+						arg, args = args[0], args[1:]
+					}
+					if format[i] == 'b' {
+						var ok bool
+						if arg, ok = unescape(arg); !ok {
+							return "", false
+						}
+					}
+					b.WriteString(arg)
+				default:
+					return "", false
+				}
+			case c == '\\':
+				s, ok := unescape(format[i:min(i+2, len(format))])
+				if !ok {
+					return "", false
+				}
+				b.WriteString(s)
+				i++
+			default:
+				b.WriteByte(c)
+			}
+		}
+		if !used || round > 64 {
+			break
+		}
+	}
+	return b.String(), true
+}
+
+// unescape reads the backslash escapes of echo -e and printf %b; one it
+// does not know (octal, hex, \c) makes the text unknown.
+func unescape(s string) (string, bool) {
+	if !strings.Contains(s, `\`) {
+		return s, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case '\\':
+			b.WriteByte('\\')
+		case '"', '\'':
+			b.WriteByte(s[i])
+		case 'a', 'b', 'f', 'r', 'v':
+			b.WriteByte(map[byte]byte{'a': 7, 'b': 8, 'f': 12, 'r': 13, 'v': 11}[s[i]])
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// stdinDialect is how a program that runs commands from its input marks
+// them.
+type stdinDialect int
+
+const (
+	// runsShell: the whole input is shell (newgrp, a bare su or chroot).
+	runsShell stdinDialect = iota + 1
+	// runsBang: editor and client commands, where !cmd, shell cmd,
+	// .system cmd or \! cmd runs a shell command.
+	runsBang
+	// runsMacro: m4, whose syscmd and esyscmd run commands.
+	runsMacro
+)
+
+// stdinRunners run commands from what they read on stdin.
+var stdinRunners = map[string]stdinDialect{
+	"newgrp": runsShell, "script": runsShell, "busybox": runsShell,
+	"ed": runsBang, "red": runsBang, "ex": runsBang, "vi": runsBang, "vim": runsBang, "nvim": runsBang, "view": runsBang,
+	"vim.basic": runsBang, "vim.tiny": runsBang, "nex": runsBang, "elvis": runsBang, "dc": runsBang, "ftp": runsBang,
+	"sftp": runsBang, "lftp": runsBang, "tnftp": runsBang, "smbclient": runsBang, "psql": runsBang, "mysql": runsBang,
+	"mariadb": runsBang, "mail": runsBang, "mailx": runsBang, "s-nail": runsBang, "bsd-mailx": runsBang,
+	"gnuplot": runsBang, "sqlite3": runsBang, "duckdb": runsBang, "gdb": runsBang, "lldb": runsBang, "cgdb": runsBang,
+	"octave": runsBang, "maxima": runsBang, "bconsole": runsBang, "redis-cli": runsBang, "mongosh": runsBang,
+	"m4": runsMacro, "gm4": runsMacro,
+}
+
+// bangCommand finds where a command starts in one line of an editor's or
+// client's input: after a !, or a shell/system keyword.
+var bangCommand = lazyre.New(`!|(?i)(?:^|[\s.:;\\])(?:shell|system|sh|pipe|syscmd|esyscmd|run)\b[\s(]*|\|`)
+
+// stdinCode reads what a program gets on stdin: for one that runs commands
+// from it, the commands (or a denial when the input cannot be read); for a
+// program the hook does not know, its input read as shell, as its
+// arguments are.
+func (w *walker) stdinCode(base, text string, env map[string]string, depth int, appended bool) {
+	if appended || w.stmt == nil || dataPrograms[base] || depth >= maxNesting {
+		return
+	}
+	dialect, runner := stdinRunners[base]
+	src := w.stdinOf(w.stmt, w.env.line)
+	switch {
+	case src.kind == inNone:
+		return
+	case src.kind == inUnknown && runner:
+		w.deny("%s runs commands from what it reads on stdin (%s), which the hook cannot read (%q)", base, src.from, clip.String(text, 80))
+		return
+	case src.kind == inUnknown:
+		return
+	}
+	if !runner {
+		if w.opaque != "" || len(src.text) > maxOpaqueBytes || w.dataText(src.text, env) {
+			return
+		}
+		w.opaque = base
+		w.lenient++
+		w.nested(src.text, clone(env), depth+1)
+		w.lenient--
+		w.opaque = ""
+		return
+	}
+	w.stdinCommands(base, dialect, src.text, env, depth)
+}
+
+// stdinCommands reads the commands a program runs from text it is given
+// in its dialect; they are judged like the line's own.
+func (w *walker) stdinCommands(base string, dialect stdinDialect, text string, env map[string]string, depth int) {
+	if len(text) > maxOpaqueBytes {
+		w.deny("%s runs commands from more input than the hook reads (%d bytes)", base, maxOpaqueBytes)
+		return
+	}
+	if dialect == runsShell {
+		w.nested(text, env, depth+1)
+		return
+	}
+	// The commands run with the program's own environment: judged like
+	// the line's; a line that does not parse is the program's own text.
+	w.lenient++
+	defer func() { w.lenient-- }()
+	for _, line := range strings.Split(text, "\n") {
+		for _, loc := range bangCommand().FindAllStringIndex(line, -1) {
+			code := strings.TrimRight(line[loc[1]:], ")")
+			if code == "" {
+				continue
+			}
+			if dialect == runsMacro {
+				w.lenient--
+				w.deny("%s runs a command its input builds (%s), which the hook cannot read", base, clip.String(strings.TrimSpace(line), 60))
+				w.lenient++
+				return
+			}
+			w.nested(code, clone(env), depth+1)
+		}
+	}
+}
+
+// stdinScript reports a program told to read its script from stdin by an
+// option (awk -f -, sed -f /dev/stdin, gdb -x /dev/fd/0).
+func stdinScript(base string, args []string) bool {
+	opts := map[string][]string{
+		"awk": {"-f", "--file"}, "gawk": {"-f", "--file"}, "mawk": {"-f"}, "nawk": {"-f"},
+		"sed": {"-f", "--file"}, "gsed": {"-f", "--file"}, "gdb": {"-x", "--command", "-ix", "--init-command"},
+		"vim": {"-s", "-S"}, "nvim": {"-s", "-S"}, "ex": {"-s"}, "sqlite3": {"-init"}, "expect": {"-f"},
+	}[base]
+	for i, a := range args {
+		for _, o := range opts {
+			v, ok := "", false
+			switch {
+			case a == o && i+1 < len(args):
+				v, ok = args[i+1], true
+			case strings.HasPrefix(a, o+"="):
+				v, ok = a[len(o)+1:], true
+			case len(o) == 2 && strings.HasPrefix(a, o) && len(a) > 2:
+				v, ok = a[2:], true
+			}
+			if ok && isStdinPath(v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isStdinPath reports a name for the standard input.
+func isStdinPath(p string) bool {
+	if p == "-" {
+		return true
+	}
+	p = cleanPath(p)
+	return p == "/dev/stdin" || p == "/dev/fd/0" || p == "/proc/self/fd/0" || strings.HasPrefix(p, "/proc/") && strings.HasSuffix(p, "/fd/0")
+}
+
+// stdinProgram handles a program whose program text comes from stdin by
+// an option: sed and awk scripts, gdb commands.
+func (w *walker) stdinProgram(base, text string, args []word, env map[string]string, depth int) {
+	if !stdinScript(base, wordTexts(args)) {
+		return
+	}
+	src := w.stdinOf(w.stmt, w.env.line)
+	switch {
+	case src.kind == inUnknown:
+		w.deny("%s reads its script from stdin (%s), which the hook cannot read (%q)", base, src.from, clip.String(text, 80))
+	case src.kind == inNone:
+	case strings.HasSuffix(base, "sed"):
+		if sedExec(src.text) {
+			w.deny("sed runs commands from its script (the e command or flag) on stdin (%q)", clip.String(text, 80))
+		}
+	case strings.HasSuffix(base, "awk") || base == "expect":
+		if execIdioms().MatchString(src.text) {
+			w.deny("%s reads a program from its input that runs commands, which the hook cannot read (%q)", base, clip.String(text, 80))
+		}
+	default:
+		w.stdinCommands(base, runsBang, src.text, env, depth)
+	}
+}
+
+// bareShells are wrappers that run a shell when given no command.
+var bareShells = map[string]bool{
+	"su": true, "runuser": true, "sudo": true, "doas": true, "chroot": true, "unshare": true, "nsenter": true, "sg": true,
+	"machinectl": true, "setpriv": true,
+}
+
+// source reads the file . or source runs in this shell: one the line
+// wrote with known content, or one on disk the hook reads, is walked like
+// the line (what it assigns is unknown afterwards); a file that does not
+// exist runs nothing; one the hook cannot read is denied.
+func (w *walker) source(base, text string, args []word, env map[string]string, depth int) {
+	if len(args) == 0 {
+		return
+	}
+	if args[0].dyn {
+		w.deny("%s runs the commands of a file named only when it runs (%q)", base, clip.String(text, 80))
+		return
+	}
+	file := args[0].s
+	if body, ok := w.written[cleanPath(file)]; ok {
+		if body == unknownValue {
+			w.deny("%s runs %s, which this command line writes with content the hook cannot read (%q)", base, file, clip.String(text, 80))
+			return
+		}
+		w.nested(body, env, depth+1)
+		return
+	}
+	src := w.fileText(args[:1])
+	if src.kind == inUnknown {
+		w.deny("%s runs the commands of %s, which the hook cannot read (%q)", base, src.from, clip.String(text, 80))
+		return
+	}
+	// A script on disk is everyday work: a gated command in it is judged,
+	// what cannot be known in it is left to the OS boundary.
+	w.lenient++
+	w.nested(src.text, env, depth+1)
+	w.lenient--
+}
+
+// catsStdin reports a statement that copies its stdin to its stdout as it
+// is: cat or tee with no options, the form that writes a here-doc to a file.
+func (w *walker) catsStdin(st *syntax.Stmt, state map[string]string) bool {
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 {
+		return false
+	}
+	var words []word
+	for _, a := range ce.Args {
+		words = append(words, w.expandWord(state, a)...)
+	}
+	if words[0].dyn || words[0].s != "cat" && words[0].s != "tee" {
+		return false
+	}
+	for _, a := range words[1:] {
+		if a.dyn || words[0].s == "cat" && a.s != "-" || strings.HasPrefix(a.s, "-") && a.s != "-" {
+			return false
+		}
+	}
+	return true
+}
+
+// shellWords are bash's builtins and keywords: names that run without a
+// program on PATH.
+var shellWords = map[string]bool{
+	".": true, ":": true, "[": true, "[[": true, "alias": true, "bg": true, "bind": true, "break": true, "builtin": true,
+	"caller": true, "cd": true, "command": true, "compgen": true, "complete": true, "continue": true, "declare": true,
+	"dirs": true, "disown": true, "echo": true, "enable": true, "eval": true, "exec": true, "exit": true, "export": true,
+	"false": true, "fc": true, "fg": true, "getopts": true, "hash": true, "help": true, "history": true, "jobs": true,
+	"kill": true, "let": true, "local": true, "logout": true, "mapfile": true, "popd": true, "printf": true, "pushd": true,
+	"pwd": true, "read": true, "readarray": true, "readonly": true, "return": true, "set": true, "shift": true,
+	"shopt": true, "source": true, "suspend": true, "test": true, "time": true, "times": true, "trap": true, "true": true,
+	"type": true, "typeset": true, "ulimit": true, "umask": true, "unalias": true, "unset": true, "wait": true,
+	"coproc": true, "function": true, "select": true,
+}
+
+// dataText reports text given to a program on stdin that cannot be a
+// command: no shell punctuation, and no line starting with a name that
+// could run (a commit message, a pull request's body).
+func (w *walker) dataText(text string, env map[string]string) bool {
+	if strings.ContainsAny(text, ";|&$`()<>\\") {
+		return false
+	}
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && (strings.Contains(f[0], "=") || w.mayRun(word{s: strings.Trim(f[0], `'"`)}, env)) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayRun reports whether a command name found in text an unknown program
+// is given could run: a path, a builtin, a function or file the line
+// defines or writes, or a program that exists in the PATH it would use.
+func (w *walker) mayRun(name word, env map[string]string) bool {
+	if name.dyn || w.exists == nil || strings.Contains(name.s, "/") || shellWords[name.s] || w.funcs[name.s] {
+		return true
+	}
+	for f := range w.written {
+		if path.Base(f) == name.s {
+			return true
+		}
+	}
+	p, ok := env["PATH"]
+	if !ok {
+		p, ok = w.base["PATH"]
+	}
+	if !ok || p == unknownValue || p == unsetValue {
+		return true
+	}
+	return w.exists(name.s, p)
+}
+
+// programFinder looks a command name up in a PATH through the request's
+// filesystem; nil when it has none to look in.
+func programFinder(req Request) func(name, pathVar string) bool {
+	if req.FS == nil {
+		return nil
+	}
+	return func(name, pathVar string) bool {
+		if name == "" || strings.ContainsAny(name, "*?[\\") {
+			return true
+		}
+		for _, dir := range strings.Split(pathVar, ":") {
+			if dir == "" || !path.IsAbs(dir) {
+				return true // the cwd, or one relative to it: may hold anything
+			}
+			if m, err := req.FS.Glob(path.Join(dir, name)); err != nil || len(m) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+}
