@@ -798,7 +798,7 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 		}
 		w.programOptions(base, text, args, env, depth)
 		w.stdinProgram(base, text, args, env, depth)
-		if _, runner := stdinRunners[base]; runner || !slices.Contains(interpreters, base) && !strings.HasPrefix(base, "python") {
+		if _, runner := stdinRunners()[base]; runner || !slices.Contains(interpreters, base) && !strings.HasPrefix(base, "python") {
 			w.stdinCode(base, text, env, depth, appended)
 		}
 		if !w.interpreterCode(base, text, args) && !dataPrograms[base] && !(base == "git" && gitTakesData(args, env)) {
@@ -904,7 +904,7 @@ func (w *walker) unwrap(name, text string, spec wrapper, args []word, env map[st
 		if appended {
 			w.deny("%s runs a command that comes from its input (%q)", name, clip.String(text, 80))
 		}
-		if bareShells[name] && len(wr.code) == 0 && !appended {
+		if bareShells()[name] && len(wr.code) == 0 && !appended {
 			// su, chroot, unshare … with no command run a shell, which
 			// reads its commands from stdin.
 			switch src := w.stdinOf(w.stmt, w.env.line); src.kind {

@@ -9,6 +9,7 @@ package intercept
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -331,16 +332,18 @@ const (
 )
 
 // stdinRunners run commands from what they read on stdin.
-var stdinRunners = map[string]stdinDialect{
-	"newgrp": runsShell, "script": runsShell, "busybox": runsShell,
-	"ed": runsBang, "red": runsBang, "ex": runsBang, "vi": runsBang, "vim": runsBang, "nvim": runsBang, "view": runsBang,
-	"vim.basic": runsBang, "vim.tiny": runsBang, "nex": runsBang, "elvis": runsBang, "dc": runsBang, "ftp": runsBang,
-	"sftp": runsBang, "lftp": runsBang, "tnftp": runsBang, "smbclient": runsBang, "psql": runsBang, "mysql": runsBang,
-	"mariadb": runsBang, "mail": runsBang, "mailx": runsBang, "s-nail": runsBang, "bsd-mailx": runsBang,
-	"gnuplot": runsBang, "sqlite3": runsBang, "duckdb": runsBang, "gdb": runsBang, "lldb": runsBang, "cgdb": runsBang,
-	"octave": runsBang, "maxima": runsBang, "bconsole": runsBang, "redis-cli": runsBang, "mongosh": runsBang,
-	"m4": runsMacro, "gm4": runsMacro,
-}
+var stdinRunners = sync.OnceValue(func() map[string]stdinDialect {
+	return map[string]stdinDialect{
+		"newgrp": runsShell, "script": runsShell, "busybox": runsShell,
+		"ed": runsBang, "red": runsBang, "ex": runsBang, "vi": runsBang, "vim": runsBang, "nvim": runsBang, "view": runsBang,
+		"vim.basic": runsBang, "vim.tiny": runsBang, "nex": runsBang, "elvis": runsBang, "dc": runsBang, "ftp": runsBang,
+		"sftp": runsBang, "lftp": runsBang, "tnftp": runsBang, "smbclient": runsBang, "psql": runsBang, "mysql": runsBang,
+		"mariadb": runsBang, "mail": runsBang, "mailx": runsBang, "s-nail": runsBang, "bsd-mailx": runsBang,
+		"gnuplot": runsBang, "sqlite3": runsBang, "duckdb": runsBang, "gdb": runsBang, "lldb": runsBang, "cgdb": runsBang,
+		"octave": runsBang, "maxima": runsBang, "bconsole": runsBang, "redis-cli": runsBang, "mongosh": runsBang,
+		"m4": runsMacro, "gm4": runsMacro,
+	}
+})
 
 // bangCommand finds where a command starts in one line of an editor's or
 // client's input: after a !, or a shell/system keyword.
@@ -354,7 +357,7 @@ func (w *walker) stdinCode(base, text string, env map[string]string, depth int, 
 	if appended || w.stmt == nil || dataPrograms[base] || depth >= maxNesting {
 		return
 	}
-	dialect, runner := stdinRunners[base]
+	dialect, runner := stdinRunners()[base]
 	src := w.stdinOf(w.stmt, w.env.line)
 	switch {
 	case src.kind == inNone:
@@ -472,10 +475,12 @@ func (w *walker) stdinProgram(base, text string, args []word, env map[string]str
 }
 
 // bareShells are wrappers that run a shell when given no command.
-var bareShells = map[string]bool{
-	"su": true, "runuser": true, "sudo": true, "doas": true, "chroot": true, "unshare": true, "nsenter": true, "sg": true,
-	"machinectl": true, "setpriv": true,
-}
+var bareShells = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"su": true, "runuser": true, "sudo": true, "doas": true, "chroot": true, "unshare": true, "nsenter": true, "sg": true,
+		"machinectl": true, "setpriv": true,
+	}
+})
 
 // source reads the file . or source runs in this shell: one the line
 // wrote with known content, or one on disk the hook reads, is walked like
@@ -534,17 +539,19 @@ func (w *walker) catsStdin(st *syntax.Stmt, state map[string]string) bool {
 
 // shellWords are bash's builtins and keywords: names that run without a
 // program on PATH.
-var shellWords = map[string]bool{
-	".": true, ":": true, "[": true, "[[": true, "alias": true, "bg": true, "bind": true, "break": true, "builtin": true,
-	"caller": true, "cd": true, "command": true, "compgen": true, "complete": true, "continue": true, "declare": true,
-	"dirs": true, "disown": true, "echo": true, "enable": true, "eval": true, "exec": true, "exit": true, "export": true,
-	"false": true, "fc": true, "fg": true, "getopts": true, "hash": true, "help": true, "history": true, "jobs": true,
-	"kill": true, "let": true, "local": true, "logout": true, "mapfile": true, "popd": true, "printf": true, "pushd": true,
-	"pwd": true, "read": true, "readarray": true, "readonly": true, "return": true, "set": true, "shift": true,
-	"shopt": true, "source": true, "suspend": true, "test": true, "time": true, "times": true, "trap": true, "true": true,
-	"type": true, "typeset": true, "ulimit": true, "umask": true, "unalias": true, "unset": true, "wait": true,
-	"coproc": true, "function": true, "select": true,
-}
+var shellWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		".": true, ":": true, "[": true, "[[": true, "alias": true, "bg": true, "bind": true, "break": true, "builtin": true,
+		"caller": true, "cd": true, "command": true, "compgen": true, "complete": true, "continue": true, "declare": true,
+		"dirs": true, "disown": true, "echo": true, "enable": true, "eval": true, "exec": true, "exit": true, "export": true,
+		"false": true, "fc": true, "fg": true, "getopts": true, "hash": true, "help": true, "history": true, "jobs": true,
+		"kill": true, "let": true, "local": true, "logout": true, "mapfile": true, "popd": true, "printf": true, "pushd": true,
+		"pwd": true, "read": true, "readarray": true, "readonly": true, "return": true, "set": true, "shift": true,
+		"shopt": true, "source": true, "suspend": true, "test": true, "time": true, "times": true, "trap": true, "true": true,
+		"type": true, "typeset": true, "ulimit": true, "umask": true, "unalias": true, "unset": true, "wait": true,
+		"coproc": true, "function": true, "select": true,
+	}
+})
 
 // dataText reports text given to a program on stdin that cannot be a
 // command: no shell punctuation, and no line starting with a name that
@@ -566,7 +573,7 @@ func (w *walker) dataText(text string, env map[string]string) bool {
 // is given could run: a path, a builtin, a function or file the line
 // defines or writes, or a program that exists in the PATH it would use.
 func (w *walker) mayRun(name word, env map[string]string) bool {
-	if name.dyn || w.exists == nil || strings.Contains(name.s, "/") || shellWords[name.s] || w.funcs[name.s] {
+	if name.dyn || w.exists == nil || strings.Contains(name.s, "/") || shellWords()[name.s] || w.funcs[name.s] {
 		return true
 	}
 	for f := range w.written {

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -208,13 +209,15 @@ func tarCreates(rest []string) bool {
 const tarValueLetters = "fCXbHKLNVgIT"
 
 // tarLongValues are tar's long options that take a value.
-var tarLongValues = map[string]bool{
-	"--exclude": true, "--file": true, "--directory": true, "--exclude-from": true, "--files-from": true, "--format": true,
-	"--use-compress-program": true, "--transform": true, "--xform": true, "--owner": true, "--group": true, "--mode": true,
-	"--mtime": true, "--label": true, "--blocking-factor": true, "--newer": true, "--after-date": true, "--to-command": true,
-	"--info-script": true, "--new-volume-script": true, "--checkpoint-action": true, "--suffix": true, "--index-file": true,
-	"--volno-file": true, "--rsh-command": true, "--level": true, "--listed-incremental": true, "--tape-length": true,
-}
+var tarLongValues = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"--exclude": true, "--file": true, "--directory": true, "--exclude-from": true, "--files-from": true, "--format": true,
+		"--use-compress-program": true, "--transform": true, "--xform": true, "--owner": true, "--group": true, "--mode": true,
+		"--mtime": true, "--label": true, "--blocking-factor": true, "--newer": true, "--after-date": true, "--to-command": true,
+		"--info-script": true, "--new-volume-script": true, "--checkpoint-action": true, "--suffix": true, "--index-file": true,
+		"--volno-file": true, "--rsh-command": true, "--level": true, "--listed-incremental": true, "--tape-length": true,
+	}
+})
 
 // tarOperands are the files tar is given: its words less options and
 // their values, in the dashed and the old form (tar cf a.tar .).
@@ -227,7 +230,7 @@ func tarOperands(rest []string) []string {
 		case a == "--":
 			return append(out, rest[i+1:]...)
 		case strings.HasPrefix(a, "--"):
-			if !strings.Contains(a, "=") && tarLongValues[a] {
+			if !strings.Contains(a, "=") && tarLongValues()[a] {
 				i++
 			}
 		case strings.HasPrefix(a, "-") && len(a) > 1:
