@@ -76,16 +76,21 @@ const (
 	// observability (9 KB, 91). Its gRPC exporters would add ~1500 more
 	// allocations, which is why it has a client of its own. 464 KB: with
 	// this session's exporters (history, Markdown, MLflow), 454 KB here and
-	// 460 KB in CI's run of the same commit (make test, -race).
-	totalInitBytes = 464 << 10
+	// 460 KB in CI's run of the same commit (make test, -race). 472 KB:
+	// issue 32's clients and configuration readers in intercept (468 KB
+	// measured here, 2.8 KB more than the commit before).
+	totalInitBytes = 472 << 10
 	// 3300: gonum's mat (the ANOVA's least squares) makes 443 small
 	// allocations at init, 7 KB in 0.06 ms; the linear algebra is worth a
 	// maintained library, and the byte budget is unchanged. 3450: the
 	// OpenTelemetry export's 265 (see above). 3500: 3453 measured under
 	// -race after issue 23's exporters and their hardening (history,
 	// Markdown, MLflow; package-level tables and replacers of a few
-	// allocations each), 3457 in CI at the same commit.
-	totalInitAllocs = 3500
+	// allocations each), 3457 in CI at the same commit. 3560: issue 32's
+	// database clients (mysql_config_editor, mariabackup, mydumper: their
+	// option tables' first-use closures) and readers, 3494 measured here,
+	// 35 more than the commit before; issue 37 takes the hook's init down.
+	totalInitAllocs = 3560
 )
 
 // initBytesOf overrides ownPackageInitBytes for a package. intercept's

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -348,6 +349,9 @@ func (OSFS) EvalSymlinks(path string) (string, error) { return filepath.EvalSyml
 // Bash command runs, which the gate reads).
 func (OSFS) ReadFile(path string, limit int) ([]byte, error) {
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %w", intercept.ErrNotFound, err)
+	}
 	if err != nil {
 		return nil, err
 	}

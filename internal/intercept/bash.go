@@ -28,6 +28,9 @@ type analysis struct {
 	// sockets are the hosts bash itself connects to through /dev/tcp/HOST/PORT
 	// or /dev/udp/… redirects, as tcp://HOST:PORT (unknownValue: not known).
 	sockets []string
+	// files is where the line runs (set by Decide), for the configuration
+	// files its clients read (targets_conf.go).
+	files lineFiles
 }
 
 // word is one shell word after expansion.
@@ -58,6 +61,8 @@ type call struct {
 	// suffix: the call is an unknown program's arguments from an operand
 	// on, read as a command as they stand (not code parsed out of a word).
 	suffix bool
+	// line is what the command line did before the call (targets_conf.go).
+	line *callLine
 }
 
 // unknownValue marks an assignment whose value is not known statically.
@@ -172,6 +177,10 @@ type walker struct {
 	exists func(name, pathVar string) bool
 	// funcs are the functions the line defines.
 	funcs map[string]bool
+	// hasInput: the line redirects input, pipes or uses exec somewhere;
+	// shadowed: it defines aliases or enables builtins, so echo and
+	// printf may not be the builtins.
+	hasInput, shadowed bool
 }
 
 func (w *walker) deny(format string, args ...any) {
@@ -190,6 +199,9 @@ func (w *walker) nested(code string, env map[string]string, depth int) {
 	f, ok := w.parse(code, depth)
 	if !ok {
 		return
+	}
+	if in, sh := lineInput(f); w.lenient == 0 {
+		w.hasInput, w.shadowed = w.hasInput || in, w.shadowed || sh
 	}
 	saved := w.stmt
 	defer func() { w.stmt = saved }()
@@ -456,10 +468,10 @@ func (w *walker) redirects(st *syntax.Stmt, state map[string]string) {
 	for _, r := range st.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
-			if r.Hdoc != nil {
-				var buf bytes.Buffer
-				_ = w.printer.Print(&buf, r.Hdoc)
-				body, hasBody = buf.String(), true
+			if text, ok := w.docText(r.Hdoc, state); ok {
+				body, hasBody = text, true
+			} else {
+				body, hasBody = unknownValue, true // expanded when it runs
 			}
 		case syntax.WordHdoc:
 			if r.Word != nil {
@@ -548,19 +560,10 @@ func (w *walker) copies(words []word) {
 // runsWritten handles a command or script this command line wrote itself:
 // its here-doc is read as code; other content cannot be.
 func (w *walker) runsWritten(file, text string, env map[string]string, depth int) bool {
-	body, ok := w.written[cleanPath(file)]
-	if !ok {
-		// The same file spelled another way (x.sh, $PWD/x.sh, /tmp/x.sh after
-		// cd /tmp): matched by its base name.
-		for f, b := range w.written {
-			if path.Base(f) == path.Base(file) {
-				body, ok = b, true
-				if b == unknownValue {
-					break
-				}
-			}
-		}
-	}
+	// The same file spelled another way (x.sh, $PWD/x.sh, /tmp/x.sh after
+	// cd /tmp) is matched by its base name, and then its content is not
+	// known: it may be another file.
+	body, ok := w.writtenText(file)
 	if !ok {
 		for _, wr := range w.writers {
 			if wr.content || slices.ContainsFunc(wr.args, func(a string) bool { return sameFile(a, file) }) {
@@ -722,7 +725,7 @@ func hasGlob(wd *syntax.Word) bool {
 // command of find -exec. appended: the command's arguments get more words
 // from its input (xargs), so a wrapper left with no command runs input.
 func (w *walker) command(text string, words []word, env map[string]string, depth int, appended bool) {
-	w.an.calls = append(w.an.calls, call{text: text, words: words, env: env, opaque: w.opaque, suffix: w.suffix})
+	w.an.calls = append(w.an.calls, call{text: text, words: words, env: env, opaque: w.opaque, suffix: w.suffix, line: w.callLine()})
 	w.suffix = false
 	if len(words) == 0 {
 		return
@@ -799,7 +802,10 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 		w.programOptions(base, text, args, env, depth)
 		w.stdinProgram(base, text, args, env, depth)
 		if _, runner := stdinRunners()[base]; runner || !slices.Contains(interpreters, base) && !strings.HasPrefix(base, "python") {
-			w.stdinCode(base, text, env, depth, appended)
+			w.stdinCode(base, text, args, env, depth, appended)
+		}
+		if base == "git" {
+			w.gitPager(args, env, depth) // git grep -O runs a pager command (git.go)
 		}
 		if !w.interpreterCode(base, text, args) && !dataPrograms[base] && !(base == "git" && gitTakesData(args, env)) {
 			w.unknownProgram(base, args, env, depth)

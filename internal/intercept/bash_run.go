@@ -7,7 +7,6 @@ package intercept
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -267,6 +266,10 @@ func (w *walker) readScript(file string, env map[string]string, depth int) {
 		return
 	}
 	body, ok := w.read(file)
+	if !ok && body == unknownValue {
+		w.deny("it runs %s, a link to something the hook cannot open (a descriptor of the shell's own)", file)
+		return
+	}
 	if !ok {
 		return
 	}
@@ -290,7 +293,10 @@ func scriptReader(req Request) func(string) (string, bool) {
 			file = path.Join(req.CWD, file)
 		}
 		b, err := fr.ReadFile(file, maxScriptBytes)
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, ErrNotFound) {
+			if m, _ := req.FS.Glob(globEscape(file)); len(m) > 0 {
+				return unknownValue, false // a link to what the hook cannot open (/proc/self/fd/N)
+			}
 			return "", true // nothing there: it runs nothing
 		}
 		if err != nil || strings.IndexByte(string(b), 0) >= 0 {
@@ -302,9 +308,14 @@ func scriptReader(req Request) func(string) (string, bool) {
 
 // FileReader is an optional PathFS method: the Bash gate reads the shell
 // scripts a command runs through it (up to limit bytes; more is an error).
+// Nothing at path is an error that wraps ErrNotFound.
 type FileReader interface {
 	ReadFile(path string, limit int) ([]byte, error)
 }
+
+// ErrNotFound is what a FileReader's error wraps when nothing is at the
+// path (a script that does not exist runs nothing).
+var ErrNotFound = errors.New("no such file")
 
 // projectCode denies a program that runs code from files it finds by
 // convention (conventionCode) when this command line may have written one.

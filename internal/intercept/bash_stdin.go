@@ -8,9 +8,11 @@ package intercept
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/agent-eval/agent-eval/internal/clip"
@@ -49,11 +51,15 @@ func (w *walker) stdinOf(st *syntax.Stmt, state map[string]string) stdinSrc {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			redirected = true
-			src = stdinSrc{kind: inUnknown, from: "a here-doc"}
-			if r.Hdoc != nil {
-				var b strings.Builder
-				_ = w.printer.Print(&b, r.Hdoc)
-				src = stdinSrc{kind: inKnown, text: b.String(), from: "a here-doc"}
+			src = stdinSrc{kind: inUnknown, from: "a here-doc whose text is only known when it runs"}
+			if text, ok := w.docText(r.Hdoc, state); ok {
+				src = stdinSrc{kind: inKnown, text: text, from: "a here-doc"}
+			}
+		case syntax.DplIn, syntax.RdrInOut:
+			redirected = true
+			src = stdinSrc{kind: inUnknown, from: "another file descriptor"}
+			if r.Op == syntax.RdrInOut {
+				src = w.fileText(w.expandWord(state, r.Word))
 			}
 		case syntax.WordHdoc:
 			redirected = true
@@ -78,6 +84,39 @@ func (w *walker) stdinOf(st *syntax.Stmt, state map[string]string) stdinSrc {
 	return stdinSrc{}
 }
 
+// docText is a here-doc's text as bash gives it: a quoted delimiter keeps
+// it as written, an unquoted one expands it ($x, $(…)); ok is false when
+// that expansion is only known when it runs.
+func (w *walker) docText(doc *syntax.Word, state map[string]string) (string, bool) {
+	if doc == nil {
+		return "", true
+	}
+	w.env.line, w.env.missing = state, false
+	text, err := expand.Document(w.cfg, doc)
+	if err != nil || w.env.missing {
+		return "", false
+	}
+	return text, true
+}
+
+// writtenText is what this line wrote to file, when it wrote it: known
+// only for the very file as spelled before any cd (x.sh after cd tools, or
+// /tmp/x.sh against ./x.sh, may be another file: unknown).
+func (w *walker) writtenText(file string) (body string, found bool) {
+	if b, ok := w.written[cleanPath(file)]; ok {
+		if w.cd && !strings.HasPrefix(file, "/") {
+			return unknownValue, true
+		}
+		return b, true
+	}
+	for f := range w.written {
+		if path.Base(f) == path.Base(file) {
+			return unknownValue, true
+		}
+	}
+	return "", false
+}
+
 // fileText is the content of a file a command reads, as far as the hook
 // knows it: written on the line, read from the filesystem, or unknown.
 func (w *walker) fileText(ws []word) stdinSrc {
@@ -91,7 +130,7 @@ func (w *walker) fileText(ws []word) stdinSrc {
 	case strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/"):
 		return stdinSrc{kind: inUnknown, from: f}
 	}
-	if body, ok := w.written[cleanPath(f)]; ok {
+	if body, ok := w.writtenText(f); ok {
 		if body == unknownValue {
 			return stdinSrc{kind: inUnknown, from: f + ", which this command line writes"}
 		}
@@ -123,8 +162,8 @@ func (w *walker) pipeText(n *syntax.BinaryCmd, state map[string]string) {
 		left = b.Y
 	}
 	text, ok := w.literalOutput(left, state)
-	if !ok {
-		return
+	if !ok || hasInput(n.Y) {
+		return // tee x.sh < other: its own stdin wins
 	}
 	w.pipeIn[n.Y] = text
 }
@@ -177,8 +216,8 @@ func (w *walker) printed(words []word) (string, bool) {
 			return "", false
 		}
 	}
-	if len(words) == 0 {
-		return "", false
+	if len(words) == 0 || w.funcs[words[0].s] || w.shadowed {
+		return "", false // printf(){ …; }: not the builtin
 	}
 	if words[0].s != "cat" {
 		return echoPrintf(wordTexts(words))
@@ -208,8 +247,16 @@ func echoPrintf(words []string) (string, bool) {
 	case "echo":
 		newline, escapes := true, false
 		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
-			newline = newline && !strings.Contains(args[0], "n")
-			escapes = strings.Contains(args[0], "e") || escapes && !strings.Contains(args[0], "E")
+			for _, f := range args[0][1:] {
+				switch f {
+				case 'n':
+					newline = false
+				case 'e':
+					escapes = true
+				case 'E':
+					escapes = false
+				}
+			}
 			args = args[1:]
 		}
 		s := strings.Join(args, " ")
@@ -257,6 +304,9 @@ func printfText(format string, args []string) (string, bool) {
 					arg := ""
 					if len(args) > 0 {
 						arg, args = args[0], args[1:]
+					}
+					if format[i] == 'd' && strings.Trim(strings.TrimPrefix(arg, "-"), "0123456789") != "" {
+						return "", false // bash prints 0 for '#', and more for 'a
 					}
 					if format[i] == 'b' {
 						var ok bool
@@ -306,8 +356,6 @@ func unescape(s string) (string, bool) {
 			b.WriteByte('\t')
 		case '\\':
 			b.WriteByte('\\')
-		case '"', '\'':
-			b.WriteByte(s[i])
 		case 'a', 'b', 'f', 'r', 'v':
 			b.WriteByte(map[byte]byte{'a': 7, 'b': 8, 'f': 12, 'r': 13, 'v': 11}[s[i]])
 		default:
@@ -334,7 +382,7 @@ const (
 // stdinRunners run commands from what they read on stdin.
 var stdinRunners = sync.OnceValue(func() map[string]stdinDialect {
 	return map[string]stdinDialect{
-		"newgrp": runsShell, "script": runsShell, "busybox": runsShell,
+		"newgrp": runsShell, "script": runsShell, "busybox": runsShell, "ssh": runsShell,
 		"ed": runsBang, "red": runsBang, "ex": runsBang, "vi": runsBang, "vim": runsBang, "nvim": runsBang, "view": runsBang,
 		"vim.basic": runsBang, "vim.tiny": runsBang, "nex": runsBang, "elvis": runsBang, "dc": runsBang, "ftp": runsBang,
 		"sftp": runsBang, "lftp": runsBang, "tnftp": runsBang, "smbclient": runsBang, "psql": runsBang, "mysql": runsBang,
@@ -345,6 +393,11 @@ var stdinRunners = sync.OnceValue(func() map[string]stdinDialect {
 	}
 })
 
+// scriptIdioms in an editor's or debugger's commands run code of its own
+// language, which can build a command the hook cannot read (vim's
+// system() and :execute, gdb's python, sqlite3's .read '|cmd' and edit()).
+var scriptIdioms = lazyre.New(`(?i)\b(system|systemlist|exe|execute|call|py3?|python3?|pyx|pythonx|lua|perl|ruby|tcl|mzscheme|job_start|term_start|libcall|libcallnr|so|source|runtime|guile|eval|edit|load_extension)\b|\.(read|once|output|import|open|excel|log|trace)\s+['"]?\|`)
+
 // bangCommand finds where a command starts in one line of an editor's or
 // client's input: after a !, or a shell/system keyword.
 var bangCommand = lazyre.New(`!|(?i)(?:^|[\s.:;\\])(?:shell|system|sh|pipe|syscmd|esyscmd|run)\b[\s(]*|\|`)
@@ -353,13 +406,21 @@ var bangCommand = lazyre.New(`!|(?i)(?:^|[\s.:;\\])(?:shell|system|sh|pipe|syscm
 // from it, the commands (or a denial when the input cannot be read); for a
 // program the hook does not know, its input read as shell, as its
 // arguments are.
-func (w *walker) stdinCode(base, text string, env map[string]string, depth int, appended bool) {
+func (w *walker) stdinCode(base, text string, args []word, env map[string]string, depth int, appended bool) {
 	if appended || w.stmt == nil || dataPrograms[base] || depth >= maxNesting {
 		return
 	}
 	dialect, runner := stdinRunners()[base]
+	if runner && !readsCommands(base, wordTexts(args)) {
+		runner = false // sqlite3 db 'select …', psql -c, vim -: stdin is data
+	}
 	src := w.stdinOf(w.stmt, w.env.line)
 	switch {
+	case src.kind == inNone && runner && w.hasInput:
+		// Its stdin may come from a redirect the hook does not tie to it
+		// ({ newgrp; } <<< …, exec < f, <&3): not known to be empty.
+		w.deny("%s runs commands from its stdin, which this command line may redirect in a way the hook cannot follow (%q)", base, clip.String(text, 80))
+		return
 	case src.kind == inNone:
 		return
 	case src.kind == inUnknown && runner:
@@ -397,6 +458,18 @@ func (w *walker) stdinCommands(base string, dialect stdinDialect, text string, e
 	// the line's; a line that does not parse is the program's own text.
 	w.lenient++
 	defer func() { w.lenient-- }()
+	if dialect == runsMacro && strings.Contains(text, "syscmd") {
+		w.lenient--
+		w.deny("%s runs a command its input builds (syscmd, esyscmd), which the hook cannot read", base)
+		w.lenient++
+		return
+	}
+	if dialect == runsBang && scriptIdioms().MatchString(text) {
+		w.lenient--
+		w.deny("%s runs a script from its input (%s) that may build a command, which the hook cannot read", base, clip.String(scriptIdioms().FindString(text), 40))
+		w.lenient++
+		return
+	}
 	for _, line := range strings.Split(text, "\n") {
 		for _, loc := range bangCommand().FindAllStringIndex(line, -1) {
 			code := strings.TrimRight(line[loc[1]:], ")")
@@ -453,6 +526,9 @@ func isStdinPath(p string) bool {
 // stdinProgram handles a program whose program text comes from stdin by
 // an option: sed and awk scripts, gdb commands.
 func (w *walker) stdinProgram(base, text string, args []word, env map[string]string, depth int) {
+	if base == "sqlite3" || base == "duckdb" {
+		w.sqliteArgs(base, text, args, env, depth)
+	}
 	if !stdinScript(base, wordTexts(args)) {
 		return
 	}
@@ -460,6 +536,8 @@ func (w *walker) stdinProgram(base, text string, args []word, env map[string]str
 	switch {
 	case src.kind == inUnknown:
 		w.deny("%s reads its script from stdin (%s), which the hook cannot read (%q)", base, src.from, clip.String(text, 80))
+	case src.kind == inNone && w.hasInput:
+		w.deny("%s reads its script from stdin, which this command line may redirect in a way the hook cannot follow (%q)", base, clip.String(text, 80))
 	case src.kind == inNone:
 	case strings.HasSuffix(base, "sed"):
 		if sedExec(src.text) {
@@ -487,6 +565,9 @@ var bareShells = sync.OnceValue(func() map[string]bool {
 // the line (what it assigns is unknown afterwards); a file that does not
 // exist runs nothing; one the hook cannot read is denied.
 func (w *walker) source(base, text string, args []word, env map[string]string, depth int) {
+	if len(args) > 0 && args[0].s == "--" && !args[0].dyn {
+		args = args[1:]
+	}
 	if len(args) == 0 {
 		return
 	}
@@ -495,7 +576,18 @@ func (w *walker) source(base, text string, args []word, env map[string]string, d
 		return
 	}
 	file := args[0].s
-	if body, ok := w.written[cleanPath(file)]; ok {
+	if !strings.Contains(file, "/") {
+		// bash looks for a name without a slash on PATH first.
+		p, ok := env["PATH"]
+		if !ok {
+			p = w.base["PATH"]
+		}
+		if w.exists == nil || p == unknownValue || w.exists(file, p) {
+			w.deny("%s %s may find a file of that name on PATH, which the hook does not read (%q); give its path (./%s)", base, file, clip.String(text, 80), file)
+			return
+		}
+	}
+	if body, ok := w.writtenText(file); ok {
 		if body == unknownValue {
 			w.deny("%s runs %s, which this command line writes with content the hook cannot read (%q)", base, file, clip.String(text, 80))
 			return
@@ -610,5 +702,120 @@ func programFinder(req Request) func(name, pathVar string) bool {
 			}
 		}
 		return false
+	}
+}
+
+// readsCommands reports whether a program that can run commands from its
+// stdin does so given these arguments: a client given its commands as
+// arguments, or vim reading a buffer from "-", reads stdin as data.
+func readsCommands(base string, args []string) bool {
+	has := func(opts ...string) bool {
+		return slices.ContainsFunc(args, func(a string) bool {
+			return slices.ContainsFunc(opts, func(o string) bool {
+				return a == o || strings.HasPrefix(a, o+"=") || len(o) == 2 && strings.HasPrefix(a, o)
+			})
+		})
+	}
+	switch base {
+	case "sqlite3", "duckdb":
+		n := 0
+		for i := 0; i < len(args); i++ {
+			switch a := args[i]; {
+			case a == "-cmd" || a == "-init" || a == "-separator" || a == "-newline" || a == "-nullvalue":
+				i++
+			case !strings.HasPrefix(a, "-"):
+				n++
+			}
+		}
+		return n < 2 // a database and SQL: the SQL runs, stdin is not read
+	case "psql":
+		return !has("-c", "--command", "-f", "--file", "-l", "--list")
+	case "mysql", "mariadb":
+		return !has("-e", "--execute")
+	case "redis-cli":
+		return !slices.ContainsFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-") })
+	case "vim", "nvim", "vi", "view", "vim.basic", "vim.tiny":
+		return !slices.Contains(args, "-") || has("-e", "-E", "-es", "-Es", "-s")
+	case "gdb":
+		return !has("-batch", "--batch") || stdinScript(base, args)
+	case "mail", "mailx", "s-nail", "bsd-mailx":
+		return slices.Contains(args, "-~") // tilde escapes, off when not at a terminal
+	}
+	return true
+}
+
+// hasInput reports a statement given input of its own (a redirect of
+// stdin, a here-doc or here-string).
+func hasInput(st *syntax.Stmt) bool {
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			if r.N == nil || r.N.Value == "0" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lineInput reports a command line that redirects input anywhere (to any
+// descriptor), pipes, or uses exec: a program's stdin may then come from
+// somewhere its own statement does not show.
+func lineInput(f *syntax.File) (input, shadows bool) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Redirect:
+			switch n.Op {
+			case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+				input = true
+			}
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				input = true
+			}
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 {
+				if lit := n.Args[0].Lit(); lit == "exec" || lit == "coproc" {
+					input = true
+				}
+				if lit := n.Args[0].Lit(); lit == "alias" || lit == "enable" || lit == "shopt" {
+					shadows = true
+				}
+			}
+		case *syntax.CoprocClause:
+			input = true
+		}
+		return true
+	})
+	return input, shadows
+}
+
+// sqliteArgs reads the SQL and dot-commands sqlite3 is given as arguments
+// (after the database, and -cmd's): .shell and .system run a command, and
+// .read '|cmd', .once '|cmd', edit() and load_extension run what the hook
+// cannot read.
+func (w *walker) sqliteArgs(base, text string, args []word, env map[string]string, depth int) {
+	var code []word
+	n := 0
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a.s == "-cmd" && i+1 < len(args):
+			code = append(code, args[i+1])
+			i++
+		case a.s == "-init" || a.s == "-separator" || a.s == "-newline" || a.s == "-nullvalue":
+			i++
+		case strings.HasPrefix(a.s, "-"):
+		default:
+			if n++; n > 1 {
+				code = append(code, a)
+			}
+		}
+	}
+	for _, c := range code {
+		if c.dyn {
+			w.deny("%s is given SQL only known when it runs (%q)", base, clip.String(text, 80))
+			return
+		}
+		w.stdinCommands(base, runsBang, c.s, env, depth)
 	}
 }

@@ -76,8 +76,8 @@ var catalog = []Service{
 	// One filter per family: every client the client table knows
 	// (targets_db.go) is gated, and each is read by its family's options.
 	{Name: "databases", Aliases: []string{"database", "databases", "postgres", "postgresql", "psql", "mysql", "mariadb", "mongodb", "redis", "clickhouse", "sql"},
-		Commands: []string{`\b(psql|pg_dump|pg_dumpall|pg_restore|pg_basebackup|pg_receivewal|pg_recvlogical|pg_isready|pg_amcheck|pgbench|createdb|dropdb|createuser|dropuser|vacuumdb|reindexdb|clusterdb|vacuumlo|pgcli)\b`,
-			`\b(mysql\w*|mariadb(-\w+)?|mycli|usql)\b`, `\b(clickhouse(-client)?|mongo(sh|dump|restore|export|import|stat|top|files)?|(redis|valkey|keydb)-cli)\b`,
+		Commands: []string{`\b(psql|pg_dump|pg_dumpall|pg_restore|pg_basebackup|pg_receivewal|pg_recvlogical|pg_isready|pg_amcheck|pg_rewind|pg_createsubscriber|pgbench|createdb|dropdb|createuser|dropuser|vacuumdb|reindexdb|clusterdb|vacuumlo|oid2name|pgcli)\b`,
+			`\b(mysql\w*|mariadb(-\w+)?|mariabackup|xtrabackup|mydumper|myloader|mycli|usql)\b`, `\b(clickhouse(-client)?|mongo(sh|dump|restore|export|import|stat|top|files)?|(redis|valkey|keydb)-cli)\b`,
 			`\b(postgres(ql)?|mysql|mariadb|mongodb(\+srv)?|rediss?|clickhouse)://`},
 		MCP: []string{"mcp__postgres__*", "mcp__mysql__*"}, Env: []string{"DATABASE_URL", "PGHOST", "MYSQL_HOST"}, URLEnv: true},
 	{Name: "Terraform", Aliases: []string{"terraform", "opentofu", "tofu"}, Commands: []string{`\bterraform\s+(apply|destroy|import|state|taint|untaint|force-unlock)\b`, `\btofu\s+(apply|destroy|import|state)\b`},

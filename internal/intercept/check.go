@@ -134,7 +134,7 @@ func overridesOf(c call, line lineOf) []override {
 					why: fmt.Sprintf("it names more than %d client programs, more than the hook reads", maxClientsPerCall)})
 			}
 		}
-		out = append(out, readClient(c.words[k:], c.set, c.env, line)...)
+		out = append(out, readClient(c, k, line)...)
 		out = append(out, envOption(c.words, k)...)
 	}
 	if known > 0 || len(c.words) == 0 || c.words[0].dyn || quietBuiltins[c.words[0].s] || offline[path.Base(c.words[0].s)] {

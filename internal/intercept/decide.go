@@ -117,6 +117,7 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 			if an == nil {
 				an = analyseBash(command, req.Env, scriptReader(req), programFinder(req))
 			}
+			an.files = lineFiles{fs: req.FS, cwd: req.CWD, env: req.Env} // for the clients' configuration files
 			if an.unknown != "" {
 				// A Bash handler is active and the command runs something
 				// the hook cannot see: fail closed.

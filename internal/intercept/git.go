@@ -774,3 +774,62 @@ func gitTakesData(args []word, env map[string]string) bool {
 	}
 	return false
 }
+
+// gitGrepPager finds the pager of git grep -O[PAGER] /
+// --open-files-in-pager[=PAGER] (git runs it with the matching files as its
+// arguments) in a git call's words after "git": found is false when the
+// call is no git grep with the option, given when a pager is stuck to it
+// (git takes it from nowhere else; with none it runs the default pager).
+func gitGrepPager(args []word) (pager word, given, found bool) {
+	p := parseArgs(args, gitGlobalOpts, firstOperand, false)
+	if len(p.operands) == 0 || p.operands[0].dyn || p.operands[0].s != "grep" {
+		return word{}, false, false
+	}
+	for _, a := range p.operands[1:] {
+		s := a.s
+		switch {
+		case s == "--" && !a.dyn:
+			return pager, given, found
+		case strings.HasPrefix(s, "--"):
+			name, v, eq := strings.Cut(s[2:], "=")
+			if len(name) >= 2 && strings.HasPrefix("open-files-in-pager", name) {
+				found, given = true, eq
+				pager = word{s: v, dyn: a.dyn}
+			}
+		case strings.HasPrefix(s, "-") && len(s) > 1:
+			// A cluster of short options: a letter that takes a value ends
+			// it (-e PATTERN, -A 3, -m 1), and so does -O with its pager.
+			for i := 1; i < len(s); i++ {
+				if strings.IndexByte("efABCm", s[i]) >= 0 {
+					break
+				}
+				if s[i] == 'O' {
+					found, given = true, i+1 < len(s) || a.dyn
+					pager = word{s: s[i+1:], dyn: a.dyn}
+					break
+				}
+			}
+		}
+	}
+	return pager, given, found
+}
+
+// gitPager reads the pager git grep -O is given as code it runs (as
+// core.pager would be): one only known when it runs cannot be read. The
+// default pager (core.pager of the configuration files, which the target
+// layer reads) is not this walk's.
+func (w *walker) gitPager(args []word, env map[string]string, depth int) {
+	pager, given, found := gitGrepPager(args)
+	switch {
+	case !found || !given:
+	case pager.dyn:
+		w.deny("git grep -O runs a pager command only known when it runs (%q)", clip.String(pager.s, 80))
+	case strings.TrimSpace(pager.s) != "":
+		w.nested(pagerCode(pager.s), clone(env), depth+1)
+	}
+}
+
+// pagerCode is the shell code git runs for a pager given the matching
+// files: sh -c 'PAGER "$@"' PAGER FILE…, the file names being words only
+// known when it runs.
+func pagerCode(pager string) string { return pager + ` "$@"` }

@@ -73,6 +73,10 @@ type pathCheck struct {
 	pipeIn map[*syntax.CallExpr]string
 	// curCall is the command being judged (a tee records what it writes).
 	curCall *syntax.CallExpr
+	// funcs are the functions the line defines; shadowed: it defines
+	// aliases or enables builtins (echo and printf may not be the builtins).
+	funcs    map[string]bool
+	shadowed bool
 	// written maps the files the line's redirects write to their here-doc
 	// (unknownValue: content not known); writer is the first command that
 	// may write files the analysis does not follow.
@@ -109,7 +113,7 @@ func decidePaths(p *Policy, req Request, command string) Decision {
 		}
 		p = &q
 	}
-	c := &pathCheck{p: p, fs: req.FS, env: map[string]string{}, resolved: map[string]string{}, checked: map[*syntax.Word]bool{}, written: map[string]string{}}
+	c := &pathCheck{p: p, fs: req.FS, env: map[string]string{}, resolved: map[string]string{}, checked: map[*syntax.Word]bool{}, written: map[string]string{}, funcs: map[string]bool{}}
 	for k, v := range req.Env {
 		c.env[k] = v
 	}
@@ -170,6 +174,9 @@ func (c *pathCheck) analyse(script string, depth int) *pathDeny {
 	}
 	if err == nil {
 		dropBytes(f)
+		if _, sh := lineInput(f); sh {
+			c.shadowed = true
+		}
 	}
 	if err != nil {
 		// The raw text is all there is: any path in it counts.
@@ -193,10 +200,14 @@ func (c *pathCheck) analyse(script string, depth int) *pathDeny {
 				}
 				return true
 			})
+		case *syntax.FuncDecl:
+			if n.Name != nil {
+				c.funcs[n.Name.Value] = true
+			}
 		case *syntax.BinaryCmd:
 			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
 				c.piped[n.Y] = true
-				if ce, ok := n.Y.Cmd.(*syntax.CallExpr); ok {
+				if ce, ok := n.Y.Cmd.(*syntax.CallExpr); ok && !hasInput(n.Y) {
 					if text, ok := c.literalOutput(n.X); ok {
 						c.pipeIn[ce] = text
 					}

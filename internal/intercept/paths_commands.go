@@ -169,9 +169,9 @@ func (c *pathCheck) computedNames(ce *syntax.CallExpr, name string, rest []strin
 		c.decoded = name
 	}
 	if name == "xargs" || name == "parallel" {
-		if kind, _ := c.stdin(ce); kind == stdinFile && name == "xargs" {
-			if pd, ok := c.xargsFile(ce, rest, depth); ok {
-				return pd
+		if name == "xargs" {
+			if pd, ok := c.xargsInput(ce, rest, depth); ok {
+				return pd // names the hook reads
 			}
 		}
 		if kind, _ := c.stdin(ce); kind == stdinFile || slices.ContainsFunc(rest, func(a string) bool { return strings.HasPrefix(a, "-a") || strings.HasPrefix(a, "--arg-file") }) {
@@ -206,8 +206,14 @@ func (c *pathCheck) byKind(ce *syntax.CallExpr, name string, rest []string, dept
 		if len(rest) > 0 && activation(rest[0]) {
 			return nil // a virtualenv or shell set-up script (README)
 		}
+		if len(rest) > 0 && rest[0] == "--" {
+			rest = rest[1:]
+		}
 		if len(rest) == 0 || strings.Contains(rest[0], unknownGlob) {
 			return c.cannot(name + " runs the commands of a file named only when it runs, so the paths they touch cannot be checked")
+		}
+		if !strings.Contains(rest[0], "/") && c.onPath(rest[0]) {
+			return c.cannot(fmt.Sprintf("%s %s may find a file of that name on PATH, which the hook does not read; give its path (./%s)", name, rest[0], rest[0]))
 		}
 		return c.runsFile(rest[0], depth) // read like a script it runs
 	case shellname.Is(name) || name == "busybox":
@@ -674,6 +680,12 @@ func (c *pathCheck) notExcluded(ops, excludes []string) []string {
 	var out []string
 	for _, o := range ops {
 		abs := c.normalise(o)
+		if c.fs != nil {
+			if r, err := c.fs.EvalSymlinks(abs); err != nil || r != abs {
+				out = append(out, o) // a link (link/ → secret): judged whole
+				continue
+			}
+		}
 		segs := splitPath(abs)
 		covered := true
 		for _, d := range c.denied {

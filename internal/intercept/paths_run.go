@@ -6,6 +6,7 @@ package intercept
 // script).
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -140,7 +141,13 @@ func (c *pathCheck) runsFile(file string, depth int) *pathDeny {
 	// A script already on disk (an earlier call may have written it) is
 	// read: the paths it names count. What cannot be parsed in it is left.
 	if fr, ok := c.fs.(FileReader); ok && depth < maxNesting {
-		if b, err := fr.ReadFile(abs, maxScriptBytes); err == nil && strings.IndexByte(string(b), 0) < 0 {
+		b, err := fr.ReadFile(abs, maxScriptBytes)
+		if errors.Is(err, ErrNotFound) {
+			if m, _ := c.fs.Glob(globEscape(abs)); len(m) > 0 {
+				return c.cannot(fmt.Sprintf("it runs %s, a link to something the hook cannot open, so what it reads cannot be checked", c.show(abs)))
+			}
+		}
+		if err == nil && strings.IndexByte(string(b), 0) < 0 {
 			c.lenient++
 			defer func() { c.lenient-- }()
 			if pd := c.analyse(string(b), depth+1); pd != nil {

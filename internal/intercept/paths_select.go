@@ -8,8 +8,6 @@ package intercept
 import (
 	"fmt"
 	"path"
-	"regexp"
-	"slices"
 	"strings"
 	"sync"
 
@@ -75,109 +73,6 @@ func (c *pathCheck) deniedEntries(abs string) (out []string, ok bool) {
 func globEscape(p string) string {
 	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
 	return r.Replace(p)
-}
-
-// findTest is one test of a find expression the path layer evaluates.
-type findTest struct {
-	op, pattern string
-}
-
-// findTests reads find's expression when it is a plain conjunction of
-// tests and actions; ok is false for one it cannot evaluate (-o, !, ( ),
-// -regex, a test the layer does not know) or one without a name test.
-func findTests(rest []string) (tests []findTest, ok bool) {
-	i := 0
-	for i < len(rest) && !strings.HasPrefix(rest[i], "-") && rest[i] != "(" && rest[i] != "!" {
-		i++ // the starting points
-	}
-	named := false
-	for ; i < len(rest); i++ {
-		a := rest[i]
-		switch a {
-		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename":
-			if i+1 >= len(rest) {
-				return nil, false
-			}
-			// A part only known when it runs reads as *: it can only
-			// select more.
-			tests = append(tests, findTest{a, rest[i+1]})
-			named = true
-			i++
-		case "-type", "-xtype", "-maxdepth", "-mindepth", "-mtime", "-mmin", "-newer", "-size", "-user", "-group", "-perm", "-atime", "-ctime", "-amin", "-cmin":
-			i++ // a test that only narrows what the name tests select
-		case "-print", "-print0", "-delete", "-ls", "-depth", "-a", "-and", "-xdev", "-mount", "-noleaf", "-follow", "-empty", "-readable", "-writable", "-executable", "-nowarn", "-true":
-		case "-exec", "-execdir", "-ok", "-okdir":
-			for i++; i < len(rest) && rest[i] != ";" && rest[i] != "+"; i++ {
-			}
-		case "-printf", "-fprint", "-fprintf", "-fls", "-fprint0":
-			if a != "-printf" {
-				return nil, false // it writes a file
-			}
-			i++
-		default:
-			return nil, false
-		}
-	}
-	return tests, named
-}
-
-// findSelects reports whether find, started at the operand abs (as
-// written: op), may select p: every name test matches it.
-func findSelects(tests []findTest, op, abs, p string) bool {
-	shown := strings.TrimSuffix(op, "/") + strings.TrimPrefix(p, abs)
-	for _, t := range tests {
-		subject, pat := path.Base(p), t.pattern
-		if strings.Contains(t.op, "path") || strings.Contains(t.op, "wholename") {
-			subject = shown
-		}
-		if strings.HasPrefix(t.op, "-i") {
-			subject, pat = strings.ToLower(subject), strings.ToLower(pat)
-		}
-		if !globMatch(pat, subject) {
-			return false
-		}
-	}
-	return true
-}
-
-// globMatch is fnmatch without FNM_PATHNAME, as find matches: * and ?
-// cross /. What it cannot tell it reports as a match.
-func globMatch(pat, s string) bool {
-	if strings.ContainsAny(pat, `[\`) {
-		if strings.Contains(s, "/") {
-			return true
-		}
-		ok, err := path.Match(pat, s)
-		return ok || err != nil
-	}
-	var b strings.Builder
-	b.WriteString(`^`)
-	for _, r := range pat {
-		switch r {
-		case '*':
-			b.WriteString(`.*`)
-		case '?':
-			b.WriteString(`.`)
-		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
-		}
-	}
-	b.WriteString(`$`)
-	return regexp.MustCompile(b.String()).MatchString(s)
-}
-
-// findMissesDenied reports that find's tests select none of the denied
-// files and directories below its starting point abs, as they exist now.
-func (c *pathCheck) findMissesDenied(rest []string, op, abs string) bool {
-	tests, ok := findTests(rest)
-	if !ok {
-		return false
-	}
-	entries, ok := c.deniedEntries(abs)
-	if !ok {
-		return false
-	}
-	return !slices.ContainsFunc(entries, func(p string) bool { return findSelects(tests, op, abs, p) })
 }
 
 // tarCreates reports a tar command that writes an archive from files.
@@ -277,11 +172,44 @@ func tarExcludes(rest []string) []string {
 // excludes something else (--exclude=nothing, --exclude-vcs) leaves the
 // operand read whole.
 func (c *pathCheck) withoutTarExcluded(ops, rest []string) []string {
-	var excludes []string
-	for _, e := range tarExcludes(rest) {
-		excludes = append(excludes, strings.Trim(strings.TrimPrefix(e, "./"), "/"))
+	for _, a := range rest {
+		if a == "--anchored" || a == "--dereference" || a == "--no-wildcards-match-slash" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && tarShortFlag(a, 'h') {
+			return ops // anchored patterns, or links followed into the denied path
+		}
 	}
-	return c.notExcluded(ops, excludes)
+	var out []string
+	for _, o := range ops {
+		var excludes []string
+		for _, e := range tarExcludes(rest) {
+			// A member is named as the operand spells it: ./secret only below
+			// ".", and a pattern with a slash (secret/) matches no directory.
+			if rel, ok := strings.CutPrefix(e, "./"); ok {
+				if path.Clean(o) != "." {
+					continue
+				}
+				e = rel
+			}
+			if e != "" && !strings.Contains(e, "/") {
+				excludes = append(excludes, e)
+			}
+		}
+		out = append(out, c.notExcluded([]string{o}, excludes)...)
+	}
+	return out
+}
+
+// tarShortFlag reports a short option cluster holding letter before any
+// option that takes a value.
+func tarShortFlag(a string, letter rune) bool {
+	for _, ch := range a[1:] {
+		if ch == letter {
+			return true
+		}
+		if strings.ContainsRune(tarValueLetters, ch) {
+			return false
+		}
+	}
+	return false
 }
 
 // pythonArchiver is the folder operands of python -m tarfile/zipfile -c
@@ -311,7 +239,8 @@ func pythonArchiver(rest []string) (module string, ops []string, ok bool) {
 // sqlFileUse finds SQL that opens files, and sqlBuilt SQL that builds a
 // string at run time; together the file's name cannot be known.
 var (
-	sqlFileUse = lazyre.New(`(?i)\b(readfile|writefile|edit|fsdir|zipfile|load_extension|attach|vacuum\s+into|sqlar_\w+|csv|lines|import)\b`)
+	sqlFileUse = lazyre.New(`(?i)\b(readfile|writefile|edit|fsdir|zipfile|load_extension|sqlar_\w+)\s*\(|\battach\b|\bvacuum\s+into\b|\busing\s+(csv|lines|fsdir|zipfile)\b`)
+	sqlString  = lazyre.New(`'(?:[^']|'')*'`)
 	sqlBuilt   = lazyre.New(`(?i)\|\||\b(char|printf|format|replace|substr|substring|unhex|hex|concat|concat_ws|group_concat|lower|upper|trim|ltrim|rtrim|reverse|unicode)\s*\(|\bx'`)
 )
 
@@ -322,9 +251,13 @@ var (
 func (c *pathCheck) sqlite(ce *syntax.CallExpr, name string, rest []string, depth int) *pathDeny {
 	var code []string
 	ops := 0
+	var dbOps []string
+	archive := false
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		switch {
+		case a == "-A" || strings.HasPrefix(a, "-A") || a == "-archive":
+			archive = true // the arguments after the database are files to pack
 		case a == "-cmd" && i+1 < len(rest):
 			code = append(code, rest[i+1])
 			i++
@@ -334,12 +267,26 @@ func (c *pathCheck) sqlite(ce *syntax.CallExpr, name string, rest []string, dept
 		default:
 			if ops++; ops > 1 {
 				code = append(code, a) // after the database: SQL
+				dbOps = append(dbOps, a)
 			}
 		}
 	}
-	if kind, doc := c.stdin(ce); kind == stdinDoc {
+	if archive {
+		if len(dbOps) == 0 {
+			dbOps = []string{"."}
+		}
+		return c.treeRead(name+" -A", dbOps)
+	}
+	switch kind, doc := c.stdin(ce); {
+	case kind == stdinDoc:
 		code = append(code, doc)
-	} else if kind == stdinPipe && c.lenient == 0 {
+	case kind == stdinFile:
+		text, ok := c.readList(c.stdinFile(ce))
+		if !ok {
+			return c.cannot(name + " reads SQL from a file the hook cannot read, so the files it opens cannot be checked")
+		}
+		code = append(code, text)
+	case kind == stdinPipe && c.lenient == 0:
 		return c.cannot(name + " reads SQL from a pipe, so the files it opens cannot be checked")
 	}
 	for _, sql := range code {
@@ -349,9 +296,19 @@ func (c *pathCheck) sqlite(ce *syntax.CallExpr, name string, rest []string, dept
 				continue
 			}
 			cmd, arg, _ := strings.Cut(line, " ")
-			switch cmd {
-			case ".shell", ".system":
+			unq := strings.Trim(strings.TrimSpace(arg), `'"`)
+			switch {
+			case cmd == ".shell" || cmd == ".system":
 				if pd := c.analyse(arg, depth+1); pd != nil {
+					return pd
+				}
+			case strings.HasPrefix(unq, "|"):
+				// .read '|cmd', .once '|cmd': a shell command.
+				if pd := c.analyse(unq[1:], depth+1); pd != nil {
+					return pd
+				}
+			case cmd == ".ar" || cmd == ".archive":
+				if pd := c.treeRead(name+" "+cmd, operands(strings.Fields(arg), 0)); pd != nil {
 					return pd
 				}
 			default:
@@ -368,7 +325,12 @@ func (c *pathCheck) sqlite(ce *syntax.CallExpr, name string, rest []string, dept
 		if pd := c.checkText(sql, true); pd != nil {
 			return pd
 		}
-		if sqlFileUse().MatchString(sql) && sqlBuilt().MatchString(sql) {
+		if bare := sqlString().ReplaceAllString(sql, "''"); strings.Contains(strings.ToLower(bare), "fsdir(") {
+			if pd := c.treeRead(name+" fsdir()", []string{"."}); pd != nil {
+				return pd // fsdir lists and reads every file below
+			}
+		}
+		if bare := sqlString().ReplaceAllString(sql, "''"); sqlFileUse().MatchString(bare) && sqlBuilt().MatchString(bare) {
 			return c.cannot(fmt.Sprintf("%s SQL opens a file whose name it builds when it runs, so the path cannot be checked", name))
 		}
 		for _, m := range c.mentions {
@@ -380,58 +342,103 @@ func (c *pathCheck) sqlite(ce *syntax.CallExpr, name string, rest []string, dept
 	return nil
 }
 
-// xargsFile judges xargs reading its names from a file the hook can read:
-// the command runs with the file's words as its arguments.
-func (c *pathCheck) xargsFile(ce *syntax.CallExpr, rest []string, depth int) (*pathDeny, bool) {
-	var file string
-	for _, r := range c.redirs[ce] {
-		if r.Op == syntax.RdrIn && r.Word != nil {
-			ws := c.words(r.Word)
-			if len(ws) != 1 || strings.Contains(ws[0], unknownGlob) {
-				return nil, false
-			}
-			file = ws[0]
-		}
-	}
+// readList reads a file the line names as input (a list for xargs, SQL
+// for sqlite3) when it is not denied, not written on the line, and
+// readable text.
+func (c *pathCheck) readList(file string) (string, bool) {
 	fr, ok := c.fs.(FileReader)
-	if file == "" || !ok || c.lenient > 0 {
-		return nil, false
+	if file == "" || !ok || strings.Contains(file, unknownGlob) {
+		return "", false
 	}
 	abs := c.normalise(file)
 	if class, _ := c.classOf(abs); class == classHit {
-		return nil, false // named on the line: judged there
+		return "", false
 	}
 	if _, w := c.written[abs]; w || c.wroteIt(file) != "" {
-		return nil, false
+		return "", false
 	}
 	b, err := fr.ReadFile(abs, maxScriptBytes)
 	if err != nil || strings.IndexByte(string(b), 0) >= 0 {
+		return "", false
+	}
+	return string(b), true
+}
+
+// xargsInput judges xargs given its names in text the hook reads (a file
+// on its stdin, literal text piped in): the command runs with those words
+// as its arguments, quotes undone as xargs undoes them, or — with -I — each
+// line put in place of the replace string. ok is false when the input is
+// not known.
+func (c *pathCheck) xargsInput(ce *syntax.CallExpr, rest []string, depth int) (*pathDeny, bool) {
+	if c.lenient > 0 {
 		return nil, false
 	}
-	// The command xargs runs: what follows its options.
-	cmd := xargsCommand(rest)
+	text, ok := c.pipeIn[ce]
+	if !ok {
+		var file string
+		for _, r := range c.redirs[ce] {
+			if r.Op == syntax.RdrIn && r.Word != nil {
+				file = strings.Join(c.words(r.Word), " ")
+			}
+		}
+		if text, ok = c.readList(file); !ok {
+			return nil, false
+		}
+	}
+	cmd, replace, ok := xargsCommand(rest)
+	if !ok {
+		return nil, false
+	}
 	if len(cmd) == 0 {
 		cmd = []string{"echo"}
 	}
-	line := quoteWords(append(slices.Clone(cmd), strings.Fields(string(b))...))
-	return c.analyse(line, depth+1), true
+	if replace != "" {
+		for _, line := range strings.Split(text, "\n") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			words := make([]string, len(cmd))
+			for i, w := range cmd {
+				words[i] = strings.ReplaceAll(w, replace, strings.TrimSpace(line))
+			}
+			if pd := c.analyse(quoteWords(words), depth+1); pd != nil {
+				return pd, true
+			}
+		}
+		return nil, true
+	}
+	// xargs splits on blanks and undoes quotes much as the shell does: the
+	// shell's reading of the text is the judge (its $, ; and | can only make
+	// it see more).
+	return c.analyse(quoteWords(cmd)+" "+strings.ReplaceAll(text, "\n", " "), depth+1), true
 }
 
-// xargsCommand is the command xargs runs, from its arguments.
-func xargsCommand(rest []string) []string {
+// xargsCommand is the command xargs runs, from its arguments, and its
+// replace string (-I); ok is false for options that change how it splits
+// its input (-0, -d, -a, -E), which the layer does not follow.
+func xargsCommand(rest []string) (cmd []string, replace string, ok bool) {
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		switch {
 		case a == "--":
-			return rest[i+1:]
-		case a == "-n" || a == "-L" || a == "-P" || a == "-s" || a == "-d" || a == "-E" || a == "-I" || a == "-a":
+			return rest[i+1:], replace, true
+		case a == "-I" && i+1 < len(rest):
+			replace = rest[i+1]
+			i++
+		case strings.HasPrefix(a, "-I") || strings.HasPrefix(a, "--replace="):
+			replace = a[strings.IndexAny(a, "I=")+1:]
+		case a == "-i" || a == "--replace":
+			replace = "{}"
+		case a == "-0" || a == "--null" || a == "-d" || strings.HasPrefix(a, "--delimiter") || strings.HasPrefix(a, "-a") || strings.HasPrefix(a, "--arg-file") || a == "-E" || a == "-e" || strings.HasPrefix(a, "-d"):
+			return nil, "", false
+		case a == "-n" || a == "-L" || a == "-P" || a == "-s":
 			i++
 		case strings.HasPrefix(a, "-"):
 		default:
-			return rest[i:]
+			return rest[i:], replace, true
 		}
 	}
-	return nil
+	return nil, replace, true
 }
 
 // literalOutput is what a statement prints when it is echo or printf of
@@ -460,6 +467,21 @@ func (c *pathCheck) literalOutput(st *syntax.Stmt) (string, bool) {
 			return "", false
 		}
 		words[i] = lit
+	}
+	if c.funcs[words[0]] || c.shadowed {
+		return "", false // printf(){ …; }: not the builtin
+	}
+	if words[0] == "cat" && len(words) > 1 {
+		// cat of files the hook reads (not denied: their names are judged).
+		var b strings.Builder
+		for _, f := range words[1:] {
+			text, ok := c.readList(f)
+			if !ok || strings.HasPrefix(f, "-") {
+				return "", false
+			}
+			b.WriteString(text)
+		}
+		return b.String(), true
 	}
 	return echoPrintf(words)
 }
@@ -519,4 +541,23 @@ func (c *pathCheck) stdinFile(ce *syntax.CallExpr) string {
 		}
 	}
 	return file
+}
+
+// onPath reports whether a name without a slash may be found in a
+// directory of the PATH the line runs with (bash's . and source look there
+// first).
+func (c *pathCheck) onPath(name string) bool {
+	p, ok := c.env["PATH"]
+	if !ok || c.fs == nil || strings.Contains(p, unknownGlob) {
+		return true
+	}
+	for _, dir := range strings.Split(p, ":") {
+		if dir == "" || !path.IsAbs(dir) {
+			return true
+		}
+		if m, err := c.fs.Glob(globEscape(path.Join(dir, name))); err != nil || len(m) > 0 {
+			return true
+		}
+	}
+	return false
 }

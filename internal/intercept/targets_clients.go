@@ -2,6 +2,7 @@ package intercept
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -29,6 +30,10 @@ type client struct {
 	// envPrefixes: every variable starting so (AWS_ENDPOINT_URL_S3) is
 	// read as env[prefix].
 	envPrefixes []string
+	// confVars are the variables of env that locate configuration files
+	// the client reads (HOME, CURL_HOME): with a filesystem to look at, the
+	// hook reads those files instead of denying the variable.
+	confVars []string
 	// operands judges what the parse left as operands, and anything the
 	// client reads apart from its options (sub-commands, -e code).
 	operands func(cc *clientCall)
@@ -42,13 +47,34 @@ type clientCall struct {
 	set  map[string]string // what the command line assigns this call
 	env  map[string]string // the whole environment it runs under
 	line lineOf
-	out  []override
+	// at is what the command line did before the call (nil: not known),
+	// for the configuration files the client reads.
+	at  *callLine
+	out []override
+	// from names the configuration file the options being read come from
+	// ("" for the command line); depth counts the files that led to it.
+	from  string
+	depth int
 }
 
 func (cc *clientCall) add(o override) {
 	o.command = cc.name
+	if cc.from != "" {
+		o.flag += " (in " + cc.from + ")"
+		o.env = false
+	}
 	cc.out = append(cc.out, o)
 }
+
+// sub is a reading of the options in the configuration file from, which
+// the client reads as if they were on its command line.
+func (cc *clientCall) sub(from string, p parsedArgs) *clientCall {
+	return &clientCall{cl: cc.cl, name: cc.name, p: p, env: cc.env, line: cc.line, at: cc.at, from: from, depth: cc.depth + 1}
+}
+
+// fileSeen: the hook can look at the filesystem, so a configuration
+// location the line sets is read rather than denied.
+func (cc *clientCall) fileSeen() bool { return cc.at.hasFS() }
 
 // host records a host or URL target.
 func (cc *clientCall) host(flag, value string, dyn, env bool) {
@@ -125,9 +151,10 @@ var clientsByName = sync.OnceValue(func() map[string]*client {
 	return m
 })
 
-// readClient reads the call of a client at words[0] (nil when words[0]
+// readClient reads the call of a client at c.words[k] (nil when that word
 // is no client the table knows).
-func readClient(words []word, set, env map[string]string, line lineOf) []override {
+func readClient(c call, k int, line lineOf) []override {
+	words := c.words[k:]
 	if len(words) == 0 || words[0].dyn {
 		return nil
 	}
@@ -136,32 +163,13 @@ func readClient(words []word, set, env map[string]string, line lineOf) []overrid
 	if cl == nil {
 		return nil
 	}
-	cc := &clientCall{cl: cl, name: name, set: set, env: env, line: line}
+	cc := &clientCall{cl: cl, name: name, set: c.set, env: c.env, line: line, at: c.line}
 	cc.p = parseArgs(words[1:], cl.opts, cl.syntax, cl.abbrev)
 	if cc.p.unknownDyn != "" {
 		cc.add(override{flag: "a word only known when it runs (" + clip.String(cc.p.unknownDyn, 40) + ")", dyn: true, kind: kHost})
 	}
-	for _, h := range cc.p.opts {
-		if h.dyn && h.spec.kind != kFlag && h.spec.kind != kValue {
-			cc.add(override{flag: h.name, dyn: true, kind: kHost, vars: cl.hostVars})
-			continue
-		}
-		switch h.spec.kind {
-		case kHost:
-			if h.set {
-				cc.host(h.name, h.value, false, false)
-			} else {
-				cc.add(override{flag: h.name, dyn: true, kind: kHost})
-			}
-		case kConn:
-			cc.conn(h.name, h.value, false)
-		case kName:
-			cc.named(h.name, h.value, !h.set, false)
-		case kUnknowable:
-			cc.unknowable(h.name, false, unknowableWhy(h.name))
-		}
-	}
-	for k, v := range set {
+	cc.judgeOpts()
+	for k, v := range c.set {
 		if v == unsetValue {
 			continue
 		}
@@ -173,8 +181,8 @@ func readClient(words []word, set, env map[string]string, line lineOf) []overrid
 				}
 			}
 		}
-		if !ok {
-			continue
+		if !ok || kind == kUnknowable && slices.Contains(cl.confVars, k) && cc.fileSeen() {
+			continue // a configuration location: its files are read
 		}
 		dyn := v == unknownValue
 		if v == "" && kind != kUnknowable {
@@ -201,22 +209,74 @@ func readClient(words []word, set, env map[string]string, line lineOf) []overrid
 	return cc.out
 }
 
-// rcFile records a config file the client reads by default, when it
-// exists: its options are not read, so the call cannot be checked. dirVar
-// names the directory's variable ("HOME"); escape is how to skip it.
-func (cc *clientCall) rcFile(dirVar, file, escape string) {
-	dir := cc.env[dirVar]
-	if cc.line.fs == nil || dir == "" || dir == unknownValue || dir == unsetValue {
-		return
+// judgeOpts judges the target options the parse found.
+func (cc *clientCall) judgeOpts() {
+	for _, h := range cc.p.opts {
+		if h.dyn && h.spec.kind != kFlag && h.spec.kind != kValue {
+			cc.add(override{flag: h.name, dyn: true, kind: kHost, vars: cc.cl.hostVars})
+			continue
+		}
+		switch h.spec.kind {
+		case kHost:
+			if h.set {
+				cc.host(h.name, h.value, false, false)
+			} else {
+				cc.add(override{flag: h.name, dyn: true, kind: kHost})
+			}
+		case kConn:
+			cc.conn(h.name, h.value, false)
+		case kName:
+			cc.named(h.name, h.value, !h.set, false)
+		case kUnknowable:
+			cc.unknowable(h.name, false, unknowableWhy(h.name))
+		}
 	}
-	p := path.Join(dir, file)
-	if strings.ContainsAny(p, "*?[\\") {
-		cc.unknowable(p, false, cc.name+" reads "+p+", whose options the hook does not read; "+escape)
-		return
+}
+
+// confFile judges a configuration file the client reads (p as the client
+// names it) and returns it when the hook has read it. named: the command
+// line names the file or its folder. escape says how to skip the file.
+func (cc *clientCall) confFile(p string, named bool, escape string) (confFile, bool) {
+	bodies, _ := cc.confGroup(p, named, []string{p}, escape)
+	if len(bodies) == 0 {
+		return confFile{}, false
 	}
-	if m, err := cc.line.fs.Glob(p); err == nil && len(m) > 0 {
-		cc.unknowable(p, false, cc.name+" reads "+p+", whose options the hook does not read; "+escape)
+	return confFile{kind: confRead, body: bodies[0][1]}, true
+}
+
+// confGroup judges the files a client looks for in one configuration
+// location (loc: the folder or file as the line names it), in order, and
+// returns those the hook read, as path and body; found: one of them is
+// there, or cannot be known (recorded). A location the command line names
+// itself (named) must hold one of them: what is not there when the hook
+// looks may be created, by a process already running, before the client
+// reads it.
+func (cc *clientCall) confGroup(loc string, named bool, paths []string, escape string) (bodies [][2]string, found bool) {
+	deny := func(what, why string) {
+		if escape != "" {
+			why += "; " + escape
+		}
+		cc.unknowable(what, false, why)
 	}
+	for _, p := range paths {
+		f := cc.at.open(p, named)
+		switch f.kind {
+		case confCannot:
+			deny(p, cc.name+" reads "+p+", "+f.why)
+			return bodies, true
+		case confRead:
+			bodies, found = append(bodies, [2]string{p, f.body}), true
+		}
+	}
+	if !found && named {
+		why := cc.name + " reads " + paths[0] + ", which does not exist when the hook looks"
+		if len(paths) > 1 {
+			why = cc.name + " looks for " + strings.Join(paths, " or ") + ", none of which exists when the hook looks"
+		}
+		deny(loc, why+": it may be created before "+cc.name+" runs (by a process already running), so what it will hold cannot be known")
+		return nil, true
+	}
+	return bodies, found
 }
 
 // unknowableWhy says why a config option or variable cannot be checked.
@@ -247,7 +307,7 @@ func withEnv(base map[string]optKind, more map[string]optKind) map[string]optKin
 }
 
 const curlOpts = `abstract-unix-socket= alt-svc=X anyauth a,append aws-sigv4= basic cacert= capath= E,cert= cert-status cert-type= ciphers= compressed compressed-ssh
-K,config=X connect-timeout= connect-to= C,continue-at= b,cookie= c,cookie-jar= create-dirs create-file-mode= crlf crlfile= curves= d,data= data-ascii=
+K,config= connect-timeout= connect-to= C,continue-at= b,cookie= c,cookie-jar= create-dirs create-file-mode= crlf crlfile= curves= d,data= data-ascii=
 data-binary= data-raw= data-urlencode= delegation= digest q,disable disable-eprt disable-epsv disallow-username-in-url dns-interface= dns-ipv4-addr=
 dns-ipv6-addr= dns-servers=X doh-cert-status doh-insecure doh-url=X D,dump-header= egd-file= engine= etag-compare= etag-save= expect100-timeout= f,fail
 fail-early fail-with-body false-start F,form= form-escape form-string= ftp-account= ftp-alternative-to-user= ftp-create-dirs ftp-method= ftp-pasv
@@ -273,7 +333,7 @@ proxy-dump-ca-embed haproxy-clientip= ech= mptcp trace-config= skip-existing sho
 knownhosts= no-progress-meter etag-save= ssl-sessions= tls-earlydata`
 
 const wgetOpts = `V,version h,help b,background e,execute= o,output-file= a,append-output= d,debug q,quiet v,verbose n= report-speed= i,input-file=X
-F,force-html B,base= config=X no-config rejected-log= t,tries= retry-connrefused retry-on-http-error= O,output-document= no-clobber no-netrc c,continue
+F,force-html B,base= config= no-config rejected-log= t,tries= retry-connrefused retry-on-http-error= O,output-document= no-clobber no-netrc c,continue
 start-pos= progress= show-progress N,timestamping no-if-modified-since no-use-server-timestamps S,server-response spider T,timeout= dns-timeout=
 connect-timeout= read-timeout= w,wait= waitretry= random-wait no-proxy Q,quota= bind-address= limit-rate= no-dns-cache restrict-file-names= ignore-case
 4,inet4-only 6,inet6-only prefer-family= user= password= ask-password use-askpass= no-iri local-encoding= remote-encoding= unlink xattr no-directories
@@ -353,17 +413,12 @@ func curlOperands(cc *clientCall) {
 			cc.unknowable(h.name, false, h.name+" fills the URL from curl variables the hook does not follow")
 		}
 	}
-	if !curlNoRC(cc) {
-		for _, v := range []string{"CURL_HOME", "XDG_CONFIG_HOME", "HOME"} {
-			if _, ok := cc.set[v]; ok {
-				cc.unknowable(v, true, v+" makes curl read a .curlrc the hook does not read (run curl -q first)")
-			}
-		}
-		// A .curlrc an earlier call may have written (url =, proxy =, …).
-		for _, f := range [][2]string{{"CURL_HOME", ".curlrc"}, {"XDG_CONFIG_HOME", "curlrc"}, {"XDG_CONFIG_HOME", ".curlrc"}, {"HOME", ".curlrc"}, {"HOME", ".config/curlrc"}} {
-			cc.rcFile(f[0], f[1], "run curl -q first")
-		}
+	for _, h := range cc.opt("--unix-socket", "--abstract-unix-socket") {
+		// The request goes to whatever listens there, which may pass it on
+		// to any host.
+		cc.unknowable(h.name, false, "curl "+h.name+" "+clip.String(h.value, 60)+" sends the request to a Unix socket, and the hook cannot identify the server behind it")
 	}
+	curlConfigs(cc)
 }
 
 // curlNoRC: curl's first option is -q (no .curlrc).
@@ -400,33 +455,47 @@ func wgetOperands(cc *clientCall) {
 			cc.host(h.name, h.value, true, false)
 			continue
 		}
-		k, v, _ := strings.Cut(h.value, "=")
-		k = strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(strings.TrimSpace(k)))
-		v = strings.TrimSpace(v)
-		switch k {
-		case "httpproxy", "httpsproxy", "ftpproxy":
-			cc.host(h.name+" "+k, v, false, false)
-		case "robots", "tries", "timeout", "wait", "verbose", "quiet", "header", "useragent", "checkcertificate", "continue",
-			"recursive", "dirprefix", "contentdisposition", "maxredirect", "noparent", "timestamping", "convertlinks", "pagerequisites",
-			"level", "retryconnrefused", "waitretry", "randomwait", "limitrate", "usercookies", "cookies", "inet4only", "inet6only",
-			"showprogress", "progress", "serverresponse", "spider", "outputdocument", "logfile", "adjustextension", "httpsonly",
-			"useproxy", "noproxy", "readtimeout", "connecttimeout", "dnstimeout", "compression", "iri", "localencoding", "remoteencoding":
-		default:
-			cc.unknowable(h.name, false, "wget -e "+clip.String(h.value, 40)+" runs a wgetrc command the hook does not know")
-		}
+		wgetCommand(cc, h.name, h.value)
 	}
-	if !cc.has("--no-config") {
-		for _, v := range []string{"WGETRC", "HOME"} {
-			if _, ok := cc.set[v]; ok {
-				cc.unknowable(v, true, v+" makes wget read a wgetrc the hook does not read (run wget --no-config)")
-			}
+	wgetConfigs(cc)
+}
+
+// wgetCommand judges one wgetrc command (KEY = VALUE), given by -e or read
+// from a wgetrc.
+func wgetCommand(cc *clientCall, flag, kv string) {
+	k, v, _ := strings.Cut(kv, "=")
+	k = strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(strings.TrimSpace(k)))
+	v = strings.TrimSpace(v)
+	switch {
+	case k == "httpproxy" || k == "httpsproxy" || k == "ftpproxy":
+		cc.host(flag+" "+k, v, false, false)
+	case wgetInert()[k]:
+	default:
+		why := "wget -e " + clip.String(kv, 40) + " runs a wgetrc command the hook does not know"
+		if cc.from != "" {
+			why = clip.String(strings.TrimSpace(kv), 40) + " in " + cc.from + " is a wgetrc command the hook does not know"
 		}
-		if w := cc.env["WGETRC"]; w != "" && cc.set["WGETRC"] == "" {
-			cc.rcFile("WGETRC", "", "run wget --no-config")
-		}
-		cc.rcFile("HOME", ".wgetrc", "run wget --no-config")
+		cc.unknowable(flag, false, why)
 	}
 }
+
+// wgetInert are the wgetrc commands (dashes and underscores dropped) that
+// do not change where wget connects.
+var wgetInert = sync.OnceValue(func() map[string]bool {
+	return setOf(`robots tries timeout wait verbose quiet header useragent checkcertificate continue recursive dirprefix
+contentdisposition maxredirect noparent timestamping convertlinks pagerequisites level reclevel retryconnrefused waitretry randomwait
+limitrate usercookies cookies inet4only inet6only showprogress progress serverresponse spider outputdocument logfile adjustextension
+httpsonly useproxy noproxy readtimeout connecttimeout dnstimeout compression iri localencoding remoteencoding passiveftp numtries
+dotstyle dotbytes dotspacing dotsinline cache dnscache dirstruct noclobber netrc httpkeepalive cacertificate cadirectory certificate
+certificatetype privatekey privatekeytype secureprotocol httpuser httppassword httppasswd user password passwd ftpuser ftppassword
+ftppasswd askpassword loadcookies savecookies keepsessioncookies saveheaders restrictfilenames unlink backups backupconverted mirror
+hsts hstsfile accept reject acceptregex rejectregex regextype excludedirectories includedirectories ignorecase ignorelength
+ignoretags followtags strictcomments cutdirs addhostdir protocoldirectories defaultpage quota deleteafter timestampingonly
+retryonhttperror retryonhosterror contentonerror maxredirects trustservernames xattr ifmodifiedsince useservertimestamps
+preferfamily preservepermissions retrsymlinks removelisting glob dirmode reportspeed startpos waitretry proxyuser proxypassword
+proxypasswd referer method postdata postfile bodydata bodyfile authnochallenge chooseconfig noconfig convertfileonly debug
+background egdfile randomfile relativeonly htmlextension htmlify forcehtml dotsperline followftp`)
+})
 
 const httpieOpts = `j,json f,form multipart boundary= raw= x,compress pretty= s,style= unsorted sorted response-charset= response-mime= format-options=
 p,print= h,headers m,meta b,body v,verbose all history-print= S,stream o,output= d,download c,continue q,quiet session= session-read-only=
@@ -451,6 +520,12 @@ func httpieOperands(cc *clientCall) {
 		// PROTOCOL:URL
 		_, v, _ := strings.Cut(h.value, ":")
 		cc.host(h.name, v, h.dyn, false)
+	}
+	for _, h := range cc.opt("--unix-socket") {
+		cc.unknowable(h.name, false, cc.name+" --unix-socket sends the request to a Unix socket, and the hook cannot identify the server behind it")
+	}
+	if len(ops) > 0 && strings.Contains(strings.ToLower(strings.SplitN(ops[0].s, "://", 2)[0]), "unix") && strings.Contains(ops[0].s, "://") {
+		cc.unknowable("URL argument", false, cc.name+" "+clip.String(ops[0].s, 60)+" sends the request to a Unix socket, and the hook cannot identify the server behind it")
 	}
 	for _, h := range cc.opt("--resolve") {
 		// HOST:ADDRESS (xh)
@@ -477,11 +552,19 @@ func isMethod(s string) bool {
 }
 
 const ncOpts = `4 6 b C D d F h k l N n r S t U u v z I= i= M= m= O= P= p= q= s= T= V= W= w= X= x=H e= c= proxy=H proxy-type= proxy-auth= proxy-dns=
+unixsock
 exec= sh-exec= lua-exec= source= source-port= ssl ssl-cert= ssl-key= listen keep-open udp sctp verbose wait= idle-timeout= allow= deny=
 send-only recv-only broker chat crlf nodns telnet`
 
-// netOperands: HOST [PORT…]; a bare number is a port.
+// netOperands: HOST [PORT…]; a bare number is a port. With -U the
+// operand is a Unix socket.
 func netOperands(cc *clientCall) {
+	if cc.has("-U", "--unixsock") && cc.name != "telnet" && cc.name != socketCommand {
+		if len(cc.p.operands) > 0 {
+			cc.unknowable("-U "+clip.String(cc.p.operands[0].s, 60), false, cc.name+" -U connects to a Unix socket, and the hook cannot identify the server behind it")
+		}
+		return
+	}
 	for _, o := range cc.p.operands {
 		if !o.dyn && strings.Trim(o.s, "0123456789-") == "" {
 			continue
@@ -503,9 +586,15 @@ func socatOperands(cc *clientCall) {
 		}
 		typ, rest, ok := strings.Cut(o.s, ":")
 		if !ok {
+			if strings.Contains(o.s, "/") {
+				// A bare path is GOPEN: a file, or a Unix socket.
+				cc.unknowable("address "+clip.String(o.s, 60), false, "socat opens "+clip.String(o.s, 60)+", which may be a Unix socket, and the hook cannot identify the server behind it")
+			}
 			continue
 		}
 		switch strings.ToUpper(typ) {
+		case "UNIX", "UNIX-CONNECT", "UNIX-CLIENT", "UNIX-SENDTO", "ABSTRACT", "ABSTRACT-CONNECT", "ABSTRACT-CLIENT", "ABSTRACT-SENDTO", "GOPEN":
+			cc.unknowable("address "+typ, false, "socat "+clip.String(o.s, 60)+" connects to a Unix socket, and the hook cannot identify the server behind it")
 		case "TCP", "TCP4", "TCP6", "TCP-CONNECT", "TCP4-CONNECT", "TCP6-CONNECT", "UDP", "UDP4", "UDP6", "UDP-CONNECT", "UDP-SENDTO",
 			"OPENSSL", "OPENSSL-CONNECT", "SSL", "SCTP", "SCTP-CONNECT", "DCCP-CONNECT", "UDP4-SENDTO", "UDP6-SENDTO":
 			h := strings.Split(rest, ",")[0]
@@ -540,12 +629,19 @@ var clientTable = []*client{
 	{names: []string{"http", "https", "httpie", "xh", "xhs"}, abbrev: true, opts: parseOpts(httpieOpts, false), env: proxyEnv, operands: httpieOperands},
 	{names: []string{"nc", "ncat", "netcat", "telnet", socketCommand}, opts: parseOpts(ncOpts, false), operands: netOperands},
 	{names: []string{"socat"}, opts: parseOpts("d D h l= L= s t= T= u U v x g 4 6 V hh hhh", false), operands: socatOperands},
-	{names: []string{"openssl"}, syntax: goFlag, opts: parseOpts("connect=H proxy=H host=H port= servername= CAfile= cert= key= msg debug", true)},
+	{names: []string{"openssl"}, syntax: goFlag, opts: parseOpts("connect=H proxy=H host=H port= servername= CAfile= cert= key= msg debug unix=", true),
+		operands: func(cc *clientCall) {
+			for _, h := range cc.opt("-unix") {
+				cc.unknowable(h.name, false, "openssl -unix connects to a Unix socket, and the hook cannot identify the server behind it")
+			}
+		}},
 	jiraClient, kubectlClient, helmClient, awsClient, ghClient, glabClient, gcloudClient, azClient, sfClient, sentryClient, terraformClient, gitClient,
 	libpqClient("psql", psqlOpts), libpqClient("pg_dump", pgDumpOpts), libpqClient("pg_dumpall", pgDumpallOpts), libpqClient("pg_restore", pgRestoreOpts),
 	libpqClient("createdb", createdbOpts), libpqClient("dropdb", dropdbOpts), libpqClient("vacuumdb", vacuumdbOpts), libpqClient("reindexdb", reindexdbOpts),
 	libpqClient("clusterdb", clusterdbOpts), libpqClient("createuser", createuserOpts), libpqClient("dropuser", createuserOpts), libpqClient("pgbench", pgbenchOpts),
 	libpqClient("pg_isready", pgIsreadyOpts), libpqClient("pg_basebackup", pgBasebackupOpts), libpqClient("pg_receivewal", pgReceiveOpts),
 	libpqClient("pg_recvlogical", pgReceiveOpts), libpqClient("pg_amcheck", pgAmcheckOpts), libpqClient("vacuumlo", vacuumloOpts),
-	pgcliClient, mysqlClient, mysqlshClient, mycliClient, usqlClient, clickhouseClient, mongoClient, mongoToolsClient, redisClient,
+	libpqClient("pg_rewind", pgRewindOpts), libpqClient("pg_createsubscriber", pgCreateSubscriberOpts), libpqClient("oid2name", oid2nameOpts),
+	pgcliClient, mysqlClient, mysqlConfigEditorClient, mysqlBackupClient, mydumperClient, mysqlshClient, mycliClient, usqlClient,
+	clickhouseClient, mongoClient, mongoToolsClient, redisClient,
 }

@@ -49,7 +49,7 @@ func (cc *clientCall) conn(flag, s string, dyn bool) {
 				case "host", "hostaddr":
 					cc.host(flag+" ?"+k, v, false, false)
 				case "service":
-					cc.unknowable(flag+" ?service", false, "a service name picks a server from a service file the hook does not read")
+					cc.service(flag+" ?service", v)
 				}
 			}
 		}
@@ -68,7 +68,7 @@ func (cc *clientCall) conn(flag, s string, dyn bool) {
 				cc.conn(flag+" dbname=", v, false) // read as a connection string of its own
 			}
 		case "service":
-			cc.unknowable(flag+" service=", false, "a service name picks a server from a service file the hook does not read")
+			cc.service(flag+" service=", v)
 		}
 	}
 }
@@ -94,14 +94,7 @@ func libpqOperands(cc *clientCall) {
 			cc.unknowable(h.name, false, `psql -c runs \connect, which opens a connection the hook does not check`)
 		}
 	}
-	if cc.name == "psql" && !cc.has("-X", "--no-psqlrc") {
-		// ~/.psqlrc runs first and may \connect elsewhere.
-		if _, set := cc.env["PSQLRC"]; set {
-			cc.rcFile("PSQLRC", "", "run psql -X")
-		} else {
-			cc.rcFile("HOME", ".psqlrc", "run psql -X")
-		}
-	}
+	libpqConfigs(cc)
 }
 
 // libpqConn are the connection options every libpq program shares.
@@ -149,18 +142,29 @@ create-slot drop-slot start f,file= F,fsync-interval= I,startpos= o,option= P,pl
 t,table= T,exclude-table= no-dependent-indexes no-dependent-toast no-strict-names exclude-toast-pointers on-error-stop skip= startblock= endblock=
 heapallindexed parent-check rootdescend maintenance-db=C e,echo j,jobs= P,progress v,verbose install-missing checkunique`
 	vacuumloOpts = `l,limit= n,dry-run v,verbose`
+	// pg_rewind reads its source server from --source-server; pg_createsubscriber
+	// its publisher from -P; oid2name takes the server with -H.
+	pgRewindOpts = `D,target-pgdata= source-pgdata= source-server=C R,write-recovery-conf c,restore-target-wal n,dry-run N,no-sync P,progress
+debug no-ensure-shutdown config-file= sync-method=`
+	pgCreateSubscriberOpts = `D,pgdata= d,database= P,publisher-server=C s,socketdir= t,recovery-timeout= n,dry-run v,verbose T,enable-two-phase
+config-file= publication= replication-slot= subscription= all clean= r`
+	oid2nameOpts = `H=H d,dbname=C f,filenode= i,indexes o,oid= q,quiet s,tablespaces S,system-objects t,table= x,extended`
 )
 
 func libpqClient(name, opts string) *client {
 	return &client{names: []string{name}, abbrev: true, opts: parseOpts(opts+libpqConn, false),
-		hostVars: dbVars, env: libpqEnv, operands: libpqOperands}
+		hostVars: dbVars, env: libpqEnv, confVars: libpqConfVars, operands: libpqOperands}
 }
+
+// libpqConfVars locate the files libpq and psql read (service files,
+// psqlrc) or name a service in them.
+var libpqConfVars = []string{"PGSERVICE", "PGSERVICEFILE", "PGSYSCONFDIR", "PSQLRC", "HOME"}
 
 var pgcliClient = &client{names: []string{"pgcli"}, abbrev: true,
 	opts: parseOpts(`h,host=H p,port=~ U,username=~ u,user=~ W,password w,no-password single-connection v,version d,dbname=C pgclirc=X D,dsn=X
 list-dsn row-limit=~ less-chatty prompt=~ prompt-dsn=~ l,list auto-vertical-output warn=~ ssh-tunnel=H init-command=~ log-file=~ application-name=~
 ping help`, false),
-	hostVars: dbVars, env: withEnv(libpqEnv, map[string]optKind{"XDG_CONFIG_HOME": kUnknowable}), operands: libpqOperands}
+	hostVars: dbVars, env: withEnv(libpqEnv, map[string]optKind{"XDG_CONFIG_HOME": kUnknowable}), confVars: libpqConfVars, operands: libpqOperands}
 
 // mysqlExecRE finds a connect command in mysql -e text (connect db host,
 // \r), or one that runs a file (source, \.), which may hold one.
@@ -169,7 +173,7 @@ var mysqlExecRE = lazyre.New(`(?i)(^|;|\n)\s*(connect|\\r|source|\\\.)(\s|;|$)`)
 // mysqlOpts is the MySQL and MariaDB clients' options. Their programs give
 // some letters different meanings (mysql -e executes, mysqldump -e is a
 // flag), so such values are read both ways (~).
-const mysqlOpts = `h,host=H S,socket=~ P,port=~ u,user=~ p,password=? D,database=~ e,execute=~ defaults-file=X defaults-extra-file=X
+const mysqlOpts = `h,host=H S,socket=~ P,port=~ u,user=~ p,password=? D,database=~ e,execute=~ defaults-file= defaults-extra-file=
 defaults-group-suffix=X login-path=X no-defaults print-defaults dns-srv-name=H bind-address=~ protocol=~ connect-timeout=~ init-command=~
 default-character-set=~ character-sets-dir=~ default-auth=~ plugin-dir=~ ssl-ca=~ ssl-capath=~ ssl-cert=~ ssl-cipher=~ ssl-crl=~ ssl-crlpath=~
 ssl-key=~ ssl-mode=~ ssl-fips-mode=~ tls-version=~ tls-ciphersuites=~ server-public-key-path=~ pager=? tee=~ delimiter=~ max-allowed-packet=~
@@ -192,10 +196,8 @@ func mysqlOperands(cc *clientCall) {
 			cc.unknowable(h.name, false, cc.name+" "+h.name+" runs connect, which opens a connection the hook does not check")
 		}
 	}
-	if !cc.has("--no-defaults") && !cc.has("-h", "--host", "-S", "--socket", "--dns-srv-name") {
-		// With no server on the command line, ~/.my.cnf's [client] host= picks it.
-		cc.rcFile("HOME", ".my.cnf", "name the server with -h, or run it with --no-defaults")
-		cc.rcFile("HOME", ".mylogin.cnf", "name the server with -h, or run it with --no-defaults")
+	if cc.from == "" {
+		mysqlConfigs(cc)
 	}
 }
 
@@ -204,8 +206,31 @@ var mysqlEnv = map[string]optKind{"MYSQL_HOST": kHost, "MARIADB_HOST": kHost, "M
 
 var mysqlClient = &client{names: []string{"mysql", "mariadb", "mysqldump", "mariadb-dump", "mysqladmin", "mariadb-admin", "mysqlimport",
 	"mariadb-import", "mysqlshow", "mariadb-show", "mysqlcheck", "mariadb-check", "mysqlpump", "mysqlbinlog", "mariadb-binlog", "mysqlslap",
-	"mariadb-slap", "mysql_upgrade", "mariadb-upgrade"},
-	abbrev: true, opts: parseOpts(mysqlOpts, false), hostVars: dbVars, env: mysqlEnv, operands: mysqlOperands}
+	"mariadb-slap", "mysql_upgrade", "mariadb-upgrade", "mysql_secure_installation", "mariadb-secure-installation"},
+	abbrev: true, opts: parseOpts(mysqlOpts, false), hostVars: dbVars, env: mysqlEnv, confVars: []string{"MYSQL_HOME", "HOME"},
+	operands: mysqlOperands}
+
+// mysqlConfigEditorClient writes ~/.mylogin.cnf: the server it stores is
+// where every later call with that login path goes.
+var mysqlConfigEditorClient = &client{names: []string{"mysql_config_editor"}, abbrev: true,
+	opts:     parseOpts(`G,login-path=~ h,host=H u,user=~ p,password S,socket=~ P,port=~ w,warn skip-warn all v,verbose V,version ?,help`, false),
+	hostVars: dbVars}
+
+// mysqlBackupClient is MariaDB's and Percona's backup tool: -H is the
+// server, -h the data folder; it reads the option files as the clients do.
+var mysqlBackupClient = &client{names: []string{"mariadb-backup", "mariabackup", "xtrabackup"}, abbrev: true,
+	opts: parseOpts(`H,host=H P,port=~ S,socket=~ u,user=~ p,password=? h,datadir=~ defaults-file= defaults-extra-file= defaults-group=~
+no-defaults target-dir=~ backup prepare copy-back move-back stream=~ incremental-basedir=~ parallel=~ compress=? decompress export
+databases=~ tables=~ safe-slave-backup galera-info slave-info no-lock rsync print-defaults version help`, false),
+	hostVars: dbVars, env: mysqlEnv, confVars: []string{"MYSQL_HOME", "HOME"}, operands: mysqlConfigs}
+
+// mydumperClient is mydumper and myloader, which read [client] and their
+// own groups of the option files.
+var mydumperClient = &client{names: []string{"mydumper", "myloader"}, abbrev: true,
+	opts: parseOpts(`h,host=H P,port=~ u,user=~ p,password=~ a,ask-password S,socket=~ defaults-file= defaults-extra-file= B,database=~
+s,source-db=~ T,tables-list=~ o,outputdir=~ d,directory=~ t,threads=~ c,compress r,rows=~ F,chunk-filesize=~ e,build-empty-files
+x,regex=~ O,omit-from-file=~ v,verbose=~ L,logfile=~ q,queries-per-transaction=~ o,overwrite-tables V,version ?,help`, false),
+	hostVars: dbVars, env: mysqlEnv, confVars: []string{"MYSQL_HOME", "HOME"}, operands: mysqlConfigs}
 
 // uriOperand judges the first operand as a URI: [scheme://][user@]host[:port][/db].
 func uriOperand(cc *clientCall) {

@@ -1,6 +1,7 @@
 package intercept
 
 import (
+	"path"
 	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/clip"
@@ -215,10 +216,16 @@ literal-pathspecs glob-pathspecs noglob-pathspecs icase-pathspecs no-optional-lo
 
 var gitClient = &client{names: []string{"git"}, syntax: firstOperand, opts: gitGlobalOpts,
 	env: map[string]optKind{"GIT_CONFIG_PARAMETERS": kUnknowable, "GIT_CONFIG_COUNT": kUnknowable, "GIT_SSH_COMMAND": kUnknowable,
-		"GIT_SSH": kUnknowable, "GIT_PROXY_COMMAND": kUnknowable, "GIT_CONFIG_GLOBAL": kUnknowable, "GIT_CONFIG": kUnknowable,
-		"GIT_DIR": kUnknowable, "HOME": kUnknowable, "XDG_CONFIG_HOME": kUnknowable, "http_proxy": kHost, "https_proxy": kHost,
-		"HTTPS_PROXY": kHost, "ALL_PROXY": kHost, "all_proxy": kHost},
-	operands: gitOperands}
+		"GIT_SSH": kUnknowable, "GIT_PROXY_COMMAND": kUnknowable, "GIT_CONFIG_GLOBAL": kUnknowable, "GIT_CONFIG_SYSTEM": kUnknowable,
+		"GIT_CONFIG": kUnknowable, "GIT_DIR": kUnknowable, "HOME": kUnknowable, "XDG_CONFIG_HOME": kUnknowable, "http_proxy": kHost,
+		"https_proxy": kHost, "HTTPS_PROXY": kHost, "ALL_PROXY": kHost, "all_proxy": kHost},
+	confVars: []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "HOME", "XDG_CONFIG_HOME"}}
+
+// init gives git its operands reader here rather than in gitClient's
+// literal: gitOperands reads the pager of git grep -O as a call of its own,
+// through readClient and so the client table, which would then refer to
+// itself while it is initialised.
+func init() { gitClient.operands = gitOperands }
 
 var gitPushOpts = parseOpts(`repo= all branches mirror d,delete tags n,dry-run porcelain f,force force-with-lease=? force-if-includes
 recurse-submodules= thin no-thin receive-pack=X exec=X u,set-upstream progress no-progress prune no-verify verify follow-tags no-follow-tags
@@ -241,6 +248,13 @@ func gitOperands(cc *clientCall) {
 	}
 	switch ops[0].s {
 	case "push", "send-pack":
+	case "grep":
+		args := make([]word, 0, len(ops))
+		for _, o := range ops {
+			args = append(args, o.word)
+		}
+		cc.gitGrepOpens(args)
+		return
 	case "remote", "config":
 		// A remote's URL or a URL rewrite, set for the pushes after it.
 		var defined gitRemotes
@@ -255,11 +269,17 @@ func gitOperands(cc *clientCall) {
 				rest = append(rest, o.s)
 			}
 		}
+		if ops[0].s == "config" {
+			rest = gitConfigArgs(rest)
+		}
 		switch {
 		case ops[0].s == "remote" && len(rest) >= 3 && (rest[0] == "add" || rest[0] == "set-url"):
 			cc.gitURL("remote "+rest[0]+" "+rest[1], rest[2])
 		case ops[0].s == "config" && len(rest) >= 2:
-			defined.config(rest[0], rest[1])
+			defined.config(rest[0], rest[1], true)
+			for _, kv := range defined.other {
+				gitConfig(cc, kv[0]+"="+kv[1], false, defined)
+			}
 			for name, urls := range defined.urls {
 				for _, u := range urls {
 					cc.gitURL("config remote."+name, u)
@@ -278,10 +298,14 @@ func gitOperands(cc *clientCall) {
 		args = append(args, o.word)
 	}
 	p := parseArgs(args, gitPushOpts, gnuSyntax, true)
+	conf := cc.gitConf()
+	for _, kv := range remotes.other {
+		gitConfig(cc, kv[0]+"="+kv[1], false, remotes) // set by git config earlier on the line
+	}
 	for _, h := range p.opts {
 		switch h.name {
 		case "--repo":
-			cc.gitRepo("--repo", h.value, h.dyn, remotes)
+			cc.gitRepo("--repo", h.value, h.dyn, remotes, conf)
 		case "--receive-pack", "--exec":
 			cc.unknowable(h.name, false, "git push "+h.name+" runs a program the hook does not know on the other side")
 		}
@@ -290,12 +314,31 @@ func gitOperands(cc *clientCall) {
 		cc.add(override{flag: "git push " + clip.String(p.unknownDyn, 40), dyn: true, kind: kHost})
 	}
 	if len(p.operands) == 0 {
-		if !hasOpt(p, "--repo") {
+		switch {
+		case hasOpt(p, "--repo"):
+		case conf.ok:
+			cc.gitRepo("default remote", cc.defaultRemote(conf), false, remotes, conf)
+		default:
 			cc.unknowable("with no repository", false, "git push sends to the branch's configured remote, whose URL is in the repository's config, which the hook does not read; push to the URL itself")
 		}
 		return
 	}
-	cc.gitRepo("repository argument", p.operands[0].s, p.operands[0].dyn, remotes)
+	cc.gitRepo("repository argument", p.operands[0].s, p.operands[0].dyn, remotes, conf)
+}
+
+// gitConfigArgs are git config's operands without the sub-command of its
+// newer form (git config set KEY VALUE); nil for one that sets nothing.
+func gitConfigArgs(rest []string) []string {
+	if len(rest) == 0 {
+		return rest
+	}
+	switch rest[0] {
+	case "set":
+		return rest[1:]
+	case "get", "list", "unset", "rename-section", "remove-section", "edit":
+		return nil
+	}
+	return rest
 }
 
 // isURL: the word is a URL (scheme://…), not text that mentions one.
@@ -319,6 +362,9 @@ func hasOpt(p parsedArgs, name string) bool {
 type gitRemotes struct {
 	urls    map[string][]string
 	rewrite []string // BASEs of insteadOf / pushInsteadOf rules
+	// other are the other settings git config writes on the line, for the
+	// pushes after it (a proxy, an ssh command, an include).
+	other [][2]string
 }
 
 func lineRemotes(line []call) gitRemotes {
@@ -332,7 +378,7 @@ func lineRemotes(line []call) gitRemotes {
 		for _, h := range p.opts {
 			if h.name == "-c" {
 				k, v, _ := strings.Cut(h.value, "=")
-				r.config(k, v)
+				r.config(k, v, false)
 			}
 		}
 		ops := p.operands
@@ -351,15 +397,17 @@ func lineRemotes(line []call) gitRemotes {
 				r.urls[rest[1]] = append(r.urls[rest[1]], rest[2])
 			}
 		case "config":
-			if len(rest) >= 2 {
-				r.config(rest[0], rest[1])
+			if rest = gitConfigArgs(rest); len(rest) >= 2 {
+				r.config(rest[0], rest[1], true)
 			}
 		}
 	}
 	return r
 }
 
-func (r *gitRemotes) config(k, v string) {
+// config records one setting; written: git config writes it (not -c),
+// so it stays for the commands after it.
+func (r *gitRemotes) config(k, v string, written bool) {
 	lk := strings.ToLower(k)
 	switch {
 	case strings.HasPrefix(lk, "remote.") && (strings.HasSuffix(lk, ".url") || strings.HasSuffix(lk, ".pushurl")):
@@ -367,6 +415,8 @@ func (r *gitRemotes) config(k, v string) {
 		r.urls[name] = append(r.urls[name], v)
 	case strings.HasPrefix(lk, "url.") && (strings.HasSuffix(lk, ".insteadof") || strings.HasSuffix(lk, ".pushinsteadof")):
 		r.rewrite = append(r.rewrite, k[len("url."):strings.LastIndexByte(k, '.')])
+	case written:
+		r.other = append(r.other, [2]string{k, v})
 	}
 }
 
@@ -384,8 +434,10 @@ func gitConfig(cc *clientCall, kv string, dyn bool, remotes gitRemotes) {
 	}
 }
 
-// gitRepo judges the repository git push sends to.
-func (cc *clientCall) gitRepo(flag, repo string, dyn bool, remotes gitRemotes) {
+// gitRepo judges the repository git push sends to: a remote the line
+// defines, one the configuration files define, or a URL or path, each
+// after the configuration's rewrites.
+func (cc *clientCall) gitRepo(flag, repo string, dyn bool, remotes gitRemotes, conf gitConf) {
 	if dyn {
 		cc.host(flag, repo, true, false)
 		return
@@ -395,18 +447,47 @@ func (cc *clientCall) gitRepo(flag, repo string, dyn bool, remotes gitRemotes) {
 	}
 	if urls, ok := remotes.urls[repo]; ok {
 		for _, u := range urls {
-			cc.gitURL("remote "+repo, u)
+			cc.gitRewritten("remote "+repo, u, conf, "")
 		}
 		return
 	}
 	switch {
 	case strings.Contains(repo, "://") || scpLike(repo):
-		cc.gitURL(flag, repo)
+		cc.gitRewritten(flag, repo, conf, "")
 	case strings.HasPrefix(repo, "/") || strings.HasPrefix(repo, ".") || strings.HasPrefix(repo, "~") || strings.Contains(repo, "/"):
-		// A path: the repository is on this machine.
+		// A path: the repository is on this machine (unless a rewrite
+		// says otherwise).
+		cc.gitRewritten(flag, repo, conf, "")
+	case conf.ok:
+		urls, found := conf.pushURLs(repo)
+		for _, u := range urls {
+			cc.gitURL("remote "+repo+" (its url in git's configuration)", u)
+			cc.judgeGitConfURL(conf, u, repo)
+		}
+		if !found && conf.gitDir != "" {
+			// The remotes and branches files of old repositories.
+			for _, legacy := range []string{path.Join(conf.gitDir, "remotes", repo), path.Join(conf.gitDir, "branches", repo)} {
+				if f := cc.at.open(legacy, false); f.kind != confAbsent {
+					cc.unknowable("remote "+repo, false, "git push sends to remote "+repo+", which "+legacy+" defines, a file the hook does not read; push to the URL itself")
+				}
+			}
+		}
+		// A name no configuration defines is a path on this machine.
 	default:
 		cc.unknowable("remote "+repo, false, "git push sends to remote "+repo+", whose URL is in the repository's config, which the hook does not read; push to the URL itself")
 	}
+}
+
+// gitRewritten judges u as the configuration files rewrite it for a push
+// (git connects only where the rewrite sends it), and what they add to a
+// push there.
+func (cc *clientCall) gitRewritten(flag, u string, conf gitConf, remote string) {
+	r := conf.rewrite(u, true)
+	if r != u {
+		flag += " (rewritten by url.insteadOf in git's configuration)"
+	}
+	cc.gitURL(flag, r)
+	cc.judgeGitConfURL(conf, r, remote)
 }
 
 func (cc *clientCall) gitURL(flag, u string) {

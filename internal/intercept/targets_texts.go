@@ -11,7 +11,8 @@ import (
 // later words of any command after any number of option words, and every
 // URL as the server will read it (curl globs expanded, percent-encoding
 // and dot segments undone, the host canonical), so /rest/ap[i-i]/ and
-// /rest/%61pi/ meet a filter for /rest/api/.
+// /rest/%61pi/ meet a filter for /rest/api/; and what the client reads
+// from its configuration files (confTexts).
 func targetTexts(c call) []string {
 	if len(c.words) == 0 || c.words[0].dyn {
 		return nil
@@ -33,6 +34,7 @@ func targetTexts(c call) []string {
 			}
 		}
 		out = append(out, laterCallProbes(name, p.operands)...)
+		out = append(out, confTexts(name, c)...)
 	}
 	// texts() tries the first few later words; any number of option words
 	// may come first.
@@ -110,3 +112,33 @@ func laterCallProbes(name string, ops []operand) []string {
 
 var kubeconfigWrites = map[string]bool{"use-context": true, "use": true, "set-context": true, "set-cluster": true, "set-credentials": true,
 	"set": true, "unset": true, "rename-context": true, "delete-context": true, "delete-cluster": true, "delete-user": true}
+
+// confTexts are what a client reads besides its command line, for the
+// filters: the options of its configuration files, and, when the line
+// writes one of them before it or may pipe it a request (a raw connection
+// such as nc), the calls before it.
+func confTexts(name string, c call) []string {
+	l := c.line
+	if l == nil {
+		return nil
+	}
+	if c.set == nil {
+		c.set = c.env // a call as the analysis records it: env is what the line sets
+	}
+	var out []string
+	written := false
+	switch name {
+	case "curl", "curlie":
+		out, written = curlConfText(c, l)
+	case "wget", "wget2":
+		out, written = wgetConfText(name, c, l)
+	case "nc", "ncat", "netcat", "telnet", "socat", "openssl":
+		written = true
+	case "git":
+		out = gitPagerTexts(c, l)
+	}
+	if written {
+		out = append(out, l.earlierTexts()...)
+	}
+	return out
+}
