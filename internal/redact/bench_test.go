@@ -69,3 +69,19 @@ func BenchmarkJSONWriter(b *testing.B) {
 		_ = w.Close()
 	}
 }
+
+// BenchmarkWriter: a text log (a cli agent's output, stderr) through the
+// line writer, which checks each line's end for the start of a secret.
+func BenchmarkWriter(b *testing.B) {
+	text := []byte(benchText(64 << 10))
+	r := benchRedactor()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		w := r.Writer(io.Discard)
+		for i := 0; i < len(text); i += 4096 {
+			_, _ = w.Write(text[i:min(i+4096, len(text))])
+		}
+		_ = w.Close()
+	}
+}

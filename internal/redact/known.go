@@ -17,6 +17,7 @@ type Redactor struct {
 	mu      sync.RWMutex
 	values  map[string]bool // what was learnt, each once
 	secrets []string        // values and their encodings, longest first
+	normal  *targets        // the values' normalised forms (normal.go)
 }
 
 // New returns a Redactor for the secrets of env: the values of its
@@ -76,7 +77,9 @@ func (r *Redactor) Learn(env map[string]string) {
 
 // LearnValues adds secret values to what r hides; values shorter than
 // MinSecretLen are ignored. Each is hidden as written, as JSON and URLs
-// escape it, and line by line when it has several lines.
+// escape it, and line by line when it has several lines; one of at least 8
+// characters also transformed (see normal.go): escaped in part or whole,
+// its characters apart, over two lines.
 func (r *Redactor) LearnValues(values ...string) {
 	if r == nil {
 		return
@@ -91,6 +94,7 @@ func (r *Redactor) LearnValues(values ...string) {
 		seen[s] = true
 	}
 	added := false
+	var learnt []string
 	add := func(v string) {
 		if len(v) >= MinSecretLen && !seen[v] && !strings.Contains(Mark, v) {
 			seen[v] = true
@@ -104,6 +108,7 @@ func (r *Redactor) LearnValues(values ...string) {
 			continue
 		}
 		r.values[v] = true
+		learnt = append(learnt, v)
 		for _, form := range encodings(v) {
 			add(form)
 			if strings.Contains(form, "\n") {
@@ -113,6 +118,7 @@ func (r *Redactor) LearnValues(values ...string) {
 			}
 		}
 	}
+	r.addNormal(learnt)
 	if added {
 		// Longest first, so a secret that contains another is hidden whole.
 		sort.Slice(r.secrets, func(i, j int) bool {
@@ -170,11 +176,11 @@ func (r *Redactor) Values() []string {
 	return out
 }
 
-// HideKnown hides the secret values r learnt wherever they occur in s, and
-// nothing else: for a document whose own syntax the patterns String
-// knows (key: value, key=value) would mistake for secrets, when its free
-// text went through String already.
-func (r *Redactor) HideKnown(s string) string { return r.known(s) }
+// HideKnown hides the secret values r learnt wherever they occur in s, in
+// every form String finds them, and nothing else: for a document whose own
+// syntax the patterns String knows (key: value, key=value) would mistake
+// for secrets, when its free text went through String already.
+func (r *Redactor) HideKnown(s string) string { return r.known(r.transformed(s)) }
 
 // known replaces the known values in s.
 func (r *Redactor) known(s string) string {
@@ -192,8 +198,8 @@ func (r *Redactor) known(s string) string {
 	return s
 }
 
-// Find returns where the known values occur in b, as [start, end) pairs
-// in order, none overlapping.
+// Find returns where the known values occur in b, also transformed (as
+// String finds them), as [start, end) pairs in order, none overlapping.
 func (r *Redactor) Find(b []byte) [][2]int {
 	if r == nil {
 		return nil
@@ -202,7 +208,7 @@ func (r *Redactor) Find(b []byte) [][2]int {
 	secrets := r.secrets
 	r.mu.RUnlock()
 	s := string(b)
-	var sp spans
+	sp := r.findNormal(s)
 	for _, sec := range secrets {
 		for off := 0; ; {
 			i := strings.Index(s[off:], sec)

@@ -12,7 +12,9 @@
 // in JSON, --password X, -pX for mysql, -u user:pass), bearer
 // credentials, private key blocks and credentials recognisable by their
 // shape (ghp_…, xoxb-…, AKIA…, sk-ant-…, JWTs). A Redactor also knows
-// secret values (an environment's) and hides them wherever they appear.
+// secret values (an environment's) and hides them wherever they appear,
+// also transformed (normal.go): escaped, with colours, backspaces or
+// blanks between their characters, over two lines.
 //
 // It is pure: no I/O beyond the writer a caller wraps.
 package redact

@@ -20,8 +20,10 @@ type state struct {
 
 func newState() state { return state{blockIndent: -1} }
 
-// text redacts s line by line, carrying st from line to line.
+// text redacts s line by line, carrying st from line to line, after the
+// known secrets it holds transformed (a secret over two lines too).
 func (r *Redactor) text(s string, st *state) string {
+	s = r.transformed(s)
 	st.learnUserinfo(s)
 	var b []byte // nil until a line changes
 	start := 0
