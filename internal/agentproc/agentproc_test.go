@@ -2,9 +2,11 @@ package agentproc
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/testutil"
 )
 
 // Every line of stdout reaches Line whole, one longer than the read buffer
@@ -13,7 +15,7 @@ func TestLines(t *testing.T) {
 	t.Parallel()
 	var lines []string
 	var raw bytes.Buffer
-	res := Run(context.Background(), Spec{Path: "sh", Args: []string{"-c", `echo one; head -c 300000 /dev/zero | tr '\0' x; echo; printf 'last'`},
+	res := Run(testutil.Context(t, time.Minute), Spec{Path: "sh", Args: []string{"-c", `echo one; head -c 300000 /dev/zero | tr '\0' x; echo; printf 'last'`},
 		Env: []string{"PATH=/usr/bin:/bin"}, Stdout: &raw, Line: func(l []byte) { lines = append(lines, string(l)) }})
 	if res.ExitCode != 0 || res.Err != nil {
 		t.Fatalf("Run = %+v", res)
@@ -30,7 +32,7 @@ func TestMissingProgram(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for _, p := range []string{"no-such-program-xyz", "./missing.sh", "/no/such/abs"} {
-		res := Run(context.Background(), Spec{Path: p, Dir: dir})
+		res := Run(testutil.Context(t, time.Minute), Spec{Path: p, Dir: dir})
 		if res.ExitCode != -1 || res.Err == nil || !strings.Contains(res.Err.Error(), p) {
 			t.Errorf("Run(%s) = exit %d, %v; want -1 and an error naming it", p, res.ExitCode, res.Err)
 		}

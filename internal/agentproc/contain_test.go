@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/guard"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
@@ -197,7 +198,7 @@ sleep ` + pause + `
 kill -9 $PPID
 ` + map[bool]string{true: "exit 0", false: "sleep 300"}[end == "exits"] + `
 `
-				ctx, cancel := context.WithCancel(context.Background())
+				ctx, cancel := context.WithCancel(testutil.Context(t, time.Minute))
 				defer cancel()
 				spec := Spec{Path: "sh", Args: []string{"-c", script}, Dir: dir, Env: []string{"PATH=" + os.Getenv("PATH")},
 					Guard: self, Containment: mode, Grace: 300 * time.Millisecond}
@@ -276,7 +277,7 @@ echo ppid=$PPID procs=$(ls /proc | grep -c '^[0-9]') uid=$(id -u)
 grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status | tr -d '\t' | tr '\n' ' '
 cat /proc/1/environ >/dev/null 2>&1 && echo guard-environ-readable || true`, outside.Process.Pid)
 	var out bytes.Buffer
-	res := Run(context.Background(), Spec{Path: "sh", Args: []string{"-c", script}, Env: []string{"PATH=" + os.Getenv("PATH")},
+	res := Run(testutil.Context(t, time.Minute), Spec{Path: "sh", Args: []string{"-c", script}, Env: []string{"PATH=" + os.Getenv("PATH")},
 		Guard: self, Containment: PIDNamespace, Stdout: &out})
 	if res.ExitCode != 0 || res.Err != nil {
 		t.Fatalf("Run = %+v, output %q", res, out.String())
@@ -312,7 +313,7 @@ func TestExitStatus(t *testing.T) {
 			if mode == ProcessGroup {
 				g = ""
 			}
-			res := Run(context.Background(), Spec{Path: "sh", Args: []string{"-c", script}, Env: []string{"PATH=" + os.Getenv("PATH")},
+			res := Run(testutil.Context(t, time.Minute), Spec{Path: "sh", Args: []string{"-c", script}, Env: []string{"PATH=" + os.Getenv("PATH")},
 				Guard: g, Containment: mode})
 			if res.ExitCode != want || res.Err != nil || res.Containment != mode {
 				t.Errorf("%s: %q = exit %d, %v, %s; want %d", mode, script, res.ExitCode, res.Err, res.Containment, want)
@@ -430,7 +431,7 @@ echo done > out
 `
 	spec := Spec{Path: "sh", Args: []string{"-c", script}, Dir: dir, Env: []string{"PATH=" + os.Getenv("PATH")},
 		Guard: self, Containment: PIDNamespace, Grace: 300 * time.Millisecond, Timeout: 20 * time.Second}
-	res := Run(context.Background(), spec)
+	res := Run(testutil.Context(t, time.Minute), spec)
 	if _, err := os.Stat(filepath.Join(dir, "out")); err != nil {
 		t.Fatalf("the attack did not run: %+v", res)
 	}

@@ -3,7 +3,6 @@ package agentproc
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/boundary"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 )
 
 // attacker is what the test binary does as the agent in a boundary: it
@@ -129,7 +129,7 @@ func TestBoundaryHolds(t *testing.T) {
 	spec := &boundary.Spec{RW: []string{slot}, RO: []string{self}, Hide: []string{filepath.Join(ws, "secret"), filepath.Join(ws, "notes.env")},
 		Freeze: []string{filepath.Join(ws, "frozen"), filepath.Join(ws, "frozen.txt")},
 		Net:    &boundary.Net{Forward: []string{allowed}, Hosts: []string{"api.example"}}}
-	res := Run(context.Background(), Spec{Path: "/bin/sh", Args: []string{"-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"},
+	res := Run(testutil.Context(t, 2*time.Minute), Spec{Path: "/bin/sh", Args: []string{"-c", script}, Dir: ws, Env: []string{"PATH=/usr/bin:/bin"},
 		Guard: self, Boundary: spec, Stdout: &out, Stderr: &errb, Timeout: time.Minute})
 	if res.Err != nil || res.ExitCode != 0 {
 		t.Fatalf("agent: %+v\nstderr: %s", res, errb.String())
@@ -231,7 +231,7 @@ func TestBoundaryHoldsForAnotherUser(t *testing.T) {
 	b, err := os.ReadFile(self)
 	must(t, err)
 	must(t, os.WriteFile(bin, b, 0o755))
-	cmd := exec.Command(bin, "-test.run", "^TestBoundaryHolds$", "-test.v", "-test.count=1")
+	cmd := exec.CommandContext(testutil.Context(t, 5*time.Minute), bin, "-test.run", "^TestBoundaryHolds$", "-test.v", "-test.count=1")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "HOME=" + dir, "AGENT_EVAL_TEST_AS_NOBODY=1"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
@@ -267,7 +267,7 @@ func TestBoundaryQuota(t *testing.T) {
 			must(t, os.MkdirAll(slot, 0o755))
 			spec := &boundary.Spec{RW: []string{slot}, RO: []string{self}, Quota: &boundary.Quota{Bytes: 8 << 20, Files: 200}}
 			var out bytes.Buffer
-			res := Run(context.Background(), Spec{Path: "/bin/sh", Args: []string{"-c", tt.script}, Dir: slot, Env: []string{"PATH=/usr/bin:/bin"},
+			res := Run(testutil.Context(t, time.Minute), Spec{Path: "/bin/sh", Args: []string{"-c", tt.script}, Dir: slot, Env: []string{"PATH=/usr/bin:/bin"},
 				Guard: self, Boundary: spec, Stdout: &out, Timeout: 15 * time.Second})
 			if res.TimedOut {
 				t.Fatalf("the agent ran to its timeout: %+v", res)

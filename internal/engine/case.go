@@ -165,6 +165,13 @@ func (st *state) prepareCase(cr *caseRun, id string) (caseDir string, overrides 
 		if c.Prompt, err = st.prompt(input, cr.ws); err != nil {
 			return "", nil, err
 		}
+		// An agent CLI given an empty prompt fails before its first turn,
+		// which would pass for the machine's failure and be tried again; a
+		// cli runner's command decides for itself what {args} is worth.
+		if strings.TrimSpace(c.Prompt) == "" && st.p.Runner != runner.TypeCLI {
+			return "", nil, &runner.CaseError{Case: caseID, Field: "the prompt (execution.prompt)",
+				Err: errors.New("it renders empty for the case's input, so the agent would be given nothing to do")}
+		}
 	}
 	overrides, err = workspace.CaseOverrides(caseDir)
 	if err != nil {
@@ -824,11 +831,14 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 // InfraFailure says why an invocation failed for a reason that is not the
 // agent's: the model API answered 429 or 5xx past the agent CLI's own
 // retries, the agent could not be started at all, or its runner says so
-// (Claude Code crashing before its first turn); "" for any other end.
+// (Claude Code crashing before its first turn); "" for any other end, and
+// for a runner's refusal of the case's own data (runner.CaseError).
 func InfraFailure(res runner.Result) string {
 	switch s := res.APIErrorStatus; {
 	case res.TimedOut || res.Interrupted || errors.Is(res.Err, agentproc.ErrOverQuota):
 		return "" // the agent's doing, not the machine's
+	case errors.As(res.Err, new(*runner.CaseError)):
+		return "" // the case's doing: refused again however often it is tried
 	case s == 429 || s >= 500 && s <= 599:
 		return fmt.Sprintf("the model API answered HTTP %d", s)
 	case res.InfraError != "" && len(res.ToolCalls) == 0:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,6 +272,7 @@ func TestInfraFailure(t *testing.T) {
 		{"failed after working", runner.Result{ExitCode: -1, Err: errors.New("read"), NumTurns: 3}, ""},
 		{"the runner says so", runner.Result{ExitCode: 1, InfraError: "Claude Code exited 1 before its first turn"}, "before its first turn"},
 		{"the runner says so, but the agent worked", runner.Result{ExitCode: 1, InfraError: "x", ToolCalls: make([]transcript.ToolCall, 1)}, ""},
+		{"the case's own data", runner.Result{ExitCode: -1, Err: fmt.Errorf("run: %w", &runner.CaseError{Case: "a", Field: "input field n in {n}", Err: errors.New("-inf")})}, ""},
 	} {
 		if got := engine.InfraFailure(tc.res); tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)

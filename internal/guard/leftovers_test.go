@@ -8,13 +8,17 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-eval/agent-eval/internal/testutil"
 )
 
 // start runs a shell that leaves a child in its group and one escaped into
 // its own session, as an agent's tools do.
 func start(t *testing.T) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command("sh", "-c", "sleep 300 & setsid sleep 300 & wait")
+	// Past the test's own deadline the shell is killed, so the cleanup's
+	// Wait cannot hang (its escaped child is the sweep's to kill).
+	cmd := exec.CommandContext(testutil.Context(t, time.Minute), "sh", "-c", "sleep 300 & setsid sleep 300 & wait")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 	"github.com/agent-eval/agent-eval/internal/testutil/decisions"
 )
 
@@ -30,7 +31,7 @@ type result struct {
 func runHook(t *testing.T, stdin string, opts Options) result {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Run(context.Background(), strings.NewReader(stdin), &out, &errb, opts)
+	code := Run(testutil.Context(t, time.Minute), strings.NewReader(stdin), &out, &errb, opts)
 	r := result{code: code, raw: out.String(), stderr: errb.String()}
 	if out.Len() > 0 {
 		if err := json.Unmarshal(out.Bytes(), &r.out); err != nil {
@@ -255,7 +256,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
 func TestBlocksByExitCodeWhenStdoutFails(t *testing.T) {
 	t.Parallel()
 	var errb bytes.Buffer
-	code := Run(context.Background(), strings.NewReader("garbage"), failingWriter{}, &errb, Options{})
+	code := Run(testutil.Context(t, time.Minute), strings.NewReader("garbage"), failingWriter{}, &errb, Options{})
 	if code != ExitBlock || !strings.Contains(errb.String(), "could not read its input") {
 		t.Errorf("exit %d, stderr %q; want %d and the reason", code, errb.String(), ExitBlock)
 	}

@@ -156,19 +156,39 @@ func longestRun(s string, c byte) int {
 	return best
 }
 
-// mdEscape escapes s (one line) for a Markdown paragraph or table cell:
-// every ASCII punctuation character that Markdown or HTML could read gets
-// a backslash, and an @ is followed by a zero-width space, so that
-// "@team" is shown and notifies no one.
+// asciiPunct is CommonMark's ASCII punctuation: each may be escaped.
+const asciiPunct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+
+// Of asciiPunct, mdEscape leaves as they are those no construct of
+// CommonMark, GFM or GitHub reads once the others are escaped: mdInert
+// anywhere, mdLineStart but as the text's first character (a list item, a
+// setext underline or a thematic break begins a line with them).
+const (
+	mdInert     = ",;?%/'\""
+	mdLineStart = "-+="
+)
+
+// mdEscape escapes s (one line) for a Markdown paragraph or table cell.
+// Every ASCII punctuation character that Markdown or GitHub could read
+// gets a backslash (CommonMark shows any of them escaped as itself), so
+// that no text makes markup: no emphasis, code, link, image, entity, raw
+// HTML, math ($), emoji (:x:) or reference (#1), and none of GFM's
+// autolinks, which need a literal "www.", a scheme's ":" (http://,
+// https://, ftp://, mailto:, xmpp:, <scheme:...>), or an address's "."
+// and "@" (user@example.com, <user@example.com>). An @ is followed by a
+// zero-width space (as an entity), so that "@team" is shown and notifies
+// no one.
 func mdEscape(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
 		switch {
 		case r < 0x20 || r == 0x7f:
 			b.WriteRune('\uFFFD')
 		case r == '@':
 			b.WriteString("@&#8203;")
-		case strings.ContainsRune("\\`*_{}[]<>#|~&:", r):
+		case strings.ContainsRune(mdInert, r), i > 0 && strings.ContainsRune(mdLineStart, r):
+			b.WriteRune(r)
+		case strings.ContainsRune(asciiPunct, r):
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:
@@ -187,7 +207,8 @@ func (m *markdown) scored(s *rundir.Summary) {
 		m.line("## ❌ %s: FAILED", title)
 	}
 	m.line("")
-	m.line("Run %s%s: %d case(s), %s.", m.code(s.RunID), m.modelPart(s.Model), s.NumCases, mdEscape(why(s, func(t string) string { return transcript.OneLine(m.red.String(t)) })))
+	// why's own words are plain; only what it quotes from the run is escaped.
+	m.line("Run %s%s: %d case(s), %s.", m.code(s.RunID), m.modelPart(s.Model), s.NumCases, why(s, func(t string) string { return mdEscape(transcript.OneLine(m.red.String(t))) }))
 	m.line("")
 	m.judges(s)
 	m.thresholds(s)

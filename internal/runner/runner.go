@@ -301,3 +301,20 @@ type ConfigError struct{ Err error }
 
 func (e *ConfigError) Error() string { return e.Err.Error() }
 func (e *ConfigError) Unwrap() error { return e.Err }
+
+// CaseError is a refusal to run the agent on one case because of the
+// case's own data: its prompt, or a field of its input, would reach the
+// agent's command line as an option, say. It is the case's error (status
+// error, which counts against the verdict), never the infrastructure's: it
+// is not tried again, as it would only be refused again.
+type CaseError struct {
+	Case  string // the case's id
+	Field string // what of the case: "input field n in {n}", "the prompt (execution.prompt)"
+	Err   error  // why
+}
+
+func (e *CaseError) Error() string {
+	return fmt.Sprintf("case %s: refused because of %s: %v", e.Case, e.Field, e.Err)
+}
+
+func (e *CaseError) Unwrap() error { return e.Err }

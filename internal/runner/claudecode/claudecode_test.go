@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/guard"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
@@ -147,7 +148,7 @@ func TestRun(t *testing.T) {
 			t.Run(tt.name+"/"+mode, func(t *testing.T) {
 				t.Parallel()
 				var out bytes.Buffer
-				res := Run(context.Background(), Spec{Bin: agent(t, tt.script), Dir: t.TempDir(), Prompt: "p", Stdout: &out, Timeout: time.Minute, Guard: g})
+				res := Run(testutil.Context(t, 2*time.Minute), Spec{Bin: agent(t, tt.script), Dir: t.TempDir(), Prompt: "p", Stdout: &out, Timeout: time.Minute, Guard: g})
 				if res.Err != nil || res.ExitCode != tt.exit || res.TimedOut || res.Interrupted {
 					t.Fatalf("exit %d, err %v, timed out %v, interrupted %v; want exit %d", res.ExitCode, res.Err, res.TimedOut, res.Interrupted, tt.exit)
 				}
@@ -174,7 +175,7 @@ func testRunDirAndEnv(t *testing.T, g string) {
 	t.Parallel()
 	dir := t.TempDir()
 	var errb bytes.Buffer
-	res := Run(context.Background(), Spec{Bin: agent(t, `pwd >&2; echo "FOO=$FOO HOME=${HOME:-unset}" >&2`), Dir: dir, Prompt: "p",
+	res := Run(testutil.Context(t, time.Minute), Spec{Bin: agent(t, `pwd >&2; echo "FOO=$FOO HOME=${HOME:-unset}" >&2`), Dir: dir, Prompt: "p",
 		Env: []string{"FOO=bar", "PATH=" + os.Getenv("PATH")}, Stderr: &errb, Guard: g})
 	if res.ExitCode != 0 {
 		t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
@@ -188,7 +189,7 @@ func testRunDirAndEnv(t *testing.T, g string) {
 func TestRunMissingBinary(t *testing.T) {
 	t.Parallel()
 	for mode, g := range guards(t) {
-		res := Run(context.Background(), Spec{Bin: filepath.Join(t.TempDir(), "nope"), Prompt: "p", Guard: g})
+		res := Run(testutil.Context(t, time.Minute), Spec{Bin: filepath.Join(t.TempDir(), "nope"), Prompt: "p", Guard: g})
 		if res.ExitCode != -1 || res.Err == nil || res.Summary == nil {
 			t.Errorf("%s: exit %d, err %v, summary %v; want -1, an error and an empty summary", mode, res.ExitCode, res.Err, res.Summary)
 		}
@@ -212,7 +213,7 @@ func TestRunStopsTheProcessGroup(t *testing.T) {
 					"while [ ! -s " + escFile + " ]; do :; done\n" +
 					"sleep 300 &\necho $! > " + pidFile + "\n" +
 					"while :; do sleep 1; done\n"
-				ctx, cancel := context.WithCancel(context.Background())
+				ctx, cancel := context.WithCancel(testutil.Context(t, time.Minute))
 				defer cancel()
 				spec := Spec{Bin: agent(t, script), Prompt: "p", Grace: 200 * time.Millisecond, Guard: g}
 				if interrupt {
@@ -294,7 +295,7 @@ func TestRunDoesNotWaitForLeftovers(t *testing.T) {
 				}
 				bin := agent(t, "echo '"+resultLine+"'\n"+launch+"while [ ! -s "+pidFile+" ]; do :; done\nexit 0\n")
 				start := time.Now()
-				res := Run(context.Background(), Spec{Bin: bin, Prompt: "p", Grace: 300 * time.Millisecond, Timeout: time.Minute, Guard: g})
+				res := Run(testutil.Context(t, 2*time.Minute), Spec{Bin: bin, Prompt: "p", Grace: 300 * time.Millisecond, Timeout: time.Minute, Guard: g})
 				if res.ExitCode != 0 || res.Err != nil || res.TimedOut || res.Summary.CostUSD != 0.25 {
 					t.Fatalf("exit %d, err %v, timed out %v, cost %v", res.ExitCode, res.Err, res.TimedOut, res.Summary.CostUSD)
 				}
@@ -330,10 +331,10 @@ func waitFor(t *testing.T, path string) {
 
 func TestVersion(t *testing.T) {
 	t.Parallel()
-	if got := Version(context.Background(), agent(t, `echo "2.1.332 (Claude Code)"; echo more`)); got != "2.1.332 (Claude Code)" {
+	if got := Version(testutil.Context(t, time.Minute), agent(t, `echo "2.1.332 (Claude Code)"; echo more`)); got != "2.1.332 (Claude Code)" {
 		t.Errorf("Version = %q, want the first line", got)
 	}
-	if got := Version(context.Background(), agent(t, "exit 1")); got != "" {
+	if got := Version(testutil.Context(t, time.Minute), agent(t, "exit 1")); got != "" {
 		t.Errorf("Version of a failing binary = %q, want empty", got)
 	}
 }
@@ -356,7 +357,7 @@ func TestRunDiesWithTheRun(t *testing.T) {
 				"sleep 300 &\necho $! > " + dir + "/child.pid\n" +
 				"setsid sh -c 'echo $$ > " + dir + "/escaped.pid; exec sleep 300' &\n" +
 				"while :; do sleep 1; done\n"
-			runner := exec.Command(self, "runner", agent(t, script), g)
+			runner := exec.CommandContext(testutil.Context(t, time.Minute), self, "runner", agent(t, script), g)
 			if err := runner.Start(); err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,9 @@ import (
 	"os/exec"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/agent-eval/agent-eval/internal/testutil"
 )
 
 // TestRepoModeDenies: an agent run in the project itself (repo mode) gets,
@@ -13,7 +16,7 @@ import (
 // of git's writing verbs, and may edit only its output folder.
 func TestRepoModeDenies(t *testing.T) {
 	st, ws, _, project, _ := hiddenSetup(t)
-	if out, err := exec.Command("git", "-C", project, "init", "-q").CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(testutil.Context(t, time.Minute), "git", "-C", project, "init", "-q").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
 	st.s.Repo = project

@@ -1,12 +1,13 @@
 package claudecode
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agent-eval/agent-eval/internal/testutil"
 	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
@@ -36,7 +37,7 @@ func TestCheckSandbox(t *testing.T) {
 		{"neither", nil, []string{"bwrap (package bubblewrap) and socat not found"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckSandbox(context.Background(), linkBins(t, tc.bins...))
+			err := CheckSandbox(testutil.Context(t, time.Minute), linkBins(t, tc.bins...))
 			if len(tc.wants) == 0 {
 				if err != nil {
 					t.Fatalf("CheckSandbox: %v", err)
@@ -62,7 +63,7 @@ func TestCheckSandboxBwrapFails(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bwrap"), []byte("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	err := CheckSandbox(context.Background(), dir)
+	err := CheckSandbox(testutil.Context(t, time.Minute), dir)
 	if err == nil || !strings.Contains(err.Error(), "No permissions to creating new namespace") {
 		t.Fatalf("CheckSandbox = %v, want bwrap's own message", err)
 	}

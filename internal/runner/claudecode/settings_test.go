@@ -1,7 +1,6 @@
 package claudecode
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -9,12 +8,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-eval/agent-eval/internal/boundary"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/permissions"
 	"github.com/agent-eval/agent-eval/internal/runner"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 )
 
 // agentSettings is the settings file a case's agent is pointed at
@@ -112,7 +113,7 @@ func TestStartChecksTheSandbox(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := runner.RunSetup{Eval: &config.Eval{}, AgentBin: bin, Private: t.TempDir(), Sandbox: config.SandboxDecision{On: tt.on, Why: "the test says so"}}
-			r, err := claudeRunner{}.Start(context.Background(), s)
+			r, err := claudeRunner{}.Start(testutil.Context(t, time.Minute), s)
 			if tt.err == "" {
 				if err != nil {
 					t.Fatalf("Start: %v", err)
@@ -210,7 +211,7 @@ func TestNestedSandboxSettings(t *testing.T) {
 			ev.Runner.Env = tt.env
 			s := runner.RunSetup{Eval: ev, AgentBin: bin, Private: t.TempDir(), Sandbox: config.SandboxDecision{On: true, Why: "the test says so"},
 				Boundary: runner.BoundaryDecision{On: true}, Warn: func(m string) { warned = append(warned, m) }}
-			a, err := claudeRunner{}.Start(context.Background(), s)
+			a, err := claudeRunner{}.Start(testutil.Context(t, time.Minute), s)
 			if tt.err != "" {
 				var ce *runner.ConfigError
 				if !errors.As(err, &ce) || !strings.Contains(err.Error(), tt.err) {

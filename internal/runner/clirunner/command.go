@@ -140,7 +140,19 @@ func optionInjection(pieces []config.Piece, builtins map[string]string, input ma
 	if name == "" {
 		return nil
 	}
-	return fmt.Errorf("{%s} makes the argument begin with %q, which the program would read as an option: put \"--\" before it in runner.command (`[claude, -p, --, \"{args}\"]`), or give it as --flag={%s}; only a plain decimal number (-5, -2.5) passes as a value", name, clip.String(arg, 40), name)
+	return &OptionError{Placeholder: name, Arg: arg}
+}
+
+// OptionError is Expand's refusal of an argument that a case's text (the
+// placeholder {args}, or an input field's) begins and that begins with
+// "-" before the options end: the case's data, not the machine, stops it.
+type OptionError struct {
+	Placeholder string // "args", or the input field's name
+	Arg         string // the argument as it would be
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("{%s} makes the argument begin with %q, which the program would read as an option: put \"--\" before it in runner.command (`[claude, -p, --, \"{args}\"]`), or give it as --flag={%s}; only a plain decimal number (-5, -2.5) passes as a value", e.Placeholder, clip.String(e.Arg, 40), e.Placeholder)
 }
 
 // inputText is an input field as a command argument: a string as is, a

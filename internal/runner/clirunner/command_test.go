@@ -2,13 +2,15 @@ package clirunner
 
 import (
 	"bytes"
-	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 )
 
 func TestExpand(t *testing.T) {
@@ -73,7 +75,7 @@ func TestExpandNoInjection(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	res := Run(context.Background(), Spec{Argv: argv, Dir: dir, Env: Env(nil, map[string]string{"PATH": "/usr/bin:/bin"}), Stdout: &out})
+	res := Run(testutil.Context(t, time.Minute), Spec{Argv: argv, Dir: dir, Env: Env(nil, map[string]string{"PATH": "/usr/bin:/bin"}), Stdout: &out})
 	if res.ExitCode != 0 || res.Err != nil {
 		t.Fatalf("Run = exit %d, %v", res.ExitCode, res.Err)
 	}
@@ -157,6 +159,8 @@ func TestExpandOptionInjection(t *testing.T) {
 			t.Errorf("%s: Expand(%q): %v", tt.name, tt.cmd, err)
 		case !tt.ok && (err == nil || !strings.Contains(err.Error(), `"--"`)):
 			t.Errorf("%s: Expand(%q) = %q, %v; want an error saying to put \"--\" before it", tt.name, tt.cmd, got, err)
+		case !tt.ok && !errors.As(err, new(*OptionError)):
+			t.Errorf("%s: Expand(%q): %v is no *OptionError (the runner could not tell it is the case's)", tt.name, tt.cmd, err)
 		}
 	}
 }

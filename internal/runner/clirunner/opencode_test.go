@@ -2,7 +2,6 @@ package clirunner
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/runner"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 	"github.com/agent-eval/agent-eval/internal/testutil/fakemodel"
 	"github.com/agent-eval/agent-eval/internal/testutil/need"
 	"github.com/agent-eval/agent-eval/internal/transcript"
@@ -73,7 +73,7 @@ func TestOpenCodeAgainstFake(t *testing.T) {
 	// opencode.json's baseURL and appends /messages to it: the fake
 	// answers there too.
 	env := Env(os.Environ(), openCodeEnv(home))
-	res := Run(context.Background(), Spec{Argv: argv, Dir: ws, Env: env,
+	res := Run(testutil.Context(t, 3*time.Minute), Spec{Argv: argv, Dir: ws, Env: env,
 		OutputDir: filepath.Join(ws, "output"), Timeout: 2 * time.Minute, Stdout: &stdout, Stderr: &stderr, Transcript: w})
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ runner:
 models: {skill: anthropic/claude-sonnet-4-5}
 dataset: {path: cases}
 `, map[string]string{"cases/case-001/input.yaml": "prompt: Create output/hello.txt.\n"})
-	ctx := context.Background()
+	ctx := testutil.Context(t, 3*time.Minute)
 	ws := t.TempDir()
 	run, err := New().Start(ctx, runner.RunSetup{Eval: ev, Model: ev.Models.Skill, FakeModelURL: url, Workspaces: []string{ws}})
 	if err != nil {

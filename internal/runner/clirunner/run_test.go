@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/guard"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
@@ -25,7 +26,7 @@ func TestRunCwdEnvStreamsMetrics(t *testing.T) {
 	ws := t.TempDir()
 	out := filepath.Join(ws, "output")
 	var stdout, stderr bytes.Buffer
-	res := Run(context.Background(), Spec{
+	res := Run(testutil.Context(t, time.Minute), Spec{
 		Argv: shell(`pwd; echo "$PWD"; echo "$FROM_EVAL $DROPPED"; echo oops >&2; mkdir -p output
 printf '{"token_usage":{"input":10,"output":5,"cache_read":2,"cache_write":1},"cost_usd":0.25,"num_turns":3,"model":"m1"}' > output/metrics.json
 exit 7`),
@@ -49,7 +50,7 @@ exit 7`),
 func TestRunBadMetrics(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
-	res := Run(context.Background(), Spec{Argv: shell(`mkdir output; echo '{not json' > output/metrics.json`), Dir: ws, Env: testEnv, OutputDir: filepath.Join(ws, "output")})
+	res := Run(testutil.Context(t, time.Minute), Spec{Argv: shell(`mkdir output; echo '{not json' > output/metrics.json`), Dir: ws, Env: testEnv, OutputDir: filepath.Join(ws, "output")})
 	if res.ExitCode != 0 || res.Err == nil || !strings.Contains(res.Err.Error(), "metrics.json") {
 		t.Errorf("Run = exit %d, %v; want exit 0 and an error naming metrics.json", res.ExitCode, res.Err)
 	}
@@ -59,7 +60,7 @@ func TestRunMissingProgram(t *testing.T) {
 	t.Parallel()
 	var tr bytes.Buffer
 	w := transcript.NewWriter(&tr)
-	res := Run(context.Background(), Spec{Argv: []string{"no-such-agent-xyz"}, Dir: t.TempDir(), Env: testEnv, Transcript: w, Step: "s1"})
+	res := Run(testutil.Context(t, time.Minute), Spec{Argv: []string{"no-such-agent-xyz"}, Dir: t.TempDir(), Env: testEnv, Transcript: w, Step: "s1"})
 	if res.ExitCode != -1 || res.Err == nil || !strings.Contains(res.Err.Error(), "no-such-agent-xyz") {
 		t.Errorf("Run = exit %d, %v", res.ExitCode, res.Err)
 	}
@@ -114,7 +115,7 @@ func TestRunStopKillsGroup(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/interrupt=%v", gname, tt.name, interrupt), func(t *testing.T) {
 					t.Parallel()
 					ws := t.TempDir()
-					ctx, cancel := context.WithCancel(context.Background())
+					ctx, cancel := context.WithCancel(testutil.Context(t, time.Minute))
 					defer cancel()
 					spec := Spec{Argv: shell(tt.script), Dir: ws, Env: testEnv, Grace: 300 * time.Millisecond, Guard: g}
 					if interrupt {
@@ -178,7 +179,7 @@ func TestRunTranscript(t *testing.T) {
 	t.Parallel()
 	var tr bytes.Buffer
 	w := transcript.NewWriter(&tr)
-	res := Run(context.Background(), Spec{Argv: []string{"cat", "testdata/opencode-bash-write.jsonl"}, Dir: ".", Env: testEnv, Transcript: w, Step: "build"})
+	res := Run(testutil.Context(t, time.Minute), Spec{Argv: []string{"cat", "testdata/opencode-bash-write.jsonl"}, Dir: ".", Env: testEnv, Transcript: w, Step: "build"})
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}

@@ -178,6 +178,9 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 		cmd = ev.Runner.Command
 	}
 	argv, err := Expand(cmd, vars, s.input)
+	if oe := (*OptionError)(nil); errors.As(err, &oe) {
+		return runner.Result{ExitCode: -1, Err: &runner.CaseError{Case: s.w.ID, Field: caseField(oe.Placeholder, vars.Agent, in.Step), Err: err}}
+	}
 	if err != nil {
 		return runner.Result{ExitCode: -1, Err: fmt.Errorf("case %s: %w", s.w.ID, err)}
 	}
@@ -206,6 +209,25 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	return runner.Result{Refused: res.Refused, ExitCode: res.ExitCode, TimedOut: res.TimedOut, Interrupted: res.Interrupted, Duration: res.Duration,
 		Err: res.Err, Model: sum.Model, Text: sum.Text, IsError: sum.IsError, CostUSD: sum.CostUSD, Usage: sum.Usage,
 		PerModel: sum.PerModel, NumTurns: sum.NumTurns, Denials: sum.Denials, ToolCalls: sum.ToolCalls, Redactor: red}
+}
+
+// caseField names what of a case a placeholder carries, for an error:
+// {args} the prompt (or the skill's arguments) of the case or of its step,
+// any other name a field of the case's input.
+func caseField(placeholder, skill, step string) string {
+	if placeholder != "args" {
+		return fmt.Sprintf("input field %s in {%s}", placeholder, placeholder)
+	}
+	what := "the prompt (execution.prompt)"
+	switch {
+	case step != "" && skill != "":
+		what = "step " + step + "'s arguments"
+	case step != "":
+		what = "step " + step + "'s prompt"
+	case skill != "":
+		what = "the skill's arguments (execution.arguments)"
+	}
+	return what + " in {args}"
 }
 
 // InvocationVars are the placeholders an invocation's eval and step decide:

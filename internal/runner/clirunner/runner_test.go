@@ -2,7 +2,6 @@ package clirunner
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/runner"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
@@ -71,7 +71,7 @@ dataset: {path: cases}
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
+	ctx := testutil.Context(t, 2*time.Minute)
 	run, err := r.Start(ctx, runner.RunSetup{Eval: ev, Model: "m1", FakeModelURL: "http://127.0.0.1:9", Workspaces: []string{ws}})
 	if err != nil {
 		t.Fatal(err)
@@ -102,10 +102,54 @@ dataset: {path: cases}
 	}
 }
 
+// A case whose text would reach the command as an option is refused as
+// the case's own error (a runner.CaseError naming the case and the field),
+// not as one of the machine's, and the agent does not start.
+func TestRunnerRefusesTheCasesOption(t *testing.T) {
+	t.Parallel()
+	ev := loadEval(t, `
+execution: {prompt: "{prompt}"}
+runner:
+  type: cli
+  command: [scripts/agent.sh, "{n}", "{args}"]
+dataset: {path: cases}
+`, map[string]string{
+		"scripts/agent.sh":   "#!/bin/sh\necho ran\n",
+		"cases/a/input.yaml": "prompt: -inf\nn: 1\n",
+		"cases/b/input.yaml": "prompt: hi\nn: -0x1p-2\n",
+	})
+	for _, tt := range []struct{ id, prompt, field string }{
+		{"a", "-inf", "the prompt (execution.prompt) in {args}"},
+		{"b", "hi", "input field n in {n}"},
+	} {
+		ws := t.TempDir()
+		ctx := testutil.Context(t, time.Minute)
+		run, err := New().Start(ctx, runner.RunSetup{Eval: ev, Workspaces: []string{ws}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer run.Close()
+		sess, err := run.Prepare(ctx, runner.Workspace{ID: tt.id, Dir: ws, CaseDir: filepath.Join(ev.DatasetDir(), tt.id)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sess.Close()
+		var stdout bytes.Buffer
+		res := sess.Invoke(ctx, runner.Invocation{Name: tt.id, Prompt: tt.prompt, Stdout: &stdout})
+		var ce *runner.CaseError
+		if !errors.As(res.Err, &ce) || ce.Case != tt.id || ce.Field != tt.field || !errors.As(res.Err, new(*OptionError)) {
+			t.Errorf("case %s: Invoke = %v, want a runner.CaseError of case %s, field %q, wrapping an *OptionError", tt.id, res.Err, tt.id, tt.field)
+		}
+		if res.ExitCode != -1 || stdout.Len() != 0 {
+			t.Errorf("case %s: exit %d, the agent printed %q: it ran", tt.id, res.ExitCode, stdout.String())
+		}
+	}
+}
+
 func TestRunnerStartChecksProgram(t *testing.T) {
 	t.Parallel()
 	ev := loadEval(t, "execution: {prompt: hi}\nrunner:\n  type: cli\n  command: no-such-agent-xyz {args}\n", map[string]string{})
-	_, err := New().Start(context.Background(), runner.RunSetup{Eval: ev})
+	_, err := New().Start(testutil.Context(t, time.Minute), runner.RunSetup{Eval: ev})
 	if !errors.As(err, new(*runner.ConfigError)) || !strings.Contains(err.Error(), "no-such-agent-xyz") {
 		t.Errorf("Start = %v, want a config error naming the program", err)
 	}
@@ -137,17 +181,18 @@ func TestRunnerTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := loadEval(t, "execution: {prompt: hi}\nrunner: {type: cli, command: [cat, "+abs+"]}\n", map[string]string{})
-	run, err := New().Start(context.Background(), runner.RunSetup{Eval: ev, Model: "m"})
+	ctx := testutil.Context(t, time.Minute)
+	run, err := New().Start(ctx, runner.RunSetup{Eval: ev, Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := run.Prepare(context.Background(), runner.Workspace{ID: "batch", Dir: t.TempDir()})
+	sess, err := run.Prepare(ctx, runner.Workspace{ID: "batch", Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var tr bytes.Buffer
 	w := transcript.NewWriter(&tr)
-	res := sess.Invoke(context.Background(), runner.Invocation{Name: "batch", Step: "s1", Prompt: "hi", Transcript: w})
+	res := sess.Invoke(ctx, runner.Invocation{Name: "batch", Step: "s1", Prompt: "hi", Transcript: w})
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}

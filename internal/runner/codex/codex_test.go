@@ -2,7 +2,6 @@ package codex
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/claudecode"
 	"github.com/agent-eval/agent-eval/internal/runner/runnertest"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 	"github.com/agent-eval/agent-eval/internal/testutil/need"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
@@ -133,12 +133,13 @@ func invokeOnce(t *testing.T, s runner.RunSetup, name string, trust *bool) (runn
 		t.Fatal(err)
 	}
 	s.Workspaces = []string{ws}
-	ag, err := New().Start(context.Background(), s)
+	ctx := testutil.Context(t, 2*time.Minute)
+	ag, err := New().Start(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ag.Close()
-	sess, err := ag.Prepare(context.Background(), runner.Workspace{ID: name, Dir: ws})
+	sess, err := ag.Prepare(ctx, runner.Workspace{ID: name, Dir: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func invokeOnce(t *testing.T, s runner.RunSetup, name string, trust *bool) (runn
 	}
 	var stdout, tr bytes.Buffer
 	w := transcript.NewWriter(&tr)
-	res := sess.Invoke(context.Background(), runner.Invocation{Name: name, Prompt: "go", Timeout: time.Minute, Stdout: &stdout, Transcript: w})
+	res := sess.Invoke(ctx, runner.Invocation{Name: name, Prompt: "go", Timeout: time.Minute, Stdout: &stdout, Transcript: w})
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +467,7 @@ func TestInvokeRewritesConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &session{r: r, w: w, home: home, hooked: c.hooked, compiled: c}
-	if res := s.Invoke(context.Background(), runner.Invocation{Name: "c", Prompt: "go", Timeout: time.Minute}); res.ExitCode != 0 {
+	if res := s.Invoke(testutil.Context(t, 2*time.Minute), runner.Invocation{Name: "c", Prompt: "go", Timeout: time.Minute}); res.ExitCode != 0 {
 		t.Fatalf("invoke: exit %d, %v", res.ExitCode, res.Err)
 	}
 	for p, b := range want {

@@ -2,7 +2,6 @@ package cursor
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/permissions"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/runnertest"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
@@ -112,12 +112,13 @@ func TestPrepare(t *testing.T) {
 	}
 	comp := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
 	h := &intercept.File{Handlers: []intercept.Handler{{Match: "curl", Patterns: []string{"Bash"}, InputFilters: []string{`\bcurl\b`}}}}
-	run, err := New().Start(context.Background(), runner.RunSetup{Eval: ev, HarnessBin: "/opt/agent eval", Handlers: h, Permissions: comp,
+	ctx := testutil.Context(t, time.Minute)
+	run, err := New().Start(ctx, runner.RunSetup{Eval: ev, HarnessBin: "/opt/agent eval", Handlers: h, Permissions: comp,
 		WorkspaceRoot: filepath.Join(root, "ws"), Private: t.TempDir(), Warn: func(string) {}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := run.Prepare(context.Background(), runner.Workspace{ID: "c1", Dir: ws})
+	sess, err := run.Prepare(ctx, runner.Workspace{ID: "c1", Dir: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,12 +207,13 @@ func TestCloseThroughLink(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			run, err := New().Start(context.Background(), runner.RunSetup{Eval: ev, AgentBin: standinBin(t), HarnessBin: "/bin/true",
+			ctx := testutil.Context(t, time.Minute)
+			run, err := New().Start(ctx, runner.RunSetup{Eval: ev, AgentBin: standinBin(t), HarnessBin: "/bin/true",
 				Permissions: permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny), Private: t.TempDir(), Warn: func(string) {}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			sess, err := run.Prepare(context.Background(), runner.Workspace{ID: "c", Dir: ws})
+			sess, err := run.Prepare(ctx, runner.Workspace{ID: "c", Dir: ws})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,11 +254,12 @@ func TestNoHookWithoutGates(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run, err := New().Start(context.Background(), runner.RunSetup{Eval: ev, AgentBin: standinBin(t), Private: t.TempDir()})
+	ctx := testutil.Context(t, time.Minute)
+	run, err := New().Start(ctx, runner.RunSetup{Eval: ev, AgentBin: standinBin(t), Private: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := run.Prepare(context.Background(), runner.Workspace{ID: "c", Dir: ws})
+	sess, err := run.Prepare(ctx, runner.Workspace{ID: "c", Dir: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +283,7 @@ func TestNoHookWithoutGates(t *testing.T) {
 func TestMissingBinary(t *testing.T) {
 	root := t.TempDir()
 	ev := loadEval(t, root, "name: p\nexecution: {prompt: hi}\nrunner: {type: cursor, settings: {binary: no-such-cursor-agent}}\nmodels: {skill: m1}\ndataset: {path: cases}\n")
-	_, err := New().Start(context.Background(), runner.RunSetup{Eval: ev})
+	_, err := New().Start(testutil.Context(t, time.Minute), runner.RunSetup{Eval: ev})
 	if _, ok := err.(*runner.ConfigError); !ok || !strings.Contains(err.Error(), "no-such-cursor-agent") {
 		t.Fatalf("err = %v, want a ConfigError naming the binary", err)
 	}
@@ -369,18 +372,19 @@ func TestModelError(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run, err := New().Start(context.Background(), runner.RunSetup{Eval: ev, AgentBin: bin, Private: t.TempDir(), FakeModelURL: url})
+	ctx := testutil.Context(t, 2*time.Minute)
+	run, err := New().Start(ctx, runner.RunSetup{Eval: ev, AgentBin: bin, Private: t.TempDir(), FakeModelURL: url})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := run.Prepare(context.Background(), runner.Workspace{ID: "boom", Dir: ws})
+	sess, err := run.Prepare(ctx, runner.Workspace{ID: "boom", Dir: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
 	var tr bytes.Buffer
 	w := transcript.NewWriter(&tr)
-	res := sess.Invoke(context.Background(), runner.Invocation{Name: "boom", Prompt: "hi", Timeout: time.Minute, Transcript: w})
+	res := sess.Invoke(ctx, runner.Invocation{Name: "boom", Prompt: "hi", Timeout: time.Minute, Transcript: w})
 	_ = w.Flush()
 	if res.ExitCode != 1 || !res.IsError || !strings.Contains(res.Text, "overloaded here") || res.Err != nil {
 		t.Errorf("result %+v", res)

@@ -49,6 +49,10 @@ type Script struct {
 	Stdout, Stderr string
 	// Err fails the invocation as if the agent could not start.
 	Err string
+	// RefuseField, when set, fails the invocation as a runner's refusal of
+	// the case's own data: a runner.CaseError naming this field, Err its
+	// why.
+	RefuseField string
 	// Panic panics inside Invoke (a crashing runner).
 	Panic bool
 	// During, when set, runs once the agent has "worked": a test's stand-in
@@ -215,6 +219,11 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 		panic("fake runner: scripted panic in " + in.Name)
 	}
 	res := runner.Result{Model: "fake-model"}
+	if sc.RefuseField != "" {
+		res.ExitCode, res.Duration = -1, time.Since(start)
+		res.Err = fmt.Errorf("fake runner: %w", &runner.CaseError{Case: in.Name, Field: sc.RefuseField, Err: errors.New(sc.Err)})
+		return res
+	}
 	if sc.Err != "" {
 		res.ExitCode, res.Err, res.Duration = -1, errors.New(sc.Err), time.Since(start)
 		return res

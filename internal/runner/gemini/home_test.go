@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/intercept"
 	"github.com/agent-eval/agent-eval/internal/permissions"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 )
 
 // TestGateFailsClosed: whatever makes the gate's command fail (here a
@@ -23,7 +25,7 @@ func TestGateFailsClosed(t *testing.T) {
 		if !strings.Contains(cmd, " --dialect gemini") {
 			t.Fatalf("gate %q", cmd)
 		}
-		err := exec.Command("sh", "-c", cmd).Run()
+		err := exec.CommandContext(testutil.Context(t, time.Minute), "sh", "-c", cmd).Run()
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 2 {
 			t.Errorf("gate %q with a failing hook: %v, want exit 2", cmd, err)

@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/runner"
 	"github.com/agent-eval/agent-eval/internal/runner/runnertest"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 	"github.com/agent-eval/agent-eval/internal/testutil/need"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
@@ -101,19 +101,20 @@ func invoke(t *testing.T, s runner.RunSetup, root, name string) (runner.Result, 
 		t.Fatal(err)
 	}
 	s.WorkspaceRoot, s.Workspaces = filepath.Join(root, "ws"), []string{ws}
-	ag, err := New().Start(context.Background(), s)
+	ctx := testutil.Context(t, 3*time.Minute)
+	ag, err := New().Start(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ag.Close()
-	sess, err := ag.Prepare(context.Background(), runner.Workspace{ID: name, Dir: ws})
+	sess, err := ag.Prepare(ctx, runner.Workspace{ID: name, Dir: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
 	var stdout, stderr, tr bytes.Buffer
 	w := transcript.NewWriter(&tr)
-	res := sess.Invoke(context.Background(), runner.Invocation{Name: name, Prompt: "go", Timeout: 2 * time.Minute, Stdout: &stdout, Stderr: &stderr, Transcript: w})
+	res := sess.Invoke(ctx, runner.Invocation{Name: name, Prompt: "go", Timeout: 2 * time.Minute, Stdout: &stdout, Stderr: &stderr, Transcript: w})
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/runner"
+	"github.com/agent-eval/agent-eval/internal/testutil"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
@@ -41,7 +42,7 @@ func Run(t *testing.T, h Harness) {
 		}
 	})
 	t.Run("Quick", func(t *testing.T) {
-		res, events, stdout := invoke(t, h, context.Background(), "quick", time.Minute)
+		res, events, stdout := invoke(t, h, testutil.Context(t, 2*time.Minute), "quick", time.Minute)
 		if res.ExitCode != 0 || res.Err != nil || res.TimedOut || res.Interrupted {
 			t.Fatalf("quick: exit %d, err %v, timed out %v, interrupted %v; stdout:\n%s", res.ExitCode, res.Err, res.TimedOut, res.Interrupted, stdout)
 		}
@@ -64,7 +65,9 @@ func Run(t *testing.T, h Harness) {
 	})
 	t.Run("Timeout", func(t *testing.T) {
 		start := time.Now()
-		res, _, _ := invoke(t, h, context.Background(), "hang", 300*time.Millisecond)
+		// The test's own deadline, past the runner's timeout and stop, ends
+		// a runner whose timeout does not fire (as an interrupt).
+		res, _, _ := invoke(t, h, testutil.Context(t, h.Stop+time.Minute), "hang", 300*time.Millisecond)
 		if !res.TimedOut || res.Interrupted || res.ExitCode != -1 {
 			t.Errorf("hang past its timeout: timed out %v, interrupted %v, exit %d, err %v", res.TimedOut, res.Interrupted, res.ExitCode, res.Err)
 		}
@@ -73,7 +76,7 @@ func Run(t *testing.T, h Harness) {
 		}
 	})
 	t.Run("Interrupt", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancel(testutil.Context(t, h.Stop+time.Minute))
 		defer cancel()
 		time.AfterFunc(300*time.Millisecond, cancel)
 		res, _, _ := invoke(t, h, ctx, "hang", time.Hour)
