@@ -77,10 +77,10 @@ const maxNesting = 4
 
 // analyseBash parses a command line. base is the hook's environment: the
 // variables the command starts with.
-func analyseBash(command string, base map[string]string, read func(string) (string, bool), exists func(name, pathVar string) bool) *analysis {
+func analyseBash(command string, base map[string]string, read func(string) (string, bool), exists func(name, pathVar string) bool, isLink func(string) bool) *analysis {
 	a := &analysis{}
 	w := &walker{an: a, base: base, printer: syntax.NewPrinter(), written: map[string]string{}, taint: map[string]bool{},
-		numeric: map[string]bool{}, intVars: map[string]bool{}, piped: map[*syntax.Stmt]bool{}, pipeIn: map[*syntax.Stmt]string{}, funcs: map[string]bool{}, read: read, exists: exists}
+		numeric: map[string]bool{}, intVars: map[string]bool{}, piped: map[*syntax.Stmt]bool{}, pipeIn: map[*syntax.Stmt]string{}, funcs: map[string]bool{}, read: read, exists: exists, isLink: isLink}
 	w.env.base, w.env.taint = base, w.taint
 	w.cfg = &expand.Config{Env: &w.env,
 		CmdSubst:  func(io.Writer, *syntax.CmdSubst) error { w.env.missing = true; return nil },
@@ -175,6 +175,9 @@ type walker struct {
 	// exists reports whether a bare command name finds a program in a
 	// PATH (nil: the hook cannot look, so every name may).
 	exists func(name, pathVar string) bool
+	// isLink reports a symbolic link (nil: the hook cannot tell): a file
+	// read from disk through one may be a file the line wrote.
+	isLink func(string) bool
 	// funcs are the functions the line defines.
 	funcs map[string]bool
 	// hasInput: the line redirects input, pipes or uses exec somewhere;

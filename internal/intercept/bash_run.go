@@ -265,6 +265,10 @@ func (w *walker) readScript(file string, env map[string]string, depth int) {
 	if w.read == nil || w.cd && !strings.HasPrefix(file, "/") {
 		return
 	}
+	if w.linkAfterWrite(file) {
+		w.deny("it runs %s, a link to what this command line may write, with content the hook cannot read", file)
+		return
+	}
 	body, ok := w.read(file)
 	if !ok && body == unknownValue {
 		w.deny("it runs %s, a link to something the hook cannot open (a descriptor of the shell's own)", file)

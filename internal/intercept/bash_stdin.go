@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/shellname"
 )
 
 // inKind is how much the hook knows of what a command reads on stdin.
@@ -141,6 +142,9 @@ func (w *walker) fileText(ws []word) stdinSrc {
 	}
 	if w.read == nil || w.cd && !strings.HasPrefix(f, "/") {
 		return stdinSrc{kind: inUnknown, from: f}
+	}
+	if w.linkAfterWrite(f) {
+		return stdinSrc{kind: inUnknown, from: f + ", a link to what this command line may write"}
 	}
 	body, ok := w.read(f)
 	if !ok {
@@ -329,8 +333,11 @@ func printfText(format string, args []string) (string, bool) {
 				b.WriteByte(c)
 			}
 		}
-		if !used || round > 64 {
+		if !used {
 			break
+		}
+		if round > 64 {
+			return "", false // more than the hook follows: not known
 		}
 	}
 	return b.String(), true
@@ -377,17 +384,24 @@ const (
 	runsBang
 	// runsMacro: m4, whose syscmd and esyscmd run commands.
 	runsMacro
+	// runsSQL: sqlite3's SQL and dot-commands (sqlite.go).
+	runsSQL
+	// runsVim: vim's Ex commands, a language of their own; only plain
+	// editing commands are cleared (editors.go).
+	runsVim
+	// runsGdb: a debugger's commands, which gdb and lldb take by prefix.
+	runsGdb
 )
 
 // stdinRunners run commands from what they read on stdin.
 var stdinRunners = sync.OnceValue(func() map[string]stdinDialect {
 	return map[string]stdinDialect{
-		"newgrp": runsShell, "script": runsShell, "busybox": runsShell, "ssh": runsShell,
-		"ed": runsBang, "red": runsBang, "ex": runsBang, "vi": runsBang, "vim": runsBang, "nvim": runsBang, "view": runsBang,
-		"vim.basic": runsBang, "vim.tiny": runsBang, "nex": runsBang, "elvis": runsBang, "dc": runsBang, "ftp": runsBang,
+		"newgrp": runsShell, "script": runsShell, "busybox": runsShell, "ssh": runsShell, "crontab": runsShell,
+		"ed": runsBang, "red": runsBang, "ex": runsVim, "vi": runsVim, "vim": runsVim, "nvim": runsVim, "view": runsVim,
+		"vim.basic": runsVim, "vim.tiny": runsVim, "nex": runsBang, "elvis": runsBang, "dc": runsBang, "ftp": runsBang,
 		"sftp": runsBang, "lftp": runsBang, "tnftp": runsBang, "smbclient": runsBang, "psql": runsBang, "mysql": runsBang,
 		"mariadb": runsBang, "mail": runsBang, "mailx": runsBang, "s-nail": runsBang, "bsd-mailx": runsBang,
-		"gnuplot": runsBang, "sqlite3": runsBang, "duckdb": runsBang, "gdb": runsBang, "lldb": runsBang, "cgdb": runsBang,
+		"gnuplot": runsBang, "sqlite3": runsSQL, "duckdb": runsSQL, "gdb": runsGdb, "lldb": runsGdb, "cgdb": runsGdb,
 		"octave": runsBang, "maxima": runsBang, "bconsole": runsBang, "redis-cli": runsBang, "mongosh": runsBang,
 		"m4": runsMacro, "gm4": runsMacro,
 	}
@@ -397,6 +411,15 @@ var stdinRunners = sync.OnceValue(func() map[string]stdinDialect {
 // language, which can build a command the hook cannot read (vim's
 // system() and :execute, gdb's python, sqlite3's .read '|cmd' and edit()).
 var scriptIdioms = lazyre.New(`(?i)\b(system|systemlist|exe|execute|call|py3?|python3?|pyx|pythonx|lua|perl|ruby|tcl|mzscheme|job_start|term_start|libcall|libcallnr|so|source|runtime|guile|eval|edit|load_extension)\b|\.(read|once|output|import|open|excel|log|trace)\s+['"]?\|`)
+
+// scriptLanguages are the bang runners whose input is a programming
+// language of its own (a computed command is possible there).
+var scriptLanguages = map[string]bool{"gnuplot": true, "octave": true, "maxima": true, "mongosh": true, "bconsole": true}
+
+// sqlClientRuns are psql's and mysql's ways of running a program or a file
+// from their input (\!, \o |cmd, COPY … PROGRAM, \i, mysql's system,
+// pager and source).
+var sqlClientRuns = lazyre.New(`(?i)\\!|\\[og]\s*\||\bprogram\b|\\i[r]?\b|\\include|\\setenv|\bsystem\b|\bpager\b|\bsource\b|\\\.\s+\S`)
 
 // bangCommand finds where a command starts in one line of an editor's or
 // client's input: after a !, or a shell/system keyword.
@@ -454,6 +477,14 @@ func (w *walker) stdinCommands(base string, dialect stdinDialect, text string, e
 		w.nested(text, env, depth+1)
 		return
 	}
+	if dialect == runsSQL {
+		w.sqliteText(base, text, env, depth)
+		return
+	}
+	if dialect == runsVim || dialect == runsGdb {
+		w.editorText(base, dialect, text, env, depth)
+		return
+	}
 	// The commands run with the program's own environment: judged like
 	// the line's; a line that does not parse is the program's own text.
 	w.lenient++
@@ -464,7 +495,13 @@ func (w *walker) stdinCommands(base string, dialect stdinDialect, text string, e
 		w.lenient++
 		return
 	}
-	if dialect == runsBang && scriptIdioms().MatchString(text) {
+	if dialect == runsBang && (base == "psql" || base == "mysql" || base == "mariadb") && sqlClientRuns().MatchString(text) {
+		w.lenient--
+		w.deny("%s runs a command or reads a file its input names (%s), which the hook cannot read", base, clip.String(sqlClientRuns().FindString(text), 40))
+		w.lenient++
+		return
+	}
+	if dialect == runsBang && scriptLanguages[base] && scriptIdioms().MatchString(text) {
 		w.lenient--
 		w.deny("%s runs a script from its input (%s) that may build a command, which the hook cannot read", base, clip.String(scriptIdioms().FindString(text), 40))
 		w.lenient++
@@ -527,7 +564,10 @@ func isStdinPath(p string) bool {
 // an option: sed and awk scripts, gdb commands.
 func (w *walker) stdinProgram(base, text string, args []word, env map[string]string, depth int) {
 	if base == "sqlite3" || base == "duckdb" {
-		w.sqliteArgs(base, text, args, env, depth)
+		w.sqliteCall(base, text, args, env, depth)
+	}
+	if d := stdinRunners()[base]; d == runsVim || d == runsGdb {
+		w.editorCall(base, d, text, args, env, depth)
 	}
 	if !stdinScript(base, wordTexts(args)) {
 		return
@@ -738,6 +778,23 @@ func readsCommands(base string, args []string) bool {
 		return !slices.Contains(args, "-") || has("-e", "-E", "-es", "-Es", "-s")
 	case "gdb":
 		return !has("-batch", "--batch") || stdinScript(base, args)
+	case "ssh":
+		// ssh [options] host [command]: with a command, stdin is that
+		// command's data; without one, the remote shell reads it.
+		n := 0
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case len(a) == 2 && a[0] == '-' && strings.ContainsRune("BbcDEeFIiJLlmOopQRSWw", rune(a[1])):
+				i++
+			case strings.HasPrefix(a, "-"):
+			default:
+				n++
+			}
+		}
+		return n < 2
+	case "crontab":
+		return len(args) == 0 || slices.Contains(args, "-") // crontab - installs what it reads
 	case "mail", "mailx", "s-nail", "bsd-mailx":
 		return slices.Contains(args, "-~") // tilde escapes, off when not at a terminal
 	}
@@ -762,6 +819,14 @@ func hasInput(st *syntax.Stmt) bool {
 // descriptor), pipes, or uses exec: a program's stdin may then come from
 // somewhere its own statement does not show.
 func lineInput(f *syntax.File) (input, shadows bool) {
+	funcs := map[string]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
+			funcs[fd.Name.Value] = true
+		}
+		return true
+	})
+	defer func() { input = input || shadows }() // an alias may stand for anything
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Redirect:
@@ -771,7 +836,17 @@ func lineInput(f *syntax.File) (input, shadows bool) {
 			}
 		case *syntax.BinaryCmd:
 			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
-				input = true
+				// A pipe into a plain program is that program's own stdin
+				// (seen there); into a block, a function, a shell or a
+				// wrapper it may reach a program inside.
+				ce, ok := n.Y.Cmd.(*syntax.CallExpr)
+				name := ""
+				if ok && len(ce.Args) > 0 {
+					name = path.Base(ce.Args[0].Lit())
+				}
+				if _, wrapper := wrappers[name]; !ok || name == "" || wrapper || funcs[name] || shellname.Is(name) || name == "eval" || name == "source" || name == "." || name == "exec" || name == "find" {
+					input = true
+				}
 			}
 		case *syntax.CallExpr:
 			if len(n.Args) > 0 {
@@ -790,32 +865,35 @@ func lineInput(f *syntax.File) (input, shadows bool) {
 	return input, shadows
 }
 
-// sqliteArgs reads the SQL and dot-commands sqlite3 is given as arguments
-// (after the database, and -cmd's): .shell and .system run a command, and
-// .read '|cmd', .once '|cmd', edit() and load_extension run what the hook
-// cannot read.
-func (w *walker) sqliteArgs(base, text string, args []word, env map[string]string, depth int) {
-	var code []word
-	n := 0
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a.s == "-cmd" && i+1 < len(args):
-			code = append(code, args[i+1])
-			i++
-		case a.s == "-init" || a.s == "-separator" || a.s == "-newline" || a.s == "-nullvalue":
-			i++
-		case strings.HasPrefix(a.s, "-"):
-		default:
-			if n++; n > 1 {
-				code = append(code, a)
-			}
-		}
+// linkAfterWrite reports a file read from disk through a symbolic link
+// while the line writes files: the link may lead to one of them (sh l.sh
+// after printf … > hi.sh, l.sh -> hi.sh), whose old content is on disk.
+func (w *walker) linkAfterWrite(file string) bool {
+	if len(w.written) == 0 && len(w.writers) == 0 {
+		return false
 	}
-	for _, c := range code {
-		if c.dyn {
-			w.deny("%s is given SQL only known when it runs (%q)", base, clip.String(text, 80))
-			return
+	return w.isLink == nil || w.isLink(file)
+}
+
+// linkFinder reports whether a path (relative to the call's cwd) is, or
+// goes through, a symbolic link; nil without a filesystem.
+func linkFinder(req Request) func(string) bool {
+	if req.FS == nil || req.CWD == "" || !path.IsAbs(req.CWD) {
+		return nil
+	}
+	return func(file string) bool {
+		if !path.IsAbs(file) {
+			file = path.Join(req.CWD, file)
 		}
-		w.stdinCommands(base, runsBang, c.s, env, depth)
+		r, err := req.FS.EvalSymlinks(file)
+		if err != nil {
+			return false // nothing there to lead anywhere
+		}
+		cwd, err := req.FS.EvalSymlinks(req.CWD)
+		if err != nil {
+			return true
+		}
+		rel := strings.TrimPrefix(file, req.CWD)
+		return r != path.Clean(cwd+rel)
 	}
 }

@@ -92,7 +92,7 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 			return pd
 		}
 		if p.git != nil {
-			an = analyseBash(command, req.Env, scriptReader(req), programFinder(req))
+			an = analyseBash(command, req.Env, scriptReader(req), programFinder(req), linkFinder(req))
 			why := gitVerdict(p.git, an)
 			if why == "" && p.git.ReadOnly {
 				why = gitFolderVerdict(p.git, command, an)
@@ -115,7 +115,7 @@ func Decide(ctx context.Context, p *Policy, req Request, llm Answerer) Decision 
 				continue
 			}
 			if an == nil {
-				an = analyseBash(command, req.Env, scriptReader(req), programFinder(req))
+				an = analyseBash(command, req.Env, scriptReader(req), programFinder(req), linkFinder(req))
 			}
 			an.files = lineFiles{fs: req.FS, cwd: req.CWD, env: req.Env} // for the clients' configuration files
 			if an.unknown != "" {

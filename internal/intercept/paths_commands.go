@@ -220,6 +220,17 @@ func (c *pathCheck) byKind(ce *syntax.CallExpr, name string, rest []string, dept
 		return c.shell(ce, name, rest, depth)
 	case name == "sqlite3" || name == "duckdb":
 		return c.sqlite(ce, name, rest, depth)
+	case stdinRunners()[name] == runsVim && readsCommands(name, rest):
+		// vim's Ex commands can build a name and open it (:execute "e " . f).
+		if kind, doc := c.stdin(ce); kind == stdinDoc {
+			for _, line := range strings.Split(doc, "\n") {
+				if !vimPlain(line) {
+					return c.cannot(name + " runs Ex commands from its input that may build a file name, so what it opens cannot be checked")
+				}
+			}
+		} else if kind == stdinPipe || kind == stdinFile {
+			return c.cannot(name + " runs Ex commands from input the hook does not read, so what it opens cannot be checked")
+		}
 	case slices.Contains(interpreters, name):
 		if module, ops, ok := pythonArchiver(rest); ok && strings.HasPrefix(name, "python") {
 			return c.treeRead(name+" -m "+module, ops)
@@ -249,6 +260,8 @@ func (c *pathCheck) byKind(ce *syntax.CallExpr, name string, rest []string, dept
 				if len(ops) == 0 {
 					return nil
 				}
+			} else if pd := c.followRead(name+" -R", ops); pd != nil {
+				return pd
 			}
 			return c.treeRead(name+" -r", ops)
 		}
@@ -378,6 +391,16 @@ func (c *pathCheck) lister_(name string, rest []string) *pathDeny {
 		}
 		return nil
 	}
+	if name == "find" && slices.ContainsFunc(rest, func(a string) bool { return a == "-execdir" || a == "-okdir" }) {
+		if _, ok := findExpr(rest); !ok {
+			return c.cannot("find -execdir runs a command in each folder it finds, where its relative names or code mean other files")
+		}
+	}
+	if name == "find" && slices.ContainsFunc(rest, func(a string) bool { return a == "-L" || a == "-follow" || a == "-H" }) {
+		if pd := c.followRead("find", ops); pd != nil {
+			return pd
+		}
+	}
 	for _, o := range ops {
 		class, rule, abs := c.classify(o)
 		if class == classNone {
@@ -406,6 +429,19 @@ func (c *pathCheck) treeReader(name string, rest []string) *pathDeny {
 		if !tarCreates(rest) {
 			return nil
 		}
+		if slices.ContainsFunc(rest, func(a string) bool {
+			return tarLong(a) == "--dereference" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && tarShortFlag(a, 'h')
+		}) {
+			if pd := c.followRead(name+" -h", tarOperands(rest)); pd != nil {
+				return pd
+			}
+		}
+		if v, ok := c.env["TAR_OPTIONS"]; ok && v != "" {
+			return c.cannot("tar takes options from TAR_OPTIONS, so what it reads cannot be checked")
+		}
+		if pd := c.tarFilesFrom(rest); pd != nil {
+			return pd
+		}
 		ops := tarOperands(rest)
 		if ops = c.withoutTarExcluded(ops, rest); len(ops) == 0 && len(tarExcludes(rest)) > 0 {
 			return nil
@@ -414,6 +450,11 @@ func (c *pathCheck) treeReader(name string, rest []string) *pathDeny {
 	case "zip":
 		if !recursive(rest, "rR", "--recurse-paths") {
 			return nil
+		}
+		if !slices.Contains(rest, "-y") && !slices.Contains(rest, "--symlinks") {
+			if pd := c.followRead("zip -r", operands(rest, 1)); pd != nil {
+				return pd // zip follows links unless -y
+			}
 		}
 		return c.treeRead(name, operands(rest, 1))
 	case "rm", "shred":
@@ -696,7 +737,7 @@ func (c *pathCheck) notExcluded(ops, excludes []string) []string {
 			if len(d.segs) > len(segs) && slices.Equal(d.segs[:len(segs)], segs) {
 				next = d.segs[len(segs)]
 			}
-			if next == "" || hasMeta(next) || !slices.ContainsFunc(excludes, func(e string) bool { ok, _ := path.Match(e, next); return ok }) {
+			if next == "" || hasMeta(next) || !slices.ContainsFunc(excludes, func(e string) bool { ok, _ := fnmatch(e, next); return ok }) {
 				covered = false
 				break
 			}

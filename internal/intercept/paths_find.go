@@ -5,9 +5,13 @@ package intercept
 // -delete) does not read them, whatever else it does.
 
 import (
+	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/shellname"
 )
 
 // tri is a three-valued truth: what a test says of a file, when known.
@@ -173,8 +177,17 @@ func (p *findParser) primary() *findNode {
 				p.i++
 				return &findNode{op: "action"}
 			}
-			if w != "{}" && (strings.Contains(w, "/") || strings.HasPrefix(w, "..")) {
+			if w != "{}" && (strings.Contains(w, "/") || strings.Contains(w, "..")) {
 				p.bad = true
+			}
+			if j := p.i - 1; j >= 0 && (p.words[j] == "-execdir" || p.words[j] == "-okdir") {
+				// The command itself: a shell or interpreter computes names.
+				if b := path.Base(w); shellname.Is(b) || b == "env" || b == "xargs" || b == "eval" {
+					p.bad = true
+				}
+			}
+			if w == "-c" || w == "-e" || w == "-E" || w == "--eval" {
+				p.bad = true // code that computes names in each folder
 			}
 		}
 		p.bad = true
@@ -197,9 +210,15 @@ func (n *findNode) eval(op, abs, p string) (val, acted tri) {
 		case "false":
 			return triFalse, triFalse
 		}
-		subject, pat := path.Base(p), n.pattern
+		// find names a file as its starting point is written, followed by
+		// the path below it (find sub/.. names sub/.., whose -name is ..).
+		shown := strings.TrimSuffix(op, "/") + strings.TrimPrefix(p, abs)
+		if shown == "" {
+			shown = op
+		}
+		subject, pat := path.Base(shown), n.pattern
 		if strings.Contains(n.test, "path") || strings.Contains(n.test, "wholename") {
-			subject = strings.TrimSuffix(op, "/") + strings.TrimPrefix(p, abs)
+			subject = shown
 		}
 		if strings.HasPrefix(n.test, "-i") {
 			subject, pat = strings.ToLower(subject), strings.ToLower(pat)
@@ -271,7 +290,7 @@ func globMatch(pat, s string) bool {
 		if strings.Contains(s, "/") {
 			return true
 		}
-		ok, err := path.Match(pat, s)
+		ok, err := fnmatch(pat, s)
 		return ok || err != nil
 	}
 	var b strings.Builder
@@ -304,6 +323,16 @@ func (c *pathCheck) findMissesDenied(rest []string, op, abs string) bool {
 	entries, ok := c.deniedEntries(abs)
 	if !ok || len(entries) == 0 {
 		return false
+	}
+	// The folders from the starting point down to each denied one: a
+	// recursive command run on one of them (-exec grep -r) reads it.
+	for _, e := range slices.Clone(entries) {
+		for d := path.Dir(e); strings.HasPrefix(d+"/", abs+"/"); d = path.Dir(d) {
+			entries = append(entries, d)
+			if d == abs || d == "/" {
+				break
+			}
+		}
 	}
 	links, ok := c.linksInto(abs)
 	if !ok {
@@ -359,4 +388,37 @@ func (c *pathCheck) linksInto(abs string) (links []string, ok bool) {
 		}
 	}
 	return links, true
+}
+
+// fnmatch matches a shell pattern as fnmatch does where Go's path.Match
+// differs: [!x] is a negated class there, a class of ! and x here.
+func fnmatch(pat, s string) (bool, error) {
+	return path.Match(strings.ReplaceAll(pat, "[!", "[^"), s)
+}
+
+// followRead judges a reader that follows symbolic links (grep -R, tar -h,
+// zip -r, find -L) over operands that hold no denied path: a link below
+// one into a denied path is read through; a tree too large to look at
+// cannot be checked.
+func (c *pathCheck) followRead(what string, ops []string) *pathDeny {
+	if c.fs == nil {
+		return nil
+	}
+	if len(ops) == 0 {
+		ops = []string{"."}
+	}
+	for _, o := range ops {
+		class, _, abs := c.classify(o)
+		if class != classNone {
+			continue // judged as a reader of a folder holding a denied path
+		}
+		links, ok := c.linksInto(abs)
+		if !ok {
+			return c.cannot(fmt.Sprintf("%s follows links below %s, too many files for the hook to look for one into a denied path", what, c.show(abs)))
+		}
+		if len(links) > 0 {
+			return &pathDeny{rule: c.denied[0].rule, why: fmt.Sprintf("%s follows links below %s, and %s leads into a denied path", what, c.show(abs), c.show(links[0]))}
+		}
+	}
+	return nil
 }

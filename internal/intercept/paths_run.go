@@ -140,6 +140,11 @@ func (c *pathCheck) runsFile(file string, depth int) *pathDeny {
 	}
 	// A script already on disk (an earlier call may have written it) is
 	// read: the paths it names count. What cannot be parsed in it is left.
+	if c.fs != nil && (len(c.written) > 0 || len(c.writers) > 0) {
+		if r, err := c.fs.EvalSymlinks(abs); err == nil && r != abs && !c.rootLink(abs, r) {
+			return c.cannot(fmt.Sprintf("it runs %s, a link to what this command line may write, so what it reads cannot be checked", c.show(abs)))
+		}
+	}
 	if fr, ok := c.fs.(FileReader); ok && depth < maxNesting {
 		b, err := fr.ReadFile(abs, maxScriptBytes)
 		if errors.Is(err, ErrNotFound) {
@@ -292,4 +297,15 @@ func laterVar(name string) bool {
 func gitConfigVar(name, value string) bool {
 	return name == "GIT_CONFIG_PARAMETERS" ||
 		(name == "GIT_CONFIG" || name == "GIT_CONFIG_GLOBAL" || name == "GIT_CONFIG_SYSTEM") && value != "/dev/null"
+}
+
+// rootLink reports a path whose only link is in the folders above the root
+// (a workspace under a linked /tmp): the file itself is no link.
+func (c *pathCheck) rootLink(abs, resolved string) bool {
+	r, err := c.fs.EvalSymlinks(c.p.root)
+	if err != nil || r == c.p.root {
+		return false
+	}
+	rel, ok := strings.CutPrefix(abs, c.p.root)
+	return ok && resolved == r+rel
 }

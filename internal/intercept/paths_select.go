@@ -6,14 +6,12 @@ package intercept
 // language that builds a path (sqlite3's SQL and dot-commands).
 
 import (
-	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
-
-	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
 // maxDeniedEntries bounds the denied files and directories the path layer
@@ -81,7 +79,7 @@ func tarCreates(rest []string) bool {
 		switch {
 		case a == "--":
 			return false
-		case a == "--create" || a == "--append" || a == "--update" || a == "-T" || strings.HasPrefix(a, "--files-from"):
+		case tarLong(a) == "--create" || tarLong(a) == "--append" || tarLong(a) == "--update" || a == "-T" || tarLong(a) == "--files-from":
 			return true
 		case strings.HasPrefix(a, "--"):
 		case strings.HasPrefix(a, "-"):
@@ -119,20 +117,42 @@ var tarLongValues = sync.OnceValue(func() map[string]bool {
 func tarOperands(rest []string) []string {
 	var out []string
 	owed := 0 // values the old form's letters take, in order
+	dir := "" // -C DIR: the operands after it are read from there
+	add := func(op string) {
+		if dir != "" && !strings.HasPrefix(op, "/") {
+			op = path.Join(dir, op)
+		}
+		out = append(out, op)
+	}
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		switch {
 		case a == "--":
-			return append(out, rest[i+1:]...)
+			for _, op := range rest[i+1:] {
+				add(op)
+			}
+			return out
+		case strings.HasPrefix(a, "--directory=") || tarLong(a) == "--directory" && i+1 < len(rest):
+			if v, ok := strings.CutPrefix(a, "--directory="); ok {
+				dir = path.Join(dir, v)
+			} else {
+				i++
+				dir = joinDir(dir, rest[i])
+			}
 		case strings.HasPrefix(a, "--"):
-			if !strings.Contains(a, "=") && tarLongValues()[a] {
+			if !strings.Contains(a, "=") && tarLongValues()[tarLong(a)] {
 				i++
 			}
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			for j, ch := range a[1:] {
 				if strings.ContainsRune(tarValueLetters, ch) {
-					if j == len(a)-2 {
+					v := a[j+2:]
+					if j == len(a)-2 && i+1 < len(rest) {
 						i++ // the value is the next word
+						v = rest[i]
+					}
+					if ch == 'C' {
+						dir = joinDir(dir, v)
 					}
 					break
 				}
@@ -146,19 +166,93 @@ func tarOperands(rest []string) []string {
 		case owed > 0:
 			owed--
 		default:
-			out = append(out, a)
+			add(a)
 		}
 	}
 	return out
+}
+
+// joinDir is tar's -C: relative to the folder before it.
+func joinDir(dir, v string) string {
+	if strings.HasPrefix(v, "/") || dir == "" {
+		return v
+	}
+	return path.Join(dir, v)
+}
+
+// tarLongOptions are tar's long options the layer reads, by which GNU tar
+// also takes any unambiguous prefix (--anch is --anchored).
+var tarLongOptions = []string{"--anchored", "--dereference", "--directory", "--exclude", "--files-from", "--exclude-from",
+	"--file", "--create", "--append", "--update", "--no-wildcards-match-slash", "--wildcards-match-slash"}
+
+// tarLong is the long option a word abbreviates, or the word.
+func tarLong(a string) string {
+	name, _, _ := strings.Cut(a, "=")
+	if len(name) < 4 {
+		return name
+	}
+	for _, o := range tarLongOptions {
+		if strings.HasPrefix(o, name) {
+			return o
+		}
+	}
+	return name
+}
+
+// tarFilesFrom judges tar's -T/--files-from list: the names it reads from
+// a file or stdin the hook reads are judged as operands; a list it cannot
+// read cannot be checked.
+func (c *pathCheck) tarFilesFrom(rest []string) *pathDeny {
+	for i, a := range rest {
+		var list string
+		switch {
+		case a == "-T" || tarLong(a) == "--files-from" && !strings.Contains(a, "="):
+			if i+1 >= len(rest) {
+				return nil
+			}
+			list = rest[i+1]
+		case strings.HasPrefix(a, "--files-from="):
+			list = a[len("--files-from="):]
+		case strings.HasPrefix(a, "-T"):
+			list = a[2:]
+		default:
+			continue
+		}
+		var text string
+		ok := false
+		if list == "-" || isStdinPath(list) {
+			text, ok = c.pipeIn[c.curCall]
+		} else {
+			text, ok = c.readList(list)
+		}
+		if !ok {
+			return c.cannot("tar reads the names it packs from a list the hook cannot read")
+		}
+		for _, name := range strings.Split(text, "\n") {
+			if name = strings.TrimSpace(name); name == "" {
+				continue
+			}
+			if pd := c.checkText(name, false); pd != nil {
+				return pd
+			}
+			if pd := c.treeRead("tar -T", []string{name}); pd != nil {
+				return pd
+			}
+		}
+	}
+	return nil
 }
 
 // tarExcludes are the patterns of tar's --exclude options.
 func tarExcludes(rest []string) []string {
 	var out []string
 	for i, a := range rest {
-		if v, ok := strings.CutPrefix(a, "--exclude="); ok {
+		name, v, hasValue := strings.Cut(a, "=")
+		switch {
+		case tarLong(name) != "--exclude":
+		case hasValue:
 			out = append(out, v)
-		} else if a == "--exclude" && i+1 < len(rest) {
+		case i+1 < len(rest):
 			out = append(out, rest[i+1])
 		}
 	}
@@ -173,7 +267,7 @@ func tarExcludes(rest []string) []string {
 // operand read whole.
 func (c *pathCheck) withoutTarExcluded(ops, rest []string) []string {
 	for _, a := range rest {
-		if a == "--anchored" || a == "--dereference" || a == "--no-wildcards-match-slash" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && tarShortFlag(a, 'h') {
+		if l := tarLong(a); l == "--anchored" || l == "--dereference" || l == "--no-wildcards-match-slash" || l == "--wildcards-match-slash" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && tarShortFlag(a, 'h') {
 			return ops // anchored patterns, or links followed into the denied path
 		}
 	}
@@ -236,112 +330,6 @@ func pythonArchiver(rest []string) (module string, ops []string, ok bool) {
 	return "", nil, false
 }
 
-// sqlFileUse finds SQL that opens files, and sqlBuilt SQL that builds a
-// string at run time; together the file's name cannot be known.
-var (
-	sqlFileUse = lazyre.New(`(?i)\b(readfile|writefile|edit|fsdir|zipfile|load_extension|sqlar_\w+)\s*\(|\battach\b|\bvacuum\s+into\b|\busing\s+(csv|lines|fsdir|zipfile)\b`)
-	sqlString  = lazyre.New(`'(?:[^']|'')*'`)
-	sqlBuilt   = lazyre.New(`(?i)\|\||\b(char|printf|format|replace|substr|substring|unhex|hex|concat|concat_ws|group_concat|lower|upper|trim|ltrim|rtrim|reverse|unicode)\s*\(|\bx'`)
-)
-
-// sqlite judges sqlite3's (or duckdb's) SQL and dot-commands from its
-// arguments and stdin: a dot-command's shell or file is read as the
-// shell would, SQL that opens a file whose name it builds cannot be
-// checked.
-func (c *pathCheck) sqlite(ce *syntax.CallExpr, name string, rest []string, depth int) *pathDeny {
-	var code []string
-	ops := 0
-	var dbOps []string
-	archive := false
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		switch {
-		case a == "-A" || strings.HasPrefix(a, "-A") || a == "-archive":
-			archive = true // the arguments after the database are files to pack
-		case a == "-cmd" && i+1 < len(rest):
-			code = append(code, rest[i+1])
-			i++
-		case a == "-init" && i+1 < len(rest), a == "-separator" && i+1 < len(rest), a == "-newline" && i+1 < len(rest), a == "-nullvalue" && i+1 < len(rest):
-			i++
-		case strings.HasPrefix(a, "-"):
-		default:
-			if ops++; ops > 1 {
-				code = append(code, a) // after the database: SQL
-				dbOps = append(dbOps, a)
-			}
-		}
-	}
-	if archive {
-		if len(dbOps) == 0 {
-			dbOps = []string{"."}
-		}
-		return c.treeRead(name+" -A", dbOps)
-	}
-	switch kind, doc := c.stdin(ce); {
-	case kind == stdinDoc:
-		code = append(code, doc)
-	case kind == stdinFile:
-		text, ok := c.readList(c.stdinFile(ce))
-		if !ok {
-			return c.cannot(name + " reads SQL from a file the hook cannot read, so the files it opens cannot be checked")
-		}
-		code = append(code, text)
-	case kind == stdinPipe && c.lenient == 0:
-		return c.cannot(name + " reads SQL from a pipe, so the files it opens cannot be checked")
-	}
-	for _, sql := range code {
-		for _, line := range strings.Split(sql, "\n") {
-			line = strings.TrimSpace(line)
-			if !strings.HasPrefix(line, ".") {
-				continue
-			}
-			cmd, arg, _ := strings.Cut(line, " ")
-			unq := strings.Trim(strings.TrimSpace(arg), `'"`)
-			switch {
-			case cmd == ".shell" || cmd == ".system":
-				if pd := c.analyse(arg, depth+1); pd != nil {
-					return pd
-				}
-			case strings.HasPrefix(unq, "|"):
-				// .read '|cmd', .once '|cmd': a shell command.
-				if pd := c.analyse(unq[1:], depth+1); pd != nil {
-					return pd
-				}
-			case cmd == ".ar" || cmd == ".archive":
-				if pd := c.treeRead(name+" "+cmd, operands(strings.Fields(arg), 0)); pd != nil {
-					return pd
-				}
-			default:
-				// .read, .open, .import, .output, .once, .backup, .load …: the
-				// arguments are words, quoted as sqlite quotes them.
-				c.lenient++
-				pd := c.analyse(": "+arg, depth+1)
-				c.lenient--
-				if pd != nil {
-					return pd
-				}
-			}
-		}
-		if pd := c.checkText(sql, true); pd != nil {
-			return pd
-		}
-		if bare := sqlString().ReplaceAllString(sql, "''"); strings.Contains(strings.ToLower(bare), "fsdir(") {
-			if pd := c.treeRead(name+" fsdir()", []string{"."}); pd != nil {
-				return pd // fsdir lists and reads every file below
-			}
-		}
-		if bare := sqlString().ReplaceAllString(sql, "''"); sqlFileUse().MatchString(bare) && sqlBuilt().MatchString(bare) {
-			return c.cannot(fmt.Sprintf("%s SQL opens a file whose name it builds when it runs, so the path cannot be checked", name))
-		}
-		for _, m := range c.mentions {
-			if len(m.name) >= 3 && strings.Contains(sql, m.name) {
-				return &pathDeny{rule: m.rule, why: fmt.Sprintf("%s SQL mentions %q, the name of a denied path", name, m.name)}
-			}
-		}
-	}
-	return nil
-}
-
 // readList reads a file the line names as input (a list for xargs, SQL
 // for sqlite3) when it is not denied, not written on the line, and
 // readable text.
@@ -392,14 +380,15 @@ func (c *pathCheck) xargsInput(ce *syntax.CallExpr, rest []string, depth int) (*
 	if len(cmd) == 0 {
 		cmd = []string{"echo"}
 	}
+	items, ok := xargsItems(text, replace != "")
+	if !ok {
+		return nil, false
+	}
 	if replace != "" {
-		for _, line := range strings.Split(text, "\n") {
-			if strings.TrimSpace(line) == "" {
-				continue
-			}
+		for _, item := range items {
 			words := make([]string, len(cmd))
 			for i, w := range cmd {
-				words[i] = strings.ReplaceAll(w, replace, strings.TrimSpace(line))
+				words[i] = strings.ReplaceAll(w, replace, item)
 			}
 			if pd := c.analyse(quoteWords(words), depth+1); pd != nil {
 				return pd, true
@@ -407,38 +396,116 @@ func (c *pathCheck) xargsInput(ce *syntax.CallExpr, rest []string, depth int) (*
 		}
 		return nil, true
 	}
-	// xargs splits on blanks and undoes quotes much as the shell does: the
-	// shell's reading of the text is the judge (its $, ; and | can only make
-	// it see more).
-	return c.analyse(quoteWords(cmd)+" "+strings.ReplaceAll(text, "\n", " "), depth+1), true
+	return c.analyse(quoteWords(append(slices.Clone(cmd), items...)), depth+1), true
 }
 
 // xargsCommand is the command xargs runs, from its arguments, and its
 // replace string (-I); ok is false for options that change how it splits
-// its input (-0, -d, -a, -E), which the layer does not follow.
+// its input (-0, -d, -a, -E) or that it does not know.
 func xargsCommand(rest []string) (cmd []string, replace string, ok bool) {
+	longValue := map[string]bool{"--max-lines": true, "--max-args": true, "--max-procs": true, "--max-chars": true,
+		"--process-slot-var": true}
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		switch {
 		case a == "--":
 			return rest[i+1:], replace, true
-		case a == "-I" && i+1 < len(rest):
-			replace = rest[i+1]
-			i++
-		case strings.HasPrefix(a, "-I") || strings.HasPrefix(a, "--replace="):
-			replace = a[strings.IndexAny(a, "I=")+1:]
-		case a == "-i" || a == "--replace":
-			replace = "{}"
-		case a == "-0" || a == "--null" || a == "-d" || strings.HasPrefix(a, "--delimiter") || strings.HasPrefix(a, "-a") || strings.HasPrefix(a, "--arg-file") || a == "-E" || a == "-e" || strings.HasPrefix(a, "-d"):
-			return nil, "", false
-		case a == "-n" || a == "-L" || a == "-P" || a == "-s":
-			i++
-		case strings.HasPrefix(a, "-"):
+		case strings.HasPrefix(a, "--"):
+			name, _, hasValue := strings.Cut(a, "=")
+			switch {
+			case name == "--replace":
+				replace = "{}"
+				if hasValue {
+					replace = a[len(name)+1:]
+				}
+			case longValue[name]:
+				if !hasValue {
+					i++
+				}
+			case name == "--no-run-if-empty", name == "--verbose", name == "--exit", name == "--interactive", name == "--open-tty":
+			default:
+				return nil, "", false // --null, --delimiter, --arg-file, --eof, …
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			// A cluster of short options; the first that takes a value
+			// takes the rest of the word, or the next word.
+			for j := 1; j < len(a); j++ {
+				switch ch := a[j]; ch {
+				case 'r', 't', 'p', 'x', 'o':
+				case 'n', 'L', 'P', 's', 'l':
+					if j+1 == len(a) && ch != 'l' {
+						i++
+					}
+					j = len(a)
+				case 'I', 'i':
+					switch {
+					case j+1 < len(a):
+						replace = a[j+1:]
+					case ch == 'I' && i+1 < len(rest):
+						i++
+						replace = rest[i]
+					default:
+						replace = "{}"
+					}
+					j = len(a)
+				default:
+					return nil, "", false // -0, -d, -a, -E, -e, and what the layer does not know
+				}
+			}
 		default:
 			return rest[i:], replace, true
 		}
 	}
 	return nil, replace, true
+}
+
+// xargsItems splits xargs' input as xargs does: at blanks and newlines
+// (with -I, at newlines only, leading blanks dropped), undoing '…', "…"
+// and backslashes; ok is false for a quote left open.
+func xargsItems(text string, lines bool) (items []string, ok bool) {
+	var cur strings.Builder
+	in, quote, esc := false, byte(0), false
+	flush := func() {
+		if in {
+			items = append(items, cur.String())
+		}
+		cur.Reset()
+		in = false
+	}
+	for i := 0; i < len(text); i++ {
+		ch := text[i]
+		switch {
+		case esc:
+			cur.WriteByte(ch)
+			esc, in = false, true
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			} else if ch == '\n' {
+				return nil, false
+			} else {
+				cur.WriteByte(ch)
+			}
+		case ch == '\\':
+			esc = true
+		case ch == '\'' || ch == '"':
+			quote, in = ch, true
+		case ch == '\n':
+			flush()
+		case (ch == ' ' || ch == '\t') && (!lines || !in):
+			if !lines {
+				flush()
+			}
+		default:
+			cur.WriteByte(ch)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, false
+	}
+	flush()
+	return items, true
 }
 
 // literalOutput is what a statement prints when it is echo or printf of

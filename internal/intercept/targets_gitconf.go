@@ -490,7 +490,7 @@ func (cc *clientCall) gitGrepOpens(args []word) {
 		cc.unknowable(from, false, "git grep -O runs the pager "+from+", which is only known when it runs")
 		return
 	}
-	an := analyseBash(pagerCode(pager), cc.env, nil, nil)
+	an := analyseBash(pagerCode(pager), cc.env, nil, nil, nil)
 	if an.unknown != "" {
 		cc.unknowable(from, false, "git grep -O runs the pager "+from+" = "+clip.String(pager, 60)+", and the hook cannot tell what it runs: "+an.unknown)
 		return
@@ -519,7 +519,7 @@ func gitPagerTexts(c call, l *callLine) []string {
 		return nil
 	}
 	var out []string
-	for _, pc := range analyseBash(pagerCode(pager), cc.env, nil, nil).calls {
+	for _, pc := range analyseBash(pagerCode(pager), cc.env, nil, nil, nil).calls {
 		out = append(out, pc.texts()...)
 		out = append(out, targetTexts(pc)...)
 	}
