@@ -33,6 +33,7 @@ type findNode struct {
 	kids    []*findNode
 	test    string // -name, -path, … for op "test"
 	pattern string
+	match   func(string) bool // the pattern, compiled on first use
 }
 
 // findParser reads find's expression from its words after the starting
@@ -216,14 +217,21 @@ func (n *findNode) eval(op, abs, p string) (val, acted tri) {
 		if shown == "" {
 			shown = op
 		}
-		subject, pat := path.Base(shown), n.pattern
+		subject := path.Base(shown)
 		if strings.Contains(n.test, "path") || strings.Contains(n.test, "wholename") {
 			subject = shown
 		}
-		if strings.HasPrefix(n.test, "-i") {
-			subject, pat = strings.ToLower(subject), strings.ToLower(pat)
+		if n.match == nil {
+			pat := n.pattern
+			if strings.HasPrefix(n.test, "-i") {
+				pat = strings.ToLower(pat)
+			}
+			n.match = globMatcher(pat)
 		}
-		if globMatch(pat, subject) {
+		if strings.HasPrefix(n.test, "-i") {
+			subject = strings.ToLower(subject)
+		}
+		if n.match(subject) {
 			return triTrue, triFalse
 		}
 		return triFalse, triFalse
@@ -283,15 +291,17 @@ func (n *findNode) actsOn(op, abs, p string) bool {
 	return a != triFalse
 }
 
-// globMatch is fnmatch without FNM_PATHNAME, as find matches: * and ?
+// globMatcher is fnmatch without FNM_PATHNAME, as find matches: * and ?
 // cross /. What it cannot tell it reports as a match.
-func globMatch(pat, s string) bool {
+func globMatcher(pat string) func(string) bool {
 	if strings.ContainsAny(pat, `[\`) {
-		if strings.Contains(s, "/") {
-			return true
+		return func(s string) bool {
+			if strings.Contains(s, "/") {
+				return true
+			}
+			ok, err := fnmatch(pat, s)
+			return ok || err != nil
 		}
-		ok, err := fnmatch(pat, s)
-		return ok || err != nil
 	}
 	var b strings.Builder
 	b.WriteString(`^`)
@@ -306,7 +316,7 @@ func globMatch(pat, s string) bool {
 		}
 	}
 	b.WriteString(`$`)
-	return regexp.MustCompile(b.String()).MatchString(s)
+	return regexp.MustCompile(b.String()).MatchString
 }
 
 // findMissesDenied reports that find, started at the operand op (abs),

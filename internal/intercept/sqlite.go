@@ -35,6 +35,26 @@ func sqliteDot(word string) string {
 	return ""
 }
 
+// sqliteLine is one dot-command line of sqlite3 input.
+type sqliteLine struct {
+	line, word, dot, arg, first string
+}
+
+// sqliteLines are the dot-command lines of sqlite3 input: the command as
+// written and resolved (sqliteDot), its argument text and first word.
+func sqliteLines(text string) []sqliteLine {
+	var out []sqliteLine
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, ".") {
+			continue
+		}
+		word, arg, _ := strings.Cut(line, " ")
+		out = append(out, sqliteLine{line: line, word: word, dot: sqliteDot(word), arg: arg, first: sqliteArgWord(arg)})
+	}
+	return out
+}
+
 // sqliteArgWord is a dot-command's first argument as sqlite3 reads it
 // (surrounding quotes removed).
 func sqliteArgWord(arg string) string {
@@ -87,14 +107,8 @@ func (w *walker) sqliteText(base, text string, env map[string]string, depth int)
 		w.deny("%s reads SQL nested deeper than the hook follows", base)
 		return
 	}
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, ".") {
-			continue
-		}
-		dotWord, arg, _ := strings.Cut(line, " ")
-		dot := sqliteDot(dotWord)
-		first := sqliteArgWord(arg)
+	for _, l := range sqliteLines(text) {
+		dot, arg, first, line := l.dot, l.arg, l.first, l.line
 		switch {
 		case dot == "shell" || dot == "system":
 			w.nested(arg, env, depth+1)
@@ -218,14 +232,8 @@ func (c *pathCheck) sqliteText(name, sql string, depth int) *pathDeny {
 	if depth > maxNesting {
 		return c.cannot(name + " reads SQL nested too deeply to be checked")
 	}
-	for _, line := range strings.Split(sql, "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, ".") {
-			continue
-		}
-		dotWord, arg, _ := strings.Cut(line, " ")
-		dot := sqliteDot(dotWord)
-		first := sqliteArgWord(arg)
+	for _, l := range sqliteLines(sql) {
+		dotWord, dot, arg, first := l.word, l.dot, l.arg, l.first
 		switch {
 		case dot == "shell" || dot == "system":
 			if pd := c.analyse(arg, depth+1); pd != nil {
