@@ -26,6 +26,8 @@ type matrixRunOptions struct {
 	parallel  int
 	fakeModel bool
 	resume    bool
+	// noLLMJudges is --no-llm-judges for each cell's scoring.
+	noLLMJudges bool
 }
 
 func newMatrixRunCmd(e env) *cobra.Command {
@@ -59,6 +61,7 @@ configuration error, 3 for a harness failure, 130 when interrupted.`,
 	f.IntVar(&opts.parallel, "parallel-cells", 1, "cells run at once (each runs its cases with execution.parallelism)")
 	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer with each case's fake_model.yaml through the built-in fake Messages API")
 	f.BoolVar(&opts.resume, "resume", false, "continue the matrix --id names (default: the latest): skip the finished cells, resume the unfinished ones")
+	noLLMJudgesFlag(f, &opts.noLLMJudges)
 	return cmd
 }
 
@@ -83,7 +86,7 @@ func runMatrixRun(ctx context.Context, e env, opts matrixRunOptions) error {
 	// The notice that run runs only the base configuration is not this
 	// command's.
 	ev.Warnings = slices.DeleteFunc(slices.Clone(ev.Warnings), func(w config.Error) bool { return w.Field == "matrix" })
-	if err := preflight(e, ev, runOptions{score: true, fakeModel: opts.fakeModel}); err != nil {
+	if err := preflight(e, ev, runOptions{score: true, fakeModel: opts.fakeModel, noLLMJudges: opts.noLLMJudges}); err != nil {
 		return err
 	}
 	d, ix, err := openMatrix(e, ev, opts)
@@ -128,7 +131,7 @@ func runMatrixRun(ctx context.Context, e env, opts matrixRunOptions) error {
 		}
 		// A cell's run id is its name, the same in every matrix: MLflow
 		// would take it for the last matrix's cell and update that.
-		err := scoreRun(ctx, e, ev, scoreOptions{config: opts.config, concurrency: 4, fakeModel: opts.fakeModel, noMLflow: true}, d.Cell(mc.cell.Name), nil)
+		err := scoreRun(ctx, e, ev, scoreOptions{config: opts.config, concurrency: 4, fakeModel: opts.fakeModel, noMLflow: true, noLLMJudges: opts.noLLMJudges}, d.Cell(mc.cell.Name), nil)
 		var gate errReported
 		if errors.As(err, &gate) && gate.code == ExitGate {
 			err = nil // a breached threshold is the cell's result

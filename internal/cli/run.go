@@ -50,7 +50,9 @@ type runOptions struct {
 	resume    bool
 	json      bool
 	score     bool
-	backend   string
+	// noLLMJudges is --no-llm-judges, for --score.
+	noLLMJudges bool
+	backend     string
 	harbor    harborRunOptions
 	// otlp is --otlp, the traces endpoint; otlpAgent is --otlp-agent.
 	otlp      string
@@ -76,7 +78,8 @@ Messages API, so the wiring runs with the real CLI and no API key.
 
 --score scores the run right after it (agent-eval score: summary.yaml,
 report.html, junit.xml, the thresholds); with --fake-model the LLM judges
-answer from the dataset's fake_judge.yaml.
+answer from the dataset's fake_judge.yaml; with --no-llm-judges the judges
+that call a model are left out (see agent-eval score).
 
 --resume continues the latest run, or the one --run-id names: it runs the
 cases that run was made with (its --cases, or every case then) that have no
@@ -122,6 +125,7 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 	f.BoolVar(&opts.resume, "resume", false, "continue the latest run (or the one --run-id names) with the cases it was made with: run only those without a finished result")
 	f.BoolVar(&opts.json, "json", false, "print the run's run_result.json on stdout")
 	f.BoolVar(&opts.score, "score", false, "score the run when it ends (see agent-eval score)")
+	noLLMJudgesFlag(f, &opts.noLLMJudges)
 	f.StringVar(&opts.otlp, "otlp", "", "export the run as OpenTelemetry traces to the OTLP/HTTP `ENDPOINT` when it ends (http://host:4318, or the full traces URL; default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or $OTEL_EXPORTER_OTLP_ENDPOINT, if set; README: OpenTelemetry)")
 	f.BoolVar(&opts.noBoundary, "no-boundary", false, "run the agents without the harness's boundary (as permissions.boundary: off): each then sees this machine's files and network, but for its own CLI's sandbox")
 	f.BoolVar(&opts.otlpAgent, "otlp-agent", false, "switch on the claude-code agent's own OpenTelemetry export (metrics and events) to the same endpoint")
@@ -164,13 +168,22 @@ func preflight(e env, ev *config.Eval, opts runOptions) error {
 	}
 	problems = append(problems, programProblems(ev, opts.agentBin)...)
 	problems = append(problems, sharedFileProblems(ev, mustGetwd())...)
-	problems = append(problems, openRouterProblems(ev, opts.model, opts.score, opts.fakeModel, lookupOf(e.Getenv))...)
+	scored := ev
+	if opts.score && opts.noLLMJudges {
+		// The judges left out need no model, key or script.
+		kept, _, err := score.NoModelJudges(ev)
+		if err != nil {
+			return err
+		}
+		scored = kept
+	}
+	problems = append(problems, openRouterProblems(ev, opts.model, opts.score && (!opts.noLLMJudges || score.ModelJudge(scored, false) != ""), opts.fakeModel, lookupOf(e.Getenv))...)
 	if opts.score {
 		// What score would refuse after the agents ran is refused now.
-		problems = append(problems, score.Check(ev, e.Getenv)...)
+		problems = append(problems, score.Check(scored, e.Getenv)...)
 	}
 	if opts.score && opts.fakeModel {
-		if judge := score.ModelJudge(ev, false); judge != "" {
+		if judge := score.ModelJudge(scored, false); judge != "" {
 			if _, err := os.Stat(filepath.Join(ev.DatasetDir(), FakeJudgeScript)); err != nil {
 				return missingFakeJudge(ev, judge)
 			}
@@ -231,6 +244,9 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 			fmt.Fprintf(e.Err, "agent-eval: warning: --otlp-agent: the agent's own export goes to %s without the endpoint's user information or query, which the agent could read in its environment; give the receiver its credentials another way\n", agentOTLP)
 		}
 	}
+	if opts.noLLMJudges && !opts.score {
+		return usageErrorf("--no-llm-judges leaves judges out of the scoring: give --score too")
+	}
 	if opts.retry != "" && opts.retry != "errored" {
 		return usageErrorf("--retry takes errored (the cases of status infra_error or error), got %q", opts.retry)
 	}
@@ -285,7 +301,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		// Cases that failed are scored too: the judges say how badly. A
 		// scoring error or a breached threshold decides the exit status.
 		dir := rundir.Dir{Path: filepath.Join(plan.RunsDir, r.RunID)}
-		if err := scoreRun(ctx, e, ev, scoreOptions{config: opts.config, concurrency: 4, fakeModel: opts.fakeModel}, dir, nil); err != nil {
+		if err := scoreRun(ctx, e, ev, scoreOptions{config: opts.config, concurrency: 4, fakeModel: opts.fakeModel, noLLMJudges: opts.noLLMJudges}, dir, nil); err != nil {
 			return err
 		}
 	}

@@ -172,7 +172,7 @@ func runOnHarbor(ctx context.Context, e env, opts runOptions, ev *config.Eval, p
 		}
 	}
 	if opts.score {
-		if err := scoreRun(ctx, e, ev, scoreOptions{config: opts.config, concurrency: 4, fakeModel: opts.fakeModel}, imp.Dir, nil); err != nil {
+		if err := scoreRun(ctx, e, ev, scoreOptions{config: opts.config, concurrency: 4, fakeModel: opts.fakeModel, noLLMJudges: opts.noLLMJudges}, imp.Dir, nil); err != nil {
 			return err
 		}
 	}

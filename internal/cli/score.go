@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/agent-eval/agent-eval/internal/clip"
@@ -40,6 +41,9 @@ type scoreOptions struct {
 	configSet bool
 	// otlp is --otlp: the traces endpoint the scored run is exported to.
 	otlp string
+	// noLLMJudges is --no-llm-judges: the judges that call a model are
+	// left out.
+	noLLMJudges bool
 }
 
 // FakeJudgeScript is the script `score --fake-model` serves at the
@@ -62,6 +66,12 @@ resolved against the original's folder), and stderr says when eval.yaml has
 changed since the run; -c FILE scores with FILE. LLM judge verdicts are cached
 in RUN_DIR/judge_cache/, so scoring again calls the model only for prompts
 that changed (--no-cache calls it for all).
+
+--no-llm-judges leaves out every judge that calls a model (llm and agent
+judges, the builtin LLM judges, and a builtin this version does not know):
+stderr and summary.yaml say which, their thresholds are skipped (neither
+met nor breached), and no model key is needed. A judge of a kind it cannot
+classify is an error.
 
 --fake-model answers the LLM judges from the dataset's fake_judge.yaml through
 the built-in fake of the Messages API (no API key; the judge model defaults
@@ -94,7 +104,41 @@ itself failed.`,
 	f.IntVar(&opts.concurrency, "concurrency", 4, "cases scored, and model calls made, at once")
 	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer the LLM judges from the dataset's "+FakeJudgeScript+" through the built-in fake Messages API")
 	f.BoolVar(&opts.noMLflow, "no-mlflow", false, "do not log the scored run to MLflow (eval.yaml's mlflow: block)")
+	noLLMJudgesFlag(f, &opts.noLLMJudges)
 	return cmd
+}
+
+// noLLMJudgesFlag adds --no-llm-judges to a verb that scores.
+func noLLMJudgesFlag(f *pflag.FlagSet, p *bool) {
+	f.BoolVar(p, "no-llm-judges", false, "leave out the judges that call a model (llm, agent, builtin LLM judges); their thresholds are skipped")
+}
+
+// withoutModelJudges is ev without the judges that call a model, when
+// drop is set (--no-llm-judges), saying on w which were left out.
+func withoutModelJudges(w io.Writer, ev *config.Eval, drop bool) (*config.Eval, score.Dropped, error) {
+	if !drop {
+		return ev, score.Dropped{}, nil
+	}
+	kept, d, err := score.NoModelJudges(ev)
+	if err != nil {
+		return nil, score.Dropped{}, err
+	}
+	if len(d.Judges) == 0 {
+		fmt.Fprintln(w, "agent-eval: --no-llm-judges: no judge calls a model; every judge runs")
+		return kept, d, nil
+	}
+	names := make([]string, len(d.Judges))
+	for i, j := range d.Judges {
+		names[i] = fmt.Sprintf("%s (%s)", j.Name, j.Reason)
+	}
+	fmt.Fprintf(w, "agent-eval: --no-llm-judges: dropped %d judge(s) that call a model: %s; %d judge(s) run\n", len(d.Judges), strings.Join(names, "; "), len(kept.Judges))
+	if len(d.Gates) > 0 {
+		fmt.Fprintf(w, "agent-eval: --no-llm-judges: %d threshold(s) on them skipped\n", len(d.Gates))
+	}
+	if d.RewardNote != "" {
+		fmt.Fprintf(w, "agent-eval: --no-llm-judges: %s\n", d.RewardNote)
+	}
+	return kept, d, nil
 }
 
 func runScore(ctx context.Context, e env, opts scoreOptions, dirArg string) error {
@@ -164,6 +208,10 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 			return fmt.Errorf("before_scoring: %w", err)
 		}
 	}
+	ev, dropped, err := withoutModelJudges(e.Err, ev, opts.noLLMJudges)
+	if err != nil {
+		return err
+	}
 	var fake fakeJudge
 	if opts.fakeModel {
 		// Only a judge that calls a model needs the scripted verdicts.
@@ -178,7 +226,7 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 	}
 	fmt.Fprintf(e.Err, "agent-eval: scoring %s with %d judge(s)\n", dir.Path, len(ev.Judges))
 	s, err := score.Score(ctx, score.Options{Dir: dir, Eval: ev, Baseline: baseline, NoCache: opts.noCache,
-		Concurrency: opts.concurrency, Getenv: e.Getenv, Observer: scoreProgress{e.Err}, FakeModelURL: fake.url, FakeScript: fake.script})
+		Concurrency: opts.concurrency, Getenv: e.Getenv, Observer: scoreProgress{e.Err}, FakeModelURL: fake.url, FakeScript: fake.script, Dropped: dropped})
 	if err != nil {
 		var cfg config.Errors
 		if errors.As(err, &cfg) || errors.Is(err, context.Canceled) {
@@ -300,7 +348,12 @@ func verdict(w io.Writer, s *rundir.Summary, dir rundir.Dir) error {
 				s.NumCases, passed, len(s.Cases), dir.Summary(), dir.Report())
 			return nil
 		}
-		fmt.Fprintf(w, "agent-eval: PASS: %d case(s), %d threshold(s) met; summary: %s, report: %s\n", s.NumCases, len(s.Thresholds), dir.Summary(), dir.Report())
+		met, skipped := s.GateCounts()
+		gates := fmt.Sprintf("%d threshold(s) met", met)
+		if skipped > 0 {
+			gates += fmt.Sprintf(", %d skipped (their judges were dropped)", skipped)
+		}
+		fmt.Fprintf(w, "agent-eval: PASS: %d case(s), %s; summary: %s, report: %s\n", s.NumCases, gates, dir.Summary(), dir.Report())
 		return nil
 	}
 	for _, r := range regs {
@@ -318,7 +371,7 @@ func verdict(w io.Writer, s *rundir.Summary, dir rundir.Dir) error {
 	}
 	breached := 0
 	for _, t := range s.Thresholds {
-		if !t.OK {
+		if t.Breached() {
 			breached++
 		}
 	}
@@ -407,6 +460,9 @@ func printScoreTable(w io.Writer, s *rundir.Summary) {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", j.Name, j.Kind, j.Scored, j.Skipped, j.Errors, rate, m, thresholdCell(s, j.Name))
 	}
 	_ = tw.Flush()
+	for _, d := range s.DroppedJudges {
+		fmt.Fprintf(w, "%s: not run (--no-llm-judges): %s\n", d.Name, d.Reason)
+	}
 	if lvl := intervalLevel(s); lvl > 0 {
 		fmt.Fprintf(w, "[…]: %g%% confidence intervals over the cases\n", lvl*100)
 	}
@@ -454,7 +510,10 @@ func thresholdCell(s *rundir.Summary, judge string) string {
 			continue
 		}
 		mark := "ok"
-		if !t.OK {
+		switch {
+		case t.Skipped:
+			mark = "skipped"
+		case !t.OK:
 			mark = "FAIL"
 		}
 		if t.Interval != nil {

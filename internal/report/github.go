@@ -35,7 +35,7 @@ func RenderGitHub(dir rundir.Dir, s *rundir.Summary) []byte {
 		return []byte(b.String())
 	}
 	for _, t := range s.Thresholds {
-		if t.OK {
+		if !t.Breached() {
 			continue
 		}
 		judge := r(t.Judge)

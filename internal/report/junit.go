@@ -196,6 +196,12 @@ func scoredJUnit(s *rundir.Summary) junitSuites {
 		su.Tests, su.Time = len(su.Cases), secs(total)
 		doc.Suites = append(doc.Suites, su)
 	}
+	for _, d := range s.DroppedJudges {
+		// A judge score --no-llm-judges left out: one skipped test saying
+		// why, so the report does not read as if the eval had no such judge.
+		doc.Suites = append(doc.Suites, junitSuite{Name: d.Name, Tests: 1, Skipped: 1, Timestamp: s.ScoredAt, Properties: props(),
+			Cases: []junitCase{{Classname: d.Name, Name: "dropped", Skipped: &junitProblem{Message: "not run (--no-llm-judges): " + d.Reason}}}})
+	}
 	if s.NotJudged != "" {
 		line := "no case was judged (" + s.NotJudged + ")"
 		doc.Suites = append(doc.Suites, junitSuite{Name: "verdict", Tests: 1, Failures: 1, Timestamp: s.ScoredAt, Properties: props(),
@@ -213,7 +219,12 @@ func scoredJUnit(s *rundir.Summary) junitSuites {
 				line += " — " + t.Detail
 			}
 			tc := junitCase{Classname: "threshold", Name: judge + " " + t.Metric, SystemOut: text(line)}
-			if !t.OK {
+			switch {
+			case t.Skipped:
+				tc.Skipped = &junitProblem{Message: t.Detail}
+				tc.SystemOut = nil
+				su.Skipped++
+			case !t.OK:
 				tc.Failure = &junitProblem{Message: line, Type: "threshold breached", Text: line}
 				tc.SystemOut = nil
 				su.Failures++

@@ -230,7 +230,7 @@ func why(s *rundir.Summary, r func(string) string) string {
 	var parts []string
 	breached := 0
 	for _, t := range s.Thresholds {
-		if !t.OK {
+		if t.Breached() {
 			breached++
 		}
 	}
@@ -257,7 +257,11 @@ func why(s *rundir.Summary, r func(string) string) string {
 	case len(s.Thresholds) == 0:
 		return "no thresholds set, so nothing gates this run"
 	}
-	return fmt.Sprintf("all %d threshold(s) met", len(s.Thresholds))
+	met, skipped := s.GateCounts()
+	if skipped > 0 {
+		return fmt.Sprintf("%d threshold(s) met, %d skipped (their judges were dropped)", met, skipped)
+	}
+	return fmt.Sprintf("all %d threshold(s) met", met)
 }
 
 func (m *markdown) judges(s *rundir.Summary) {
@@ -313,12 +317,18 @@ func (m *markdown) judges(s *rundir.Summary) {
 		m.line("| %s | %s | %s | %d | %d | %d | %s |", name, result, iv, j.Scored, j.Errors, j.Lost, flaky)
 	}
 	m.line("")
+	for _, d := range s.DroppedJudges {
+		m.line("- %s not run (--no-llm-judges): %s", m.code(d.Name), m.text(d.Reason))
+	}
+	if len(s.DroppedJudges) > 0 {
+		m.line("")
+	}
 }
 
 func (m *markdown) thresholds(s *rundir.Summary) {
 	var lines []string
 	for _, t := range s.Thresholds {
-		if t.OK {
+		if !t.Breached() {
 			continue
 		}
 		judge := "run"

@@ -37,6 +37,9 @@ type Summary struct {
 	Thresholds []ThresholdResult `yaml:"thresholds,omitempty"`
 	// Baseline compares this run with an earlier one (score --baseline).
 	Baseline *Comparison `yaml:"baseline,omitempty"`
+	// DroppedJudges are the judges score --no-llm-judges left out (each
+	// calls a model), with why; their thresholds are Skipped.
+	DroppedJudges []DroppedJudge `yaml:"dropped_judges,omitempty"`
 	// BrokenJudges are the judges that judged no case: every case they
 	// did not skip was an error sample. Each fails the verdict.
 	BrokenJudges []string `yaml:"broken_judges,omitempty"`
@@ -61,6 +64,30 @@ type Summary struct {
 	// LLM counts the LLM judge calls: made now, or answered from the cache.
 	LLM LLMCalls `yaml:"llm_calls"`
 }
+
+// DroppedJudge is a judge score left out, and why.
+type DroppedJudge struct {
+	Name   string `yaml:"name"`
+	Kind   string `yaml:"kind"`
+	Reason string `yaml:"reason"`
+}
+
+// GateCounts counts the summary's thresholds that held and those
+// skipped (their judge dropped).
+func (s *Summary) GateCounts() (met, skipped int) {
+	for _, t := range s.Thresholds {
+		switch {
+		case t.Skipped:
+			skipped++
+		case t.OK:
+			met++
+		}
+	}
+	return met, skipped
+}
+
+// Breached says the gate was checked and did not hold.
+func (t ThresholdResult) Breached() bool { return !t.OK && !t.Skipped }
 
 // LLMCalls counts LLM judge calls.
 type LLMCalls struct {
@@ -174,6 +201,9 @@ type ThresholdResult struct {
 	// Detail says why, for a breach (e.g. "0.5 < 0.8", or "n/a: needs
 	// --baseline").
 	Detail string `yaml:"detail,omitempty"`
+	// Skipped: the gate's judge was dropped (score --no-llm-judges), so
+	// it was not checked; OK is false but it is no breach.
+	Skipped bool `yaml:"skipped,omitempty"`
 	// Interval is the metric's confidence interval when the gate has a
 	// confidence: Got is then its lower bound, not the point estimate.
 	Interval *Interval `yaml:"interval,omitempty"`

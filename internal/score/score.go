@@ -50,6 +50,9 @@ type Options struct {
 	// FakeScript is the content of the script the fake answers from: its
 	// verdicts are cached under it, so an edited script is asked again.
 	FakeScript []byte
+	// Dropped is what NoModelJudges left out of Eval (score
+	// --no-llm-judges): recorded in the summary, their gates skipped.
+	Dropped Dropped
 }
 
 // FakeJudgeModel is the judge model under --fake-model when the eval names
@@ -192,6 +195,7 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 		return nil, err
 	}
 	s.Judges = aggregate(judges, cases, confidenceLevels(opts.Eval))
+	s.DroppedJudges = opts.Dropped.Judges
 	applyReward(s, ev, judges)
 	if opts.Baseline != nil {
 		if err := compareBaseline(ctx, s, opts, env); err != nil {
@@ -406,10 +410,10 @@ func compareBaseline(ctx context.Context, s *rundir.Summary, opts Options, env *
 // with, no judge was broken, no case is foreign and every case was judged.
 func verdict(s *rundir.Summary, opts Options, judges []built, cases []rundir.CaseSummary, batch bool) (err error) {
 	ev := opts.Eval
-	s.Thresholds = checkThresholds(ev, s)
+	s.Thresholds = append(checkThresholds(ev, s), opts.Dropped.Gates...)
 	s.Passed = true
 	for _, t := range s.Thresholds {
-		s.Passed = s.Passed && t.OK
+		s.Passed = s.Passed && !t.Breached()
 	}
 	// A judge that could judge no case (every one it did not skip was an
 	// error sample) fails the verdict even without a threshold: a broken

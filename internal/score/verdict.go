@@ -269,7 +269,7 @@ func winRate(s *rundir.Summary, name string) *float64 {
 func Regressions(s *rundir.Summary) []string {
 	var out []string
 	for _, t := range s.Thresholds {
-		if t.OK {
+		if !t.Breached() {
 			continue
 		}
 		op := ">="
