@@ -53,7 +53,7 @@ type runOptions struct {
 	// noLLMJudges is --no-llm-judges, for --score.
 	noLLMJudges bool
 	backend     string
-	harbor    harborRunOptions
+	harbor      harborRunOptions
 	// otlp is --otlp, the traces endpoint; otlpAgent is --otlp-agent.
 	otlp      string
 	otlpAgent bool
