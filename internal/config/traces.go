@@ -1,22 +1,17 @@
 package config
 
-// traces warns of each traces switch turned off: the keys are upstream's
-// and load, but nothing in this version reads them, so false changes
-// nothing a judge sees.
-func (v *validator) traces() {
-	t := v.e.Traces
-	for _, s := range []struct {
-		key  string
-		val  *bool
-		what string
-	}{
-		{"stdout", t.Stdout, "judges are never given stdout.log"},
-		{"stderr", t.Stderr, "judges are never given stderr.log"},
-		{"events", t.Events, "no events.json is written, and judges always see the transcript (transcript.jsonl)"},
-		{"metrics", t.Metrics, "judges always see cost, tokens and turns"},
-	} {
-		if s.val != nil && !*s.val && !v.failed("traces."+s.key) {
-			v.warnf("traces."+s.key, "%s: false does nothing in this version: %s", s.key, s.what)
-		}
+// TraceSwitches are the traces: switches, each true unless eval.yaml says
+// false: what judges may read of a case, and whether events.json is
+// written.
+type TraceSwitches struct{ Stdout, Stderr, Events, Metrics bool }
+
+// TraceSwitches reads traces:, defaults filled (every switch on). A nil
+// eval has them all on.
+func (e *Eval) TraceSwitches() TraceSwitches {
+	if e == nil {
+		return TraceSwitches{true, true, true, true}
 	}
+	on := func(b *bool) bool { return b == nil || *b }
+	t := e.Traces
+	return TraceSwitches{Stdout: on(t.Stdout), Stderr: on(t.Stderr), Events: on(t.Events), Metrics: on(t.Metrics)}
 }

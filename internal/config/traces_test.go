@@ -1,26 +1,27 @@
 package config
 
 import (
-	"strings"
 	"testing"
 )
 
-// TestTracesOffWarns: traces.* switched off is accepted (upstream's files
-// load) and warned about, since nothing in this version reads it.
-func TestTracesOffWarns(t *testing.T) {
+// TestTraceSwitches: traces: switches default on, false turns one off, and
+// none draws a warning now that judges honour them.
+func TestTraceSwitches(t *testing.T) {
 	t.Parallel()
 	ev := mustParse(t, "eval.yaml", minimal+"traces:\n  stdout: false\n  events: false\n  metrics: true\n")
-	var got []string
-	for _, w := range ev.Warnings {
-		got = append(got, w.Error())
+	got := ev.TraceSwitches()
+	if want := (TraceSwitches{Stdout: false, Stderr: true, Events: false, Metrics: true}); got != want {
+		t.Errorf("TraceSwitches = %+v; want %+v", got, want)
 	}
-	all := strings.Join(got, "\n")
-	for _, want := range []string{"traces.stdout: warning: stdout: false does nothing in this version", "traces.events: warning: events: false does nothing in this version: no events.json is written"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("warnings lack %q:\n%s", want, all)
+	for _, w := range ev.Warnings {
+		if w.Field == "traces.stdout" || w.Field == "traces.events" {
+			t.Errorf("warning on a honoured switch: %v", w)
 		}
 	}
-	if strings.Contains(all, "traces.metrics") {
-		t.Errorf("traces.metrics: true draws a warning:\n%s", all)
+	if all := mustParse(t, "eval.yaml", minimal).TraceSwitches(); all != (TraceSwitches{true, true, true, true}) {
+		t.Errorf("defaults = %+v; want every switch on", all)
+	}
+	if all := (*Eval)(nil).TraceSwitches(); !all.Stdout || !all.Metrics {
+		t.Errorf("a nil eval's switches = %+v", all)
 	}
 }

@@ -33,7 +33,7 @@ type Eval struct {
 	Generation  Generation           `yaml:"generation" doc:"How the dataset is generated. Does nothing in this version (validate and run warn): agent-eval generates no cases."`
 	Inputs      Inputs               `yaml:"inputs" doc:"Inputs the agent receives at run time; inputs.tools intercepts tool calls."`
 	Outputs     []Output             `yaml:"outputs" doc:"Artifacts the agent produces that are collected and judged. Only regular files and folders are collected: a link, a FIFO or a device is left out, and so is a path under a folder that is a link."`
-	Traces      Traces               `yaml:"traces" doc:"agent-eval-harness's switches for what judges may read; accepted, not read in this version (validate and run warn of each set to false)."`
+	Traces      Traces               `yaml:"traces" doc:"agent-eval-harness's switches for what judges may read of a case (stdout, stderr, the transcript's events, the metrics), each on unless false; events also writes events.json."`
 	Hooks       Hooks                `yaml:"hooks" doc:"Shell commands run at lifecycle phases of a run."`
 	Judges      []Judge              `yaml:"judges" doc:"How each case's outputs are scored."`
 	Thresholds  map[string]Threshold `yaml:"thresholds" doc:"Regression gates per judge name; a failed gate makes score exit 1."`
@@ -225,13 +225,13 @@ type Output struct {
 	Types        map[string]any `yaml:"types" doc:"Report rendering hints: file name or glob to a type."`
 }
 
-// Traces are agent-eval-harness's switches for what judges may read. They
-// are accepted so its files load, and read by nothing in this version.
+// Traces are agent-eval-harness's switches for what judges may read of a
+// case, each on unless set to false.
 type Traces struct {
-	Stdout  *bool `yaml:"stdout" default:"true" doc:"From agent-eval-harness; not read in this version: judges are never given stdout.log (it stays in the case folder)."`
-	Stderr  *bool `yaml:"stderr" default:"true" doc:"From agent-eval-harness; not read in this version: judges are never given stderr.log (it stays in the case folder)."`
-	Events  *bool `yaml:"events" default:"true" doc:"From agent-eval-harness; not read in this version: no events.json is written (every run keeps transcript.jsonl) and judges always see the transcript (events, conversation, tool_calls)."`
-	Metrics *bool `yaml:"metrics" default:"true" doc:"From agent-eval-harness; not read in this version: judges always see cost, tokens and turns."`
+	Stdout  *bool `yaml:"stdout" default:"true" doc:"Judges may read the case's stdout.log: outputs.stdout (and, with events off, the conversation). false leaves it out of every judge's record; the file stays in the case folder."`
+	Stderr  *bool `yaml:"stderr" default:"true" doc:"Judges may read the case's stderr.log: outputs.stderr. false leaves it out of every judge's record; the file stays in the case folder."`
+	Events  *bool `yaml:"events" default:"true" doc:"Judges may read the transcript (outputs.events, conversation, tool_calls, tool_trace), and run writes events.json (the runner-neutral events, from transcript.jsonl) in each case folder. false: no events.json, and judges see no events, conversation or tool calls (permission denials stay); transcript.jsonl is still kept."`
+	Metrics *bool `yaml:"metrics" default:"true" doc:"Judges may read the case's metrics: outputs.exit_code, duration_s, cost_usd, num_turns and token_usage. false leaves them out of the record."`
 }
 
 // Hooks are shell commands run at lifecycle phases.

@@ -27,7 +27,6 @@ func (e *Eval) validate(d *decoder, root *yaml.Node) {
 	v.judges()
 	v.thresholds()
 	v.reward()
-	v.traces()
 	v.generation()
 	v.matrix()
 	v.mlflow()

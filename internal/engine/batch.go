@@ -97,6 +97,7 @@ func (st *state) runBatch(ctx context.Context, start time.Time) (*results.RunRes
 		if err := errors.Join(cr.tr.Flush(), trRed.Close(), trFile.Close()); err != nil {
 			st.obs.Warn(fmt.Sprintf("batch: write the transcript: %v", err))
 		}
+		st.writeEvents("batch", st.dir.BatchFolder())
 	}
 	r := st.newRun()
 	r.PerCase, r.Batch = nil, c

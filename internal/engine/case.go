@@ -230,7 +230,19 @@ func (st *state) openTranscript(cr *caseRun) (closeTranscript func(), err error)
 		if err := errors.Join(cr.tr.Flush(), trRed.Close(), trFile.Close()); err != nil {
 			st.obs.Warn(fmt.Sprintf("%s: write the transcript: %v", id, err))
 		}
+		st.writeEvents(id, rundir.CaseFolder{Path: filepath.Dir(trFile.Name())})
 	}, nil
+}
+
+// writeEvents writes events.json beside the transcript (traces.events),
+// before the case's folder is sealed.
+func (st *state) writeEvents(of string, f rundir.CaseFolder) {
+	if !st.ev.TraceSwitches().Events {
+		return
+	}
+	if err := f.WriteEvents(); err != nil {
+		st.obs.Warn(fmt.Sprintf("%s: %v", of, err))
+	}
 }
 
 // beforeEach runs the before_each hooks, if any, and keeps their outputs

@@ -71,6 +71,10 @@ type Record struct {
 	// filesErr says which files the record could not read: the case's
 	// verdicts are errors, not judged on fewer files.
 	filesErr error
+	// traces are eval.yaml's traces: switches, what of the case the
+	// judges may read; stdout and stderr the case's logs, when they may.
+	traces         config.TraceSwitches
+	stdout, stderr *string
 }
 
 // ForStep is the record a judge with step: id sees: the step's events,
@@ -78,7 +82,7 @@ type Record struct {
 // stay whole-case (as upstream scopes them).
 func (r *Record) ForStep(step string) *Record {
 	s := &Record{CaseID: r.CaseID, Attempt: r.Attempt, Files: r.Files, Modified: r.Modified, Annotations: r.Annotations, Input: r.Input,
-		Decisions: r.Decisions, Answers: r.Answers, dir: r.dir, key: r.key}
+		Decisions: r.Decisions, Answers: r.Answers, dir: r.dir, key: r.key, traces: r.traces, stdout: r.stdout, stderr: r.stderr}
 	for _, e := range r.Events {
 		if e.Step == step {
 			s.Events = append(s.Events, e)
@@ -155,7 +159,8 @@ func (r *Record) folder() string { return cmp.Or(r.key, r.CaseID) }
 // caseSrc ("" when there is none).
 func buildRecord(dir rundir.Dir, ev *config.Eval, id, caseSrc string) (*Record, error) {
 	caseID, attempt := rundir.SplitAttempt(id)
-	r := &Record{CaseID: caseID, Attempt: attempt, key: id, Files: map[string]any{}, Modified: map[string]any{}, Annotations: map[string]any{}, Input: map[string]any{}, dir: dir}
+	r := &Record{CaseID: caseID, Attempt: attempt, key: id, Files: map[string]any{}, Modified: map[string]any{}, Annotations: map[string]any{}, Input: map[string]any{}, dir: dir,
+		traces: ev.TraceSwitches()}
 	c, err := dir.ReadCase(id)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("build the record of %s: %w", id, err)
@@ -169,8 +174,10 @@ func buildRecord(dir rundir.Dir, ev *config.Eval, id, caseSrc string) (*Record, 
 		return nil, fmt.Errorf("build the record of %s: %w", id, err)
 	}
 	// A case of a batch run was done by the batch's one agent run: its
-	// events and hook decisions are the batch's.
+	// events, hook decisions and logs are the batch's.
+	logs := dir.CaseFolder(id)
 	if batch.InBatch(id) {
+		logs = dir.BatchFolder()
 		r.Events, err = dir.ReadBatchTranscript()
 		if err == nil {
 			r.Decisions, err = dir.ReadBatchLedger()
@@ -186,6 +193,12 @@ func buildRecord(dir rundir.Dir, ev *config.Eval, id, caseSrc string) (*Record, 
 	}
 	r.joinCalls()
 	r.collectDenials()
+	if !r.traces.Events {
+		// traces.events: false: the judges see no transcript; the denials
+		// it held stay (they are the permissions', not the agent's story).
+		r.Events, r.ToolCalls = nil, nil
+	}
+	r.readLogs(logs)
 	if c != nil {
 		r.Answers = c.AnswerLog
 	}
@@ -247,6 +260,27 @@ func (r *Record) readModified(mod string, fsys fs.FS) error {
 		return fmt.Errorf("the record of %s misses files: %w", r.CaseID, errors.Join(errs...))
 	}
 	return nil
+}
+
+// readLogs reads the stdout.log and stderr.log of f the traces switches
+// let the judges see (each cut at MaxFileBytes); a missing or unreadable
+// log is not there.
+func (r *Record) readLogs(f rundir.CaseFolder) {
+	read := func(p string) *string {
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+			return nil
+		}
+		if t, ok := readBounded(p, filepath.Base(p)).(string); ok {
+			return &t
+		}
+		return nil
+	}
+	if r.traces.Stdout {
+		r.stdout = read(f.Stdout())
+	}
+	if r.traces.Stderr {
+		r.stderr = read(f.Stderr())
+	}
 }
 
 // read reads a file of the record, within MaxRecordBytes in all.
@@ -508,21 +542,37 @@ func (r *Record) dynamic() map[string]any {
 	if r.Answers == nil {
 		o["answers"] = []any{}
 	}
+	if r.stdout != nil {
+		o["stdout"] = *r.stdout
+	}
+	if r.stderr != nil {
+		o["stderr"] = *r.stderr
+	}
 	if c := r.Result; c != nil {
-		o["exit_code"] = c.ExitCode
 		o["status"] = c.Status
-		o["duration_s"] = c.DurationS
-		o["cost_usd"] = c.CostUSD
-		o["num_turns"] = c.NumTurns
-		o["token_usage"] = toAny(c.TokenUsage)
 		o["answers_by_tier"] = toAny(c.AnswersByTier)
 		o["result"] = c.Result
+		// traces.metrics: false keeps upstream's metrics from the judges.
+		if r.traces.Metrics {
+			o["exit_code"] = c.ExitCode
+			o["duration_s"] = c.DurationS
+			o["cost_usd"] = c.CostUSD
+			o["num_turns"] = c.NumTurns
+			o["token_usage"] = toAny(c.TokenUsage)
+		}
 	}
 	return o
 }
 
 // Conversation is the agent's visible text, turns joined by a blank line.
+// With traces.events off it is stdout.log, when the judges may read that.
 func (r *Record) Conversation() string {
+	if !r.traces.Events {
+		if r.stdout != nil {
+			return *r.stdout
+		}
+		return ""
+	}
 	var parts []string
 	for _, e := range r.Events {
 		if e.Kind == transcript.KindText && strings.TrimSpace(e.Text) != "" {
