@@ -60,6 +60,9 @@ type page struct {
 	// Compare links the comparison page in the run directory, when there
 	// is one.
 	Compare string
+	// Analysis links analysis.md (agent-eval analyze), when the run has
+	// one.
+	Analysis string
 	// Previous is the run before this one in its runs directory, History
 	// the runs directory's history.html (previous.go).
 	Previous *previousView
@@ -249,6 +252,9 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 	}
 	if _, err := os.Stat(filepath.Join(dir.Path, CompareFile)); err == nil {
 		p.Compare = CompareFile
+	}
+	if fi, err := os.Lstat(dir.Analysis()); err == nil && fi.Mode().IsRegular() {
+		p.Analysis = rundir.AnalysisFile
 	}
 	p.Previous, p.History = previousRun(dir, p.EvalName, p.red)
 	// The header shows the run's own words: the secrets in them are hidden.

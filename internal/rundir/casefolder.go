@@ -102,3 +102,15 @@ func (d Dir) HasCase(key string) bool {
 	st, err := os.Lstat(d.Case(key))
 	return err == nil && st.IsDir()
 }
+
+// Input is the folder's copy of the case's input file (input.yaml, or
+// the input.yml or input.json it had); input.yaml's path when it has none.
+func (f CaseFolder) Input() string {
+	for _, name := range []string{"input.yaml", "input.yml", "input.json"} {
+		p := filepath.Join(f.Path, name)
+		if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+			return p
+		}
+	}
+	return filepath.Join(f.Path, "input.yaml")
+}
