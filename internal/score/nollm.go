@@ -1,6 +1,7 @@
 package score
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"sort"
@@ -35,7 +36,7 @@ func NoModelJudges(ev *config.Eval) (*config.Eval, Dropped, error) {
 		}
 		if why != "" {
 			gone[j.Name] = true
-			d.Judges = append(d.Judges, rundir.DroppedJudge{Name: j.Name, Kind: j.Type(), Reason: why})
+			d.Judges = append(d.Judges, rundir.DroppedJudge{Name: j.Name, Kind: cmp.Or(j.Type(), "llm"), Reason: why})
 		}
 	}
 	if len(d.Judges) == 0 {
@@ -53,6 +54,9 @@ func NoModelJudges(ev *config.Eval) (*config.Eval, Dropped, error) {
 
 // modelCaller says why judge i calls a model ("" when it does not).
 func modelCaller(ev *config.Eval, i int, j config.Judge) (string, error) {
+	if j.Name == Pairwise {
+		return "the pairwise judge asks the judge model to compare with --baseline", nil
+	}
 	switch kind := j.Type(); kind {
 	case "llm":
 		return "an llm judge calls the judge model", nil

@@ -75,10 +75,26 @@ func TestNoModelJudgesFailsClosed(t *testing.T) {
 	ev, _ := writeProject(t, scoreEval, scoreFixture(t)...)
 	ev.Judges[0].Expr = ""
 	ev.Judges[0].Name = "odd"
+	ev.Judges = append(ev.Judges, config.Judge{Name: Pairwise}) // no prompt of its own: still a model's
 	_, _, err := NoModelJudges(ev)
+	if err == nil || strings.Contains(err.Error(), Pairwise) {
+		t.Errorf("err = %v; want one on odd, none on pairwise", err)
+	}
 	var es config.Errors
 	if !errors.As(err, &es) || !strings.Contains(err.Error(), `judge "odd"`) || es[0].Line == 0 {
 		t.Errorf("err = %v; want a config error at judge odd's line", err)
+	}
+}
+
+// TestNoModelJudgesPairwise: the pairwise judge, with or without a prompt
+// of its own, is dropped.
+func TestNoModelJudgesPairwise(t *testing.T) {
+	ev, _ := writeProject(t, scoreEval, scoreFixture(t)...)
+	ev.Judges = append(ev.Judges, config.Judge{Name: Pairwise})
+	kept, d, err := NoModelJudges(ev)
+	must(t, err)
+	if judgeByName(kept, Pairwise) != nil || d.Judges[len(d.Judges)-1].Name != Pairwise {
+		t.Errorf("pairwise kept: dropped %+v", d.Judges)
 	}
 }
 
