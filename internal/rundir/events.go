@@ -22,7 +22,7 @@ func (f CaseFolder) Stderr() string { return filepath.Join(f.Path, StderrFile) }
 
 // BatchFolder is a batch run's root as a case folder: its one agent run's
 // logs, transcript and events.
-func (d Dir) BatchFolder() CaseFolder { return CaseFolder{d.Path} }
+func (d Dir) BatchFolder() CaseFolder { return CaseFolder(d) }
 
 // Event is one entry of events.json. Type is assistant (the model's text,
 // thinking or tool calls), tool_result, permission_denial, prompt, result
