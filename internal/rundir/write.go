@@ -35,9 +35,9 @@ const (
 	CompareHTMLFile = "compare.html"
 )
 
-// ScoredFiles are the files score and compare write into a run: a resume
-// that runs more cases makes them stale.
-var ScoredFiles = []string{SummaryFile, ReportFile, JUnitFile, CompareFile, CompareHTMLFile}
+// ScoredFiles are the files score, compare and analyze write into a run: a
+// resume that runs more cases makes them stale.
+var ScoredFiles = []string{SummaryFile, ReportFile, JUnitFile, CompareFile, CompareHTMLFile, AnalysisFile}
 
 // FakeJudgeLog is what score --fake-model's judges sent the fake model.
 func (d Dir) FakeJudgeLog() string { return filepath.Join(d.Path, FakeJudgeLog) }
