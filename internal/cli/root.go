@@ -113,6 +113,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		newFakeModelCmd(e),
 		newGuardCmd(e),
 		newReportCmd(e),
+		newReviewCmd(e),
 		newHistoryCmd(e),
 		newMLflowCmd(e),
 		newHarborCmd(e),
