@@ -282,7 +282,8 @@ func (rv *reviewer) fromFlags(opts reviewOptions) error {
 }
 
 // importFile merges a review.yaml into the run's: its reviews replace
-// the run's of the same cases.
+// the run's of the same cases (a review without a verdict keeps the
+// earlier verdict), its other keys the run's.
 func (rv *reviewer) importFile(path string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -300,6 +301,9 @@ func (rv *reviewer) importFile(path string) error {
 			return inputErrorf("--import %s reviews case %q, which is none of the run's cases", path, id)
 		}
 		c := in.Cases[id]
+		if c.Verdict == "" { // a comment alone (upstream's feedback) keeps the verdict
+			c.Verdict = rv.review.Cases[id].Verdict
+		}
 		if c.Reviewer == "" {
 			c.Reviewer = rv.who
 		}
@@ -307,6 +311,12 @@ func (rv *reviewer) importFile(path string) error {
 			c.Time = rv.now().UTC().Format(time.RFC3339)
 		}
 		rv.review.Set(id, c)
+	}
+	for k, v := range in.Other { // upstream's mlflow_feedback, say
+		if rv.review.Other == nil {
+			rv.review.Other = map[string]any{}
+		}
+		rv.review.Other[k] = v
 	}
 	return rv.save()
 }

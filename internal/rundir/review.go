@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -157,11 +158,16 @@ func (r *Review) sync() {
 // WriteReview writes r as the run's review.yaml, atomically.
 func (d Dir) WriteReview(r *Review) error {
 	r.sync()
-	b, err := yaml.Marshal(r)
-	if err != nil {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(r); err != nil {
 		return fmt.Errorf("write %s: %w", d.Review(), err)
 	}
-	if err := atomicfile.Write(d.Review(), b, 0o644); err != nil {
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", d.Review(), err)
+	}
+	if err := atomicfile.Write(d.Review(), b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", d.Review(), err)
 	}
 	return nil
