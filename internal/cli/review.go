@@ -370,6 +370,12 @@ func (rv *reviewer) interactive(ctx context.Context, e env, opts reviewOptions) 
 		return nil
 	}
 	in := bufio.NewReader(e.In)
+	// A piped answer is not echoed: end the prompt's line for it.
+	echo := func() {
+		if !isTerminal(e.In) {
+			fmt.Fprintln(e.Err)
+		}
+	}
 	for k, id := range ids {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -381,6 +387,7 @@ func (rv *reviewer) interactive(ctx context.Context, e env, opts reviewOptions) 
 			fmt.Fprintln(e.Err)
 			return nil // the end of the input ends the review
 		}
+		echo()
 		answer := strings.ToLower(strings.TrimSpace(line))
 		if answer == "q" || answer == "quit" {
 			return nil
@@ -394,6 +401,7 @@ func (rv *reviewer) interactive(ctx context.Context, e env, opts reviewOptions) 
 		}
 		fmt.Fprint(e.Err, "comment (Enter: keep the earlier one): ")
 		line, _ = in.ReadString('\n')
+		echo()
 		var comment *string
 		if c := strings.TrimSpace(line); c != "" {
 			comment = &c
@@ -557,4 +565,14 @@ func (rv *reviewer) pageCases(ids []string) []report.ReviewCase {
 		out = append(out, c)
 	}
 	return out
+}
+
+// isTerminal says whether r is a terminal (its input is echoed).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
