@@ -63,7 +63,8 @@ func cmdMLflowRun(ts *testscript.TestScript, neg bool, args []string) {
 // RUN_NAME, those linked to that run), read back through the server's
 // API, sorted by their root span's name: a line "trace ROOT state=STATE",
 // then a line per span, "  NAME < PARENT_NAME" (the root's parent is "-"),
-// with " status=ERROR" when it failed.
+// with " status=ERROR" when it failed, then a line per assessment of the
+// trace, "  assessment NAME source=TYPE:ID value=VALUE rationale=\"…\"".
 func cmdMLflowTraces(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: mlflow-traces EXPERIMENT [RUN_NAME]")
@@ -102,6 +103,15 @@ func cmdMLflowTraces(ts *testscript.TestScript, neg bool, args []string) {
 				b.WriteString(" status=ERROR")
 			}
 			b.WriteString("\n")
+		}
+		as, err := s.Assessments(tr.TraceID)
+		ts.Check(err)
+		for _, a := range as {
+			var v any
+			if a.Feedback != nil {
+				v = a.Feedback.Value
+			}
+			fmt.Fprintf(&b, "  assessment %s source=%s:%s value=%v rationale=%q\n", a.Name, a.Source.Type, a.Source.ID, v, a.Rationale)
 		}
 		out = append(out, b.String())
 	}

@@ -98,7 +98,8 @@ func logMLflow(ctx context.Context, e env, ev *config.Eval, dir rundir.Dir) (*ml
 		exp, tags = ev.MLflowExperiment(), m.Tags
 	}
 	res, err := mlflow.Log(ctx, mlflow.Options{Dir: dir, Experiment: exp, TrackingURI: ev.MLflowTrackingURI(e.Getenv),
-		Tags: tags, Getenv: e.Getenv, Environ: os.Environ(), Version: version.Get().Version, Traces: mlflowTraces(dir)})
+		Tags: tags, Getenv: e.Getenv, Environ: os.Environ(), Version: version.Get().Version, Traces: mlflowTraces(dir),
+		CaseTraceID: func(id string) string { return "tr-" + otlp.CaseTraceID(otlp.TraceKeyOf(dir), "case/"+id).String() }})
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +111,9 @@ func logMLflow(ctx context.Context, e env, ev *config.Eval, dir rundir.Dir) (*ml
 		verb = "logged"
 	}
 	fmt.Fprintf(e.Err, "agent-eval: mlflow: %s run %s in experiment %q: %s\n", verb, res.RunID, exp, res.URL)
+	if res.HumanFeedback > 0 {
+		fmt.Fprintf(e.Err, "agent-eval: mlflow: %d case(s)' human review logged as feedback on their traces\n", res.HumanFeedback)
+	}
 	return res, nil
 }
 

@@ -114,6 +114,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		newGuardCmd(e),
 		newReportCmd(e),
 		newAnalyzeCmd(e),
+		newReviewCmd(e),
 		newHistoryCmd(e),
 		newMLflowCmd(e),
 		newHarborCmd(e),

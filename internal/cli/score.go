@@ -479,6 +479,7 @@ func printScoreTable(w io.Writer, s *rundir.Summary) {
 		}
 		fmt.Fprintln(w, line)
 	}
+	printHuman(w, s.Human)
 	if s.Reward != nil {
 		fmt.Fprintf(w, "reward %.3f · %d denial(s) · agent cost %s · LLM calls %d made, %d cached", *s.Reward, s.Denials, usd.Format(s.CostUSD), s.LLM.Made, s.LLM.Cached)
 		if s.LLM.Failed > 0 {

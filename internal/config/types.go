@@ -281,16 +281,18 @@ type Judge struct {
 	Step            string         `yaml:"step" doc:"Judge only this step's outputs (an execution.steps id)."`
 	Samples         *int           `yaml:"samples" doc:"Run an llm or agent judge this many times and keep the majority or median." default:"1" check:"atleast1"`
 	Reduce          string         `yaml:"reduce" doc:"How a case's repeated attempts (execution.repeats) become its verdict: mean (the share of attempts passed, or the mean score), median, min, max, majority (a strict majority passed; a tie fails), any (pass@N), all (pass^N), pass@k (the unbiased chance that at least one of k attempts passes) or pass^k (that all k pass). Errored attempts count in none." default:"\"mean\""`
-	Examples        *JudgeExamples `yaml:"examples" doc:"Few-shot exemplars for LLM and agent judges. Does nothing in this version (validate and run warn): write examples into the prompt."`
+	Examples        *JudgeExamples `yaml:"examples" doc:"Few-shot exemplars for an LLM judge: cases a person reviewed (agent-eval review) in the eval's earlier runs — those of its runs directory whose run id sorts before the scored run's, never the scored run itself — each given to the judge after its prompt as the case's input, response and output files (clipped), with the human verdict and comment."`
 	Agent           *AgentJudge    `yaml:"agent" doc:"Run the judge as a tool-using agent instead of a single LLM call. Not supported in this version: validate and score refuse it; use an llm judge (with context: files) or an exec judge."`
 	ProviderOptions map[string]any `yaml:"provider_options" doc:"Provider-specific options for an openrouter judge model. Does nothing in this version (validate and run warn)."`
 }
 
-// JudgeExamples selects few-shot exemplars.
+// JudgeExamples selects few-shot exemplars from the human reviews of the
+// eval's earlier runs (review.yaml). The choice is deterministic: it
+// depends on the runs directory alone.
 type JudgeExamples struct {
-	Source string   `yaml:"source" doc:"Where exemplars come from." enum:"reviews" default:"\"reviews\""`
-	Count  *int     `yaml:"count" doc:"How many exemplars." default:"3" check:"atleast1"`
-	Mix    []string `yaml:"mix" doc:"Which verdicts to draw from." check:"nonempty"`
+	Source string   `yaml:"source" doc:"Where exemplars come from: reviews, the review.yaml of the eval's earlier runs." enum:"reviews" default:"\"reviews\""`
+	Count  *int     `yaml:"count" doc:"At most this many exemplars (fewer when the earlier runs have fewer reviewed cases)." default:"3" check:"atleast1"`
+	Mix    []string `yaml:"mix" doc:"Which human verdicts to draw, taken in turn so they balance ([pass, fail]: a pass, a fail, a pass, ...; a verdict that runs out leaves its turns to the others); within a verdict the most recent run first, then by case id. Default: pass and fail." check:"nonempty"`
 }
 
 // AgentJudge runs a judge as an agent over a staged workspace.

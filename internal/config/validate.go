@@ -625,9 +625,6 @@ func (v *validator) notYet() {
 	}
 	for i, j := range e.Judges {
 		p := index("judges", i)
-		if j.Examples != nil && !v.failed(p+".examples") {
-			v.warnf(p+".examples", "does nothing in this version: judge %q gets no few-shot exemplars; write examples into its prompt instead", j.Name)
-		}
 		if len(j.ProviderOptions) > 0 {
 			v.warnf(p+".provider_options", "does nothing in this version (it is for an OpenRouter judge model); %s", LaterOpenRouter)
 		}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
+	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/pathutil"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -260,6 +261,13 @@ func (st *state) startTamperGuard() {
 	whole, sources := st.ev.ScoredFiles(st.p.ProjectRoot)
 	roots := append(whole, pathutil.Abs(st.dir.JudgeCache()), pathutil.Abs(st.dir.ConfigDir()), sel)
 	skip := []string{pathutil.Abs(st.p.RunsDir), pathutil.Abs(st.wsRoot), pathutil.Abs(st.baselines), pathutil.Abs(os.TempDir())}
+	if drawsExamples(st.ev) {
+		// A judge's examples: are the reviews (and reviewed cases) of the
+		// eval's other runs: the runs directory is read by scoring too,
+		// all of it but this run.
+		roots = append(roots, pathutil.Abs(st.p.RunsDir))
+		skip = append(skip, pathutil.Abs(st.dir.Path))
+	}
 	if home, err := os.UserHomeDir(); err == nil {
 		skip = append(skip, pathutil.Abs(home)) // the agent's caches, not the eval's files
 	}
@@ -475,4 +483,15 @@ func (st *state) pendingChanges() []string {
 		st.pending[id] = newTamperGuard([]string{dir}, nil, nil)
 	}
 	return out
+}
+
+// drawsExamples says whether a judge of ev takes few-shot exemplars from
+// the reviews of the eval's other runs (judges[].examples).
+func drawsExamples(ev *config.Eval) bool {
+	for _, j := range ev.Judges {
+		if j.Examples != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -67,8 +67,9 @@ func webURL(u string) bool {
 
 // markdown builds the Markdown of one run.
 type markdown struct {
-	b   strings.Builder
-	red *redact.Redactor
+	b      strings.Builder
+	red    *redact.Redactor
+	review *rundir.Review
 }
 
 // RenderMarkdown is the Markdown of a scored run, for a pull-request
@@ -82,14 +83,18 @@ type markdown struct {
 func RenderMarkdown(dir rundir.Dir, s *rundir.Summary, a Artifacts) []byte {
 	red, _, err := dir.Redactor(os.Environ())
 	m := &markdown{red: red}
+	review, rerr := dir.ReadReview()
+	m.review = review
 	if s == nil {
 		m.unscored(dir)
 	} else {
 		m.scored(s)
 	}
-	if err != nil {
-		m.line("> **Note:** %s", m.text(err.Error()))
-		m.line("")
+	for _, err := range []error{err, rerr} {
+		if err != nil {
+			m.line("> **Note:** %s", m.text(err.Error()))
+			m.line("")
+		}
 	}
 	m.artifacts(a, s != nil)
 	return []byte(m.b.String())
@@ -214,6 +219,7 @@ func (m *markdown) scored(s *rundir.Summary) {
 	m.thresholds(s)
 	m.baseline(s)
 	m.failedCases(s)
+	m.human(s)
 	m.costs(s)
 }
 
@@ -552,4 +558,46 @@ func (m *markdown) artifacts(a Artifacts, scored bool) {
 		l += " in " + m.code(a.Path)
 	}
 	m.line("%s", l)
+}
+
+// human lists the cases a person reviewed, their verdict beside the
+// case's, ≠ where the two differ.
+func (m *markdown) human(s *rundir.Summary) {
+	h := rundir.Human(s, m.review)
+	if h == nil {
+		return
+	}
+	m.line("### Human review")
+	m.line("")
+	m.line("%s.", humanLine(h, m.code))
+	m.line("")
+	m.line("| case | human | judges | comment |")
+	m.line("|---|---|---|---|")
+	listed := 0
+	for i := range s.Cases {
+		c := &s.Cases[i]
+		hv := humanOf(m.review, c, c.ID, m.red.String)
+		if hv == nil {
+			continue
+		}
+		if listed == MaxListed {
+			m.line("")
+			m.line("… and more (see report.html).")
+			break
+		}
+		listed++
+		judged := "–"
+		if p, ok := c.CasePassed(); ok {
+			judged = map[bool]string{true: "pass", false: "fail"}[p]
+		}
+		verdict := hv.Verdict
+		if verdict == "" {
+			verdict = "–"
+		}
+		if hv.Disagree {
+			verdict += " ≠"
+		}
+		m.line("| %s | %s | %s | %s |", m.cell(c.ID), verdict, judged, m.text(hv.Comment))
+	}
+	m.line("")
 }

@@ -71,6 +71,11 @@ type page struct {
 	// its transcript and denials, and the outputs every case shares, shown
 	// once; nil in case mode.
 	Batch *batchView
+	// Reviewed: review.yaml reviews some case (the table has a human
+	// column); HumanLine sums the human verdicts up against the judges'.
+	Reviewed  bool
+	HumanLine string
+	review    *rundir.Review
 	// red hides the secrets of this environment and those the run marked
 	// in its files (rundir.SecretMarksFile); changed are the marked files
 	// that changed since.
@@ -112,6 +117,8 @@ type caseView struct {
 	Cells    []cell
 	Verdicts []rundir.Verdict
 	Failed   bool // a judge failed or errored on it
+	// Human is the case's review in review.yaml (nil without one).
+	Human    *humanView
 	Items    []item
 	Outputs  []output
 	Modified []string
@@ -257,6 +264,12 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 		p.Analysis = rundir.AnalysisFile
 	}
 	p.Previous, p.History = previousRun(dir, p.EvalName, p.red)
+	review, err := dir.ReadReview()
+	p.note(err)
+	p.review = review
+	if h := rundir.Human(s, review); h != nil {
+		p.HumanLine = humanLine(h, func(s string) string { return s })
+	}
 	// The header shows the run's own words: the secrets in them are hidden.
 	for _, f := range []*string{&p.RunID, &p.EvalName, &p.Model, &p.Agent} {
 		*f = p.red.String(*f)
@@ -428,6 +441,9 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 			cv.Failed = true
 		}
 		cv.Cells = append(cv.Cells, c)
+	}
+	if cv.Human = humanOf(p.review, cs, id, p.red.String); cv.Human != nil {
+		p.Reviewed = true
 	}
 
 	events, err := dir.ReadTranscript(id)

@@ -33,8 +33,9 @@ import (
 // 5, a case's over_limit (the files it left past execution.limits, not
 // collected); 6, the run's boundary (the world the harness drew for the
 // agents, or why none) and a case's boundary_refused (hosts its proxy
-// refused); 7, a case's events.json (traces.events) and the run's
-// analysis.md (agent-eval analyze).
+// refused); 7, a case's events.json (traces.events), the run's
+// analysis.md (agent-eval analyze) and review.yaml (a person's verdicts,
+// agent-eval review).
 const LayoutVersion = 7
 
 // The files of the run's config/ folder: what the run ran, written by run

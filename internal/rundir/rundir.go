@@ -8,6 +8,7 @@
 //	<run>/selection.json            the cases the run was made with
 //	<run>/summary.yaml              the verdict (Summary), written by score
 //	<run>/report.html, junit.xml    written by score and report
+//	<run>/review.yaml               a person's verdicts (Review), written by review
 //	<run>/judge_cache/              LLM verdicts, keyed by model and prompt
 //	<run>/cases/<id>/run_result.json   the case (results.Case)
 //	<run>/cases/<id>/transcript.jsonl  what the agent did (transcript.Event)

@@ -63,6 +63,9 @@ type Summary struct {
 	Passed bool `yaml:"passed"`
 	// LLM counts the LLM judge calls: made now, or answered from the cache.
 	LLM LLMCalls `yaml:"llm_calls"`
+	// Human sets review.yaml's human verdicts beside the judges' (nil
+	// without a review of any of the cases). It never changes Passed.
+	Human *HumanSummary `yaml:"human,omitempty"`
 }
 
 // DroppedJudge is a judge score left out, and why.

@@ -208,6 +208,12 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	if env.LLM != nil {
 		s.LLM.Made, s.LLM.Cached, s.LLM.Failed = env.LLM.Counts()
 	}
+	// A person's verdicts stand beside the judges'; they never gate.
+	if r, err := opts.Dir.ReadReview(); err != nil && opts.Observer != nil {
+		opts.Observer.Warn(fmt.Sprintf("the human review is left out of the summary: %v", err))
+	} else {
+		s.Human = rundir.Human(s, r)
+	}
 	if err := opts.Dir.WriteSummary(s); err != nil {
 		return nil, err
 	}

@@ -50,6 +50,10 @@ type Options struct {
 	// the Result's warnings: a tracking server that takes no OTLP (a file
 	// store answers 501) still gets the run.
 	Traces func(ctx context.Context, t TraceTarget) error
+	// CaseTraceID, when set with Traces, is the MLflow trace id of a
+	// case's trace: each case's review in review.yaml goes onto it as
+	// human feedback (an assessment of source type HUMAN).
+	CaseTraceID func(caseID string) string
 }
 
 // TraceTarget is where a run's traces go: the tracking server (its OTLP
@@ -74,6 +78,8 @@ type Result struct {
 	// Created: the MLflow run is new (else an earlier logging's was
 	// updated).
 	Created bool
+	// HumanFeedback counts the cases whose review went onto their trace.
+	HumanFeedback int
 	// Warnings are what was left out (a param whose value changed since
 	// the run was first logged: MLflow keeps a param's first value).
 	Warnings []string
@@ -149,6 +155,12 @@ func Log(ctx context.Context, o Options) (*Result, error) {
 		t := TraceTarget{URI: c.URI(), Authorization: c.Auth(), ExperimentID: exp.ID, RunID: res.RunID, Red: red}
 		if err := o.Traces(ctx, t); err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("the cases' traces were not logged (the run's params, metrics and artifacts were): %v", err))
+		} else if o.CaseTraceID != nil {
+			n, err := humanFeedback(ctx, c, o.Dir, o.CaseTraceID, red)
+			res.HumanFeedback = n
+			if err != nil {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("the human review was not all logged as feedback (%d case(s) were): %v", n, err))
+			}
 		}
 	}
 	end := o.Now().UnixMilli()

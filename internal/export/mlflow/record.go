@@ -102,6 +102,16 @@ func Build(in Input) Record {
 		metric(j.Name+"/scored", float64(j.Scored))
 		opt(j.Name+"/attempt_pass_rate", j.AttemptPassRate)
 	}
+	if h := s.Human; h != nil {
+		metric("human/reviewed", float64(h.Reviewed))
+		opt("human/pass_rate", h.PassRate)
+		if a := h.CaseVerdict; a != nil {
+			opt("human/agreement", a.Rate)
+		}
+		for _, a := range h.Judges {
+			opt(a.Judge+"/human_agreement", a.Rate)
+		}
+	}
 	metric("cost_usd", s.CostUSD)
 	metric("judge_cost_usd", s.JudgeCostUSD)
 	metric("duration_s", s.DurationS)

@@ -32,6 +32,37 @@ type TraceInfo struct {
 	Metadata map[string]string `json:"trace_metadata"`
 }
 
+// Assessment is an assessment of a trace (feedback, say) as MLflow
+// returns it.
+type Assessment struct {
+	ID     string `json:"assessment_id"`
+	Name   string `json:"assessment_name"`
+	Source struct {
+		Type string `json:"source_type"`
+		ID   string `json:"source_id"`
+	} `json:"source"`
+	Feedback *struct {
+		Value any `json:"value"`
+	} `json:"feedback"`
+	Rationale string            `json:"rationale"`
+	Metadata  map[string]string `json:"metadata"`
+	Valid     *bool             `json:"valid"`
+}
+
+// Assessments lists the assessments of MLflow trace traceID (tr-…), read
+// through the trace's info (GET /api/3.0/mlflow/traces/{id}).
+func (s *Server) Assessments(traceID string) ([]Assessment, error) {
+	var out struct {
+		Trace struct {
+			Info struct {
+				Assessments []Assessment `json:"assessments"`
+			} `json:"trace_info"`
+		} `json:"trace"`
+	}
+	err := s.call(http.MethodGet, "/api/3.0/mlflow/traces/"+url.PathEscape(traceID), nil, nil, &out)
+	return out.Trace.Info.Assessments, err
+}
+
 // SearchTraces lists the traces of experiment id (at most 500).
 func (s *Server) SearchTraces(t testing.TB, experimentID string) []TraceInfo {
 	t.Helper()
