@@ -187,9 +187,9 @@ func perCaseProblems(ev *config.Eval, dir string, cases []string, at func(string
 			at("dataset.path", false, "case %s: %v", id, err)
 			continue
 		}
-		for _, t := range templatesOf(ev) {
-			if _, err := prompt.Render(t.text, input); err != nil {
-				k := [2]string{t.field, err.Error()}
+		if ev.Mode() == "case" { // a batch's prompt is sent as written
+			for _, p := range engine.PromptProblems(ev, input) {
+				k := [2]string{p.Field, p.Err.Error()}
 				if tplErrs[k] == nil {
 					tplOrder = append(tplOrder, k)
 				}

@@ -53,8 +53,8 @@ type Eval struct {
 type Execution struct {
 	Mode         string   `yaml:"mode" doc:"case: one agent run per case; batch: one run over all cases." enum:"case|batch" default:"\"case\""`
 	Skill        string   `yaml:"skill" doc:"Skill to invoke; the prompt sent is \"/<skill> <arguments>\". Exclusive with prompt and steps." check:"segment"`
-	Prompt       string   `yaml:"prompt" doc:"Prompt template sent to the agent: Jinja2 ({{ input.field }}, {{ input.field | upper }}, {% if input.x is defined %}...{% endif %}; an input field used but absent is an error) or, with no {{ or {%, {field} (required) and {field?} (optional). Exclusive with skill and steps."`
-	Arguments    string   `yaml:"arguments" doc:"Per-case argument template appended to the skill invocation."`
+	Prompt       string   `yaml:"prompt" doc:"Prompt template sent to the agent: Jinja2 ({{ input.field }}, {{ input.field | upper }}, {% if input.x is defined %}...{% endif %}; a bare {{ field }}, e.g. {{prompt}}, is the input's field of that name; a field used but absent is an error unless given a | default or tested with is defined) or, with no {{ or {%, {field} (required) and {field?} (optional). A case whose prompt renders empty is a config error (validate, and run before any case starts). Exclusive with skill and steps."`
+	Arguments    string   `yaml:"arguments" doc:"Per-case argument template appended to the skill invocation, rendered as execution.prompt is ({{ input.field }}, {{ field }}, {field}, {field?})."`
 	Timeout      *int     `yaml:"timeout" doc:"Seconds one case (or the batch) may run before it is killed, or a duration (\"10m\")." default:"3600" check:"positive,seconds"`
 	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap in USD passed to the agent CLI." default:"100" check:"nonneg"`
 	Parallelism  *int     `yaml:"parallelism" doc:"How many cases run at once (case mode)." default:"1" check:"atleast1"`
@@ -81,7 +81,7 @@ type Step struct {
 	ID           string   `yaml:"id" doc:"Unique step id; a single path segment." check:"required,segment"`
 	Name         string   `yaml:"name" doc:"Display name."`
 	Skill        string   `yaml:"skill" doc:"Skill to invoke in this step. Exactly one of skill and prompt." check:"segment"`
-	Prompt       string   `yaml:"prompt" doc:"Prompt sent in this step. Exactly one of skill and prompt."`
+	Prompt       string   `yaml:"prompt" doc:"Prompt sent in this step, rendered as execution.prompt is; may use {{ steps.<id>.output }} and .exit_code of earlier steps. Exactly one of skill and prompt."`
 	Arguments    string   `yaml:"arguments" doc:"Argument template; may use {{ steps.<id>.output }}, .exit_code, .files."`
 	Env          EnvMap   `yaml:"env" doc:"Extra environment for the agent process of this step (\"$VAR\"/\"${VAR}\" anywhere in a value resolved at run time)."`
 	Timeout      *int     `yaml:"timeout" doc:"Seconds this step may run, or a duration (\"10m\") (default: execution.timeout)." check:"positive,seconds"`
