@@ -218,6 +218,7 @@ type ToolHandler struct {
 
 // Output is one artifact location.
 type Output struct {
+	Name         string         `yaml:"name" doc:"A label for the output (upstream's): shown where the output is named (validate, explain). Not a judge variable: the output's files are in {{ outputs }}."`
 	Path         string         `yaml:"path" doc:"Directory or file inside the workspace; relative, no \"..\", not \".\"." check:"relpath,noparent,notdot"`
 	Tool         string         `yaml:"tool" doc:"Tool name or pattern whose calls are captured as outputs."`
 	Schema       string         `yaml:"schema" doc:"Natural-language description of the output (prose)."`
