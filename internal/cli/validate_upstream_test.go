@@ -225,6 +225,7 @@ func TestValidatePortsUpstreamTests(t *testing.T) {
 			files:    merge(oneCase, map[string]string{"eval.yaml": judgeEval("Check {{ report }}", "outputs:\n  - name: report\n    path: out\n")}),
 			code:     2,
 			want:     []string{"variable report, which the judge is not given", "report names an output (outputs[].name is a label): its files are in {{ outputs }}"},
+			notWant:  []string{"unknown key"},
 		},
 		{
 			upstream: "TestJudgeTemplateValidation::test_guidance_lists_the_real_variable_set",
@@ -340,6 +341,15 @@ var upstreamValidateTests = []string{
 	"TestPluginLayoutRequiresPluginDirs::test_plugin_dirs_that_do_not_export_the_skill_are_an_error",
 	"TestPluginLayoutRequiresPluginDirs::test_plugin_dirs_that_export_the_skill_pass",
 	"TestPluginLayoutRequiresPluginDirs::test_uninspectable_plugin_dir_does_not_error",
+}
+
+// TestOutputNameLabelsMessages: outputs[].name loads (upstream's label)
+// and names the output in what validate says about it.
+func TestOutputNameLabelsMessages(t *testing.T) {
+	code, stderr := validateIn(t, merge(oneCase, map[string]string{"eval.yaml": judgeEval("{{ outputs }}", "outputs:\n  - name: report\n    schema: the report\n")}), "", "eval.yaml")
+	if code != 2 || !strings.Contains(stderr, `outputs[0]: output "report": an output needs a path or a tool`) || strings.Contains(stderr, "unknown key") {
+		t.Errorf("validate = %d, stderr:\n%s\nwant the output named in its error", code, stderr)
+	}
 }
 
 // TestJudgeVarsCoverUpstream: every variable upstream's scorer gives a
