@@ -268,7 +268,7 @@ type Judge struct {
 	Exec            StringList     `yaml:"exec" doc:"External judge: a program (a list of arguments, or a string split into them as runner.command is, without a shell) reading {case_id, outputs, arguments, judge} as JSON on stdin and printing {\"value\": ..., \"rationale\": \"...\"} on stdout. A non-zero exit or bad JSON is an error."`
 	Timeout         *int           `yaml:"timeout" doc:"Seconds a check or exec judge may run per case, or a duration (\"30s\")." default:"60" check:"positive,seconds"`
 	Env             []string       `yaml:"env" doc:"Names of score's environment variables a check, module or exec judge gets (it runs with the locale, TZ, USER and LOGNAME only, HOME and TMPDIR of its own and PATH without folders the agent could write; PATH here passes score's PATH as it is)." check:"envname"`
-	Prompt          string         `yaml:"prompt" doc:"LLM judge prompt template."`
+	Prompt          string         `yaml:"prompt" doc:"LLM judge prompt template (Jinja2). Its variables: outputs, annotations, annotations_text, inputs (input too), conversation, reasoning, tool_trace, arguments, evidence, case_id, answers, permission_denials, hook_decisions; a name outside them (unless given a | default) is a config error, as it is in prompt_file and llm_rubric."`
 	PromptFile      string         `yaml:"prompt_file" doc:"File holding the LLM judge prompt, relative to the project root." check:"noparent"`
 	LLMRubric       string         `yaml:"llm_rubric" doc:"Rubric; the conversation is appended unless it uses {{ conversation }}."`
 	Context         []string       `yaml:"context" doc:"Files appended to the prompt as context." check:"nonempty"`
