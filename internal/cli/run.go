@@ -376,37 +376,48 @@ func mustGetwd() string {
 	return wd
 }
 
-// commandProblems checks, before any case starts, that each placeholder of
-// a cli runner's command is a built-in or a field of every case's input: a
-// case that lacks one is a config error now, not a failure mid-run. A case
-// whose input cannot be read is left to fail on its own. overrides are set
-// over every case's input (a matrix cell's factors).
+// commandProblems checks, before any case starts, every case's prompts and
+// cli commands: each prompt renders (engine.PromptProblems, as validate
+// asks) and not to nothing, and each placeholder of a cli runner's command
+// is a built-in or a field of the case's input. A case that fails one is a
+// config error now (exit 2, nothing run), not a failure mid-run or an
+// agent started with nothing to do. A case whose input cannot be read is
+// left to fail on its own. overrides are set over every case's input (a
+// matrix cell's factors).
 func commandProblems(ev *config.Eval, ids []string, overrides map[string]any) error {
+	byMsg := map[[2]string][]string{}
+	var order [][2]string
+	add := func(field, msg, id string) {
+		k := [2]string{field, msg}
+		if byMsg[k] == nil {
+			order = append(order, k)
+		}
+		byMsg[k] = append(byMsg[k], id)
+	}
+	for _, id := range ids {
+		input, err := workspace.ReadInput(filepath.Join(ev.DatasetDir(), id))
+		if err != nil {
+			continue
+		}
+		input = workspace.MergeInput(input, overrides)
+		for _, p := range engine.PromptProblems(ev, input) {
+			add(p.Field, p.Err.Error(), id)
+		}
+		for _, c := range ev.CLICommands() {
+			if err := config.CheckPlaceholders(c.Command, input); err != nil {
+				add(c.Field, err.Error(), id)
+			}
+		}
+	}
 	var errs config.Errors
-	for _, c := range ev.CLICommands() {
-		byMsg := map[string][]string{}
-		var order []string
-		for _, id := range ids {
-			input, err := workspace.ReadInput(filepath.Join(ev.DatasetDir(), id))
-			if err != nil {
-				continue
-			}
-			if err := config.CheckPlaceholders(c.Command, workspace.MergeInput(input, overrides)); err != nil {
-				if byMsg[err.Error()] == nil {
-					order = append(order, err.Error())
-				}
-				byMsg[err.Error()] = append(byMsg[err.Error()], id)
-			}
+	for _, k := range order {
+		noun := "case"
+		if len(byMsg[k]) > 1 {
+			noun = "cases"
 		}
-		line, col := ev.Position(c.Field)
-		for _, msg := range order {
-			noun := "case"
-			if len(byMsg[msg]) > 1 {
-				noun = "cases"
-			}
-			errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: c.Field, Code: config.CodeSemantic,
-				Msg: fmt.Sprintf("%s %s: %s", noun, strings.Join(byMsg[msg], ", "), msg)})
-		}
+		line, col := ev.Position(k[0])
+		errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: k[0], Code: config.CodeSemantic,
+			Msg: fmt.Sprintf("%s %s: %s", noun, strings.Join(byMsg[k], ", "), k[1])})
 	}
 	if len(errs) > 0 {
 		return errs

@@ -187,9 +187,9 @@ func perCaseProblems(ev *config.Eval, dir string, cases []string, at func(string
 			at("dataset.path", false, "case %s: %v", id, err)
 			continue
 		}
-		for _, t := range templatesOf(ev) {
-			if _, err := prompt.Render(t.text, input); err != nil {
-				k := [2]string{t.field, err.Error()}
+		if ev.Mode() == "case" { // a batch's prompt is sent as written
+			for _, p := range engine.PromptProblems(ev, input) {
+				k := [2]string{p.Field, p.Err.Error()}
 				if tplErrs[k] == nil {
 					tplOrder = append(tplOrder, k)
 				}
@@ -495,19 +495,52 @@ func skillProblems(ev *config.Eval, at func(string, bool, string, ...any)) {
 			at(fmt.Sprintf("runner.plugin_dirs[%d]", i), true, "plugin directory %s not found here; run fails without it (relative paths are relative to the project root, the working directory)", ev.Runner.PluginDirs[i])
 		}
 	}
-	checkSkill(root, ev.Execution.Skill, "execution.skill", resolve(ev.Runner.PluginDirs), at)
+	claude := ev.RunnerType() == "claude-code"
+	checkSkill(root, ev.Execution.Skill, "execution.skill", ev.Runner.PluginDirs, resolve(ev.Runner.PluginDirs), claude, at)
 	for i, s := range ev.Execution.Steps {
-		dirs := ev.Runner.PluginDirs
+		dirs, stepClaude := ev.Runner.PluginDirs, claude
 		if s.Runner != nil && len(s.Runner.PluginDirs) > 0 {
 			dirs = s.Runner.PluginDirs
 		}
-		checkSkill(root, s.Skill, fmt.Sprintf("execution.steps[%d].skill", i), resolve(dirs), at)
+		if s.Runner != nil && s.Runner.Type != "" {
+			stepClaude = s.Runner.Type == "claude-code"
+		}
+		checkSkill(root, s.Skill, fmt.Sprintf("execution.steps[%d].skill", i), dirs, resolve(dirs), stepClaude, at)
 	}
 }
 
-func checkSkill(root, skill, field string, plugins []string, at func(string, bool, string, ...any)) {
+// checkSkill finds skill as the agent will: a plugin's skill (plugin:skill)
+// in runner.plugin_dirs (named as written, dirs; resolved, plugins), else
+// the skill's folder. For Claude Code, a skill that lives in a plugin
+// layout (the project's skills/<skill>/SKILL.md beside
+// .claude-plugin/plugin.json) is not found by the agent on its own: it is
+// loaded only from runner.plugin_dirs (--plugin-dir), so without them, or
+// with none that exports it, every case would answer "Unknown command:
+// /<skill>" with no turn taken, which is an error here. A plugin directory
+// that is not there is left to its own warning.
+func checkSkill(root, skill, field string, dirs, plugins []string, claude bool, at func(string, bool, string, ...any)) {
 	skill = strings.TrimSpace(skill)
 	if skill == "" {
+		return
+	}
+	if claude && !exists(filepath.Join(root, ".claude", "skills", skill, "SKILL.md")) && !strings.Contains(skill, ":") &&
+		exists(filepath.Join(root, ".claude-plugin", "plugin.json")) && pluginHasSkill(root, skill) {
+		const symptom = "every case would answer \"Unknown command: /%s\" without taking a turn"
+		if len(plugins) == 0 {
+			at(field, false, "skill %s lives in a plugin layout (skills/%s/SKILL.md beside .claude-plugin/plugin.json), which Claude Code loads only from runner.plugin_dirs: set runner.plugin_dirs (e.g. [\".\"] for the plugin at the project root), else "+symptom, skill, skill, skill)
+			return
+		}
+		found, unknown := false, false
+		for _, p := range plugins {
+			if st, err := os.Stat(p); err != nil || !st.IsDir() {
+				unknown = true
+				continue
+			}
+			found = found || pluginHasSkill(p, skill)
+		}
+		if !found && !unknown {
+			at(field, false, "skill %s lives in a plugin layout, but none of runner.plugin_dirs (%s) exports it; Claude Code loads plugins only from those, so "+symptom, skill, strings.Join(dirs, ", "), skill)
+		}
 		return
 	}
 	if ns, name, ok := strings.Cut(skill, ":"); ok {
@@ -533,7 +566,11 @@ func checkSkill(root, skill, field string, plugins []string, at func(string, boo
 			return
 		}
 	}
-	at(field, true, "skill %s was not found in skills/, .agents/skills, .claude/skills or runner.plugin_dirs; the agent may not know it", skill)
+	where := "runner.plugin_dirs"
+	if len(dirs) > 0 {
+		where = "runner.plugin_dirs (" + strings.Join(dirs, ", ") + ")"
+	}
+	at(field, true, "skill %s was not found in skills/, .agents/skills, .claude/skills or %s; the agent may not know it", skill, where)
 }
 
 // pluginManifest is the part of .claude-plugin/plugin.json read here.

@@ -53,8 +53,8 @@ type Eval struct {
 type Execution struct {
 	Mode         string   `yaml:"mode" doc:"case: one agent run per case; batch: one run over all cases." enum:"case|batch" default:"\"case\""`
 	Skill        string   `yaml:"skill" doc:"Skill to invoke; the prompt sent is \"/<skill> <arguments>\". Exclusive with prompt and steps." check:"segment"`
-	Prompt       string   `yaml:"prompt" doc:"Prompt template sent to the agent: Jinja2 ({{ input.field }}, {{ input.field | upper }}, {% if input.x is defined %}...{% endif %}; an input field used but absent is an error) or, with no {{ or {%, {field} (required) and {field?} (optional). Exclusive with skill and steps."`
-	Arguments    string   `yaml:"arguments" doc:"Per-case argument template appended to the skill invocation."`
+	Prompt       string   `yaml:"prompt" doc:"Prompt template sent to the agent: Jinja2 ({{ input.field }}, {{ input.field | upper }}, {% if input.x is defined %}...{% endif %}; a bare {{ field }}, e.g. {{prompt}}, is the input's field of that name; a field used but absent is an error unless given a | default or tested with is defined) or, with no {{ or {%, {field} (required) and {field?} (optional). A case whose prompt renders empty is a config error (validate, and run before any case starts). Exclusive with skill and steps."`
+	Arguments    string   `yaml:"arguments" doc:"Per-case argument template appended to the skill invocation, rendered as execution.prompt is ({{ input.field }}, {{ field }}, {field}, {field?})."`
 	Timeout      *int     `yaml:"timeout" doc:"Seconds one case (or the batch) may run before it is killed, or a duration (\"10m\")." default:"3600" check:"positive,seconds"`
 	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap in USD passed to the agent CLI." default:"100" check:"nonneg"`
 	Parallelism  *int     `yaml:"parallelism" doc:"How many cases run at once (case mode)." default:"1" check:"atleast1"`
@@ -81,7 +81,7 @@ type Step struct {
 	ID           string   `yaml:"id" doc:"Unique step id; a single path segment." check:"required,segment"`
 	Name         string   `yaml:"name" doc:"Display name."`
 	Skill        string   `yaml:"skill" doc:"Skill to invoke in this step. Exactly one of skill and prompt." check:"segment"`
-	Prompt       string   `yaml:"prompt" doc:"Prompt sent in this step. Exactly one of skill and prompt."`
+	Prompt       string   `yaml:"prompt" doc:"Prompt sent in this step, rendered as execution.prompt is; may use {{ steps.<id>.output }} and .exit_code of earlier steps. Exactly one of skill and prompt."`
 	Arguments    string   `yaml:"arguments" doc:"Argument template; may use {{ steps.<id>.output }}, .exit_code, .files."`
 	Env          EnvMap   `yaml:"env" doc:"Extra environment for the agent process of this step (\"$VAR\"/\"${VAR}\" anywhere in a value resolved at run time)."`
 	Timeout      *int     `yaml:"timeout" doc:"Seconds this step may run, or a duration (\"10m\") (default: execution.timeout)." check:"positive,seconds"`
@@ -218,6 +218,7 @@ type ToolHandler struct {
 
 // Output is one artifact location.
 type Output struct {
+	Name         string         `yaml:"name" doc:"A label for the output (upstream's): shown where the output is named (validate, explain). Not a judge variable: the output's files are in {{ outputs }}."`
 	Path         string         `yaml:"path" doc:"Directory or file inside the workspace; relative, no \"..\", not \".\"." check:"relpath,noparent,notdot"`
 	Tool         string         `yaml:"tool" doc:"Tool name or pattern whose calls are captured as outputs."`
 	Schema       string         `yaml:"schema" doc:"Natural-language description of the output (prose)."`
@@ -267,7 +268,7 @@ type Judge struct {
 	Exec            StringList     `yaml:"exec" doc:"External judge: a program (a list of arguments, or a string split into them as runner.command is, without a shell) reading {case_id, outputs, arguments, judge} as JSON on stdin and printing {\"value\": ..., \"rationale\": \"...\"} on stdout. A non-zero exit or bad JSON is an error."`
 	Timeout         *int           `yaml:"timeout" doc:"Seconds a check or exec judge may run per case, or a duration (\"30s\")." default:"60" check:"positive,seconds"`
 	Env             []string       `yaml:"env" doc:"Names of score's environment variables a check, module or exec judge gets (it runs with the locale, TZ, USER and LOGNAME only, HOME and TMPDIR of its own and PATH without folders the agent could write; PATH here passes score's PATH as it is)." check:"envname"`
-	Prompt          string         `yaml:"prompt" doc:"LLM judge prompt template."`
+	Prompt          string         `yaml:"prompt" doc:"LLM judge prompt template (Jinja2). Its variables: outputs, annotations, annotations_text, inputs (input too), conversation, reasoning, tool_trace, arguments, evidence, case_id, answers, permission_denials, hook_decisions; a name outside them (unless given a | default) is a config error, as it is in prompt_file and llm_rubric."`
 	PromptFile      string         `yaml:"prompt_file" doc:"File holding the LLM judge prompt, relative to the project root." check:"noparent"`
 	LLMRubric       string         `yaml:"llm_rubric" doc:"Rubric; the conversation is appended unless it uses {{ conversation }}."`
 	Context         []string       `yaml:"context" doc:"Files appended to the prompt as context." check:"nonempty"`

@@ -289,7 +289,7 @@ func (v *validator) outputs() {
 	patterned := -1
 	for i, o := range v.e.Outputs {
 		if blank(o.Path) && blank(o.Tool) {
-			v.errf(index("outputs", i), CodeSemantic, "an output needs a path or a tool")
+			v.errf(index("outputs", i), CodeSemantic, "%san output needs a path or a tool", o.label())
 		}
 		if o.BatchPattern == "" {
 			continue
@@ -297,12 +297,12 @@ func (v *validator) outputs() {
 		field := index("outputs", i) + ".batch_pattern"
 		switch {
 		case v.e.Execution.Mode != "batch":
-			v.warnf(field, "ignored: batch_pattern assigns a batch run's files to cases, and execution.mode is not batch")
+			v.warnf(field, "%signored: batch_pattern assigns a batch run's files to cases, and execution.mode is not batch", o.label())
 		case blank(o.Path):
-			v.warnf(field, "ignored: the output has no path, so no files to assign")
+			v.warnf(field, "%signored: the output has no path, so no files to assign", o.label())
 		default:
 			if _, err := ParseBatchPattern(o.BatchPattern); err != nil {
-				v.errf(field, CodeSemantic, "%v", err)
+				v.errf(field, CodeSemantic, "%s%v", o.label(), err)
 			} else if patterned < 0 {
 				patterned = i
 			}
@@ -313,9 +313,18 @@ func (v *validator) outputs() {
 	}
 	for i, o := range v.e.Outputs {
 		if !blank(o.Path) && o.BatchPattern == "" {
-			v.warnf(index("outputs", i), "has no batch_pattern while outputs[%d] has one: its files are shared with every case", patterned)
+			v.warnf(index("outputs", i), "%shas no batch_pattern while outputs[%d] has one: its files are shared with every case", o.label(), patterned)
 		}
 	}
+}
+
+// label names an output by its name (outputs[].name, upstream's label)
+// at the start of a message about it, or is empty.
+func (o Output) label() string {
+	if blank(o.Name) {
+		return ""
+	}
+	return fmt.Sprintf("output %q: ", strings.TrimSpace(o.Name))
 }
 
 func (v *validator) hooks() {

@@ -169,8 +169,7 @@ func (st *state) prepareCase(cr *caseRun, id string) (caseDir string, overrides 
 		// which would pass for the machine's failure and be tried again; a
 		// cli runner's command decides for itself what {args} is worth.
 		if strings.TrimSpace(c.Prompt) == "" && st.p.Runner != runner.TypeCLI {
-			return "", nil, &runner.CaseError{Case: caseID, Field: "the prompt (execution.prompt)",
-				Err: errors.New("it renders empty for the case's input, so the agent would be given nothing to do")}
+			return "", nil, &runner.CaseError{Case: caseID, Field: "the prompt (execution.prompt)", Err: errEmptyPrompt}
 		}
 	}
 	overrides, err = workspace.CaseOverrides(caseDir)
@@ -1069,4 +1068,60 @@ func regular(f *os.File) bool {
 	}
 	_ = f.Close()
 	return false
+}
+
+// A PromptProblem is a prompt of a case that run would refuse to send:
+// Field is the eval.yaml field it comes from (execution.prompt,
+// execution.arguments, execution.steps[i].prompt).
+type PromptProblem struct {
+	Field string
+	Err   error
+}
+
+// errEmptyPrompt is a prompt that renders to nothing for a case's input.
+var errEmptyPrompt = errors.New("it renders empty for the case's input, so the agent would be given nothing to do")
+
+// PromptProblems renders every prompt run sends for a case's input, with
+// the functions run uses (Prompt, StepPrompt; the earlier steps' results
+// as stand-ins): one that does not render, or that renders empty for an
+// agent CLI, is a problem. A cli runner's command decides for itself what
+// an empty prompt is worth. validate and run (before its first case) both
+// ask this, so neither lets through what the other refuses.
+func PromptProblems(ev *config.Eval, input map[string]any) []PromptProblem {
+	var out []PromptProblem
+	cli := ev.RunnerType() == string(runner.TypeCLI)
+	if len(ev.Execution.Steps) == 0 {
+		field := "execution.prompt"
+		if strings.TrimSpace(ev.Execution.Skill) != "" {
+			field = "execution.arguments"
+		}
+		p, err := Prompt(ev, input, "/output")
+		if err == nil && !cli && strings.TrimSpace(p) == "" {
+			err = errEmptyPrompt
+		}
+		if err != nil {
+			out = append(out, PromptProblem{field, err})
+		}
+		return out
+	}
+	steps := map[string]any{}
+	for i, s := range ev.Execution.Steps {
+		field := fmt.Sprintf("execution.steps[%d].prompt", i)
+		if strings.TrimSpace(s.Skill) != "" {
+			field = fmt.Sprintf("execution.steps[%d].arguments", i)
+		}
+		p, err := StepPrompt(s, input, "/output", steps)
+		stepCLI := cli
+		if s.Runner != nil && s.Runner.Type != "" {
+			stepCLI = s.Runner.Type == string(runner.TypeCLI)
+		}
+		if err == nil && !stepCLI && strings.TrimSpace(p) == "" {
+			err = errEmptyPrompt
+		}
+		if err != nil {
+			out = append(out, PromptProblem{field, err})
+		}
+		steps[s.ID] = map[string]any{"output": "0", "exit_code": 0}
+	}
+	return out
 }

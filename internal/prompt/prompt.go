@@ -16,23 +16,22 @@ import (
 )
 
 var (
-	// jinjaTagRE is one {{ ... }} or {% ... %} tag; jinjaRefRE an
-	// input.a.b reference inside it, with what follows (to spot is defined,
-	// | default and method calls).
+	// jinjaTagRE is one {{ ... }} or {% ... %} tag.
 	jinjaTagRE = lazyre.New(`(?s)\{\{.*?\}\}|\{%.*?%\}`)
-	jinjaRefRE = lazyre.New(`\binput((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\s*(?:'[^']*'|"[^"]*")\s*\])+)(\s*\(|\s+is\s+(?:not\s+)?defined\b|\s*\|\s*(?:default|d)\b)?`)
-	jinjaKeyRE = lazyre.New(`\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*(?:'([^']*)'|"([^"]*)")\s*\]`)
 	braceRE    = lazyre.New(`\{([A-Za-z0-9_-]+)(\?)?\}`)
 )
 
 // Render fills a prompt template from a case's input. A template with
 // {{ or {% is Jinja2, as upstream's prompts are ({{ input.name | upper }},
-// {% if input.x %}...{% endif %}); else the legacy {field} (required) and
-// {field?} (optional) apply. As upstream renders Jinja2 with strict
-// undefined, an input field a tag uses that the input lacks is an error
-// (unless tested with "is defined" or given a "| default"), and so is a
-// required {field} that is absent or blank; the error names every missing
-// field. run and validate both render through here, so they agree.
+// {% if input.x %}...{% endif %}); a bare name ({{ prompt }}) is the
+// input's field of that name, as {prompt} is in the legacy form (input and
+// steps are reserved: {{ input }} is the whole input). Else the legacy
+// {field} (required) and {field?} (optional) apply. As upstream renders
+// Jinja2 with strict undefined, a field a tag reads that the input lacks is
+// an error (unless the template tests it with "is defined" or gives it a
+// "| default"), and so is a required {field} that is absent or blank; the
+// error names every missing field and the fields the input has. run and
+// validate both render through here, so they agree.
 func Render(tpl string, input map[string]any) (string, error) {
 	var missing []string
 	lookup := func(path string) (string, bool) {
@@ -51,16 +50,21 @@ func Render(tpl string, input map[string]any) (string, error) {
 	}
 	if strings.Contains(tpl, "{{") || strings.Contains(tpl, "{%") {
 		if missing := jinjaMissing(tpl, input); len(missing) > 0 {
-			return "", missingErr(missing)
+			return "", missingErr(missing, input)
 		}
 		t, err := jinja.Compile(tpl)
 		if err != nil {
 			return "", fmt.Errorf("the prompt template is not valid Jinja2: %w", err)
 		}
+		vars := make(map[string]any, len(input)+1)
+		for k, v := range input {
+			vars[k] = v
+		}
 		if input == nil {
 			input = map[string]any{}
 		}
-		out, err := t.Render(map[string]any{"input": input})
+		vars["input"] = input
+		out, err := t.Render(vars)
 		if err != nil {
 			return "", fmt.Errorf("render the prompt template: %w", err)
 		}
@@ -75,45 +79,41 @@ func Render(tpl string, input map[string]any) (string, error) {
 		return v
 	})
 	if len(missing) > 0 {
-		return "", missingErr(missing)
+		return "", missingErr(missing, input)
 	}
 	return strings.TrimSpace(out), nil
 }
 
-// jinjaMissing lists the input fields the Jinja tags of tpl use that input
-// lacks: input.a.b and input['a'] paths, except those followed by a call
-// (input.get('x')), "is defined" or "| default". A null value is present.
+// jinjaMissing lists the input fields the Jinja tags of tpl read that
+// input lacks: input.a.b and input['a'] paths and bare names (a.b), except
+// those the template guards ("is defined", "| default"), itself or a path
+// leading to it. A null value is present; a path that goes through a value
+// that is not a mapping is left to Jinja.
 func jinjaMissing(tpl string, input map[string]any) []string {
-	type ref struct{ keys []string }
-	var refs []ref
+	refs := Refs(tpl)
 	guarded := map[string]bool{}
-	for _, tag := range jinjaTagRE().FindAllString(tpl, -1) {
-		for _, m := range jinjaRefRE().FindAllStringSubmatch(tag, -1) {
-			var keys []string
-			for _, k := range jinjaKeyRE().FindAllStringSubmatch(m[1], -1) {
-				keys = append(keys, k[1]+k[2]+k[3])
-			}
-			switch {
-			case strings.TrimSpace(m[2]) == "(":
-				keys = keys[:len(keys)-1] // a method: input.get(...), input.x.items()
-			case m[2] != "":
-				guarded[strings.Join(keys, ".")] = true // is defined, | default
-				continue
-			}
-			refs = append(refs, ref{keys})
+	for i, r := range refs {
+		if len(r.Path) > 0 && r.Path[0] == "input" {
+			refs[i].Path = r.Path[1:]
+		}
+		if r.Optional {
+			guarded[refs[i].Name()] = true
 		}
 	}
 	var missing []string
 	for _, r := range refs {
+		if r.Optional {
+			continue
+		}
 		var cur any = input
-		for i, key := range r.keys {
-			path := strings.Join(r.keys[:i+1], ".")
+		for i, key := range r.Path {
+			path := strings.Join(r.Path[:i+1], ".")
 			if guarded[path] {
-				break // the template tests it (or defaults it) itself
+				break
 			}
 			mp, ok := cur.(map[string]any)
 			if !ok {
-				break // not a mapping: Jinja's own error, or an attribute of a value
+				break
 			}
 			if cur, ok = mp[key]; !ok {
 				missing = append(missing, path)
@@ -124,10 +124,19 @@ func jinjaMissing(tpl string, input map[string]any) []string {
 	return missing
 }
 
-func missingErr(missing []string) error {
+func missingErr(missing []string, input map[string]any) error {
 	sort.Strings(missing)
 	missing = compactStrings(missing)
-	return fmt.Errorf("the case's input lacks %s, which the prompt template needs", strings.Join(missing, ", "))
+	have := "it has no fields"
+	if len(input) > 0 {
+		keys := make([]string, 0, len(input))
+		for k := range input {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		have = "its fields are " + strings.Join(keys, ", ")
+	}
+	return fmt.Errorf("the case's input lacks %s, which the prompt template needs (%s)", strings.Join(missing, ", "), have)
 }
 
 func compactStrings(s []string) []string {

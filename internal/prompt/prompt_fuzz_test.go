@@ -50,3 +50,18 @@ func FuzzRenderPrompt(f *testing.F) {
 		}
 	})
 }
+
+// Refs reads any text without panicking, and every ref it gives has a
+// path of names that are not empty.
+func FuzzRefs(f *testing.F) {
+	for _, s := range []string{"{{ a.b['c'] }}", "{% for x in y %}{{ x }}{% endfor %}", "{{ '", "{{ a[", "{{- x | default('') -}}", "{% set %}", "{{ f(k=v) is defined }}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tpl string) {
+		for _, r := range Refs(tpl) {
+			if len(r.Path) == 0 || r.Path[0] == "" {
+				t.Errorf("Refs(%q) gave a ref with no name: %+v", tpl, r)
+			}
+		}
+	})
+}

@@ -30,6 +30,23 @@ func TestRenderPrompt(t *testing.T) {
 		{"{% if input.name %}unclosed", "", "not valid Jinja2"},
 		{"{{ input.missing }} {{ input.missing }}", "", "lacks missing,"},
 		{"No fields at all", "No fields at all", ""},
+		// A bare name is the input's field of that name, as {name} is.
+		{"{{prompt}}", "", "lacks prompt, which the prompt template needs (its fields are empty, file, meta, name)"},
+		{"{{ name }} writes {{ file }}", "Ada writes a.txt", ""},
+		{"{{ meta.lang }}/{{ meta['lang'] }}", "go/go", ""},
+		{"{{ meta.nope }}", "", "lacks meta.nope"},
+		{"{{ topic | default('any') }}", "any", ""},
+		{"{% if topic is defined %}{{ topic }}{% else %}none{% endif %}", "none", ""},
+		{"{% if topic is not defined %}none{% endif %}", "none", ""},
+		{"{% set who = name %}{{ who }}", "Ada", ""},
+		{"{% for c in name %}{{ c }}.{% endfor %}", "A.d.a.", ""},
+		{"{{ 'lit' }} {{ name ~ '!' }} {{ range(2) | list | length }}", "lit Ada! 2", ""},
+		{"{{ name | replace('A', 'E') }}", "Eda", ""},
+		{"{{ input.name }} and {{ name }}", "Ada and Ada", ""},
+		{"{{ input | length }}", "4", ""},
+		{"{{ loop_var }}", "", "lacks loop_var"},
+		{"{{- name -}}", "Ada", ""},
+		{"{{ who }}", "", "lacks who"},
 	}
 	for _, tt := range tests {
 		got, err := Render(tt.tpl, input)
@@ -38,6 +55,53 @@ func TestRenderPrompt(t *testing.T) {
 			t.Errorf("Render(%q) error = %v, want %q", tt.tpl, err, tt.err)
 		case tt.err == "" && (err != nil || got != tt.want):
 			t.Errorf("Render(%q) = %q, %v; want %q", tt.tpl, got, err, tt.want)
+		}
+	}
+}
+
+// A case's input with a prompt field: {{prompt}}, {{ prompt }}, {prompt}
+// and {{ input.prompt }} all render it.
+func TestRenderBarePrompt(t *testing.T) {
+	t.Parallel()
+	input := map[string]any{"prompt": "Fix the bug."}
+	for _, tpl := range []string{"{{prompt}}", "{{ prompt }}", "{prompt}", "{{ input.prompt }}", "{{ input['prompt'] }}"} {
+		if got, err := Render(tpl, input); err != nil || got != "Fix the bug." {
+			t.Errorf("Render(%q) = %q, %v; want the prompt", tpl, got, err)
+		}
+	}
+	if _, err := Render("{{prompt}}", nil); err == nil || !strings.Contains(err.Error(), "lacks prompt") || !strings.Contains(err.Error(), "it has no fields") {
+		t.Errorf("Render({{prompt}}) over no input: %v, want it to name prompt and say there are no fields", err)
+	}
+}
+
+func TestRefs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		tpl  string
+		want string // name, name? for optional, joined by spaces
+	}{
+		{"plain text {x}", ""},
+		{"{{ outputs }} {{ inputs.prompt }}", "outputs inputs.prompt"},
+		{"{{ input.get('x', 'y') }} {{ a.b.items() }}", "input a.b"},
+		{"{% for k, v in annotations.items() %}{{ k }}{{ v }}{% endfor %}", "annotations"},
+		{"{% if evidence is defined %}{{ evidence }}{% endif %}", "evidence?"},
+		{"{{ x | default('') }} {{ y | d }} {{ z | upper }}", "x? y? z"},
+		{"{{ f(key=val) }} {{ 'a' ~ b }} {{ c is none }}", "val b c"},
+		{"{% set s = t %}{{ s }} {{ loop }} {{ true }} {{ range(3) }}", "t"},
+		{"{{ a['k'] }} {{ a[\"k\"] }} {{ a[n] }}", "a.k a n"},
+		{"{%- if p -%}{{ q }}{%- endif %}", "p q"},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, r := range Refs(tt.tpl) {
+			n := r.Name()
+			if r.Optional {
+				n += "?"
+			}
+			got = append(got, n)
+		}
+		if g := strings.Join(got, " "); g != tt.want {
+			t.Errorf("Refs(%q) = %q, want %q", tt.tpl, g, tt.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -79,6 +80,9 @@ func newLLMJudge(j config.Judge, i int, env *Env) (Judge, error) {
 func newModelJudge(j config.Judge, i int, env *Env, tpl string, s scale) (*llmJudge, error) {
 	tpl = bareRE().ReplaceAllString(tpl, "{{ __bare_$1 }}")
 	if _, err := prompt.RenderWith(tpl, map[string]any{}); err != nil {
+		return nil, configError(env.Eval, judgeField(i, j.PromptSource()), "judge %q: %v", j.Name, err)
+	}
+	if err := judgeVarProblem(tpl, env.Eval); err != nil {
 		return nil, configError(env.Eval, judgeField(i, j.PromptSource()), "judge %q: %v", j.Name, err)
 	}
 	model := j.Model
@@ -327,6 +331,7 @@ func templateVars(rec *Record, args map[string]any) map[string]any {
 		"inputs":             rec.Input,
 		"input":              rec.Input,
 		"conversation":       rec.Conversation(),
+		"reasoning":          rec.Reasoning(),
 		"tool_trace":         toolTrace(rec),
 		"arguments":          args,
 		"case_id":            rec.CaseID,
@@ -339,6 +344,54 @@ func templateVars(rec *Record, args map[string]any) map[string]any {
 	v["__bare_annotations"] = v["annotations_text"]
 	v["__bare_inputs"] = rec.Outputs["inputs"]
 	return v
+}
+
+// JudgeVars lists the variables an LLM judge's prompt may use, sorted:
+// what templateVars gives every case, so the list and the renderer cannot
+// drift apart.
+func JudgeVars() []string {
+	var out []string
+	for k := range templateVars(&Record{}, nil) {
+		if !strings.HasPrefix(k, "__") {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// judgeVarProblem refuses a judge template that reads a variable the judge
+// is never given: it would render empty on every case (upstream renders
+// it empty with a logged warning), so the judge would grade a blank
+// section. A name the template guards (| default, is defined) is allowed.
+// An output's name (outputs[].name) is a label, not a variable.
+func judgeVarProblem(tpl string, ev *config.Eval) error {
+	have := JudgeVars()
+	var bad []string
+	for _, r := range prompt.Refs(tpl) {
+		name := r.Path[0]
+		if r.Optional || strings.HasPrefix(name, "__") || slices.Contains(have, name) || slices.Contains(bad, name) {
+			continue
+		}
+		bad = append(bad, name)
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	noun := "variable " + bad[0]
+	if len(bad) > 1 {
+		noun = "variables " + strings.Join(bad, ", ")
+	}
+	hint := ""
+	if ev != nil {
+		for _, o := range ev.Outputs {
+			if o.Name != "" && slices.Contains(bad, o.Name) {
+				hint = fmt.Sprintf("; %s names an output (outputs[].name is a label): its files are in {{ outputs }} (outputs.files)", o.Name)
+				break
+			}
+		}
+	}
+	return fmt.Errorf("the prompt uses %s, which the judge is not given (its variables are %s)%s", noun, strings.Join(have, ", "), hint)
 }
 
 func filesText(rec *Record) string {

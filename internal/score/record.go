@@ -582,6 +582,18 @@ func (r *Record) Conversation() string {
 	return strings.Join(parts, "\n\n")
 }
 
+// Reasoning is the conversation with the model's visible reasoning
+// (thinking) in its place: upstream's {{ reasoning }}.
+func (r *Record) Reasoning() string {
+	var parts []string
+	for _, e := range r.Events {
+		if (e.Kind == transcript.KindText || e.Kind == transcript.KindThinking) && strings.TrimSpace(e.Text) != "" {
+			parts = append(parts, e.Text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
 // renderInputs renders input.yaml as upstream does: **key**: value blocks,
 // joined by blank lines; maps and lists are written as YAML.
 func renderInputs(in map[string]any) string {
