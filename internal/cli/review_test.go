@@ -74,7 +74,7 @@ func TestReviewWeb(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	if r := post("/verdict", url.Values{"token": {"0" + token[1:]}, "case": {"a"}, "verdict": {"fail"}}); r.StatusCode != http.StatusForbidden {
+	if r := post("/verdict", url.Values{"token": {wrongToken(token)}, "case": {"a"}, "verdict": {"fail"}}); r.StatusCode != http.StatusForbidden {
 		t.Fatalf("a wrong token: status %d", r.StatusCode)
 	}
 	if r := post("/verdict", url.Values{"token": {token}, "case": {"b"}, "verdict": {"fail"}}); !strings.Contains(r.Header.Get("Location"), "error=") {
@@ -105,4 +105,12 @@ func TestReviewWeb(t *testing.T) {
 	if !strings.HasSuffix(strings.TrimSpace(out.String()), rundir.ReviewFile) {
 		t.Fatalf("stdout %q, want the path of review.yaml", out.String())
 	}
+}
+
+// wrongToken is token with its first digit changed (never the token itself).
+func wrongToken(token string) string {
+	if token[0] == '0' {
+		return "1" + token[1:]
+	}
+	return "0" + token[1:]
 }
