@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/agent-eval/agent-eval/internal/agentcall"
 	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
@@ -40,6 +41,8 @@ type scoreOptions struct {
 	configSet bool
 	// otlp is --otlp: the traces endpoint the scored run is exported to.
 	otlp string
+	// agentBin is the agent CLI of the agent judges (run --agent-bin).
+	agentBin string
 }
 
 // FakeJudgeScript is the script `score --fake-model` serves at the
@@ -176,9 +179,14 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 			defer stop()
 		}
 	}
+	agents, err := judgeAgents(e, opts)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(e.Err, "agent-eval: scoring %s with %d judge(s)\n", dir.Path, len(ev.Judges))
 	s, err := score.Score(ctx, score.Options{Dir: dir, Eval: ev, Baseline: baseline, NoCache: opts.noCache,
-		Concurrency: opts.concurrency, Getenv: e.Getenv, Observer: scoreProgress{e.Err}, FakeModelURL: fake.url, FakeScript: fake.script})
+		Concurrency: opts.concurrency, Getenv: e.Getenv, Observer: scoreProgress{e.Err}, FakeModelURL: fake.url, FakeScript: fake.script,
+		Agents: agents, FakeAgents: opts.fakeModel})
 	if err != nil {
 		var cfg config.Errors
 		if errors.As(err, &cfg) || errors.Is(err, context.Canceled) {
@@ -204,6 +212,16 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 		}
 	}
 	return verdict(e.Err, s, dir)
+}
+
+// judgeAgents runs the agent judges: each an agent run through the
+// engine, inside the same boundary as the agents under test.
+func judgeAgents(e env, opts scoreOptions) (agentcall.Caller, error) {
+	harness, err := harnessBin(e)
+	if err != nil {
+		return nil, err
+	}
+	return agentcall.Engine{HarnessBin: harness, Runners: runners, Getenv: e.Getenv, AgentBin: opts.agentBin}, nil
 }
 
 // appendStepSummary appends s's Markdown to the file $GITHUB_STEP_SUMMARY
@@ -427,6 +445,13 @@ func printScoreTable(w io.Writer, s *rundir.Summary) {
 		fmt.Fprintf(w, "reward %.3f · %d denial(s) · agent cost %s · LLM calls %d made, %d cached", *s.Reward, s.Denials, usd.Format(s.CostUSD), s.LLM.Made, s.LLM.Cached)
 		if s.LLM.Failed > 0 {
 			fmt.Fprintf(w, ", %d failed", s.LLM.Failed)
+		}
+		fmt.Fprintln(w)
+	}
+	if a := s.JudgeAgents; a != nil {
+		fmt.Fprintf(w, "judge agents %d run(s), cost %s", a.Runs, usd.Format(a.CostUSD))
+		if a.Failed > 0 {
+			fmt.Fprintf(w, ", %d failed", a.Failed)
 		}
 		fmt.Fprintln(w)
 	}

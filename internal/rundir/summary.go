@@ -60,6 +60,15 @@ type Summary struct {
 	Passed bool `yaml:"passed"`
 	// LLM counts the LLM judge calls: made now, or answered from the cache.
 	LLM LLMCalls `yaml:"llm_calls"`
+	// JudgeAgents counts the agent judges' runs, when any ran.
+	JudgeAgents *JudgeAgentRuns `yaml:"judge_agents,omitempty"`
+}
+
+// JudgeAgentRuns counts the agent judges' runs and what they cost.
+type JudgeAgentRuns struct {
+	Runs    int     `yaml:"runs"`
+	Failed  int     `yaml:"failed,omitempty"`
+	CostUSD float64 `yaml:"cost_usd"`
 }
 
 // LLMCalls counts LLM judge calls.
