@@ -74,7 +74,7 @@ type Env struct {
 	// fake_judge[.<judge>].yaml answers the judge agents.
 	FakeDir string
 
-	agents   agentRuns
+	agents agentRuns
 
 	hostOnce sync.Once
 	hostVal  *host
