@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,8 +63,9 @@ type Result struct {
 	Dir string
 	// Files are the collected outputs, by slash path (output/score.json).
 	Files map[string][]byte
-	// Text is the agent's final message.
-	Text    string
+	// Text is the agent's final message; Stdout the end of its stdout.log
+	// (at most 64 KiB: a cli agent's only answer may be there).
+	Text, Stdout string
 	CostUSD float64
 	// Status is how the agent's run ended (completed, failed, timeout,
 	// error…), Error why it failed.
@@ -144,6 +146,7 @@ func Read(dir rundir.Dir) (*Result, error) {
 		return nil, fmt.Errorf("read the agent call's result: %w", err)
 	}
 	res := &Result{Dir: dir.Path, Files: map[string][]byte{}, Text: c.Result, CostUSD: c.CostUSD, Status: c.Status, Error: c.Error, Turns: c.NumTurns}
+	res.Stdout = tail(dir.CaseFolder(CaseID).Stdout(), maxStdout)
 	names, err := dir.OutputFiles(CaseID)
 	if err != nil {
 		return nil, fmt.Errorf("read the agent call's outputs: %w", err)
@@ -163,8 +166,34 @@ func Read(dir rundir.Dir) (*Result, error) {
 	return res, nil
 }
 
-// maxOutput bounds one output file read back.
-const maxOutput = 1 << 20
+// maxOutput bounds one output file read back, maxStdout the stdout kept.
+const (
+	maxOutput = 1 << 20
+	maxStdout = 64 << 10
+)
+
+// tail is the last n bytes of the file at p ("" when it cannot be read).
+func tail(p string, n int64) string {
+	f, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	if off := fi.Size() - n; off > 0 {
+		if _, err := f.Seek(off, io.SeekStart); err != nil {
+			return ""
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, n))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
 
 // writeProject writes the synthetic eval into proj and loads it. The
 // prompt is the case's input, sent through a variable so that nothing in

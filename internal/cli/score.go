@@ -64,12 +64,17 @@ with its own copy of eval.yaml (RUN_DIR/config/eval.yaml, its relative paths
 resolved against the original's folder), and stderr says when eval.yaml has
 changed since the run; -c FILE scores with FILE. LLM judge verdicts are cached
 in RUN_DIR/judge_cache/, so scoring again calls the model only for prompts
-that changed (--no-cache calls it for all).
+that changed (--no-cache calls it for all). An agent judge (judges[].agent)
+is an agent run of its own, inside the harness's boundary, over the case's
+collected text files; each is kept in RUN_DIR/judges/<judge>/<case>/ and
+runs again on every scoring.
 
 --fake-model answers the LLM judges from the dataset's fake_judge.yaml through
 the built-in fake of the Messages API (no API key; the judge model defaults
 to claude-fake-judge), to check an eval's scoring offline. Its verdicts are
-cached apart from real ones.
+cached apart from real ones. An agent judge's agent is answered from the
+dataset's fake_judge.<judge>.yaml, else fake_judge.yaml, as a case's agent is
+(see agent-eval fake-model --help).
 
 With an mlflow: block in eval.yaml the scored run is then logged to MLflow
 (see agent-eval mlflow; --no-mlflow skips it): a failure to log is a warning

@@ -77,7 +77,10 @@ func newAgentJudge(j config.Judge, i int, env *Env) (Judge, error) {
 	if a.Runner != nil && a.Runner.WorkspaceMode == "repo" {
 		return nil, configError(env.Eval, judgeField(i, "agent.runner.workspace_mode"), "judge %q: an agent judge runs in a staged workspace; workspace_mode: repo is not allowed", j.Name)
 	}
-	l, err := newPromptJudge(j, i, env)
+	// A cli runner may name no model (its agent picks one); every other
+	// runner needs the judge's.
+	cli := a.Runner != nil && a.Runner.Type == "cli"
+	l, err := newPromptJudge(j, i, env, !cli)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +92,7 @@ func newAgentJudge(j config.Judge, i int, env *Env) (Judge, error) {
 		}
 		ctxFiles[ContextDir+"/"+filepath.Base(filepath.FromSlash(c))] = []byte(b)
 	}
-	aj := &agentJudge{prompt: l, name: j.Name, cfg: j, runner: a.Runner, inputs: a.Inputs, context: ctxFiles, env: env,
+	aj := &agentJudge{prompt: l, name: j.Name, cfg: j, runner: projectRunner(a.Runner, env.Dir), inputs: a.Inputs, context: ctxFiles, env: env,
 		allow: a.AllowedTools, deny: a.DeniedTools, budget: DefaultAgentBudgetUSD}
 	if aj.allow == nil {
 		aj.allow = defaultAgentAllowed
@@ -111,6 +114,24 @@ func newAgentJudge(j config.Judge, i int, env *Env) (Judge, error) {
 		aj.budget = *a.MaxBudgetUSD
 	}
 	return aj, nil
+}
+
+// projectRunner is the judge's runner with {config_dir} in its command
+// meaning the project's folder, as in the top-level runner, not the
+// folder of the synthetic eval the agent call writes.
+func projectRunner(r *config.Runner, dir string) *config.Runner {
+	if r == nil || len(r.Command) == 0 {
+		return r
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs // the call runs from a folder of its own
+	}
+	c := *r
+	c.Command = make(config.StringList, len(r.Command))
+	for i, arg := range r.Command {
+		c.Command[i] = strings.ReplaceAll(arg, "{config_dir}", dir)
+	}
+	return &c
 }
 
 func (a *agentJudge) Kind() string { return "agent" }
@@ -166,8 +187,10 @@ func (a *agentJudge) sample(ctx context.Context, req agentcall.Request) Outcome 
 	}
 	a.env.countAgent(res)
 	if res.Status != results.StatusCompleted {
-		why := cmp.Or(res.Error, string(res.Status))
-		return errOutcome("the judge agent did not finish (%s): %s", res.Status, clip.String(why, 200))
+		if res.Error == "" {
+			return errOutcome("the judge agent did not finish (%s)", res.Status)
+		}
+		return errOutcome("the judge agent did not finish (%s): %s", res.Status, clip.String(res.Error, 200))
 	}
 	o := interpretAgentVerdict(res, a.prompt.scale)
 	return enforce(a.name, a.cfg, o)
@@ -284,7 +307,7 @@ var flatObjectRE = lazyre.New(`\{[^{}]*\}`)
 
 // interpretAgentVerdict reads the verdict from output/score.json, else
 // from the last flat JSON object with a score or passed in the agent's
-// final text; else it is an error sample.
+// final text (its stdout when it has none); else it is an error sample.
 func interpretAgentVerdict(res *agentcall.Result, s scale) Outcome {
 	raw, ok := res.Files[VerdictFile]
 	var v map[string]any
@@ -293,10 +316,10 @@ func interpretAgentVerdict(res *agentcall.Result, s scale) Outcome {
 			return errOutcome("the judge agent's %s is not a JSON object: %s", VerdictFile, clip.String(string(raw), 200))
 		}
 	} else {
-		v = lastVerdict(res.Text)
+		v = lastVerdict(cmp.Or(res.Text, res.Stdout))
 	}
 	if v == nil {
-		return errOutcome("the judge agent produced no parseable verdict: %q", clip.String(strings.TrimSpace(res.Text), 200))
+		return errOutcome("the judge agent produced no parseable verdict: %q", clip.String(strings.TrimSpace(cmp.Or(res.Text, res.Stdout)), 200))
 	}
 	return agentVerdict(v, s)
 }

@@ -231,6 +231,7 @@ func TestAgentVerdict(t *testing.T) {
 		name  string
 		file  string // output/score.json ("" : none)
 		text  string // the final text
+		out   string // stdout.log
 		s     scale
 		want  any
 		why   string
@@ -246,6 +247,8 @@ func TestAgentVerdict(t *testing.T) {
 		{name: "numeric from passed", file: `{"passed": true}`, s: intS, want: 1.0},
 		{name: "numeric from stdout fallback", text: `Here it is: {"score": 4, "rationale": "solid"}`, s: intS, want: 4.0, why: "solid"},
 		{name: "bool from stdout fallback", text: "```json\n{\"passed\": true, \"rationale\": \"verified\"}\n```", s: boolS, want: true, why: "verified"},
+		{name: "stdout when there is no final text", out: `log line` + "\n" + `{"passed": false, "rationale": "from stdout"}`, s: boolS, want: false, why: "from stdout"},
+		{name: "the final text before stdout", text: `{"passed": true}`, out: `{"passed": false}`, s: boolS, want: true},
 		{name: "the last flat object wins", text: `{"score": 1} then {"note": "x"} finally {"score": 3}`, s: intS, want: 3.0},
 		{name: "the file takes precedence over stdout", file: `{"score": 5, "rationale": "from file"}`, text: `{"score": 1, "rationale": "from stdout"}`, s: intS, want: 5.0, why: "from file"},
 		{name: "rationale cut to 800", file: `{"passed": true, "rationale": "` + long + `"}`, s: boolS, want: true, why: long[:800]},
@@ -256,7 +259,7 @@ func TestAgentVerdict(t *testing.T) {
 		{name: "a numeric judge with a string score", file: `{"score": "high"}`, s: intS, error: "no numeric score"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := &agentcall.Result{Text: tc.text, Files: map[string][]byte{}}
+			res := &agentcall.Result{Text: tc.text, Stdout: tc.out, Files: map[string][]byte{}}
 			if tc.file != "" {
 				res.Files[VerdictFile] = []byte(tc.file)
 			}
@@ -358,6 +361,18 @@ func TestAgentJudgeSamples(t *testing.T) {
 	}
 	if c := env.agentCounts(); c == nil || c.Runs != 3 || c.CostUSD != 0.75 {
 		t.Errorf("counts = %+v", c)
+	}
+}
+
+// A cli judge's {config_dir} is the project's folder, not the call's.
+func TestProjectRunner(t *testing.T) {
+	r := &config.Runner{Type: "cli", Command: config.StringList{"{config_dir}/judge.sh", "--", "{args}"}}
+	got := projectRunner(r, "/proj")
+	if got.Command[0] != "/proj/judge.sh" || got.Command[2] != "{args}" || r.Command[0] != "{config_dir}/judge.sh" {
+		t.Errorf("command = %v (original %v)", got.Command, r.Command)
+	}
+	if projectRunner(nil, "/proj") != nil {
+		t.Error("no runner became one")
 	}
 }
 

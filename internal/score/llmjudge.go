@@ -37,7 +37,7 @@ type llmJudge struct {
 var conversationRE = lazyre.New(`\{\{-?\s*conversation\s*-?\}\}`)
 
 func newLLMJudge(j config.Judge, i int, env *Env) (Judge, error) {
-	l, err := newPromptJudge(j, i, env)
+	l, err := newPromptJudge(j, i, env, true)
 	if err != nil {
 		return nil, err
 	}
@@ -50,8 +50,9 @@ func newLLMJudge(j config.Judge, i int, env *Env) (Judge, error) {
 // newPromptJudge assembles an llm (or agent) judge's prompt: its
 // template (llm_rubric, prompt_file or prompt) and its context: files.
 // It needs no model client: an agent judge renders its prompt the same
-// way and sends it to an agent instead.
-func newPromptJudge(j config.Judge, i int, env *Env) (*llmJudge, error) {
+// way and sends it to an agent instead (whose runner may pick its own
+// model: needModel false).
+func newPromptJudge(j config.Judge, i int, env *Env, needModel bool) (*llmJudge, error) {
 	var tpl string
 	switch j.PromptSource() {
 	case "llm_rubric":
@@ -79,7 +80,7 @@ func newPromptJudge(j config.Judge, i int, env *Env) (*llmJudge, error) {
 		tpl += fmt.Sprintf("\n\n## Context: %s\n\n{{ __context_%d }}", filepath.Base(c), k)
 		contexts = append(contexts, b)
 	}
-	l, err := templateJudge(j, i, env, tpl, scaleOf(j))
+	l, err := templateJudge(j, i, env, tpl, scaleOf(j), needModel)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +91,7 @@ func newPromptJudge(j config.Judge, i int, env *Env) (*llmJudge, error) {
 // newModelJudge is an LLM judge of template tpl on scale s (the builtin
 // LLM judges use it too).
 func newModelJudge(j config.Judge, i int, env *Env, tpl string, s scale) (*llmJudge, error) {
-	l, err := templateJudge(j, i, env, tpl, s)
+	l, err := templateJudge(j, i, env, tpl, s, true)
 	if err != nil {
 		return nil, err
 	}
@@ -100,9 +101,9 @@ func newModelJudge(j config.Judge, i int, env *Env, tpl string, s scale) (*llmJu
 	return l, nil
 }
 
-// templateJudge is a judge of template tpl on scale s, its model resolved;
-// it has no model client yet.
-func templateJudge(j config.Judge, i int, env *Env, tpl string, s scale) (*llmJudge, error) {
+// templateJudge is a judge of template tpl on scale s, its model resolved
+// (required when needModel); it has no model client yet.
+func templateJudge(j config.Judge, i int, env *Env, tpl string, s scale, needModel bool) (*llmJudge, error) {
 	tpl = bareRE().ReplaceAllString(tpl, "{{ __bare_$1 }}")
 	if _, err := prompt.RenderWith(tpl, map[string]any{}); err != nil {
 		return nil, configError(env.Eval, judgeField(i, j.PromptSource()), "judge %q: %v", j.Name, err)
@@ -111,7 +112,7 @@ func templateJudge(j config.Judge, i int, env *Env, tpl string, s scale) (*llmJu
 	if model == "" {
 		model = env.Model
 	}
-	if model == "" {
+	if model == "" && needModel {
 		return nil, configError(env.Eval, judgeField(i, "model"), "judge %q: %v", j.Name, errNoModel)
 	}
 	n := 1
