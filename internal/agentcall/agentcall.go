@@ -66,7 +66,7 @@ type Result struct {
 	// Text is the agent's final message; Stdout the end of its stdout.log
 	// (at most 64 KiB: a cli agent's only answer may be there).
 	Text, Stdout string
-	CostUSD float64
+	CostUSD      float64
 	// Status is how the agent's run ended (completed, failed, timeout,
 	// error…), Error why it failed.
 	Status results.Status
