@@ -155,7 +155,8 @@ func (a *agentJudge) Score(ctx context.Context, rec *Record) Outcome {
 	for i := range outs {
 		r := req
 		r.RunsDir = rundir.Dir{Path: a.env.RunDir}.JudgeAgents(a.name)
-		r.RunID = rec.folder()
+		// An attempt's key (case@2) is no folder name: case.attempt2.
+		r.RunID = strings.ReplaceAll(rec.folder(), "@", ".attempt")
 		if n > 1 {
 			r.RunID = fmt.Sprintf("%s-%d", r.RunID, i+1)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/agentcall"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/results"
+	"github.com/agent-eval/agent-eval/internal/rundir"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
 
@@ -361,6 +362,13 @@ func TestAgentJudgeSamples(t *testing.T) {
 	}
 	if c := env.agentCounts(); c == nil || c.Runs != 3 || c.CostUSD != 0.75 {
 		t.Errorf("counts = %+v", c)
+	}
+	// An attempt of a repeated case is judged in a folder a run id can name.
+	rec.key = "case-1@2"
+	fa.reqs = nil
+	_ = jd.Score(context.Background(), rec)
+	if got := fa.reqs[0].RunID; got != "case-1.attempt2-1" || !rundir.SafeSegment(got) {
+		t.Errorf("attempt 2's run id = %q", got)
 	}
 }
 
