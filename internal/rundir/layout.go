@@ -33,8 +33,9 @@ import (
 // 5, a case's over_limit (the files it left past execution.limits, not
 // collected); 6, the run's boundary (the world the harness drew for the
 // agents, or why none) and a case's boundary_refused (hosts its proxy
-// refused).
-const LayoutVersion = 6
+// refused); 7, an agent judge's own runs, kept by score under
+// judges/<judge>/<case>/ (each a run directory of its own).
+const LayoutVersion = 7
 
 // The files of the run's config/ folder: what the run ran, written by run
 // before the first case.

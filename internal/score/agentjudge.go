@@ -178,6 +178,9 @@ func (a *agentJudge) sample(ctx context.Context, req agentcall.Request) Outcome 
 		return Outcome{Err: err}
 	}
 	// A scoring again replaces the judge's earlier run of the case.
+	if err := judgeRunsDir(a.env.RunDir, a.name); err != nil {
+		return errOutcome("judge agent: %v", err)
+	}
 	if err := os.RemoveAll(filepath.Join(req.RunsDir, req.RunID)); err != nil {
 		return errOutcome("judge agent: clear its earlier run: %v", err)
 	}
@@ -195,6 +198,25 @@ func (a *agentJudge) sample(ctx context.Context, req agentcall.Request) Outcome 
 	}
 	o := interpretAgentVerdict(res, a.prompt.scale)
 	return enforce(a.name, a.cfg, o)
+}
+
+// judgeRunsDir makes judges/ and judges/<judge>/ in the run real folders:
+// anything else there (a link an agent without a sandbox left, pointing
+// out of the run) is removed itself, never followed, before the judge's
+// earlier run below it is cleared.
+func judgeRunsDir(runDir, judge string) error {
+	for _, p := range []string{filepath.Join(runDir, rundir.JudgeAgentsDir), rundir.Dir{Path: runDir}.JudgeAgents(judge)} {
+		fi, err := os.Lstat(p)
+		if err == nil && !fi.IsDir() {
+			if err := os.Remove(p); err != nil {
+				return fmt.Errorf("remove %s, which is not a folder: %w", p, err)
+			}
+		}
+		if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("make %s: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // permissions are the judge agent's allow rules: its tools, and the one

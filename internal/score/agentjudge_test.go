@@ -330,6 +330,32 @@ func TestAgentJudgeFailures(t *testing.T) {
 	}
 }
 
+// A link planted at judges/ (by an agent without a sandbox) is removed,
+// never followed: clearing a judge's earlier run deletes nothing outside
+// the run.
+func TestAgentJudgeRunsDirLink(t *testing.T) {
+	ev, rec, runDir := agentProject(t, "  - name: deep\n    prompt: Judge.\n    feedback_type: bool\n    agent: {}\n")
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "deep", "case-1", "keep.txt")
+	must(t, os.MkdirAll(filepath.Dir(victim), 0o755))
+	must(t, os.WriteFile(victim, []byte("mine"), 0o644))
+	must(t, os.Symlink(outside, filepath.Join(runDir, "judges")))
+	env := &Env{Eval: ev, Dir: ev.Dir(), Model: "claude-judge", RunDir: runDir, Agents: &fakeAgents{reply: func(agentcall.Request) (*agentcall.Result, error) {
+		return &agentcall.Result{Status: results.StatusCompleted, Files: map[string][]byte{VerdictFile: []byte(`{"passed": true}`)}}, nil
+	}}}
+	jd, err := newAgentJudge(ev.Judges[0], 0, env)
+	must(t, err)
+	if o := jd.Score(context.Background(), rec); o.Err != nil || o.Value != true {
+		t.Errorf("outcome = %+v", o)
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Errorf("a file outside the run was removed: %v", err)
+	}
+	if fi, err := os.Lstat(filepath.Join(runDir, "judges")); err != nil || !fi.IsDir() {
+		t.Errorf("judges/ is not a folder: %v", err)
+	}
+}
+
 // samples: the agent runs that many times, each in its own run directory,
 // and the verdicts are reduced as an llm judge's.
 func TestAgentJudgeSamples(t *testing.T) {
