@@ -55,7 +55,7 @@ directory. The script file is read again on every request. With --scripts
 DIR, the request header "X-Fake-Script: NAME" (Claude Code sends it when
 ANTHROPIC_CUSTOM_HEADERS="X-Fake-Script: NAME") or a base URL ending in
 /s/NAME selects DIR/NAME.yaml, so one server serves many parallel runs.
-Under run --score or score --fake-model, an agent judge's agent (judges[].agent)
+Under score --fake-model (and run --fake-model --score), an agent judge's agent (judges[].agent)
 is answered from the dataset's fake_judge.<judge>.yaml, else fake_judge.yaml:
 turns counted as a case's, so a match: rule on the case's text in the judge's
 prompt can answer its first request with a Write of
