@@ -55,6 +55,13 @@ directory. The script file is read again on every request. With --scripts
 DIR, the request header "X-Fake-Script: NAME" (Claude Code sends it when
 ANTHROPIC_CUSTOM_HEADERS="X-Fake-Script: NAME") or a base URL ending in
 /s/NAME selects DIR/NAME.yaml, so one server serves many parallel runs.
+Under score --fake-model (and run --fake-model --score), an agent judge's agent (judges[].agent)
+is answered from the dataset's fake_judge.<judge>.yaml, else fake_judge.yaml:
+turns counted as a case's, so a match: rule on the case's text in the judge's
+prompt can answer its first request with a Write of
+${CWD}/output/score.json (match: sees the last user message's text, not tool
+results), and after_end its next. Its requests are logged in the scored run's
+judges/<judge>/<case>/fake_model_requests.jsonl.
 GET /_fake/requests lists what was received, read back from the request log
 (--log FILE, else a temporary file): one compact JSON line per request, the
 whole body only with --log-bodies, credentials redacted.`,

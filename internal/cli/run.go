@@ -301,7 +301,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 		// Cases that failed are scored too: the judges say how badly. A
 		// scoring error or a breached threshold decides the exit status.
 		dir := rundir.Dir{Path: filepath.Join(plan.RunsDir, r.RunID)}
-		if err := scoreRun(ctx, e, ev, scoreOptions{config: opts.config, concurrency: 4, fakeModel: opts.fakeModel, noLLMJudges: opts.noLLMJudges}, dir, nil); err != nil {
+		if err := scoreRun(ctx, e, ev, scoreOptions{config: opts.config, concurrency: 4, fakeModel: opts.fakeModel, noLLMJudges: opts.noLLMJudges, agentBin: opts.agentBin}, dir, nil); err != nil {
 			return err
 		}
 	}

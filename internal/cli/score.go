@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/agent-eval/agent-eval/internal/agentcall"
 	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
@@ -44,6 +45,8 @@ type scoreOptions struct {
 	// noLLMJudges is --no-llm-judges: the judges that call a model are
 	// left out.
 	noLLMJudges bool
+	// agentBin is the agent CLI of the agent judges (run --agent-bin).
+	agentBin string
 }
 
 // FakeJudgeScript is the script `score --fake-model` serves at the
@@ -65,7 +68,10 @@ with its own copy of eval.yaml (RUN_DIR/config/eval.yaml, its relative paths
 resolved against the original's folder), and stderr says when eval.yaml has
 changed since the run; -c FILE scores with FILE. LLM judge verdicts are cached
 in RUN_DIR/judge_cache/, so scoring again calls the model only for prompts
-that changed (--no-cache calls it for all).
+that changed (--no-cache calls it for all). An agent judge (judges[].agent)
+is an agent run of its own, inside the harness's boundary, over the case's
+collected text files; each is kept in RUN_DIR/judges/<judge>/<case>/ and
+runs again on every scoring.
 
 --no-llm-judges leaves out every judge that calls a model (llm and agent
 judges, the builtin LLM judges, and a builtin this version does not know):
@@ -76,7 +82,9 @@ classify is an error.
 --fake-model answers the LLM judges from the dataset's fake_judge.yaml through
 the built-in fake of the Messages API (no API key; the judge model defaults
 to claude-fake-judge), to check an eval's scoring offline. Its verdicts are
-cached apart from real ones.
+cached apart from real ones. An agent judge's agent is answered from the
+dataset's fake_judge.<judge>.yaml, else fake_judge.yaml, as a case's agent is
+(see agent-eval fake-model --help).
 
 With an mlflow: block in eval.yaml the scored run is then logged to MLflow
 (see agent-eval mlflow; --no-mlflow skips it): a failure to log is a warning
@@ -224,9 +232,14 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 			defer stop()
 		}
 	}
+	agents, err := judgeAgents(e, opts)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(e.Err, "agent-eval: scoring %s with %d judge(s)\n", dir.Path, len(ev.Judges))
 	s, err := score.Score(ctx, score.Options{Dir: dir, Eval: ev, Baseline: baseline, NoCache: opts.noCache,
-		Concurrency: opts.concurrency, Getenv: e.Getenv, Observer: scoreProgress{e.Err}, FakeModelURL: fake.url, FakeScript: fake.script, Dropped: dropped})
+		Concurrency: opts.concurrency, Getenv: e.Getenv, Observer: scoreProgress{e.Err}, FakeModelURL: fake.url, FakeScript: fake.script, Dropped: dropped,
+		Agents: agents, FakeAgents: opts.fakeModel})
 	if err != nil {
 		var cfg config.Errors
 		if errors.As(err, &cfg) || errors.Is(err, context.Canceled) {
@@ -252,6 +265,16 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 		}
 	}
 	return verdict(e.Err, s, dir)
+}
+
+// judgeAgents runs the agent judges: each an agent run through the
+// engine, inside the same boundary as the agents under test.
+func judgeAgents(e env, opts scoreOptions) (agentcall.Caller, error) {
+	harness, err := harnessBin(e)
+	if err != nil {
+		return nil, err
+	}
+	return agentcall.Engine{HarnessBin: harness, Runners: runners, Getenv: e.Getenv, AgentBin: opts.agentBin}, nil
 }
 
 // appendStepSummary appends s's Markdown to the file $GITHUB_STEP_SUMMARY
@@ -484,6 +507,13 @@ func printScoreTable(w io.Writer, s *rundir.Summary) {
 		fmt.Fprintf(w, "reward %.3f · %d denial(s) · agent cost %s · LLM calls %d made, %d cached", *s.Reward, s.Denials, usd.Format(s.CostUSD), s.LLM.Made, s.LLM.Cached)
 		if s.LLM.Failed > 0 {
 			fmt.Fprintf(w, ", %d failed", s.LLM.Failed)
+		}
+		fmt.Fprintln(w)
+	}
+	if a := s.JudgeAgents; a != nil {
+		fmt.Fprintf(w, "judge agents %d run(s), cost %s", a.Runs, usd.Format(a.CostUSD))
+		if a.Failed > 0 {
+			fmt.Fprintf(w, ", %d failed", a.Failed)
 		}
 		fmt.Fprintln(w)
 	}

@@ -283,7 +283,7 @@ type Judge struct {
 	Samples         *int           `yaml:"samples" doc:"Run an llm or agent judge this many times and keep the majority or median." default:"1" check:"atleast1"`
 	Reduce          string         `yaml:"reduce" doc:"How a case's repeated attempts (execution.repeats) become its verdict: mean (the share of attempts passed, or the mean score), median, min, max, majority (a strict majority passed; a tie fails), any (pass@N), all (pass^N), pass@k (the unbiased chance that at least one of k attempts passes) or pass^k (that all k pass). Errored attempts count in none." default:"\"mean\""`
 	Examples        *JudgeExamples `yaml:"examples" doc:"Few-shot exemplars for an LLM judge: cases a person reviewed (agent-eval review) in the eval's earlier runs — those of its runs directory whose run id sorts before the scored run's, never the scored run itself — each given to the judge after its prompt as the case's input, response and output files (clipped), with the human verdict and comment."`
-	Agent           *AgentJudge    `yaml:"agent" doc:"Run the judge as a tool-using agent instead of a single LLM call. Not supported in this version: validate and score refuse it; use an llm judge (with context: files) or an exec judge."`
+	Agent           *AgentJudge    `yaml:"agent" doc:"Run the judge as a tool-using agent instead of a single LLM call: its prompt (rendered as an llm judge's) and a fixed contract go to one prompt-mode run of agent.runner, inside the harness's boundary, in a staged workspace of the case's collected text files; it writes its verdict to ./output/score.json. Its run is kept under the scored run's judges/<judge>/<case>/."`
 	ProviderOptions map[string]any `yaml:"provider_options" doc:"Provider-specific options for an openrouter judge model. Does nothing in this version (validate and run warn)."`
 }
 
@@ -296,15 +296,17 @@ type JudgeExamples struct {
 	Mix    []string `yaml:"mix" doc:"Which human verdicts to draw, taken in turn so they balance ([pass, fail]: a pass, a fail, a pass, ...; a verdict that runs out leaves its turns to the others); within a verdict the most recent run first, then by case id. Default: pass and fail." check:"nonempty"`
 }
 
-// AgentJudge runs a judge as an agent over a staged workspace.
+// AgentJudge runs a judge as an agent over a staged workspace: the case's
+// collected text files (never one under output/ or .context/, a link or a
+// binary), agent.context under ./.context/, and ./output/ for its verdict.
 type AgentJudge struct {
-	Runner       *Runner  `yaml:"runner" doc:"Runner of the judge agent (default claude-code)."`
-	AllowedTools []string `yaml:"allowed_tools" doc:"Tools the judge agent may use." default:"[\"Read\",\"Grep\",\"Glob\"]"`
-	DeniedTools  []string `yaml:"denied_tools" doc:"Tools the judge agent may not use." default:"[\"Bash\",\"WebFetch\",\"WebSearch\",\"Agent\"]"`
-	Context      []string `yaml:"context" doc:"Files staged under ./.context/." check:"nonempty"`
-	Inputs       []string `yaml:"inputs" doc:"Top-level workspace entries staged for the judge (\".\" = all)." check:"nonempty"`
+	Runner       *Runner  `yaml:"runner" doc:"Runner of the judge agent, as the top-level runner (default claude-code); workspace_mode: repo is refused."`
+	AllowedTools []string `yaml:"allowed_tools" doc:"Tools the judge agent may use; it may also write ./output/score.json, and nothing else." default:"[\"Read\",\"Grep\",\"Glob\"]"`
+	DeniedTools  []string `yaml:"denied_tools" doc:"Tools the judge agent may not use (a tool in both lists is denied)." default:"[\"Bash\",\"WebFetch\",\"WebSearch\",\"Agent\"]"`
+	Context      []string `yaml:"context" doc:"Files (relative to the project root, never outside it) staged as copies under ./.context/<name>." check:"nonempty"`
+	Inputs       []string `yaml:"inputs" doc:"Top-level entries of the case's collected files staged for the judge (\".\" or none: all)." check:"nonempty"`
 	Timeout      *int     `yaml:"timeout" doc:"Seconds the judge agent may run, or a duration (\"10m\") (default: execution.timeout, else 600)." check:"positive,seconds"`
-	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap of one judge run." default:"2" check:"nonneg"`
+	MaxBudgetUSD *float64 `yaml:"max_budget_usd" doc:"Spending cap in USD of one judge agent's run." default:"2" check:"nonneg"`
 }
 
 // Threshold is the regression gate of one judge.

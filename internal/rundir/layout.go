@@ -34,8 +34,9 @@ import (
 // collected); 6, the run's boundary (the world the harness drew for the
 // agents, or why none) and a case's boundary_refused (hosts its proxy
 // refused); 7, a case's events.json (traces.events), the run's
-// analysis.md (agent-eval analyze) and review.yaml (a person's verdicts,
-// agent-eval review).
+// analysis.md (agent-eval analyze), review.yaml (a person's verdicts,
+// agent-eval review) and an agent judge's own runs, kept by score under
+// judges/<judge>/<case>/ (each a run directory of its own).
 const LayoutVersion = 7
 
 // The files of the run's config/ folder: what the run ran, written by run

@@ -10,6 +10,7 @@
 //	<run>/report.html, junit.xml    written by score and report
 //	<run>/review.yaml               a person's verdicts (Review), written by review
 //	<run>/judge_cache/              LLM verdicts, keyed by model and prompt
+//	<run>/judges/<judge>/<case>/    an agent judge's own run directory, per case (and sample)
 //	<run>/cases/<id>/run_result.json   the case (results.Case)
 //	<run>/cases/<id>/transcript.jsonl  what the agent did (transcript.Event)
 //	<run>/cases/<id>/hook_decisions.jsonl  the hook's ledger (Decision)
@@ -42,6 +43,7 @@ const (
 	ReportFile     = "report.html"
 	JUnitFile      = "junit.xml"
 	JudgeCacheDir  = "judge_cache"
+	JudgeAgentsDir = "judges"
 	CompareFile    = "compare.yaml"
 	CasesDir       = "cases"
 	TranscriptFile = "transcript.jsonl"
@@ -88,6 +90,13 @@ func (d Dir) JUnit() string { return filepath.Join(d.Path, JUnitFile) }
 
 // JudgeCache is the folder of cached LLM verdicts.
 func (d Dir) JudgeCache() string { return filepath.Join(d.Path, JudgeCacheDir) }
+
+// JudgeAgents is the folder of an agent judge's runs: one run directory
+// of its own per case judged (and sample), kept for audit. It is not under
+// cases/, so nothing takes it for a case.
+func (d Dir) JudgeAgents(judge string) string {
+	return filepath.Join(d.Path, JudgeAgentsDir, judge)
+}
 
 // JudgeCacheEntry is the file caching one LLM judge verdict under key (a
 // hex digest of the model, the rendered prompt and the sample index).

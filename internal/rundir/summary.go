@@ -66,6 +66,16 @@ type Summary struct {
 	// Human sets review.yaml's human verdicts beside the judges' (nil
 	// without a review of any of the cases). It never changes Passed.
 	Human *HumanSummary `yaml:"human,omitempty"`
+
+	// JudgeAgents counts the agent judges' runs, when any ran.
+	JudgeAgents *JudgeAgentRuns `yaml:"judge_agents,omitempty"`
+}
+
+// JudgeAgentRuns counts the agent judges' runs and what they cost.
+type JudgeAgentRuns struct {
+	Runs    int     `yaml:"runs"`
+	Failed  int     `yaml:"failed,omitempty"`
+	CostUSD float64 `yaml:"cost_usd"`
 }
 
 // DroppedJudge is a judge score left out, and why.

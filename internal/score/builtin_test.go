@@ -150,11 +150,3 @@ func TestCheckSyntaxError(t *testing.T) {
 		t.Errorf("Build with a broken check = %v; want a config error at file:line naming the check's line", err)
 	}
 }
-
-func TestAgentJudgeNotYet(t *testing.T) {
-	ev, _ := writeProject(t, "name: a\nexecution:\n  prompt: hi\ndataset:\n  path: cases\njudges:\n  - name: deep\n    prompt: judge it\n    agent: {allowed_tools: [Read]}\n")
-	_, err := Build(ev, &Env{Eval: ev, Model: "m"}, Kinds())
-	if err == nil || !strings.Contains(err.Error(), "eval.yaml:9:") || !strings.Contains(err.Error(), "agent judge, which this version does not support; use an llm judge") {
-		t.Errorf("Build with an agent judge = %v", err)
-	}
-}

@@ -14,13 +14,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/agentcall"
 	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 )
 
 // Judge scores one aspect of a case.
 type Judge interface {
-	// Kind is the judge's kind (check, expr, exec, llm, builtin).
+	// Kind is the judge's kind (check, code, expr, exec, llm, builtin,
+	// agent).
 	Kind() string
 	// Score judges one case. A judge that cannot reach a verdict returns an
 	// Outcome with Err set (an error sample), never a made-up value.
@@ -66,6 +68,13 @@ type Env struct {
 	// Environ is the environment the judges' allowlist draws from
 	// (os.Environ when nil).
 	Environ []string
+	// Agents runs agent judges (nil: an agent judge is an error sample).
+	Agents agentcall.Caller
+	// FakeDir, under --fake-model, is the dataset folder whose
+	// fake_judge[.<judge>].yaml answers the judge agents.
+	FakeDir string
+
+	agents agentRuns
 
 	hostOnce sync.Once
 	hostVal  *host
@@ -129,6 +138,7 @@ func Kinds() *Registry {
 	r.Register("exec", newExecJudge)
 	r.Register("llm", newLLMJudge)
 	r.Register("builtin", newBuiltinJudge)
+	r.Register("agent", newAgentJudge)
 	return r
 }
 

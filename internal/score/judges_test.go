@@ -70,6 +70,7 @@ def slow(outputs, **kw):
 			broken: config.Judge{Name: "x", Exec: config.StringList{"echo not json"}},
 			slow:   config.Judge{Name: "x", Exec: config.StringList{"sleep 5"}}},
 		{kind: "llm", pass: llm("pass"), fail: llm("fail"), broken: llm("error")},
+		{kind: "agent", pass: agentSuiteJudge("pass"), fail: agentSuiteJudge("fail"), broken: agentSuiteJudge("error"), slow: agentSuiteJudge("slow")},
 		{kind: "builtin",
 			pass:   config.Judge{Name: "b", Builtin: "efficiency/cost_budget", Arguments: map[string]any{"max_cost_usd": 1.0}},
 			fail:   config.Judge{Name: "b", Builtin: "cost_budget", Arguments: map[string]any{"max_cost_usd": 0.01}},
@@ -88,7 +89,7 @@ func TestJudgeSuite(t *testing.T) {
 			annotations: "expected_file: hello.txt\nby_year: {2024: a}\n", events: []transcript.Event{text("done")}})
 	rec, err := BuildRecord(dir, ev, "case-1")
 	must(t, err)
-	env := &Env{Eval: ev, Dir: ev.Dir(), Python: FindPython(), Model: "claude-judge", LLM: NewLLMRunner(dir, 2, true)}
+	env := &Env{Eval: ev, Dir: ev.Dir(), Python: FindPython(), Model: "claude-judge", LLM: NewLLMRunner(dir, 2, true), RunDir: dir.Path, Agents: &fakeAgents{}}
 	reg := Kinds()
 	covered := map[string]bool{}
 	for _, kc := range suiteKinds(t, ev.Dir()) {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/agentcall"
 	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/expr"
@@ -53,6 +54,13 @@ type Options struct {
 	// Dropped is what NoModelJudges left out of Eval (score
 	// --no-llm-judges): recorded in the summary, their gates skipped.
 	Dropped Dropped
+	// Agents runs the agent judges (each in a run directory of its own
+	// under the scored run's judges/). Nil: every agent judge's verdict
+	// is an error.
+	Agents agentcall.Caller
+	// FakeAgents: the agent judges are answered offline (--fake-model),
+	// from the dataset's fake_judge.<judge>.yaml, else fake_judge.yaml.
+	FakeAgents bool
 }
 
 // FakeJudgeModel is the judge model under --fake-model when the eval names
@@ -109,10 +117,6 @@ func build(ev *config.Eval, env *Env, reg *Registry, keep func(j config.Judge) b
 		}
 		kind := j.Type()
 		f, ok := reg.Lookup(kind)
-		if !ok && kind == "agent" {
-			add(configError(ev, judgeField(i, "agent"), "judge %q is an agent judge, which this version does not support; use an llm judge (prompt, prompt_file or llm_rubric, with context: for files it should read) or an exec judge running a program of your own", j.Name))
-			continue
-		}
 		if !ok {
 			add(configError(ev, judgeField(i, ""), "judge %q is an %s judge, which score cannot run yet (it runs %v)", j.Name, kind, reg.Names()))
 			continue
@@ -214,6 +218,7 @@ func Score(ctx context.Context, opts Options) (*rundir.Summary, error) {
 	} else {
 		s.Human = rundir.Human(s, r)
 	}
+	s.JudgeAgents = env.agentCounts()
 	if err := opts.Dir.WriteSummary(s); err != nil {
 		return nil, err
 	}
@@ -240,11 +245,14 @@ func withDefaults(opts Options) Options {
 // or the API's, which needs credentials).
 func judgeEnv(opts Options) (*Env, error) {
 	ev := opts.Eval
-	env := &Env{Eval: ev, Dir: ev.Dir(), RunDir: opts.Dir.Path, Environ: opts.Environ, Model: JudgeModel(ev, opts.Getenv)}
+	env := &Env{Eval: ev, Dir: ev.Dir(), RunDir: opts.Dir.Path, Environ: opts.Environ, Model: JudgeModel(ev, opts.Getenv), Agents: opts.Agents}
+	if opts.FakeAgents {
+		env.FakeDir = ev.DatasetDir()
+	}
 	if p, err := env.host().lookPath("python3", nil); err == nil {
 		env.Python = p
 	}
-	if opts.FakeModelURL != "" && env.Model == "" {
+	if (opts.FakeModelURL != "" || opts.FakeAgents) && env.Model == "" {
 		env.Model = FakeJudgeModel
 	}
 	if needsModel(ev) || judgeByName(ev, Pairwise) != nil && opts.Baseline != nil {
