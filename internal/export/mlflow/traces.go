@@ -1,0 +1,157 @@
+package mlflow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"time"
+)
+
+// Trace is what dataset generation reads of one MLflow trace: its id, its
+// tags, and its root span's inputs and outputs (the request and the
+// response), decoded from JSON when they are JSON.
+type Trace struct {
+	ID       string
+	Time     int64 // request time, Unix milliseconds
+	Tags     map[string]string
+	Metadata map[string]string
+	Inputs   any
+	Outputs  any
+}
+
+// ExperimentID finds the experiment named name without creating it; ok is
+// false when there is none (or it is deleted).
+func (c *Client) ExperimentID(ctx context.Context, name string) (id string, ok bool, err error) {
+	var got struct {
+		Experiment Experiment `json:"experiment"`
+	}
+	err = c.call(ctx, http.MethodGet, "/api/2.0/mlflow/experiments/get-by-name", url.Values{"experiment_name": {name}}, nil, &got)
+	switch {
+	case isCode(err, "RESOURCE_DOES_NOT_EXIST"):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("find experiment %q: %w", name, err)
+	case got.Experiment.LifecycleStage == "deleted":
+		return "", false, nil
+	}
+	return got.Experiment.ID, true, nil
+}
+
+// Traces lists up to max traces of the experiment expID, newest first, each
+// read whole for its root span's inputs and outputs (falling back to the
+// server's request and response previews for a trace without spans).
+func (c *Client) Traces(ctx context.Context, expID string, max int) ([]Trace, error) {
+	var found []traceInfo
+	token := ""
+	for len(found) < max {
+		body := map[string]any{
+			"locations":   []any{map[string]any{"type": "MLFLOW_EXPERIMENT", "mlflow_experiment": map[string]any{"experiment_id": expID}}},
+			"max_results": min(max-len(found), 500),
+			"order_by":    []string{"timestamp_ms DESC"},
+		}
+		if token != "" {
+			body["page_token"] = token
+		}
+		var page struct {
+			Traces []traceInfo `json:"traces"`
+			Next   string      `json:"next_page_token"`
+		}
+		if err := c.call(ctx, http.MethodPost, "/api/3.0/mlflow/traces/search", nil, body, &page); err != nil {
+			return nil, fmt.Errorf("search the traces of experiment %s: %w", expID, err)
+		}
+		found = append(found, page.Traces...)
+		if page.Next == "" || len(page.Traces) == 0 {
+			break
+		}
+		token = page.Next
+	}
+	if len(found) > max {
+		found = found[:max]
+	}
+	out := make([]Trace, 0, len(found))
+	for _, ti := range found {
+		t := Trace{ID: ti.TraceID, Tags: ti.Tags, Metadata: ti.Metadata, Inputs: jsonOrText(ti.RequestPreview), Outputs: jsonOrText(ti.ResponsePreview)}
+		t.Time = ti.requestMillis()
+		in, outv, ok, err := c.rootIO(ctx, ti.TraceID)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			t.Inputs, t.Outputs = in, outv
+		}
+		out = append(out, t)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time > out[j].Time })
+	return out, nil
+}
+
+type traceInfo struct {
+	TraceID         string            `json:"trace_id"`
+	RequestTime     string            `json:"request_time"` // RFC 3339
+	RequestPreview  string            `json:"request_preview"`
+	ResponsePreview string            `json:"response_preview"`
+	Tags            map[string]string `json:"tags"`
+	Metadata        map[string]string `json:"trace_metadata"`
+}
+
+func (ti traceInfo) requestMillis() int64 {
+	t, err := time.Parse(time.RFC3339Nano, ti.RequestTime)
+	if err != nil {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// rootIO reads trace id whole and returns its root span's
+// mlflow.spanInputs and mlflow.spanOutputs; ok is false without a root
+// span that has inputs.
+func (c *Client) rootIO(ctx context.Context, id string) (in, out any, ok bool, err error) {
+	var got struct {
+		Trace struct {
+			Spans []struct {
+				Parent     string `json:"parent_span_id"`
+				Attributes []struct {
+					Key   string `json:"key"`
+					Value struct {
+						String *string `json:"string_value"`
+					} `json:"value"`
+				} `json:"attributes"`
+			} `json:"spans"`
+		} `json:"trace"`
+	}
+	if err := c.call(ctx, http.MethodGet, "/api/3.0/mlflow/traces/get", url.Values{"trace_id": {id}}, nil, &got); err != nil {
+		return nil, nil, false, fmt.Errorf("read trace %s: %w", id, err)
+	}
+	for _, sp := range got.Trace.Spans {
+		if sp.Parent != "" {
+			continue
+		}
+		for _, a := range sp.Attributes {
+			if a.Value.String == nil {
+				continue
+			}
+			switch a.Key {
+			case "mlflow.spanInputs":
+				in, ok = jsonOrText(*a.Value.String), true
+			case "mlflow.spanOutputs":
+				out = jsonOrText(*a.Value.String)
+			}
+		}
+	}
+	return in, out, ok, nil
+}
+
+// jsonOrText is s decoded as JSON, else s itself ("" is nil).
+func jsonOrText(s string) any {
+	if s == "" {
+		return nil
+	}
+	var v any
+	if json.Unmarshal([]byte(s), &v) == nil {
+		return v
+	}
+	return s
+}
