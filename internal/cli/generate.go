@@ -113,7 +113,7 @@ func runGenerate(ctx context.Context, e env, opts generateOptions) error {
 		return usageErrorf("--count must be at least 1, got %d", opts.count)
 	}
 	ev, err := config.Load(opts.config)
-	if err != nil {
+	if err != nil && !onlyMissingDataset(ev, err) {
 		return err
 	}
 	for _, w := range ev.Warnings {
@@ -220,6 +220,21 @@ func printGenerateReport(e env, rep generateReport, asJSON bool) error {
 	}
 	_, err = e.Out.Write(b)
 	return err
+}
+
+// onlyMissingDataset: the config's one problem is that dataset.path does
+// not exist yet, which generate creates.
+func onlyMissingDataset(ev *config.Eval, err error) bool {
+	var es config.Errors
+	if ev == nil || !errors.As(err, &es) || len(es) == 0 {
+		return false
+	}
+	for _, e := range es {
+		if e.Field != "dataset.path" || !strings.Contains(e.Msg, "no such directory") {
+			return false
+		}
+	}
+	return true
 }
 
 // generatedCaseProblems checks the generated case folder root/id as

@@ -119,11 +119,11 @@ var numbered = lazyre.New(`^(.*)-([0-9]+)$`)
 // freeID is the next id after id that is not taken: prefix-NNN numbered
 // on past the highest taken number, else id-2, id-3, ...
 func freeID(id string, taken map[string]bool) string {
-	prefix, width := id, 0
+	prefix, width, n := id, 0, 1
 	if m := numbered().FindStringSubmatch(id); m != nil {
 		prefix, width = m[1], len(m[2])
+		n, _ = strconv.Atoi(m[2])
 	}
-	n := 1
 	for t := range taken {
 		if m := numbered().FindStringSubmatch(t); m != nil && m[1] == prefix {
 			if k, err := strconv.Atoi(m[2]); err == nil && k > n {
