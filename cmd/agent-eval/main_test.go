@@ -34,12 +34,13 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("AGENT_EVAL_RUNS_DIR", "")
+			env.Values[fakeKey{}] = &fakeHolder{} // fake start: the model of generate's script
 			mlflowSetup(env)
 			return shortWorkspaces(env)
 		},
 		Condition: scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"anova-near": cmdANOVANear,
-			"mlflow-run": cmdMLflowRun, "mlflow-secret-free": cmdMLflowSecretFree, "mlflow-traces": cmdMLflowTraces},
+			"mlflow-run": cmdMLflowRun, "mlflow-secret-free": cmdMLflowSecretFree, "mlflow-traces": cmdMLflowTraces, "fake": cmdFake},
 	})
 }
 
