@@ -40,18 +40,18 @@ func (fromTraces) Generate(ctx context.Context, req Request, deps Deps) ([]Case,
 		return nil, nil, &ErrMissing{What: fmt.Sprintf("MLflow has no experiment %q (give --experiment, or set mlflow.experiment)", exp)}
 	}
 	var cases []Case
-	var failed []string
 	for _, t := range traces {
 		c, problem := traceCase(t)
 		if problem != "" {
+			// Not a failure: a trace without inputs is no case (upstream
+			// passes over it too).
 			progressf(req.Progress, "trace %s left out: %s", t.ID, problem)
-			failed = append(failed, "trace "+t.ID+": "+problem)
 			continue
 		}
 		cases = append(cases, c)
 	}
 	progressf(req.Progress, "%d trace(s) read, %d usable", len(traces), len(cases))
-	return cases, failed, nil
+	return cases, nil, nil
 }
 
 // traceCase is trace t as a case; problem says why it cannot be one.

@@ -27,15 +27,16 @@ func TestFromTraces(t *testing.T) {
 		{ID: "tr-4e5f"},
 		{ID: "tr-6071", Inputs: []any{"a", "b"}},
 	}}
-	cases, failed, err := fromTraces{}.Generate(context.Background(), Request{Eval: ev}, Deps{Traces: src})
+	var log strings.Builder
+	cases, failed, err := fromTraces{}.Generate(context.Background(), Request{Eval: ev, Progress: &log}, Deps{Traces: src})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if src.exp != "my-eval" || src.max != DefaultTraceCount {
 		t.Errorf("asked experiment %q max %d", src.exp, src.max)
 	}
-	if len(cases) != 3 || len(failed) != 1 || !strings.Contains(failed[0], "trace tr-4e5f: it has no inputs") {
-		t.Fatalf("cases %+v failed %q", cases, failed)
+	if len(cases) != 3 || len(failed) != 0 || !strings.Contains(log.String(), "trace tr-4e5f left out: it has no inputs") {
+		t.Fatalf("cases %+v failed %q\n%s", cases, failed, log.String())
 	}
 	c := cases[0]
 	if c.ID != "trace-0a1b" || c.Input["prompt"] != "Summarise the release notes" || c.Annotations["reference"] != "Here is the summary" ||

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -114,10 +115,8 @@ func (c *Client) rootIO(ctx context.Context, id string) (in, out any, ok bool, e
 			Spans []struct {
 				Parent     string `json:"parent_span_id"`
 				Attributes []struct {
-					Key   string `json:"key"`
-					Value struct {
-						String *string `json:"string_value"`
-					} `json:"value"`
+					Key   string          `json:"key"`
+					Value json.RawMessage `json:"value"`
 				} `json:"attributes"`
 			} `json:"spans"`
 		} `json:"trace"`
@@ -130,28 +129,80 @@ func (c *Client) rootIO(ctx context.Context, id string) (in, out any, ok bool, e
 			continue
 		}
 		for _, a := range sp.Attributes {
-			if a.Value.String == nil {
-				continue
-			}
 			switch a.Key {
 			case "mlflow.spanInputs":
-				in, ok = jsonOrText(*a.Value.String), true
+				in, ok = anyValue(a.Value), true
 			case "mlflow.spanOutputs":
-				out = jsonOrText(*a.Value.String)
+				out = anyValue(a.Value)
 			}
 		}
 	}
 	return in, out, ok, nil
 }
 
-// jsonOrText is s decoded as JSON, else s itself ("" is nil).
+// jsonOrText is s decoded as JSON when it is a JSON object, array or
+// string, else s itself ("" is nil).
 func jsonOrText(s string) any {
 	if s == "" {
 		return nil
 	}
 	var v any
 	if json.Unmarshal([]byte(s), &v) == nil {
-		return v
+		switch v.(type) {
+		case map[string]any, []any, string:
+			return v
+		}
 	}
 	return s
+}
+
+// anyValue decodes an OTLP AnyValue in its JSON form (as MLflow's trace
+// API answers it); a string holding a JSON object or array (another
+// client's span inputs) is decoded too.
+func anyValue(raw json.RawMessage) any {
+	var v struct {
+		String *string      `json:"string_value"`
+		Int    *json.Number `json:"int_value"`
+		Double *float64     `json:"double_value"`
+		Bool   *bool        `json:"bool_value"`
+		Array  *struct {
+			Values []json.RawMessage `json:"values"`
+		} `json:"array_value"`
+		KV *struct {
+			Values []struct {
+				Key   string          `json:"key"`
+				Value json.RawMessage `json:"value"`
+			} `json:"values"`
+		} `json:"kvlist_value"`
+	}
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	switch {
+	case v.String != nil:
+		if t := strings.TrimSpace(*v.String); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+			return jsonOrText(*v.String)
+		}
+		return *v.String
+	case v.Int != nil:
+		n, _ := v.Int.Int64()
+		return n
+	case v.Double != nil:
+		return *v.Double
+	case v.Bool != nil:
+		return *v.Bool
+	case v.Array != nil:
+		out := make([]any, 0, len(v.Array.Values))
+		for _, e := range v.Array.Values {
+			out = append(out, anyValue(e))
+		}
+		return out
+	case v.KV != nil:
+		out := make(map[string]any, len(v.KV.Values))
+		for _, kv := range v.KV.Values {
+			out[kv.Key] = anyValue(kv.Value)
+		}
+		return out
+	}
+	return nil
 }
