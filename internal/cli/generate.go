@@ -146,8 +146,8 @@ func runGenerate(ctx context.Context, e env, opts generateOptions) error {
 		if req.Model == "" {
 			return inputErrorf("strategy synthetic needs a model: give --model, or set models.judge or $EVAL_JUDGE_MODEL")
 		}
-		if p := ev.OpenRouterRoles(); opts.model == "" && len(p) > 0 && strings.HasPrefix(req.Model, "openrouter:") {
-			return inputErrorf("models.judge %s is an OpenRouter model, which generate cannot call: give --model", req.Model)
+		if strings.HasPrefix(req.Model, "openrouter:") {
+			return inputErrorf("%s is an OpenRouter model, which generate cannot call (it asks the Anthropic API): give --model", req.Model)
 		}
 		if opts.count > 0 {
 			fmt.Fprintf(e.Err, "agent-eval: generate: --count %d overrides the seeds' counts: %d case(s) per seed\n", opts.count, opts.count)
