@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agent-eval/agent-eval/internal/export/otlpvalue"
 )
 
 // Trace is what dataset generation reads of one MLflow trace: its id, its
@@ -160,49 +162,11 @@ func jsonOrText(s string) any {
 // API answers it); a string holding a JSON object or array (another
 // client's span inputs) is decoded too.
 func anyValue(raw json.RawMessage) any {
-	var v struct {
-		String *string      `json:"string_value"`
-		Int    *json.Number `json:"int_value"`
-		Double *float64     `json:"double_value"`
-		Bool   *bool        `json:"bool_value"`
-		Array  *struct {
-			Values []json.RawMessage `json:"values"`
-		} `json:"array_value"`
-		KV *struct {
-			Values []struct {
-				Key   string          `json:"key"`
-				Value json.RawMessage `json:"value"`
-			} `json:"values"`
-		} `json:"kvlist_value"`
-	}
-	if json.Unmarshal(raw, &v) != nil {
-		return nil
-	}
-	switch {
-	case v.String != nil:
-		if t := strings.TrimSpace(*v.String); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
-			return jsonOrText(*v.String)
+	v := otlpvalue.Decode(raw)
+	if s, ok := v.(string); ok {
+		if t := strings.TrimSpace(s); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+			return jsonOrText(s)
 		}
-		return *v.String
-	case v.Int != nil:
-		n, _ := v.Int.Int64()
-		return n
-	case v.Double != nil:
-		return *v.Double
-	case v.Bool != nil:
-		return *v.Bool
-	case v.Array != nil:
-		out := make([]any, 0, len(v.Array.Values))
-		for _, e := range v.Array.Values {
-			out = append(out, anyValue(e))
-		}
-		return out
-	case v.KV != nil:
-		out := make(map[string]any, len(v.KV.Values))
-		for _, kv := range v.KV.Values {
-			out[kv.Key] = anyValue(kv.Value)
-		}
-		return out
 	}
-	return nil
+	return v
 }
