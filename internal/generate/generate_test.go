@@ -277,6 +277,13 @@ func TestSyntheticMocked(t *testing.T) {
 func TestSyntheticRefuses(t *testing.T) {
 	noSeeds := parse(t, "name: e\nexecution: {prompt: p}\ndataset: {path: d}\n", nil)
 	withSeeds := parse(t, sampleEval, nil)
+	badSecond := parse(t, "name: e\nexecution: {prompt: p}\ndataset: {path: d}\ngeneration:\n  strategy: synthetic\n  seeds:\n    - {category: a, prompt: x, count: 1}\n    - {category: b, builtin: docs/nope, count: 1}\n", nil)
+	asked := &fakeModel{answers: []fakeAnswer{{input: `{"cases": []}`}}}
+	defer func() {
+		if len(asked.got) > 0 {
+			t.Errorf("the model was asked %d time(s) before the bad seed was refused", len(asked.got))
+		}
+	}()
 	for _, tc := range []struct {
 		name string
 		req  Request
@@ -286,6 +293,7 @@ func TestSyntheticRefuses(t *testing.T) {
 		{"no seeds", Request{Eval: noSeeds, Model: "m"}, Deps{Model: &fakeModel{}}, "needs generation.seeds"},
 		{"no model named", Request{Eval: withSeeds}, Deps{Model: &fakeModel{}}, "give --model, or set models.judge or $EVAL_JUDGE_MODEL"},
 		{"no client", Request{Eval: withSeeds, Model: "m"}, Deps{}, "needs a model client"},
+		{"a bad seed after a good one", Request{Eval: badSecond, Model: "m"}, Deps{Model: asked}, "seed b: no builtin seed prompt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := synthetic{}.Generate(context.Background(), tc.req, tc.deps)

@@ -54,14 +54,20 @@ func (synthetic) Generate(ctx context.Context, req Request, deps Deps) ([]Case, 
 	if req.Model == "" {
 		return nil, nil, &ErrMissing{What: "strategy synthetic needs a model: give --model, or set models.judge or $EVAL_JUDGE_MODEL"}
 	}
-	var cases []Case
-	var failed []string
-	for _, s := range seeds {
-		n := seedCount(s, req.Count)
+	// Every seed's prompt first: a bad one stops before anything is asked.
+	texts := make([]string, len(seeds))
+	for i, s := range seeds {
 		text, err := SeedPrompt(s, ev.Dir())
 		if err != nil {
 			return nil, nil, &ErrMissing{What: fmt.Sprintf("seed %s: %v", s.Category, err)}
 		}
+		texts[i] = text
+	}
+	var cases []Case
+	var failed []string
+	for si, s := range seeds {
+		n := seedCount(s, req.Count)
+		text := texts[si]
 		progressf(req.Progress, "seed %s: asking %s for %d case(s) from %s", s.Category, req.Model, n, seedSource(s))
 		got, err := askSeed(ctx, deps.Model, req, s, text, n)
 		if err != nil {
