@@ -56,9 +56,11 @@ input.yaml and annotations.yaml, as generation.strategy says:
                root span's inputs become input.yaml, its outputs the
                reference in annotations.yaml; the id is trace-<trace id>.
                The server is --tracking-uri, else mlflow.tracking_uri, else
-               $MLFLOW_TRACKING_URI, else http://127.0.0.1:5000.
+               $MLFLOW_TRACKING_URI, else http://127.0.0.1:5000. Every
+               string taken from a trace is redacted.
   skill        an agent reads the skill and the eval and writes the cases
-               (the default strategy).
+               (the default strategy). Not wired in this build: it says so
+               and exits 2.
 
 --count N overrides the number of cases: N per seed (synthetic, instead of
 each seed's count), N traces read (from-traces, default 10), N cases asked
@@ -136,7 +138,7 @@ func runGenerate(ctx context.Context, e env, opts generateOptions) error {
 		return inputErrorf("read the dataset %s: %v", dir, err)
 	}
 	req := generate.Request{Eval: ev, Count: opts.count, Experiment: opts.experiment, Existing: existing,
-		Timeout: opts.timeout, Progress: e.Err}
+		Timeout: opts.timeout, Progress: redactingWriter{e.Err}}
 	var deps generate.Deps
 	root := mustGetwd()
 	skillDir := findSkillDir(root, ev.Execution.Skill)
@@ -182,7 +184,7 @@ func runGenerate(ctx context.Context, e env, opts generateOptions) error {
 	case err != nil:
 		return &codedError{ExitFailure, fmt.Errorf("generate (%s): %w", name, err)}
 	}
-	outcomes, err := generate.Write(dir, cases, generate.WriteOptions{DryRun: opts.dryRun, Progress: e.Err,
+	outcomes, err := generate.Write(dir, cases, generate.WriteOptions{DryRun: opts.dryRun, Progress: redactingWriter{e.Err},
 		Validate: func(root, id string) []string { return generatedCaseProblems(ev, e.Getenv, root, id) }})
 	if err != nil {
 		return &codedError{ExitFailure, err}

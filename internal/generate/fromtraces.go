@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/redact"
 )
 
 // fromTraces makes a case of each of an MLflow experiment's recent traces:
@@ -55,9 +57,11 @@ func (fromTraces) Generate(ctx context.Context, req Request, deps Deps) ([]Case,
 }
 
 // traceCase is trace t as a case; problem says why it cannot be one.
+// Production traces may hold credentials: every string of the case is
+// redacted before it is written into a dataset that is likely committed.
 func traceCase(t Trace) (Case, string) {
 	var input map[string]any
-	switch v := t.Inputs.(type) {
+	switch v := redactValue(t.Inputs).(type) {
 	case nil:
 		return Case{}, "it has no inputs"
 	case map[string]any:
@@ -76,10 +80,31 @@ func traceCase(t Trace) (Case, string) {
 	}
 	ann := map[string]any{"source": "mlflow-trace", "trace_id": t.ID}
 	if t.Outputs != nil {
-		ann["reference"] = t.Outputs
+		ann["reference"] = redactValue(t.Outputs)
 	}
 	if r := t.Tags["eval_run_id"]; r != "" {
 		ann["eval_run_id"] = r
 	}
 	return Case{ID: "trace-" + slug(strings.TrimPrefix(t.ID, "tr-")), Source: "trace " + t.ID, Input: input, Annotations: ann, KeepExisting: true}, ""
+}
+
+// redactValue is v with every string in it (keys too) redacted.
+func redactValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return redact.String(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[redact.String(k)] = redactValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = redactValue(e)
+		}
+		return out
+	}
+	return v
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 )
 
+// planted is a credential-shaped value a production trace may hold.
+const planted = "sk-ant-api03-SCRIPTplanted0123456789abcdefghijABCDEFGH_-xyz"
+
 type fakeTraces struct {
 	exp    string
 	max    int
@@ -25,7 +28,7 @@ func TestFromTraces(t *testing.T) {
 		{ID: "tr-0a1b", Inputs: "Summarise the release notes", Outputs: "Here is the summary", Tags: map[string]string{"eval_run_id": "r7"}},
 		{ID: "tr-2c3d", Inputs: map[string]any{"prompt": "Fix the bug", "repo": "x"}, Outputs: map[string]any{"text": "fixed"}},
 		{ID: "tr-4e5f"},
-		{ID: "tr-6071", Inputs: []any{"a", "b"}},
+		{ID: "tr-6071", Inputs: []any{"a", "b"}, Outputs: map[string]any{"log": []any{"key=" + planted}}},
 	}}
 	var log strings.Builder
 	cases, failed, err := fromTraces{}.Generate(context.Background(), Request{Eval: ev, Progress: &log}, Deps{Traces: src})
@@ -48,6 +51,9 @@ func TestFromTraces(t *testing.T) {
 	}
 	if cases[2].Input["prompt"] != `["a","b"]` {
 		t.Errorf("case 3 = %+v", cases[2])
+	}
+	if got := cases[2].Annotations["reference"].(map[string]any)["log"].([]any)[0].(string); strings.Contains(got, planted) {
+		t.Errorf("a credential in a trace reached the case: %q", got)
 	}
 
 	// --experiment and --count; mlflow.experiment otherwise.
