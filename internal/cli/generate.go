@@ -54,7 +54,8 @@ input.yaml and annotations.yaml, as generation.strategy says:
   from-traces  a case per trace of an MLflow experiment (--experiment, else
                mlflow.experiment, else the eval's name), newest first: the
                root span's inputs become input.yaml, its outputs the
-               reference in annotations.yaml; the id is trace-<trace id>.
+               reference in annotations.yaml, its AskUserQuestion spans
+               annotations.tool_interactions; the id is trace-<trace id>.
                The server is --tracking-uri, else mlflow.tracking_uri, else
                $MLFLOW_TRACKING_URI, else http://127.0.0.1:5000. Every
                string taken from a trace is redacted.
@@ -266,6 +267,9 @@ func (t traceSource) Traces(ctx context.Context, experiment string, max int) ([]
 	out := make([]generate.Trace, len(got))
 	for i, tr := range got {
 		out[i] = generate.Trace{ID: tr.ID, Tags: tr.Tags, Inputs: tr.Inputs, Outputs: tr.Outputs}
+		for _, q := range tr.Questions {
+			out[i].Questions = append(out[i].Questions, map[string]any{"input": q.Input, "output": q.Output})
+		}
 	}
 	return out, true, nil
 }

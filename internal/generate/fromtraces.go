@@ -82,6 +82,13 @@ func traceCase(t Trace) (Case, string) {
 	if t.Outputs != nil {
 		ann["reference"] = redactValue(t.Outputs)
 	}
+	if len(t.Questions) > 0 {
+		qs := make([]any, len(t.Questions))
+		for i, q := range t.Questions {
+			qs[i] = redactValue(map[string]any{"tool": "AskUserQuestion", "input": q["input"], "output": q["output"]})
+		}
+		ann["tool_interactions"] = qs
+	}
 	if r := t.Tags["eval_run_id"]; r != "" {
 		ann["eval_run_id"] = r
 	}

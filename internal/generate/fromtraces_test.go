@@ -25,7 +25,8 @@ func (f *fakeTraces) Traces(_ context.Context, exp string, max int) ([]Trace, bo
 func TestFromTraces(t *testing.T) {
 	ev := parse(t, "name: my-eval\nexecution: {prompt: p}\ndataset: {path: d}\n", nil)
 	src := &fakeTraces{found: true, traces: []Trace{
-		{ID: "tr-0a1b", Inputs: "Summarise the release notes", Outputs: "Here is the summary", Tags: map[string]string{"eval_run_id": "r7"}},
+		{ID: "tr-0a1b", Inputs: "Summarise the release notes", Outputs: "Here is the summary", Tags: map[string]string{"eval_run_id": "r7"},
+			Questions: []map[string]any{{"input": map[string]any{"question": "Which release?"}, "output": "1.2"}}},
 		{ID: "tr-2c3d", Inputs: map[string]any{"prompt": "Fix the bug", "repo": "x"}, Outputs: map[string]any{"text": "fixed"}},
 		{ID: "tr-4e5f"},
 		{ID: "tr-6071", Inputs: []any{"a", "b"}, Outputs: map[string]any{"log": []any{"key=" + planted}}},
@@ -45,6 +46,12 @@ func TestFromTraces(t *testing.T) {
 	if c.ID != "trace-0a1b" || c.Input["prompt"] != "Summarise the release notes" || c.Annotations["reference"] != "Here is the summary" ||
 		c.Annotations["eval_run_id"] != "r7" || c.Annotations["trace_id"] != "tr-0a1b" || !c.KeepExisting {
 		t.Errorf("case 1 = %+v", c)
+	}
+	if qs, _ := c.Annotations["tool_interactions"].([]any); len(qs) != 1 || qs[0].(map[string]any)["tool"] != "AskUserQuestion" || qs[0].(map[string]any)["output"] != "1.2" {
+		t.Errorf("tool_interactions = %#v", c.Annotations["tool_interactions"])
+	}
+	if _, ok := cases[1].Annotations["tool_interactions"]; ok {
+		t.Errorf("case 2 has tool_interactions: %v", cases[1].Annotations)
 	}
 	if cases[1].Input["repo"] != "x" || cases[1].Annotations["reference"].(map[string]any)["text"] != "fixed" {
 		t.Errorf("case 2 = %+v", cases[1])

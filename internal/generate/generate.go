@@ -60,6 +60,9 @@ type Trace struct {
 	Tags    map[string]string
 	Inputs  any
 	Outputs any
+	// Questions are what the traced agent asked the user (AskUserQuestion
+	// spans), each {input, output}.
+	Questions []map[string]any
 }
 
 // Request is one generation.

@@ -23,6 +23,14 @@ type Trace struct {
 	Metadata map[string]string
 	Inputs   any
 	Outputs  any
+	// Questions are the spans below the root that asked the user
+	// (AskUserQuestion): what was asked and answered, in span order.
+	Questions []Interaction
+}
+
+// Interaction is one question a trace's agent asked and its answer.
+type Interaction struct {
+	Input, Output any
 }
 
 // ExperimentID finds the experiment named name without creating it; ok is
@@ -78,13 +86,14 @@ func (c *Client) Traces(ctx context.Context, expID string, max int) ([]Trace, er
 	for _, ti := range found {
 		t := Trace{ID: ti.TraceID, Tags: ti.Tags, Metadata: ti.Metadata, Inputs: jsonOrText(ti.RequestPreview), Outputs: jsonOrText(ti.ResponsePreview)}
 		t.Time = ti.requestMillis()
-		in, outv, ok, err := c.rootIO(ctx, ti.TraceID)
+		in, outv, qs, ok, err := c.rootIO(ctx, ti.TraceID)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
 			t.Inputs, t.Outputs = in, outv
 		}
+		t.Questions = qs
 		out = append(out, t)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time > out[j].Time })
@@ -109,13 +118,14 @@ func (ti traceInfo) requestMillis() int64 {
 }
 
 // rootIO reads trace id whole and returns its root span's
-// mlflow.spanInputs and mlflow.spanOutputs; ok is false without a root
-// span that has inputs.
-func (c *Client) rootIO(ctx context.Context, id string) (in, out any, ok bool, err error) {
+// mlflow.spanInputs and mlflow.spanOutputs (ok is false without a root
+// span that has inputs) and the AskUserQuestion spans below it.
+func (c *Client) rootIO(ctx context.Context, id string) (in, out any, qs []Interaction, ok bool, err error) {
 	var got struct {
 		Trace struct {
 			Spans []struct {
 				Parent     string `json:"parent_span_id"`
+				Name       string `json:"name"`
 				Attributes []struct {
 					Key   string          `json:"key"`
 					Value json.RawMessage `json:"value"`
@@ -124,22 +134,27 @@ func (c *Client) rootIO(ctx context.Context, id string) (in, out any, ok bool, e
 		} `json:"trace"`
 	}
 	if err := c.call(ctx, http.MethodGet, "/api/3.0/mlflow/traces/get", url.Values{"trace_id": {id}}, nil, &got); err != nil {
-		return nil, nil, false, fmt.Errorf("read trace %s: %w", id, err)
+		return nil, nil, nil, false, fmt.Errorf("read trace %s: %w", id, err)
 	}
 	for _, sp := range got.Trace.Spans {
-		if sp.Parent != "" {
-			continue
-		}
+		var spIn, spOut any
+		hasIn := false
 		for _, a := range sp.Attributes {
 			switch a.Key {
 			case "mlflow.spanInputs":
-				in, ok = anyValue(a.Value), true
+				spIn, hasIn = anyValue(a.Value), true
 			case "mlflow.spanOutputs":
-				out = anyValue(a.Value)
+				spOut = anyValue(a.Value)
 			}
 		}
+		switch {
+		case sp.Parent == "":
+			in, out, ok = spIn, spOut, hasIn
+		case strings.Contains(sp.Name, "AskUserQuestion"):
+			qs = append(qs, Interaction{Input: spIn, Output: spOut})
+		}
 	}
-	return in, out, ok, nil
+	return in, out, qs, ok, nil
 }
 
 // jsonOrText is s decoded as JSON when it is a JSON object, array or
