@@ -186,7 +186,7 @@ func runGenerate(ctx context.Context, e env, opts generateOptions) error {
 		return &codedError{ExitFailure, fmt.Errorf("generate (%s): %w", name, err)}
 	}
 	outcomes, err := generate.Write(dir, cases, generate.WriteOptions{DryRun: opts.dryRun, Progress: redactingWriter{e.Err},
-		Validate: func(root, id string) []string { return generatedCaseProblems(ev, e.Getenv, root, id) }})
+		Validate: func(root, id string) []string { return generatedCaseProblems(ev, root, id) }})
 	if err != nil {
 		return &codedError{ExitFailure, err}
 	}
@@ -242,7 +242,7 @@ func onlyMissingDataset(ev *config.Eval, err error) bool {
 
 // generatedCaseProblems checks the generated case folder root/id as
 // validate checks a case of the dataset; only errors count.
-func generatedCaseProblems(ev *config.Eval, getenv func(string) string, root, id string) []string {
+func generatedCaseProblems(ev *config.Eval, root, id string) []string {
 	var out []string
 	perCaseProblems(ev, root, []string{id}, func(field string, warning bool, format string, args ...any) {
 		if !warning {
