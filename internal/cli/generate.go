@@ -208,7 +208,9 @@ func runGenerate(ctx context.Context, e env, opts generateOptions) error {
 	fmt.Fprintf(e.Err, "agent-eval: generate: %s %d case(s) into %s (%d skipped as already there, %d not valid, %d failed)\n",
 		verb, n, dir, counts[generate.Skipped], counts[generate.Invalid], len(failed))
 	if bad := counts[generate.Invalid] + len(failed); bad > 0 {
-		return &codedError{ExitFailure, fmt.Errorf("generate: %d generated case(s) or part(s) failed; the valid cases were written", bad)}
+		// The report is on stdout already (one JSON document with --json).
+		fmt.Fprintf(e.Err, "agent-eval: error: generate: %d generated case(s) or part(s) failed; the valid cases were written\n", bad)
+		return errReported{ExitFailure}
 	}
 	return nil
 }
