@@ -21,7 +21,9 @@ import (
 // mlflowSetup starts a real MLflow tracking server for a script named
 // mlflow_*: $MLFLOW_TRACKING_URI is its URL, and $MLFLOW_TEST_ARTIFACTS and
 // $MLFLOW_TEST_DB its artifact folder and store, for mlflow-run and
-// mlflow-secret-free to read back. Other scripts start none.
+// mlflow-secret-free to read back; $MLFLOW_TEST_PYTHON is the Python with
+// the mlflow library (to log traces as an application does). Other scripts
+// start none.
 func mlflowSetup(env *testscript.Env) {
 	tb, ok := env.T().(testing.TB)
 	if !ok || !strings.HasPrefix(path.Base(tb.Name()), "mlflow_") {
@@ -31,6 +33,7 @@ func mlflowSetup(env *testscript.Env) {
 	env.Setenv("MLFLOW_TRACKING_URI", s.URL)
 	env.Setenv("MLFLOW_TEST_ARTIFACTS", s.Artifacts)
 	env.Setenv("MLFLOW_TEST_DB", s.DB)
+	env.Setenv("MLFLOW_TEST_PYTHON", mlflowserver.Python(tb))
 }
 
 func scriptServer(ts *testscript.TestScript) *mlflowserver.Server {

@@ -118,6 +118,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		newHistoryCmd(e),
 		newMLflowCmd(e),
 		newHarborCmd(e),
+		newGenerateCmd(e),
 	)
 	for _, c := range root.Commands() {
 		if c.Name() == "help" {

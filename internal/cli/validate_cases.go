@@ -15,6 +15,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/expr"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
+	"github.com/agent-eval/agent-eval/internal/generate"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 	"github.com/agent-eval/agent-eval/internal/openrouter"
 	"github.com/agent-eval/agent-eval/internal/prompt"
@@ -44,6 +45,7 @@ func caseProblems(ev *config.Eval, getenv func(string) string) (warns, errs conf
 	exprProblems(ev, at)
 	envWarnings(ev, getenv, at)
 	skillProblems(ev, at)
+	generationProblems(ev, at)
 	errs = append(errs, programProblems(ev, "")...)
 	errs = append(errs, openRouterProblems(ev, "", true, false, lookupOf(getenv))...)
 
@@ -98,6 +100,25 @@ func runnerProblems(ev *config.Eval, at func(string, bool, string, ...any)) {
 			at(fmt.Sprintf("execution.steps[%d].runner.type", i), false, "runner type %s is not implemented yet; this version runs %v", s.Runner.Type, known.Types())
 		default:
 			at(fmt.Sprintf("execution.steps[%d].runner.type", i), false, "a step runs with the eval's runner (%s): a step of another runner type (%s) is not supported", ev.RunnerType(), s.Runner.Type)
+		}
+	}
+}
+
+// generationProblems refuses what agent-eval generate would: a seed's
+// builtin that is not one, a prompt_file that is not there.
+func generationProblems(ev *config.Eval, at func(string, bool, string, ...any)) {
+	for i, s := range ev.Generation.Seeds {
+		p := fmt.Sprintf("generation.seeds[%d]", i)
+		switch {
+		case strings.TrimSpace(s.Prompt) != "":
+		case s.PromptFile != "":
+			if _, err := generate.SeedPrompt(s, ev.Dir()); err != nil {
+				at(p+".prompt_file", false, "%s: %s (paths are relative to eval.yaml)", s.PromptFile, errText(err))
+			}
+		case s.Builtin != "":
+			if _, err := generate.BuiltinPrompt(s.Builtin); err != nil {
+				at(p+".builtin", false, "%v", err)
+			}
 		}
 	}
 }

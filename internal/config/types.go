@@ -30,7 +30,7 @@ type Eval struct {
 	Models      Models               `yaml:"models" doc:"Model ids for the agent, subagents, judges and the tool-interception hook."`
 	Permissions Permissions          `yaml:"permissions" doc:"Tool allow/deny rules compiled into the runner's native permission settings."`
 	Dataset     Dataset              `yaml:"dataset" doc:"Where the eval cases live and what is copied into each case workspace."`
-	Generation  Generation           `yaml:"generation" doc:"How the dataset is generated. Does nothing in this version (validate and run warn): agent-eval generates no cases."`
+	Generation  Generation           `yaml:"generation" doc:"How agent-eval generate writes new cases into dataset.path; run and score read the cases as they are."`
 	Inputs      Inputs               `yaml:"inputs" doc:"Inputs the agent receives at run time; inputs.tools intercepts tool calls."`
 	Outputs     []Output             `yaml:"outputs" doc:"Artifacts the agent produces that are collected and judged. Only regular files and folders are collected: a link, a FIFO or a device is left out, and so is a path under a folder that is a link."`
 	Traces      Traces               `yaml:"traces" doc:"agent-eval-harness's switches for what judges may read of a case (stdout, stderr, the transcript's events, the metrics), each on unless false; events also writes events.json."`
@@ -187,7 +187,7 @@ type Workspace struct {
 	Files []WorkspaceFile `yaml:"files" doc:"Per-case paths copied from the case directory, or {dest, source} shared files."`
 }
 
-// Generation configures dataset generation; run and score ignore it.
+// Generation configures agent-eval generate; run and score ignore it.
 type Generation struct {
 	Strategy string           `yaml:"strategy" doc:"How cases are generated." enum:"skill|synthetic|from-traces" default:"\"skill\""`
 	Context  any              `yaml:"context" doc:"Context for synthetic generation (text or a mapping)."`

@@ -629,9 +629,6 @@ const (
 // file that sets it is not read as doing what it says.
 func (v *validator) notYet() {
 	e := v.e
-	if g := e.Generation; (g.Strategy != "" || g.Context != nil || len(g.Seeds) > 0) && !v.failed("generation") {
-		v.warnf("generation", "does nothing in this version: agent-eval generates no cases; run and score read the cases under dataset.path as they are")
-	}
 	for i, j := range e.Judges {
 		p := index("judges", i)
 		if len(j.ProviderOptions) > 0 {

@@ -154,3 +154,11 @@ func repoRoot(t testing.TB) string {
 	}
 	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
+
+// Python is the Python of the pinned MLflow's virtual environment, with
+// the mlflow library, for a test that logs traces as an application
+// would.
+func Python(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(filepath.Dir(Bin(t)), "python")
+}

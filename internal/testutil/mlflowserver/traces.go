@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+
+	"github.com/agent-eval/agent-eval/internal/export/otlpvalue"
 )
 
 // NewExperiment creates an experiment named name and returns its id.
@@ -149,43 +151,11 @@ func (s *Server) Spans(ctx context.Context, traceID string) ([]Span, error) {
 		x.Start, _ = sp.Start.Int64()
 		x.End, _ = sp.End.Int64()
 		for _, a := range sp.Attributes {
-			x.Attrs[a.Key] = anyValue(a.Value)
+			x.Attrs[a.Key] = otlpvalue.Decode(a.Value)
 		}
 		spans = append(spans, x)
 	}
 	return spans, nil
-}
-
-// anyValue decodes an OTLP AnyValue in its JSON form.
-func anyValue(raw json.RawMessage) any {
-	var v struct {
-		String *string                             `json:"string_value"`
-		Int    *json.Number                        `json:"int_value"`
-		Double *float64                            `json:"double_value"`
-		Bool   *bool                               `json:"bool_value"`
-		Array  *struct{ Values []json.RawMessage } `json:"array_value"`
-	}
-	if json.Unmarshal(raw, &v) != nil {
-		return nil
-	}
-	switch {
-	case v.String != nil:
-		return *v.String
-	case v.Int != nil:
-		n, _ := v.Int.Int64()
-		return n
-	case v.Double != nil:
-		return *v.Double
-	case v.Bool != nil:
-		return *v.Bool
-	case v.Array != nil:
-		out := []any{}
-		for _, e := range v.Array.Values {
-			out = append(out, anyValue(e))
-		}
-		return out
-	}
-	return nil
 }
 
 func b64hex(s string) string {
