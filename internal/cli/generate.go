@@ -13,10 +13,12 @@ import (
 	"github.com/spf13/cobra"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/agent-eval/agent-eval/internal/agentcall"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/export/mlflow"
 	"github.com/agent-eval/agent-eval/internal/generate"
 	"github.com/agent-eval/agent-eval/internal/llm"
+	"github.com/agent-eval/agent-eval/internal/results"
 )
 
 // generateOptions are `agent-eval generate`'s flags.
@@ -29,11 +31,92 @@ type generateOptions struct {
 	timeout     time.Duration
 	dryRun      bool
 	json        bool
+	// agentBin is the agent CLI of strategy skill's agent; fakeModel
+	// answers that agent from the dataset's fake_generate.yaml.
+	agentBin  string
+	fakeModel bool
 }
 
-// skillAgent gives the skill strategy its agent run inside the harness's
-// boundary; nil in this build, where the strategy says so and stops.
-var skillAgent func(ctx context.Context, e env, ev *config.Eval) (generate.AgentRunner, error)
+// skillAgent gives the skill strategy its agent: one run through the
+// engine (internal/agentcall), inside the same boundary as any case's
+// agent, on the eval's runner type when it is an agent CLI (else
+// claude-code), with the model --model, else models.skill.
+func skillAgent(_ context.Context, e env, ev *config.Eval, opts generateOptions) (generate.AgentRunner, error) {
+	harness, err := harnessBin(e)
+	if err != nil {
+		return nil, err
+	}
+	model := firstNonEmpty(opts.model, ev.Models.Skill)
+	if model == "" {
+		return nil, inputErrorf("strategy skill needs the generating agent's model: give --model, or set models.skill")
+	}
+	var rn *config.Runner
+	if t := ev.Runner.Type; t != "" && t != "cli" && t != "fake" {
+		rn = &config.Runner{Type: t}
+	}
+	sc := skillCaller{call: agentcall.Engine{HarnessBin: harness, Runners: runners, Getenv: e.Getenv, AgentBin: opts.agentBin},
+		runner: rn, model: model}
+	if opts.fakeModel {
+		sc.fakeScript = filepath.Join(ev.DatasetDir(), fakeGenerateScript)
+		if _, err := os.Stat(sc.fakeScript); err != nil {
+			return nil, inputErrorf("--fake-model: the generating agent's script: %v", err)
+		}
+	}
+	return sc, nil
+}
+
+// fakeGenerateScript is the fake model script, in dataset.path, that
+// answers strategy skill's agent under --fake-model.
+const fakeGenerateScript = "fake_generate.yaml"
+
+// skillCaller runs the skill strategy's agent through agentcall, in a run
+// directory of its own that is removed afterwards.
+type skillCaller struct {
+	call       agentcall.Caller
+	runner     *config.Runner
+	model      string
+	fakeScript string
+}
+
+func (s skillCaller) Run(ctx context.Context, task generate.AgentTask) (generate.AgentResult, error) {
+	tmp, err := os.MkdirTemp("", "agent-eval-generate-")
+	if err != nil {
+		return generate.AgentResult{}, fmt.Errorf("the generating agent's run directory: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	files := make(map[string][]byte, len(task.Files))
+	for p, body := range task.Files {
+		files[p] = []byte(body)
+	}
+	budget := task.BudgetUSD
+	if budget <= 0 {
+		budget = 2
+	}
+	// Read-only tools, and Write only under output/: the cases it writes.
+	var allow []any
+	for _, t := range task.AllowedTools {
+		if t != "Write" {
+			allow = append(allow, t)
+		}
+	}
+	allow = append(allow, map[string]any{"path": "output/", "tools": []any{"Write"}})
+	res, err := s.call.Call(ctx, agentcall.Request{RunsDir: tmp, RunID: "generate", Files: files, Prompt: task.Prompt,
+		Runner: s.runner, Model: s.model, Allow: allow, Deny: []any{"Bash", "WebFetch", "WebSearch", "Agent"},
+		Outputs: []string{"output"}, Timeout: task.Timeout, BudgetUSD: budget, FakeScript: s.fakeScript})
+	if err != nil {
+		return generate.AgentResult{}, err
+	}
+	if res.Status != results.StatusCompleted && len(res.Files) == 0 {
+		return generate.AgentResult{}, fmt.Errorf("the agent's run ended %s: %s", res.Status, res.Error)
+	}
+	out := generate.AgentResult{Files: map[string]string{}, Text: res.Text}
+	for p, body := range res.Files {
+		if rest, ok := strings.CutPrefix(p, "output/"); ok {
+			out.Files[rest] = string(body)
+		}
+	}
+	return out, nil
+}
 
 func newGenerateCmd(e env) *cobra.Command {
 	opts := generateOptions{}
@@ -60,8 +143,12 @@ input.yaml and annotations.yaml, as generation.strategy says:
                $MLFLOW_TRACKING_URI, else http://127.0.0.1:5000. Every
                string taken from a trace is redacted.
   skill        an agent reads the skill and the eval and writes the cases
-               (the default strategy). Not wired in this build: it says so
-               and exits 2.
+               (the default strategy): one run of the eval's agent CLI
+               (claude-code for a cli runner), model --model else
+               models.skill, inside the harness's boundary like any case,
+               with Read, Glob and Grep, and Write only under output/; it
+               is given eval.yaml, the skill's folder and one existing case
+               and writes output/cases/<id>/{input,annotations}.yaml.
 
 --count N overrides the number of cases: N per seed (synthetic, instead of
 each seed's count), N traces read (from-traces, default 10), N cases asked
@@ -85,7 +172,9 @@ ones are written), 130 when interrupted.`,
 	f := cmd.Flags()
 	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`, or the folder holding eval.yaml")
 	f.IntVar(&opts.count, "count", 0, "`N` cases per seed, traces, or cases asked of the agent (see above)")
-	f.StringVar(&opts.model, "model", "", "the `MODEL` of strategy synthetic (default: models.judge, else $EVAL_JUDGE_MODEL)")
+	f.StringVar(&opts.model, "model", "", "the `MODEL`: of strategy synthetic (default: models.judge, else $EVAL_JUDGE_MODEL), of strategy skill's agent (default: models.skill)")
+	f.StringVar(&opts.agentBin, "agent-bin", "", "the agent CLI `PATH` strategy skill runs (default: the runner's)")
+	f.BoolVar(&opts.fakeModel, "fake-model", false, "strategy skill: answer the agent offline from the built-in fake model, scripted by the dataset's "+fakeGenerateScript)
 	f.StringVar(&opts.experiment, "experiment", "", "the MLflow `EXPERIMENT` of strategy from-traces (default: mlflow.experiment, else the eval's name)")
 	f.StringVar(&opts.trackingURI, "tracking-uri", "", "the MLflow tracking server `URI` of strategy from-traces")
 	f.Var((*durationValue)(&opts.timeout), "timeout", "bound one model call or the agent run (default 5m)")
@@ -141,6 +230,9 @@ func runGenerate(ctx context.Context, e env, opts generateOptions) error {
 	req := generate.Request{Eval: ev, Count: opts.count, Experiment: opts.experiment, Existing: existing,
 		Timeout: opts.timeout, Progress: redactingWriter{e.Err}}
 	var deps generate.Deps
+	if opts.fakeModel && name != "skill" {
+		return usageErrorf("--fake-model answers strategy skill's agent; strategy %s asks the model at ANTHROPIC_BASE_URL (point it at agent-eval fake-model to run offline)", name)
+	}
 	root := mustGetwd()
 	skillDir := findSkillDir(root, ev.Execution.Skill)
 	switch name {
@@ -169,10 +261,8 @@ func runGenerate(ctx context.Context, e env, opts generateOptions) error {
 		if len(existing) > 0 {
 			req.ExampleCase = readTree(filepath.Join(dir, existing[0]))
 		}
-		if skillAgent != nil {
-			if deps.Agent, err = skillAgent(ctx, e, ev); err != nil {
-				return err
-			}
+		if deps.Agent, err = skillAgent(ctx, e, ev, opts); err != nil {
+			return err
 		}
 	}
 	cases, failed, err := strategy.Generate(ctx, req, deps)

@@ -56,7 +56,7 @@ const (
 
 func (skill) Generate(ctx context.Context, req Request, deps Deps) ([]Case, []string, error) {
 	if deps.Agent == nil {
-		return nil, nil, &ErrMissing{What: "the skill strategy needs an agent run inside the harness's boundary (the engine's staged-folder runner), which is not wired in this build; use strategy synthetic or from-traces meanwhile"}
+		return nil, nil, &ErrMissing{What: "the skill strategy needs an agent run inside the harness's boundary (internal/agentcall), and none was given"}
 	}
 	n := req.Count
 	if n <= 0 {
