@@ -17,11 +17,12 @@ import (
 func FuzzRenderPrompt(f *testing.F) {
 	for _, s := range []string{"{{ input.name | upper }}", "{% if input.x %}y{% endif %}", "{name} {x?}", "{{", "{% for %}", "{{ input['a'] }}", "{{ input.a.b.c }}",
 		"{name?}{{name}", "{a{name}}", "Hello {name}, {a}", "{% for k, v in input.items() %}{{ k }}={{ v }} {% endfor %}", "{% if input.name is defined %}{{ input.name }}{% endif %}",
-		"{{ input.missing | default('none') }}", "{% for i in range(3) %}{{ steps.s1.output }}{% endfor %}"} {
+		"{{ input.missing | default('none') }}", "{a{0?}}", "{% for i in range(3) %}{{ steps.s1.output }}{% endfor %}"} {
 		f.Add(s)
 	}
 	input := map[string]any{"name": "Ada", "a": map[string]any{"b": 1}, "x": true}
 	placeholder := regexp.MustCompile("\x00step-[0-9a-f]{16}-[0-9]+\x00")
+	optional := regexp.MustCompile(`\{[^{}]*\?\}`)
 	const stepOut = "{{ input.name }}{% if true %}rendered{% endif %}"
 	steps := map[string]any{"s1": map[string]any{"output": stepOut, "exit_code": 0}}
 	f.Fuzz(func(t *testing.T, tpl string) {
@@ -31,7 +32,13 @@ func FuzzRenderPrompt(f *testing.F) {
 			t.Errorf("%q rendered twice: %q (%v), then %q (%v)", tpl, out, err, again, err2)
 		}
 		if err == nil && !strings.Contains(tpl, "{{") && !strings.Contains(tpl, "{%") {
+			// Placeholders are filled in one pass, so what removing one
+			// leaves ({a{0?}} → {a}) is text, never expanded again.
+			joined := optional.ReplaceAllString(tpl, "")
 			for k := range input {
+				if strings.Contains(joined, "{"+k+"}") && !strings.Contains(tpl, "{"+k+"}") {
+					continue
+				}
 				if strings.Contains(out, "{"+k+"}") || strings.Contains(out, "{"+k+"?}") {
 					t.Errorf("%q rendered as %q: {%s} is left unexpanded", tpl, out, k)
 				}
