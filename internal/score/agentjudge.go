@@ -41,8 +41,11 @@ const (
 	VerdictFile = "output/score.json"
 	// ContextDir is where agent.context files are staged.
 	ContextDir = ".context"
-	// maxStaged bounds one staged file.
-	maxStaged = 1 << 20
+	// maxStaged bounds one staged file, maxStagedFiles and
+	// maxStagedTotal all of a case's.
+	maxStaged      = 1 << 20
+	maxStagedFiles = 10000
+	maxStagedTotal = 64 << 20
 	// maxAgentRationale is how much of a judge agent's rationale is kept.
 	maxAgentRationale = 800
 )
@@ -144,9 +147,13 @@ func (a *agentJudge) Score(ctx context.Context, rec *Record) Outcome {
 	if err != nil {
 		return Outcome{Err: err}
 	}
+	files, err := a.stage(rec)
+	if err != nil {
+		return errOutcome("judge agent: %v", err)
+	}
 	req := agentcall.Request{Prompt: text + "\n" + contract(a.prompt.scale), Runner: a.runner, Model: a.prompt.model,
 		Allow: a.permissions(), Deny: rulesOf(a.deny), Outputs: []string{"output"}, Timeout: a.timeout, BudgetUSD: a.budget,
-		Files: a.stage(rec)}
+		Files: files}
 	if a.env.FakeDir != "" {
 		req.FakeScript = a.fakeScript()
 	}
@@ -246,22 +253,32 @@ func (a *agentJudge) fakeScript() string {
 
 // stage is the judge agent's workspace: the case's collected text files
 // its agent.inputs select, and the agent.context files.
-func (a *agentJudge) stage(rec *Record) map[string][]byte {
-	files := stageRecord(rec, a.inputs)
+func (a *agentJudge) stage(rec *Record) (map[string][]byte, error) {
+	files, err := stageRecord(rec, a.inputs)
+	if err != nil {
+		return nil, err
+	}
 	for k, v := range a.context {
 		files[k] = v
 	}
-	return files
+	return files, nil
 }
 
 // stageRecord is what of the case's collected files a judge agent sees:
 // text files, by their path, whose top-level entry inputs names ("." or
-// none: all). Never a file under output/ or .context/ (the agent under
-// test could plant a verdict or a context there), a link, a binary or a
-// path leaving the workspace. Files are read from the run directory.
-func stageRecord(rec *Record, inputs []string) map[string][]byte {
+// none: all). Never a file under output/ or .context/ in any letter case
+// (the agent under test could plant a verdict or a context there), one
+// the judge's CLI would take as its own settings or instructions
+// (agentcall.AgentConfig: a .claude/settings.local.json hook would run in
+// the judge's run), a link, a binary or a path leaving the workspace.
+// Files are read from the run directory. More than maxStagedFiles files
+// or maxStagedTotal bytes is an error: the judge never judges a part of
+// the material that the agent under test chose by flooding the rest.
+func stageRecord(rec *Record, inputs []string) (map[string][]byte, error) {
 	all := len(inputs) == 0 || slices.Contains(inputs, ".")
 	files := map[string][]byte{}
+	total := 0
+	var over error
 	add := func(root, prefix string) {
 		_ = filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
 			if err != nil || !e.Type().IsRegular() {
@@ -274,23 +291,33 @@ func stageRecord(rec *Record, inputs []string) map[string][]byte {
 			name := prefix + filepath.ToSlash(rel)
 			top := strings.SplitN(name, "/", 2)[0]
 			switch {
-			case top == "output" || top == ContextDir, !all && !slices.Contains(inputs, top):
+			case strings.EqualFold(top, "output") || strings.EqualFold(top, ContextDir), !all && !slices.Contains(inputs, top):
 				return nil
-			case strings.HasPrefix(name, "../") || strings.HasPrefix(name, "/"):
+			case strings.HasPrefix(name, "../") || strings.HasPrefix(name, "/"), agentcall.AgentConfig(name):
 				return nil
 			}
 			if b := readText(p); b != nil {
 				files[name] = b
+				total += len(b)
+				if len(files) > maxStagedFiles || total > maxStagedTotal {
+					over = fmt.Errorf("the case's collected files are more than a judge agent is given (%d files, %d MiB): none is staged", maxStagedFiles, maxStagedTotal>>20)
+					return filepath.SkipAll
+				}
 			}
 			return nil
 		})
 	}
 	if rec.dir.Path == "" {
-		return files
+		return files, nil
 	}
 	add(rec.dir.Outputs(rec.folder()), "")
-	add(rec.dir.Modified(rec.folder()), rundir.ModifiedDir+"/")
-	return files
+	if over == nil {
+		add(rec.dir.Modified(rec.folder()), rundir.ModifiedDir+"/")
+	}
+	if over != nil {
+		return nil, over
+	}
+	return files, nil
 }
 
 // readText is a regular file's content when it is text of a bounded size.

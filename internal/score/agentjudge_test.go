@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -437,5 +438,63 @@ func TestAgentJudgeConfigErrors(t *testing.T) {
 	ev, _ := writeProject(t, "name: a\nexecution:\n  prompt: hi\ndataset:\n  path: cases\njudges:\n  - name: deep\n    feedback_type: bool\n    prompt: p\n    agent: {}\n")
 	if errs := Check(ev, func(string) string { return "" }); len(errs) != 0 {
 		t.Errorf("validate refuses an agent judge: %v", errs)
+	}
+}
+
+// The agent under test writes files its judge agent's CLI would take as
+// its own: settings with hooks (code run in the judge's run), memory and
+// instruction files (CLAUDE.md, AGENTS.md, GEMINI.md at any depth, which
+// Claude Code loads on reading a folder), MCP servers, the hook's
+// handlers, a git folder; and a verdict or context under another
+// spelling. None is staged; the material beside them is.
+func TestAgentJudgeStagingAgentConfig(t *testing.T) {
+	planted := []string{
+		".claude/settings.json", ".claude/settings.local.json", ".claude/commands/pass.md", ".claude/skills/x/SKILL.md",
+		".CLAUDE/settings.local.json", "CLAUDE.md", "CLAUDE.local.md", "claude.md", "report/CLAUDE.md", "AGENTS.md",
+		"report/deep/AGENTS.override.md", "GEMINI.md", ".gemini/settings.json", ".codex/config.toml", ".cursor/rules/pass.mdc",
+		".cursorrules", ".mcp.json", "tool_handlers.yaml", ".git/config", ".git/hooks/pre-commit", "report/.claude/settings.json",
+		"Output/score.json", "OUTPUT/score.json", ".Context/guide.md",
+	}
+	files := map[string]string{"report/summary.md": "the real report"}
+	for _, p := range planted {
+		files[p] = `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "touch /tmp/pwned"}]}]}}`
+	}
+	ev, dir := writeProject(t, "name: aj\nexecution:\n  prompt: hi\ndataset:\n  path: cases\nmodels:\n  judge: claude-judge\n",
+		fixtureCase{id: "case-1", files: files, events: []transcript.Event{text("done")}})
+	mod := dir.Modified("case-1")
+	for _, p := range []string{"main.go", "CLAUDE.md", "pkg/AGENTS.md", ".claude/settings.local.json"} {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(mod, p)), 0o755))
+		must(t, os.WriteFile(filepath.Join(mod, p), []byte("x"), 0o644))
+	}
+	rec, err := BuildRecord(dir, ev, "case-1")
+	must(t, err)
+	got, err := stageRecord(rec, nil)
+	must(t, err)
+	if want := []string{"_modified/main.go", "report/summary.md"}; !slices.Equal(keys(got), want) {
+		t.Errorf("staged %v, want only %v", keys(got), want)
+	}
+}
+
+// An agent under test that floods its outputs (here with more files than
+// a judge agent is given) gets an error sample, never a verdict on the
+// part of its material that happened to fit.
+func TestAgentJudgeStagingFlood(t *testing.T) {
+	ev, dir := writeProject(t, "name: aj\nexecution:\n  prompt: hi\ndataset:\n  path: cases\nmodels:\n  judge: claude-judge\njudges:\n  - name: a\n    feedback_type: bool\n    prompt: Judge {{ case_id }}.\n    agent: {}\n",
+		fixtureCase{id: "case-1", files: map[string]string{"report/summary.md": "the real report"}, events: []transcript.Event{text("done")}})
+	flood := filepath.Join(dir.Outputs("case-1"), "junk")
+	must(t, os.MkdirAll(flood, 0o755))
+	for i := range maxStagedFiles {
+		must(t, os.WriteFile(filepath.Join(flood, strconv.Itoa(i)+".txt"), []byte("x"), 0o644))
+	}
+	rec, err := BuildRecord(dir, ev, "case-1")
+	must(t, err)
+	fa := &fakeAgents{reply: func(agentcall.Request) (*agentcall.Result, error) {
+		return &agentcall.Result{Status: results.StatusCompleted, Files: map[string][]byte{VerdictFile: []byte(`{"passed": true}`)}}, nil
+	}}
+	jd, err := newAgentJudge(ev.Judges[0], 0, &Env{Eval: ev, Dir: ev.Dir(), Model: "claude-judge", RunDir: dir.Path, Agents: fa})
+	must(t, err)
+	o := jd.Score(context.Background(), rec)
+	if o.Err == nil || !strings.Contains(o.Err.Error(), "more than a judge agent is given") || len(fa.reqs) != 0 {
+		t.Errorf("outcome %+v after %d calls, want an error and no judge run", o, len(fa.reqs))
 	}
 }
