@@ -443,23 +443,33 @@ func TestAgentJudgeConfigErrors(t *testing.T) {
 
 // The agent under test writes files its judge agent's CLI would take as
 // its own: settings with hooks (code run in the judge's run), memory and
-// instruction files (CLAUDE.md, AGENTS.md, GEMINI.md at any depth, which
-// Claude Code loads on reading a folder), MCP servers, the hook's
-// handlers, a git folder; and a verdict or context under another
-// spelling. None is staged; the material beside them is.
+// instruction files (CLAUDE.md, AGENTS.md, GEMINI.md at any depth), MCP
+// servers, the hook's handlers, a git folder. Each is staged under a name
+// no CLI loads (.untrusted), and the prompt says so; a verdict or a
+// context under another letter case is not staged at all.
 func TestAgentJudgeStagingAgentConfig(t *testing.T) {
-	planted := []string{
-		".claude/settings.json", ".claude/settings.local.json", ".claude/commands/pass.md", ".claude/skills/x/SKILL.md",
-		".CLAUDE/settings.local.json", "CLAUDE.md", "CLAUDE.local.md", "claude.md", "report/CLAUDE.md", "AGENTS.md",
-		"report/deep/AGENTS.override.md", "GEMINI.md", ".gemini/settings.json", ".codex/config.toml", ".cursor/rules/pass.mdc",
-		".cursorrules", ".mcp.json", "tool_handlers.yaml", ".git/config", ".git/hooks/pre-commit", "report/.claude/settings.json",
-		"Output/score.json", "OUTPUT/score.json", ".Context/guide.md",
+	planted := map[string]string{
+		".claude/settings.json": ".claude.untrusted/settings.json", ".claude/settings.local.json": ".claude.untrusted/settings.local.json",
+		".claude/skills/x/SKILL.md": ".claude.untrusted/skills/x/SKILL.md", ".CLAUDE/settings.local.json": ".CLAUDE.untrusted/settings.local.json",
+		"CLAUDE.md": "CLAUDE.md.untrusted", "CLAUDE.local.md": "CLAUDE.local.md.untrusted", "claude.md": "claude.md.untrusted",
+		"report/CLAUDE.md": "report/CLAUDE.md.untrusted", "AGENTS.md": "AGENTS.md.untrusted",
+		"report/deep/AGENTS.override.md": "report/deep/AGENTS.override.md.untrusted", "GEMINI.md": "GEMINI.md.untrusted",
+		".gemini/settings.json": ".gemini.untrusted/settings.json", ".codex/config.toml": ".codex.untrusted/config.toml",
+		".cursor/rules/pass.mdc": ".cursor.untrusted/rules/pass.mdc", ".cursorrules": ".cursorrules.untrusted",
+		".mcp.json": ".mcp.json.untrusted", "tool_handlers.yaml": "tool_handlers.yaml.untrusted", ".git/config": ".git.untrusted/config",
+		"report/.claude/settings.json": "report/.claude.untrusted/settings.json",
+		"Output/score.json": "", "OUTPUT/score.json": "", ".Context/guide.md": "",
 	}
 	files := map[string]string{"report/summary.md": "the real report"}
-	for _, p := range planted {
+	want := []string{"_modified/main.go", "_modified/CLAUDE.md.untrusted", "_modified/pkg/AGENTS.md.untrusted", "_modified/.claude.untrusted/settings.local.json", "report/summary.md"}
+	for p, staged := range planted {
 		files[p] = `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "touch /tmp/pwned"}]}]}}`
+		if staged != "" {
+			want = append(want, staged)
+		}
 	}
-	ev, dir := writeProject(t, "name: aj\nexecution:\n  prompt: hi\ndataset:\n  path: cases\nmodels:\n  judge: claude-judge\n",
+	slices.Sort(want)
+	ev, dir := writeProject(t, "name: aj\nexecution:\n  prompt: hi\ndataset:\n  path: cases\nmodels:\n  judge: claude-judge\njudges:\n  - name: a\n    feedback_type: bool\n    prompt: Judge {{ case_id }}.\n    agent: {}\n",
 		fixtureCase{id: "case-1", files: files, events: []transcript.Event{text("done")}})
 	mod := dir.Modified("case-1")
 	for _, p := range []string{"main.go", "CLAUDE.md", "pkg/AGENTS.md", ".claude/settings.local.json"} {
@@ -468,10 +478,20 @@ func TestAgentJudgeStagingAgentConfig(t *testing.T) {
 	}
 	rec, err := BuildRecord(dir, ev, "case-1")
 	must(t, err)
-	got, err := stageRecord(rec, nil)
+	fa := &fakeAgents{reply: func(agentcall.Request) (*agentcall.Result, error) {
+		return &agentcall.Result{Status: results.StatusCompleted, Files: map[string][]byte{VerdictFile: []byte(`{"passed": false}`)}}, nil
+	}}
+	jd, err := newAgentJudge(ev.Judges[0], 0, &Env{Eval: ev, Dir: ev.Dir(), Model: "claude-judge", RunDir: dir.Path, Agents: fa})
 	must(t, err)
-	if want := []string{"_modified/main.go", "report/summary.md"}; !slices.Equal(keys(got), want) {
-		t.Errorf("staged %v, want only %v", keys(got), want)
+	if o := jd.Score(context.Background(), rec); o.Err != nil || o.Value != false {
+		t.Fatalf("outcome %+v", o)
+	}
+	req := fa.reqs[0]
+	if got := keys(req.Files); !slices.Equal(got, want) {
+		t.Errorf("staged %v,\nwant %v", got, want)
+	}
+	if !strings.Contains(req.Prompt, "staged with the suffix .untrusted") {
+		t.Errorf("the prompt does not say what was renamed: %s", req.Prompt)
 	}
 }
 
