@@ -458,7 +458,7 @@ func TestAgentJudgeStagingAgentConfig(t *testing.T) {
 		".cursor/rules/pass.mdc": ".cursor.untrusted/rules/pass.mdc", ".cursorrules": ".cursorrules.untrusted",
 		".mcp.json": ".mcp.json.untrusted", "tool_handlers.yaml": "tool_handlers.yaml.untrusted", ".git/config": ".git.untrusted/config",
 		"report/.claude/settings.json": "report/.claude.untrusted/settings.json",
-		"Output/score.json": "", "OUTPUT/score.json": "", ".Context/guide.md": "",
+		"Output/score.json":            "", "OUTPUT/score.json": "", ".Context/guide.md": "",
 	}
 	files := map[string]string{"report/summary.md": "the real report"}
 	want := []string{"_modified/main.go", "_modified/CLAUDE.md.untrusted", "_modified/pkg/AGENTS.md.untrusted", "_modified/.claude.untrusted/settings.local.json", "report/summary.md"}
