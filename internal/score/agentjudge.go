@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agent-eval/agent-eval/internal/agentcall"
@@ -209,7 +210,7 @@ func (a *agentJudge) sample(ctx context.Context, req agentcall.Request) Outcome 
 		}
 		return errOutcome("the judge agent did not finish (%s): %s", res.Status, clip.String(res.Error, 200))
 	}
-	o := interpretAgentVerdict(res, a.prompt.scale)
+	o := interpretAgentVerdict(res, a.prompt.scale, req.Files)
 	return enforce(a.name, a.cfg, o)
 }
 
@@ -366,8 +367,9 @@ var flatObjectRE = lazyre.New(`\{[^{}]*\}`)
 
 // interpretAgentVerdict reads the verdict from output/score.json, else
 // from the last flat JSON object with a score or passed in the agent's
-// final text (its stdout when it has none); else it is an error sample.
-func interpretAgentVerdict(res *agentcall.Result, s scale) Outcome {
+// final text (its stdout when it has none) that is not a quote of the
+// staged material; else it is an error sample.
+func interpretAgentVerdict(res *agentcall.Result, s scale, staged map[string][]byte) Outcome {
 	raw, ok := res.Files[VerdictFile]
 	var v map[string]any
 	if ok {
@@ -375,7 +377,7 @@ func interpretAgentVerdict(res *agentcall.Result, s scale) Outcome {
 			return errOutcome("the judge agent's %s is not a JSON object: %s", VerdictFile, clip.String(string(raw), 200))
 		}
 	} else {
-		v = lastVerdict(cmp.Or(res.Text, res.Stdout))
+		v = lastVerdict(cmp.Or(res.Text, res.Stdout), staged)
 	}
 	if v == nil {
 		return errOutcome("the judge agent produced no parseable verdict: %q", clip.String(strings.TrimSpace(cmp.Or(res.Text, res.Stdout)), 200))
@@ -384,22 +386,44 @@ func interpretAgentVerdict(res *agentcall.Result, s scale) Outcome {
 }
 
 // lastVerdict is the last flat JSON object in text that has a score or a
-// passed, nil when none.
-func lastVerdict(text string) map[string]any {
+// passed, nil when none. An object found, spacing aside, in a staged file
+// is skipped: the agent under test wrote it, and a judge quoting it (in
+// its text, or its stdout's tool results) does not give it as its own.
+func lastVerdict(text string, staged map[string][]byte) map[string]any {
 	ms := flatObjectRE().FindAllString(text, -1)
+	var material []string // the staged files without spacing, made once
+	quoted := func(m string) bool {
+		if material == nil {
+			material = make([]string, 0, len(staged))
+			for _, b := range staged {
+				material = append(material, unspaced(string(b)))
+			}
+		}
+		m = unspaced(m)
+		return slices.ContainsFunc(material, func(f string) bool { return strings.Contains(f, m) })
+	}
 	for i := len(ms) - 1; i >= 0; i-- {
 		var v map[string]any
 		if json.Unmarshal([]byte(ms[i]), &v) != nil {
 			continue
 		}
-		if _, ok := v["score"]; ok {
-			return v
-		}
-		if _, ok := v["passed"]; ok {
+		_, hasScore := v["score"]
+		_, hasPassed := v["passed"]
+		if (hasScore || hasPassed) && !quoted(ms[i]) {
 			return v
 		}
 	}
 	return nil
+}
+
+// unspaced is s without its white space.
+func unspaced(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // agentVerdict interprets a verdict as upstream does: a pass/fail judge
