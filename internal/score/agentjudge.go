@@ -95,7 +95,11 @@ func newAgentJudge(j config.Judge, i int, env *Env) (Judge, error) {
 		if err != nil {
 			return nil, configError(env.Eval, fmt.Sprintf("%s[%d]", judgeField(i, "agent.context"), k), "judge %q: %v", j.Name, err)
 		}
-		ctxFiles[ContextDir+"/"+filepath.Base(filepath.FromSlash(c))] = []byte(b)
+		name := ContextDir + "/" + filepath.Base(filepath.FromSlash(c))
+		if _, dup := ctxFiles[name]; dup {
+			return nil, configError(env.Eval, fmt.Sprintf("%s[%d]", judgeField(i, "agent.context"), k), "judge %q: %s and an earlier context file would both be staged as %s: rename one", j.Name, c, name)
+		}
+		ctxFiles[name] = []byte(b)
 	}
 	aj := &agentJudge{prompt: l, name: j.Name, cfg: j, runner: projectRunner(a.Runner, env.Dir), inputs: a.Inputs, context: ctxFiles, env: env,
 		allow: a.AllowedTools, deny: a.DeniedTools, budget: DefaultAgentBudgetUSD}

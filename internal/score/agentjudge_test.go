@@ -424,12 +424,18 @@ func TestAgentJudgeConfigErrors(t *testing.T) {
 		{name: "no prompt", judge: "    agent: {}\n", want: "an agent judge needs a prompt"},
 		{name: "repo", judge: "    prompt: p\n    agent: {runner: {workspace_mode: repo}}\n", want: "workspace_mode: repo is not allowed"},
 		{name: "context outside", judge: "    prompt: p\n    agent: {context: [../../etc/passwd]}\n", want: "outside the project"},
+		// Both would be staged as .context/rubric.md: one would be lost.
+		{name: "two contexts one name", judge: "    prompt: p\n    agent: {context: [a/rubric.md, b/rubric.md]}\n", want: "would both be staged as .context/rubric.md"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// eval.yaml's loader refuses the first two, score's build the
 			// third: both at file:line.
 			root := t.TempDir()
 			must(t, os.MkdirAll(filepath.Join(root, "cases"), 0o755))
+			for _, d := range []string{"a", "b"} {
+				must(t, os.MkdirAll(filepath.Join(root, d), 0o755))
+				must(t, os.WriteFile(filepath.Join(root, d, "rubric.md"), []byte(d), 0o644))
+			}
 			p := filepath.Join(root, "eval.yaml")
 			must(t, os.WriteFile(p, []byte("name: a\nexecution:\n  prompt: hi\ndataset:\n  path: cases\njudges:\n  - name: deep\n    feedback_type: bool\n"+tc.judge), 0o644))
 			ev, err := config.Load(p)
