@@ -36,7 +36,9 @@ type Request struct {
 	// which is kept (the transcript, the outputs, the fake model's log).
 	RunsDir, RunID string
 	// Files are staged into the agent's workspace, by slash path relative
-	// to it; a path that is absolute or leaves the workspace is refused.
+	// to it; a path that is absolute or leaves the workspace is refused,
+	// and so is one whose top-level entry the agent's CLI would load as
+	// its own settings or instructions (.claude/, CLAUDE.md: see Defang).
 	Files map[string][]byte
 	// Prompt is sent as it is (it is never rendered as a template).
 	Prompt string
@@ -212,6 +214,9 @@ func writeProject(proj string, req Request) (*config.Eval, error) {
 		rel, err := safeRel(name)
 		if err != nil {
 			return nil, err
+		}
+		if top := strings.SplitN(rel, "/", 2)[0]; agentConfig(top) {
+			return nil, fmt.Errorf("staged file %q is where the agent's CLI reads its own settings or instructions (stage it Defanged)", name)
 		}
 		p := filepath.Join(stage, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -52,3 +52,18 @@ func TestSafeRel(t *testing.T) {
 		t.Error("a staged file leaving the workspace was written")
 	}
 }
+
+// A caller that forgot to Defang what an agent under test wrote cannot
+// stage it where the called agent's CLI loads its own settings or memory
+// (a hook in .claude/settings.local.json would run in the call): the call
+// is refused. Deeper, under a folder of the caller's, it is material.
+func TestWriteProjectRefusesAgentConfig(t *testing.T) {
+	for _, name := range []string{".claude/settings.local.json", ".Claude/settings.json", "CLAUDE.md", "AGENTS.md", ".mcp.json", ".gemini/settings.json", ".git/config"} {
+		if _, err := writeProject(t.TempDir(), Request{Files: map[string][]byte{name: []byte("x")}}); err == nil {
+			t.Errorf("%s was staged at the workspace's top", name)
+		}
+	}
+	if _, err := writeProject(t.TempDir(), Request{Files: map[string][]byte{"dataset/case/.claude/settings.local.json": []byte("{}"), "skill/CLAUDE.md": []byte("x")}}); err != nil {
+		t.Errorf("material under a caller's folder was refused: %v", err)
+	}
+}
