@@ -155,7 +155,10 @@ func (a *agentJudge) Score(ctx context.Context, rec *Record) Outcome {
 	}
 	files, err := a.stage(rec)
 	if err != nil {
-		return errOutcome("judge agent: %v", err)
+		// Only the agent under test makes its material too much to
+		// judge: that fails the case. An error sample would leave it out
+		// of the pass rate, which counts scored cases only.
+		return lowest(a.prompt.scale, "judge agent not run: "+err.Error())
 	}
 	prompt := text + "\n" + contract(a.prompt.scale)
 	if slices.ContainsFunc(slices.Collect(maps.Keys(files)), func(k string) bool { return strings.Contains(k, agentcall.UntrustedSuffix) }) {
@@ -237,6 +240,15 @@ func judgeRunsDir(runDir, judge string) error {
 	return nil
 }
 
+// lowest is the failing verdict on scale s: false, or the scale's
+// bottom.
+func lowest(s scale, why string) Outcome {
+	if s.boolean {
+		return Outcome{Value: false, Rationale: why}
+	}
+	return Outcome{Value: s.lo, Rationale: why}
+}
+
 // permissions are the judge agent's allow rules: its tools, and the one
 // write of its verdict file.
 func (a *agentJudge) permissions() []any {
@@ -286,7 +298,8 @@ func (a *agentJudge) stage(rec *Record) (map[string][]byte, error) {
 // (agentcall.Defang).
 // Files are read from the run directory. More than maxStagedFiles files
 // or maxStagedTotal bytes is an error: the judge never judges a part of
-// the material that the agent under test chose by flooding the rest.
+// the material that the agent under test chose by flooding the rest (the
+// case fails).
 func stageRecord(rec *Record, inputs []string) (map[string][]byte, error) {
 	all := len(inputs) == 0 || slices.Contains(inputs, ".")
 	files := map[string][]byte{}

@@ -508,8 +508,9 @@ func TestAgentJudgeStagingAgentConfig(t *testing.T) {
 }
 
 // An agent under test that floods its outputs (here with more files than
-// a judge agent is given) gets an error sample, never a verdict on the
-// part of its material that happened to fit.
+// a judge agent is given) fails the case, no judge agent run: never a
+// verdict on the part of its material that happened to fit, nor an error
+// sample, which the pass rate would leave out.
 func TestAgentJudgeStagingFlood(t *testing.T) {
 	ev, dir := writeProject(t, "name: aj\nexecution:\n  prompt: hi\ndataset:\n  path: cases\nmodels:\n  judge: claude-judge\njudges:\n  - name: a\n    feedback_type: bool\n    prompt: Judge {{ case_id }}.\n    agent: {}\n",
 		fixtureCase{id: "case-1", files: map[string]string{"report/summary.md": "the real report"}, events: []transcript.Event{text("done")}})
@@ -526,7 +527,7 @@ func TestAgentJudgeStagingFlood(t *testing.T) {
 	jd, err := newAgentJudge(ev.Judges[0], 0, &Env{Eval: ev, Dir: ev.Dir(), Model: "claude-judge", RunDir: dir.Path, Agents: fa})
 	must(t, err)
 	o := jd.Score(context.Background(), rec)
-	if o.Err == nil || !strings.Contains(o.Err.Error(), "more than a judge agent is given") || len(fa.reqs) != 0 {
-		t.Errorf("outcome %+v after %d calls, want an error and no judge run", o, len(fa.reqs))
+	if o.Err != nil || o.Value != false || !strings.Contains(o.Rationale, "more than a judge agent is given") || len(fa.reqs) != 0 {
+		t.Errorf("outcome %+v after %d calls, want a fail and no judge run", o, len(fa.reqs))
 	}
 }
