@@ -14,8 +14,10 @@ build:
 ## release: reproducible static archives for linux and darwin on amd64 and
 ## arm64 in dist/ (binary, README, CHANGELOG, man pages, completions) and
 ## dist/checksums.txt, stamped with VERSION (scripts/release.sh; GNU tar)
+## (RELEASE_TARGETS="linux/amd64 linux/arm64" for fewer)
+RELEASE_TARGETS ?=
 release:
-	VERSION='$(VERSION)' GO='$(GO)' scripts/release.sh
+	VERSION='$(VERSION)' GO='$(GO)' scripts/release.sh $(RELEASE_TARGETS)
 
 ## docs: rewrite the generated references, docs/cli and docs/configuration.md
 ## (and README's configuration table)

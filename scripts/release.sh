@@ -14,6 +14,7 @@
 # tar. `make release` runs it with VERSION from git describe.
 #
 #   VERSION=v1.2.3 scripts/release.sh [OS/ARCH ...]
+#   make release [RELEASE_TARGETS='linux/amd64 linux/arm64']
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,7 +57,10 @@ for t in "${targets[@]}"; do
 	stage="$work/stage/$name"
 	mkdir -p "$stage"
 	echo "release: $name" >&2
-	GOOS=$os GOARCH=$arch "$GO" build -trimpath -ldflags "$ldflags" -o "$stage/agent-eval" ./cmd/agent-eval
+	if ! GOOS=$os GOARCH=$arch "$GO" build -trimpath -ldflags "$ldflags" -o "$stage/agent-eval" ./cmd/agent-eval; then
+		echo "release: building $name failed (above); no checksums.txt written" >&2
+		exit 3
+	fi
 	if [ "$os/$arch" = "$hostos/$hostarch" ]; then
 		got=$("$stage/agent-eval" version)
 		case "$got" in
