@@ -4,12 +4,26 @@ BIN      ?= bin/agent-eval
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/agent-eval/agent-eval/internal/version.Version=$(VERSION)
 
-.PHONY: build demo test test-short race lint fmt vet golden fuzz bench tidy clean
+.PHONY: build demo test test-short race lint fmt vet golden fuzz bench tidy clean release docs
 
 ## build: a static binary in bin/
 build:
 	@echo "building $(BIN) (agent-eval $(VERSION), static, $$($(GO) env GOVERSION)); a first build compiles some 650 packages, the Anthropic SDK and the standard library most of it: about 1.5 minutes on 2 quiet cores, several when they are busy (README: What the first run costs)"
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agent-eval
+
+## release: reproducible static archives for linux and darwin on amd64 and
+## arm64 in dist/ (binary, README, CHANGELOG, man pages, completions) and
+## dist/checksums.txt, stamped with VERSION (scripts/release.sh; GNU tar)
+## (RELEASE_TARGETS="linux/amd64 linux/arm64" for fewer)
+RELEASE_TARGETS ?=
+release:
+	VERSION='$(VERSION)' GO='$(GO)' scripts/release.sh $(RELEASE_TARGETS)
+
+## docs: rewrite the generated references, docs/cli and docs/configuration.md
+## (and README's configuration table)
+docs:
+	$(GO) test ./internal/cli -run TestCLIDocs -count=1 -update
+	$(GO) test ./internal/config -run 'TestConfigurationDoc|TestReadmeReference' -count=1 -update
 
 ## demo: the quick start — install the pinned Claude Code CLI (and bubblewrap
 ## and socat for its sandbox, as root on Debian; else say how), build, and run
@@ -71,4 +85,4 @@ tidy:
 	$(GO) mod tidy -diff
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
