@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -184,11 +185,14 @@ func actionEnv(t *testing.T, path []string, extra ...string) ([]string, map[stri
 	for k, v := range files {
 		env = append(env, k+"="+v)
 	}
-	// Go's own settings, for build-from-source.
-	for _, k := range []string{"GOPATH", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOTOOLCHAIN", "GOPROXY"} {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
+	// Go's caches, for build-from-source (their defaults are under $HOME).
+	goVars := []string{"GOPATH", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOTOOLCHAIN", "GOPROXY"}
+	b, err := exec.Command("go", append([]string{"env"}, goVars...)...).Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	for i, v := range strings.SplitN(strings.TrimRight(string(b), "\n"), "\n", len(goVars)) {
+		env = append(env, goVars[i]+"="+v)
 	}
 	return append(env, extra...), files
 }
@@ -299,7 +303,14 @@ func TestActionInstall(t *testing.T) {
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
 		t.Skip("install.sh knows linux and darwin")
 	}
-	bin := buildAgentEval(t)
+	// Built as make build and release build it (static, -trimpath), which
+	// build-from-source does too: its build below is a link.
+	bin := filepath.Join(t.TempDir(), "agent-eval")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build agent-eval: %v\n%s", err, out)
+	}
 	for _, tc := range []struct {
 		name    string
 		corrupt bool
@@ -370,39 +381,41 @@ func TestActionInstall(t *testing.T) {
 }
 
 // ghComments stands in for gh: it records each call's arguments in
-// $GH_RECORD/args and keeps the pull request's comments in $GH_RECORD
-// (ids, one a line; body.ID), enough for gh api's list, POST and PATCH of
-// issue comments; an artifacts listing prints $GH_ARTIFACT_ID and an
-// artifact's zip is $GH_ARTIFACT_ZIP. It does not evaluate --jq: each of
-// our comments carries the marker, so every id is one of ours.
+// $GH_RECORD/args and keeps the pull request's comments as the API's JSON
+// in $GH_RECORD/comments.json, enough for gh api's list, POST and PATCH of
+// issue comments; an artifacts listing is $GH_ARTIFACTS and an artifact's
+// zip $GH_ARTIFACT_ZIP. --jq is applied with jq, as gh would.
 const ghComments = `#!/bin/sh
 set -eu
 printf '%s\n' "$*" >> "$GH_RECORD/args"
 [ "$1" = api ] || exit 64
 shift
-method=GET body=
+method=GET body= filter=.
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--method) method=$2; shift 2 ;;
 	--paginate) shift ;;
-	--jq) shift 2 ;;
+	--jq) filter=$2; shift 2 ;;
 	-F) body=${2#body=@}; shift 2 ;;
 	*) path=$1; shift ;;
 	esac
 done
+store="$GH_RECORD/comments.json"
+[ -f "$store" ] || echo '[]' > "$store"
 case "$method $path" in
-"GET "*/actions/artifacts\?*) echo "$GH_ARTIFACT_ID" ;;
+"GET "*/actions/artifacts\?*) jq -r "$filter" "$GH_ARTIFACTS" ;;
 "GET "*/actions/artifacts/*/zip) cat "$GH_ARTIFACT_ZIP" ;;
-"GET "*/issues/*/comments) cat "$GH_RECORD/ids" 2>/dev/null || true ;;
+"GET "*/issues/*/comments) jq -r "$filter" "$store" ;;
 "POST "*/issues/*/comments)
-	id=$((1000 + $(cat "$GH_RECORD/ids" 2>/dev/null | wc -l)))
-	echo "$id" >> "$GH_RECORD/ids"
-	cp "$body" "$GH_RECORD/body.$id"
+	id=$((1000 + $(jq length "$store")))
+	jq --argjson id "$id" --rawfile b "$body" '. + [{id: $id, body: $b}]' "$store" > "$store.new"
+	mv "$store.new" "$store"
 	echo '{}' ;;
 "PATCH "*/issues/comments/*)
 	id=${path##*/}
-	grep -qx "$id" "$GH_RECORD/ids" || { echo "gh: HTTP 404" >&2; exit 1; }
-	cp "$body" "$GH_RECORD/body.$id"
+	[ "$(jq --argjson id "$id" 'map(select(.id == $id)) | length' "$store")" = 1 ] || { echo "gh: HTTP 404" >&2; exit 1; }
+	jq --argjson id "$id" --rawfile b "$body" 'map(if .id == $id then .body = $b else . end)' "$store" > "$store.new"
+	mv "$store.new" "$store"
 	echo '{}' ;;
 *) echo "gh stand-in: unexpected $method $path" >&2; exit 64 ;;
 esac
@@ -456,13 +469,26 @@ func TestActionSteps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds agent-eval and runs the eval twice")
 	}
+	jq, err := exec.LookPath("jq")
+	if err != nil {
+		t.Skip("the stand-in gh applies --jq with jq")
+	}
 	bin := buildAgentEval(t)
 	tools := t.TempDir()
 	if err := os.WriteFile(filepath.Join(tools, "gh"), []byte(ghComments), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	record := t.TempDir()
-	path := []string{filepath.Dir(bin), tools}
+	// Somebody else's comments are there first, one quoting our marker.
+	writeFiles(t, record, map[string]string{
+		"comments.json": `[{"id": 998, "body": "LGTM"}, {"id": 999, "body": "why is <!-- agent-eval --> red?"}]`,
+		// Newest first: expired, another branch's, then the one.
+		"artifacts.json": `{"artifacts": [
+  {"id": 70, "expired": true, "workflow_run": {"head_branch": "main"}},
+  {"id": 71, "expired": false, "workflow_run": {"head_branch": "feature"}},
+  {"id": 77, "expired": false, "workflow_run": {"head_branch": "main"}}]}`,
+	})
+	path := []string{filepath.Dir(bin), tools, filepath.Dir(jq)}
 	repo := t.TempDir()
 	writeFiles(t, repo, ciEval)
 
@@ -488,12 +514,13 @@ func TestActionSteps(t *testing.T) {
 	// The pull request, baseline from the artifact.
 	writeFiles(t, repo, ciBreakingChange)
 	prEnv, prFiles := actionEnv(t, path, "GITHUB_EVENT_NAME=pull_request", "GITHUB_REF=refs/pull/17/merge",
-		"GITHUB_BASE_REF=main", "GITHUB_RUN_ID=501", "GH_RECORD="+record, "GH_ARTIFACT_ID=77", "GH_ARTIFACT_ZIP="+artifact)
+		"GITHUB_BASE_REF=main", "GITHUB_RUN_ID=501", "GH_RECORD="+record, "GH_ARTIFACTS="+filepath.Join(record, "artifacts.json"), "GH_ARTIFACT_ZIP="+artifact)
 	baseline, errs, code := script(t, repo, prEnv, "baseline.sh", "agent-eval-run")
 	baseline = strings.TrimSpace(baseline)
 	if code != 0 || baseline == "" {
 		t.Fatalf("baseline.sh failed (%d) or found none (%q):\n%s", code, baseline, errs)
 	}
+	mustContain(t, "baseline.sh's stderr", errs, "artifact agent-eval-run (77) of branch main")
 	if _, err := os.Stat(filepath.Join(baseline, "summary.yaml")); err != nil {
 		t.Fatalf("the baseline artifact was not unpacked into %s: %v", baseline, err)
 	}
@@ -521,14 +548,21 @@ func TestActionSteps(t *testing.T) {
 			writes = append(writes, strings.Fields(a)[2]+" "+strings.Fields(a)[3])
 		}
 	}
-	want := []string{"POST repos/octo/evals/issues/17/comments", "PATCH repos/octo/evals/issues/comments/1000"}
+	want := []string{"POST repos/octo/evals/issues/17/comments", "PATCH repos/octo/evals/issues/comments/1002"}
 	if !slices.Equal(writes, want) {
 		t.Errorf("gh wrote %q, want %q; all calls:\n%s", writes, want, strings.Join(args, "\n"))
 	}
-	if ids := readOr(t, filepath.Join(record, "ids")); ids != "1000\n" {
-		t.Errorf("the pull request has comments %q, want the one 1000", ids)
+	var comments []struct {
+		ID   int    `json:"id"`
+		Body string `json:"body"`
 	}
-	body := readOr(t, filepath.Join(record, "body.1000"))
+	if err := json.Unmarshal([]byte(readOr(t, filepath.Join(record, "comments.json"))), &comments); err != nil {
+		t.Fatal(err)
+	}
+	if len(comments) != 3 || comments[0].Body != "LGTM" || comments[2].ID != 1002 {
+		t.Fatalf("the pull request's comments: %+v, want the two others and ours, 1002", comments)
+	}
+	body := comments[2].Body
 	if !strings.HasPrefix(body, "<!-- agent-eval -->\n") {
 		t.Errorf("the comment does not start with the marker:\n%s", body)
 	}
@@ -541,5 +575,178 @@ func TestActionSteps(t *testing.T) {
 	}
 	if after := readOr(t, filepath.Join(record, "args")); after != before {
 		t.Errorf("comment.sh called gh on a push: %s", strings.TrimPrefix(after, before))
+	}
+}
+
+// composite runs action.yml's steps as GitHub's runner runs a composite
+// action, as far as that goes off GitHub: ${{ inputs.X }} (with, else the
+// default), ${{ steps.ID.outputs.X }} (from each step's $GITHUB_OUTPUT),
+// ${{ github.X }} from gh, step conditions of && terms (always(),
+// A == 'v', A != 'v', steps.ID.outcome) and working-directory under
+// workspace; a uses: step is recorded, not run. It returns whether the
+// action succeeded, the names of the steps run and the action's outputs.
+func composite(t *testing.T, a actionFile, workspace string, env []string, with, gh map[string]string) (ok bool, ran []string, outs map[string]string) {
+	t.Helper()
+	expr := regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
+	stepOut := map[string]map[string]string{}
+	outcome := map[string]string{}
+	value := func(ref string) string {
+		switch parts := strings.Split(ref, "."); {
+		case len(parts) == 2 && parts[0] == "inputs":
+			if v, ok := with[parts[1]]; ok {
+				return v
+			}
+			return expr.ReplaceAllStringFunc(a.Inputs[parts[1]].Default, func(string) string { return gh["token"] })
+		case len(parts) == 4 && parts[0] == "steps" && parts[2] == "outputs":
+			return stepOut[parts[1]][parts[3]]
+		case len(parts) == 3 && parts[0] == "steps" && parts[2] == "outcome":
+			return outcome[parts[1]]
+		case len(parts) == 2 && parts[0] == "github":
+			return gh[parts[1]]
+		}
+		t.Fatalf("action.yml: the test cannot evaluate %q", ref)
+		return ""
+	}
+	subst := func(s string) string {
+		return expr.ReplaceAllStringFunc(s, func(m string) string { return value(expr.FindStringSubmatch(m)[1]) })
+	}
+	cond := func(c string) bool {
+		if c == "" {
+			return ok // success()
+		}
+		for _, term := range strings.Split(c, "&&") {
+			term = strings.TrimSpace(term)
+			if term == "always()" {
+				continue
+			}
+			op := " == "
+			if strings.Contains(term, " != ") {
+				op = " != "
+			}
+			l, r, found := strings.Cut(term, op)
+			if !found {
+				t.Fatalf("action.yml: the test cannot evaluate the condition %q", term)
+			}
+			eq := value(strings.TrimSpace(l)) == strings.Trim(strings.TrimSpace(r), "'")
+			if eq != (op == " == ") {
+				return false
+			}
+		}
+		return true
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok = true
+	for _, s := range a.Runs.Steps {
+		if !cond(s.If) {
+			continue
+		}
+		ran = append(ran, s.Name)
+		if s.Uses != "" {
+			continue
+		}
+		out := filepath.Join(t.TempDir(), "output")
+		if err := os.WriteFile(out, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", subst(s.Run))
+		cmd.Dir = filepath.Join(workspace, subst(s.Dir))
+		cmd.Env = append(slices.Clone(env), "GITHUB_ACTION_PATH="+root, "GITHUB_OUTPUT="+out)
+		for k, v := range s.Env {
+			cmd.Env = append(cmd.Env, k+"="+subst(v))
+		}
+		b, err := cmd.CombinedOutput()
+		t.Logf("step %s:\n%s", s.Name, b)
+		if err != nil {
+			ok = false
+		}
+		outcome[s.ID] = map[bool]string{true: "success", false: "failure"}[err == nil]
+		if s.ID != "" {
+			stepOut[s.ID] = outputs(t, out)
+		}
+		// What a step put on $GITHUB_PATH is on PATH for the next ones.
+		absorbPath(t, env)
+	}
+	outs = map[string]string{}
+	for k, o := range a.Outputs {
+		outs[k] = subst(o.Value)
+	}
+	return ok, ran, outs
+}
+
+// TestActionComposite runs action.yml itself (composite above): installed
+// from a fake release, a push to main that passes, then a pull request
+// that breaks a case against the push's run as baseline: the action fails
+// with exit 1, after uploading the run and commenting.
+func TestActionComposite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds agent-eval and runs the eval twice")
+	}
+	jq, err := exec.LookPath("jq")
+	if err != nil {
+		t.Skip("the stand-in gh applies --jq with jq")
+	}
+	a, _ := readAction(t)
+	bin := buildAgentEval(t)
+	rel := fakeRelease(t, bin, false)
+	tools, record := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(tools, "gh"), []byte(ghComments), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	workspace := t.TempDir()
+	writeFiles(t, filepath.Join(workspace, "evals"), ciEval)
+	with := map[string]string{"version": "v0.9.0", "working-directory": "evals",
+		"download-url": "file://" + rel + "/{tag}/agent-eval_{version}_{os}_{arch}.tar.gz"}
+	// agent-eval is not on PATH: the install step must put it there.
+	path := []string{tools, filepath.Dir(jq)}
+
+	env, _ := actionEnv(t, path, "GITHUB_EVENT_NAME=push", "GITHUB_RUN_ID=600", "GH_RECORD="+record)
+	ok, ran, outs := composite(t, a, workspace, env, with, map[string]string{"event_name": "push", "token": "tok", "action_ref": "main"})
+	if !ok || outs["verdict"] != "passed" || outs["exit-code"] != "0" {
+		t.Fatalf("the action on a push: ok %v, outputs %v, steps %q", ok, outs, ran)
+	}
+	wantRan := []string{"Install agent-eval", "Run and score the eval", "Upload the run directory", "Exit with agent-eval's code"}
+	if !slices.Equal(ran, wantRan) {
+		t.Errorf("on a push the action ran %q, want %q", ran, wantRan)
+	}
+
+	writeFiles(t, filepath.Join(workspace, "evals"), ciBreakingChange)
+	with["baseline"] = outs["run-dir"]
+	env, files := actionEnv(t, path, "GITHUB_EVENT_NAME=pull_request", "GITHUB_REF=refs/pull/9/merge",
+		"GITHUB_BASE_REF=main", "GITHUB_RUN_ID=601", "GH_RECORD="+record)
+	ok, ran, outs = composite(t, a, workspace, env, with, map[string]string{"event_name": "pull_request", "token": "tok", "action_ref": "main"})
+	if ok || outs["verdict"] != "failed" || outs["exit-code"] != "1" {
+		t.Fatalf("the action on a breaking pull request: ok %v, outputs %v, steps %q", ok, outs, ran)
+	}
+	wantRan = []string{"Install agent-eval", "Find the baseline", "Run and score the eval", "Upload the run directory",
+		"Comment on the pull request", "Exit with agent-eval's code"}
+	if !slices.Equal(ran, wantRan) {
+		t.Errorf("on a pull request the action ran %q, want %q", ran, wantRan)
+	}
+	mustContain(t, "the step summary", readOr(t, files["GITHUB_STEP_SUMMARY"]), "### Against the baseline `ci-600-1`")
+	mustContain(t, "the comments", readOr(t, filepath.Join(record, "comments.json")), `<!-- agent-eval -->\n## ❌ agent-eval ci-demo: FAILED`)
+}
+
+// absorbPath puts the folders a step wrote to env's $GITHUB_PATH first on
+// env's PATH, as the runner does, and empties the file.
+func absorbPath(t *testing.T, env []string) {
+	t.Helper()
+	var file string
+	for _, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "GITHUB_PATH="); ok {
+			file = p
+		}
+	}
+	for _, dir := range strings.Fields(readOr(t, file)) {
+		for i, kv := range env {
+			if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+				env[i] = "PATH=" + dir + string(os.PathListSeparator) + p
+			}
+		}
+	}
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
