@@ -524,6 +524,12 @@ func TestActionSteps(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(baseline, "summary.yaml")); err != nil {
 		t.Fatalf("the baseline artifact was not unpacked into %s: %v", baseline, err)
 	}
+	// A base branch with no such artifact: no baseline, a warning, not a failure.
+	none, errs, code := script(t, repo, append(slices.Clone(prEnv), "GITHUB_BASE_REF=release"), "baseline.sh", "agent-eval-run")
+	if code != 0 || strings.TrimSpace(none) != "" {
+		t.Errorf("baseline.sh for a branch without the artifact: exit %d, printed %q, want 0 and nothing", code, none)
+	}
+	mustContain(t, "baseline.sh's stderr", errs, "::warning title=agent-eval::no baseline: no artifact agent-eval-run from branch release")
 	_, errs, code = script(t, repo, append(prEnv, "AGENT_EVAL_BASELINE="+baseline), "run.sh")
 	if code != 0 {
 		t.Fatalf("run.sh must leave the failure to the action's last step, exited %d:\n%s", code, errs)

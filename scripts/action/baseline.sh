@@ -28,6 +28,12 @@ case "$name" in
 esac
 repo="${GITHUB_REPOSITORY:?baseline.sh: GITHUB_REPOSITORY is not set}"
 branch="${GITHUB_BASE_REF:-${GITHUB_REF_NAME:-}}"
+case "$branch" in
+'' | *'"'* | *'\'*)
+	echo "baseline.sh: no usable base branch name (\"$branch\")" >&2
+	exit 2
+	;;
+esac
 dest="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/agent-eval/baseline"
 
 none() {
@@ -38,7 +44,7 @@ none() {
 
 # Artifacts come newest first.
 id=$(gh api "repos/$repo/actions/artifacts?name=$name&per_page=100" \
-	--jq ".artifacts[] | select(.expired | not) | select(.workflow_run.head_branch == \"$branch\") | .id" | head -n 1) ||
+	--jq "[.artifacts[] | select(.expired | not) | select(.workflow_run.head_branch == \"$branch\") | .id] | .[0] // empty") ||
 	none "could not list the artifacts named $name"
 [ -n "$id" ] || none "no artifact $name from branch $branch"
 rm -rf "$dest"

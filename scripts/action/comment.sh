@@ -48,9 +48,10 @@ warn() {
 	exit 0
 }
 
-# The first of our comments, by the marker; --paginate walks every page.
+# The first of our comments, by the marker; --paginate walks every page
+# (the filter is applied to each, so a line a page at most).
 id=$(gh api --paginate "repos/$repo/issues/$pr/comments" \
-	--jq ".[] | select(.body | startswith(\"$marker\")) | .id" | head -n 1) ||
+	--jq "[.[] | select(.body | startswith(\"$marker\")) | .id] | .[0] // empty" | sed -n 1p) ||
 	warn "could not list the comments of pull request $pr"
 if [ -n "$id" ]; then
 	gh api --method PATCH "repos/$repo/issues/comments/$id" -F "body=@$body" >/dev/null ||
