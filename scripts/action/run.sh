@@ -12,12 +12,13 @@
 #   AGENT_EVAL_FAKE_MODEL  true: --fake-model
 #   AGENT_EVAL_AGENT_BIN   --agent-bin
 #   AGENT_EVAL_BASELINE    the base branch's scored run directory (may be empty)
-#   AGENT_EVAL_RUNS_DIR    where runs go (default .agent-eval/runs)
+#   AGENT_EVAL_RUNS_DIR    where runs go (default $RUNNER_TEMP/agent-eval/runs: a path
+#                          with no hidden folder, which upload-artifact would leave out)
 #   AGENT_EVAL_RUN_ID      the run's id (default ci-$GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT)
 set -euo pipefail
 
 config="${AGENT_EVAL_CONFIG:-eval.yaml}"
-runs_dir="${AGENT_EVAL_RUNS_DIR:-.agent-eval/runs}"
+runs_dir="${AGENT_EVAL_RUNS_DIR:-${RUNNER_TEMP:-.}/agent-eval/runs}"
 run_id="${AGENT_EVAL_RUN_ID:-ci-${GITHUB_RUN_ID:-local}-${GITHUB_RUN_ATTEMPT:-1}}"
 baseline="${AGENT_EVAL_BASELINE:-}"
 output="${GITHUB_OUTPUT:-/dev/null}"
