@@ -19,6 +19,8 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
 // The GitHub Action (action.yml at the repository's root) tried off
@@ -469,10 +471,7 @@ func TestActionSteps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds agent-eval and runs the eval twice")
 	}
-	jq, err := exec.LookPath("jq")
-	if err != nil {
-		t.Skip("the stand-in gh applies --jq with jq")
-	}
+	jq := need.Program(t, "jq") // the stand-in gh applies --jq with jq
 	bin := buildAgentEval(t)
 	tools := t.TempDir()
 	if err := os.WriteFile(filepath.Join(tools, "gh"), []byte(ghComments), 0o755); err != nil {
@@ -690,10 +689,7 @@ func TestActionComposite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds agent-eval and runs the eval twice")
 	}
-	jq, err := exec.LookPath("jq")
-	if err != nil {
-		t.Skip("the stand-in gh applies --jq with jq")
-	}
+	jq := need.Program(t, "jq") // the stand-in gh applies --jq with jq
 	a, _ := readAction(t)
 	bin := buildAgentEval(t)
 	rel := fakeRelease(t, bin, false)

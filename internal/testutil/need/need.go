@@ -89,6 +89,8 @@ func Install(name string) string {
 		return "scripts/install-harbor.sh (Harbor into .cache, with Python 3.12 or newer), or set HARBOR_BIN"
 	case "mlflow":
 		return "scripts/install-mlflow.sh (MLflow into .cache, with Python 3.12 or newer), or set MLFLOW_BIN"
+	case "jq":
+		return "apt-get install jq"
 	case "setsid", "nsenter":
 		return "apt-get install util-linux"
 	}
