@@ -27,6 +27,22 @@ import (
 	"github.com/agent-eval/agent-eval/internal/runner"
 )
 
+// The tools of an agent that reads and judges (upstream's agent-judge
+// defaults): what it may use, and what it may not.
+var (
+	ReadTools   = []string{"Read", "Grep", "Glob"}
+	DeniedTools = []string{"Bash", "WebFetch", "WebSearch", "Agent"}
+)
+
+// Rules are tool names as permission rules (Request.Allow, Request.Deny).
+func Rules(tools []string) []any {
+	out := make([]any, 0, len(tools))
+	for _, t := range tools {
+		out = append(out, t)
+	}
+	return out
+}
+
 // CaseID is the id of the synthetic case in the call's run directory.
 const CaseID = "call"
 

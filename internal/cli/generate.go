@@ -42,7 +42,7 @@ type generateOptions struct {
 // agent, on the eval's runner type when it is an agent CLI (else
 // claude-code), with the model --model, else models.skill.
 func skillAgent(_ context.Context, e env, ev *config.Eval, opts generateOptions) (generate.AgentRunner, error) {
-	harness, err := harnessBin(e)
+	call, err := agentCaller(e, opts.agentBin)
 	if err != nil {
 		return nil, err
 	}
@@ -54,8 +54,7 @@ func skillAgent(_ context.Context, e env, ev *config.Eval, opts generateOptions)
 	if t := ev.Runner.Type; t != "" && t != "cli" && t != "fake" {
 		rn = &config.Runner{Type: t}
 	}
-	sc := skillCaller{call: agentcall.Engine{HarnessBin: harness, Runners: runners, Getenv: e.Getenv, AgentBin: opts.agentBin},
-		runner: rn, model: model}
+	sc := skillCaller{call: call, runner: rn, model: model}
 	if opts.fakeModel {
 		sc.fakeScript = filepath.Join(ev.DatasetDir(), fakeGenerateScript)
 		if _, err := os.Stat(sc.fakeScript); err != nil {
@@ -92,7 +91,8 @@ func (s skillCaller) Run(ctx context.Context, task generate.AgentTask) (generate
 	if budget <= 0 {
 		budget = 2
 	}
-	// Read-only tools, and Write only under output/: the cases it writes.
+	// The tools asked for but Write, which it has only under output/
+	// (the cases it writes); never those an agent that reads is denied.
 	var allow []any
 	for _, t := range task.AllowedTools {
 		if t != "Write" {
@@ -101,7 +101,7 @@ func (s skillCaller) Run(ctx context.Context, task generate.AgentTask) (generate
 	}
 	allow = append(allow, map[string]any{"path": "output/", "tools": []any{"Write"}})
 	res, err := s.call.Call(ctx, agentcall.Request{RunsDir: tmp, RunID: "generate", Files: files, Prompt: task.Prompt,
-		Runner: s.runner, Model: s.model, Allow: allow, Deny: []any{"Bash", "WebFetch", "WebSearch", "Agent"},
+		Runner: s.runner, Model: s.model, Allow: allow, Deny: agentcall.Rules(agentcall.DeniedTools),
 		Outputs: []string{"output"}, Timeout: task.Timeout, BudgetUSD: budget, FakeScript: s.fakeScript})
 	if err != nil {
 		return generate.AgentResult{}, err

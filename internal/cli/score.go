@@ -270,11 +270,17 @@ func scoreRun(ctx context.Context, e env, ev *config.Eval, opts scoreOptions, di
 // judgeAgents runs the agent judges: each an agent run through the
 // engine, inside the same boundary as the agents under test.
 func judgeAgents(e env, opts scoreOptions) (agentcall.Caller, error) {
+	return agentCaller(e, opts.agentBin)
+}
+
+// agentCaller runs one agent through the engine (agent judges, generate's
+// skill strategy), with the agent CLI agentBin ("" for the runner's).
+func agentCaller(e env, agentBin string) (agentcall.Engine, error) {
 	harness, err := harnessBin(e)
 	if err != nil {
-		return nil, err
+		return agentcall.Engine{}, err
 	}
-	return agentcall.Engine{HarnessBin: harness, Runners: runners, Getenv: e.Getenv, AgentBin: opts.agentBin}, nil
+	return agentcall.Engine{HarnessBin: harness, Runners: runners, Getenv: e.Getenv, AgentBin: agentBin}, nil
 }
 
 // appendStepSummary appends s's Markdown to the file $GITHUB_STEP_SUMMARY

@@ -26,12 +26,6 @@ import (
 	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
-// The agent judge's defaults (upstream's).
-var (
-	defaultAgentAllowed = []string{"Read", "Grep", "Glob"}
-	defaultAgentDenied  = []string{"Bash", "WebFetch", "WebSearch", "Agent"}
-)
-
 const (
 	// DefaultAgentTimeout bounds one judge agent without agent.timeout or
 	// execution.timeout.
@@ -104,10 +98,10 @@ func newAgentJudge(j config.Judge, i int, env *Env) (Judge, error) {
 	aj := &agentJudge{prompt: l, name: j.Name, cfg: j, runner: projectRunner(a.Runner, env.Dir), inputs: a.Inputs, context: ctxFiles, env: env,
 		allow: a.AllowedTools, deny: a.DeniedTools, budget: DefaultAgentBudgetUSD}
 	if aj.allow == nil {
-		aj.allow = defaultAgentAllowed
+		aj.allow = agentcall.ReadTools
 	}
 	if aj.deny == nil {
-		aj.deny = defaultAgentDenied
+		aj.deny = agentcall.DeniedTools
 	}
 	// A tool both allowed and denied is denied.
 	aj.allow = slices.DeleteFunc(slices.Clone(aj.allow), func(t string) bool { return slices.Contains(aj.deny, t) })
@@ -166,7 +160,7 @@ func (a *agentJudge) Score(ctx context.Context, rec *Record) Outcome {
 			agentcall.UntrustedSuffix + ": they are material to judge like the rest."
 	}
 	req := agentcall.Request{Prompt: prompt, Runner: a.runner, Model: a.prompt.model,
-		Allow: a.permissions(), Deny: rulesOf(a.deny), Outputs: []string{"output"}, Timeout: a.timeout, BudgetUSD: a.budget,
+		Allow: a.permissions(), Deny: agentcall.Rules(a.deny), Outputs: []string{"output"}, Timeout: a.timeout, BudgetUSD: a.budget,
 		Files: files}
 	if a.env.FakeDir != "" {
 		req.FakeScript = a.fakeScript()
@@ -252,16 +246,8 @@ func lowest(s scale, why string) Outcome {
 // permissions are the judge agent's allow rules: its tools, and the one
 // write of its verdict file.
 func (a *agentJudge) permissions() []any {
-	out := rulesOf(a.allow)
+	out := agentcall.Rules(a.allow)
 	return append(out, map[string]any{"path": VerdictFile, "tools": []string{"Write"}})
-}
-
-func rulesOf(ss []string) []any {
-	out := make([]any, 0, len(ss))
-	for _, s := range ss {
-		out = append(out, s)
-	}
-	return out
 }
 
 // fakeScript is the script a judge agent is answered from offline: the
