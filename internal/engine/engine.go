@@ -141,6 +141,7 @@ func Run(ctx context.Context, p Plan, rs *runner.Registry, obs Observer) (_ *res
 	defer st.afterAll(ctx, hooksLog)
 	st.guardCases(todo)
 	started = true
+	st.keepRunsOutOfGit(ctx, made)
 	if p.Mode == ModeBatch {
 		return st.runBatch(ctx, start)
 	}
@@ -487,6 +488,23 @@ func missingDirs(dir string) []string {
 			return out
 		}
 		out = append(out, d)
+	}
+}
+
+// keepRunsOutOfGit makes git ignore the eval's runs when they are in a
+// git work tree (a .gitignore in the runs root when this run made it, else
+// in the eval's runs folder), or warns that the user tracks them. made are
+// the folders this run created. A failure is a warning: it costs no run.
+func (st *state) keepRunsOutOfGit(ctx context.Context, made []string) {
+	root := filepath.Dir(st.p.RunsDir)
+	ig, err := rundir.EnsureIgnored(ctx, root, st.p.RunsDir, slices.Contains(made, filepath.Clean(root)))
+	switch {
+	case err != nil:
+		st.obs.Warn(err.Error())
+	case ig.Tracked != "":
+		st.obs.Warn(ig.Message(root))
+	case ig.Wrote != "":
+		st.obs.Note(ig.Message(root))
 	}
 }
 
