@@ -125,8 +125,8 @@ func pinnedCLI(t *testing.T, agent, env, name, bin string) string {
 	return path
 }
 
-// cursorStandin builds the stand-in for Cursor's CLI (internal/runner/cursor/
-// standin; the real one cannot be installed here) as cursor-agent in a
+// cursorStandin builds the stand-in for Cursor's CLI (internal/testutil/
+// cursorstandin; the real one cannot be installed here) as cursor-agent in a
 // folder of its own, or takes $CURSOR_AGENT_BIN. The scripts that run it
 // start with [!cursor] skip; a stand-in that does not build fails.
 func cursorStandin(t *testing.T) string {
@@ -139,7 +139,7 @@ func cursorStandin(t *testing.T) string {
 		return abs
 	}
 	bin := filepath.Join(t.TempDir(), "cursor-agent")
-	cmd := exec.Command("go", "build", "-o", bin, "./internal/runner/cursor/standin")
+	cmd := exec.Command("go", "build", "-o", bin, "./internal/testutil/cursorstandin")
 	cmd.Dir = repoRoot
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build the cursor-agent stand-in: %v\n%s", err, out)

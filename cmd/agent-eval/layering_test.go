@@ -56,6 +56,23 @@ func TestLayering(t *testing.T) {
 	}
 }
 
+// TestBinaryLinksNoTestDoubles: the product binary links none of the test
+// doubles (the Cursor stand-in, the fake servers) kept under
+// internal/testutil.
+func TestBinaryLinksNoTestDoubles(t *testing.T) {
+	const mod = "github.com/agent-eval/agent-eval/"
+	out := goList(t, "-deps", "./")
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, mod+"internal/cli") {
+		t.Fatalf("go list -deps ./cmd/agent-eval lists no internal/cli; the listing is wrong:\n%s", out)
+	}
+	for _, d := range deps {
+		if strings.HasPrefix(d, mod+"internal/testutil") || strings.Contains(strings.ToLower(d), "standin") {
+			t.Errorf("the agent-eval binary links %s, a test double", d)
+		}
+	}
+}
+
 // ioImports are the standard packages that reach the outside world.
 var ioImports = []string{"os", "os/exec", "os/signal", "net", "net/http", "io/ioutil", "io/fs", "syscall", "path/filepath"}
 

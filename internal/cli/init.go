@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
 type initOptions struct {
@@ -33,22 +35,24 @@ hook model answering its question), and cases/fake_judge.yaml, which
 answers the LLM judge offline for 'run --fake-model --score'. The eval is
 named after DIR (so its runs go to their own folder); without DIR it is
 "quickstart". Existing files are never overwritten unless --force is given.
-The result passes 'agent-eval validate'.`,
+The result passes 'agent-eval validate'. In a git work tree it also keeps the
+runs out of git: a .gitignore of "*" in the runs folder it makes (run does
+the same), unless git already ignores them or tracks a file there.`,
 		Args: maxArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = "."
 			if len(args) == 1 {
 				opts.dir = args[0]
 				opts.name = evalNameFor(args[0])
 			}
-			return runInit(e, opts)
+			return runInit(cmd.Context(), e, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.force, "force", false, "overwrite existing files")
 	return cmd
 }
 
-func runInit(e env, opts initOptions) error {
+func runInit(ctx context.Context, e env, opts initOptions) error {
 	schema, err := config.JSONSchema()
 	if err != nil {
 		return err
@@ -94,11 +98,35 @@ func runInit(e env, opts initOptions) error {
 		fmt.Fprintln(e.Err, "wrote", target)
 	}
 	path := filepath.Join(opts.dir, "eval.yaml")
-	if _, err := config.Load(path); err != nil {
+	ev, err := config.Load(path)
+	if err != nil {
 		return fmt.Errorf("the starter does not validate (a bug in agent-eval): %w", err)
+	}
+	if runs := ev.RunsDir(e.Getenv); rundir.SameWorkTree(ctx, opts.dir, runs) {
+		keepRunsOutOfGit(ctx, e, runs)
 	}
 	fmt.Fprintf(e.Out, "%s is ready: edit it, then run 'agent-eval validate -c %s'\n", path, path)
 	return nil
+}
+
+// keepRunsOutOfGit makes git ignore the runs of an eval whose runs
+// directory is dir, in the git work tree init writes the eval into (run
+// does the same for runs directories init did not make), and says so on
+// stderr; what
+// fails is a warning, the eval being written.
+func keepRunsOutOfGit(ctx context.Context, e env, dir string) {
+	root := filepath.Dir(dir)
+	_, err := os.Stat(root)
+	rootIsNew := errors.Is(err, fs.ErrNotExist)
+	ig, err := rundir.EnsureIgnored(ctx, root, dir, rootIsNew)
+	switch {
+	case err != nil:
+		fmt.Fprintln(e.Err, "warning:", err)
+	case ig.Tracked != "":
+		fmt.Fprintln(e.Err, "warning:", ig.Message(root))
+	case ig.Wrote != "":
+		fmt.Fprintln(e.Err, ig.Message(root))
+	}
 }
 
 // starterNameRE is the name line of the starter eval.yaml.

@@ -11,7 +11,7 @@
 // refused and the hook's deny decisions.
 //
 // The real CLI could not be installed where this was written: the runner
-// is tested against a stand-in (standin/) that does only what the
+// is tested against a stand-in (internal/testutil/cursorstandin) that does only what the
 // documentation states. README's Cursor section says what that leaves
 // unverified.
 package cursor

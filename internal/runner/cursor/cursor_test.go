@@ -31,7 +31,7 @@ var standin struct {
 	err  error
 }
 
-// standinBin builds the stand-in CLI (standin/) once, as cursor-agent.
+// standinBin builds the stand-in CLI (internal/testutil/cursorstandin) once, as cursor-agent.
 func standinBin(t *testing.T) string {
 	t.Helper()
 	standin.once.Do(func() {
@@ -41,7 +41,7 @@ func standinBin(t *testing.T) string {
 			return
 		}
 		standin.bin = filepath.Join(dir, DefaultBinary)
-		out, err := exec.Command("go", "build", "-o", standin.bin, "./standin").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", standin.bin, "github.com/agent-eval/agent-eval/internal/testutil/cursorstandin").CombinedOutput()
 		if err != nil {
 			standin.err = fmt.Errorf("build the stand-in: %v\n%s", err, out)
 		}

@@ -1,4 +1,4 @@
-// Command standin is a test-only stand-in for Cursor's CLI, cursor-agent,
+// Command cursorstandin is a test-only stand-in for Cursor's CLI, cursor-agent,
 // which cannot be installed on the machines the tests run on (it comes only
 // from Cursor's download script). The tests build it with go build and put
 // it on PATH as cursor-agent; nothing ships it.
