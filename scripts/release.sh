@@ -6,7 +6,10 @@
 # agent-eval_<version>_<os>_<arch>.tar.gz beside README.md, CHANGELOG.md,
 # LICENSE when there is one, man pages (share/man/man1) and bash, zsh and
 # fish completions (share/completions), those generated once by a host
-# build of cmd/agent-eval-docs; then $DIST/checksums.txt (SHA-256).
+# build of cmd/agent-eval-docs; then $DIST/checksums.txt (SHA-256) and
+# $DIST/RELEASE_NOTES.md, the version's CHANGELOG.md section
+# (scripts/release-notes.sh: a vX.Y.Z release without one is refused
+# before anything is built).
 #
 # The same commit and Go toolchain give the same bytes: tar entries are
 # sorted, owned by 0:0 and dated $SOURCE_DATE_EPOCH (default: the last
@@ -25,6 +28,7 @@ case "$VERSION" in
 *[!A-Za-z0-9._+-]*) echo "release: VERSION=$VERSION: only letters, digits and . _ + - make a file name" >&2; exit 2 ;;
 esac
 if [ $# -gt 0 ]; then targets=("$@"); else targets=(linux/amd64 linux/arm64 darwin/amd64 darwin/arm64); fi
+notes=$(scripts/release-notes.sh "$VERSION") || exit 2
 if ! tar --version 2>/dev/null | grep -q 'GNU tar'; then
 	echo "release: needs GNU tar (--sort, --mtime, --owner); on macOS: brew install gnu-tar and put gtar first on PATH as tar" >&2
 	exit 2
@@ -82,5 +86,6 @@ if command -v sha256sum >/dev/null; then
 else
 	shasum -a 256 "${archives[@]}" >checksums.txt
 fi
-echo "release: $(pwd)/checksums.txt" >&2
+printf '%s\n' "$notes" >RELEASE_NOTES.md
+echo "release: $(pwd)/checksums.txt, $(pwd)/RELEASE_NOTES.md" >&2
 cat checksums.txt

@@ -56,6 +56,9 @@ func TestReleaseReproducible(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if notes, err := os.ReadFile(filepath.Join(dist, "RELEASE_NOTES.md")); err != nil || !bytes.HasPrefix(notes, []byte("## [Unreleased]\n")) {
+			t.Errorf("RELEASE_NOTES.md of the pre-release %s: %v %.40q", version, err, notes)
+		}
 		return archive, sums
 	}
 	a1, sums1 := build("022")
@@ -130,4 +133,52 @@ func readArchive(t *testing.T, archive []byte, epoch string) (names []string, bi
 		t.Errorf("entries are not sorted: %v", names)
 	}
 	return names, bin
+}
+
+// TestReleaseNotes: scripts/release-notes.sh gives a release its dated
+// CHANGELOG section, refuses a release the changelog does not describe,
+// and gives anything else the [Unreleased] section.
+func TestReleaseNotes(t *testing.T) {
+	need.Program(t, "bash")
+	const changelog = "# Changelog\n\n## [Unreleased]\n\n- next\n\n## [1.2.0] - 2026-11-30\n\n### Added\n- one\n\n## [1.1.0]\n\n- undated\n\n## [1.0.0] - 2026-10-01\n\n## [0.9.0] - 2026-09-01\n\n- old\n"
+	for _, tc := range []struct {
+		version, want, err string
+	}{
+		{"v1.2.0", "## [1.2.0] - 2026-11-30\n\n### Added\n- one\n", ""},
+		{"v0.9.0", "## [0.9.0] - 2026-09-01\n\n- old\n", ""},
+		{"v1.3.0", "", `no section "## [1.3.0] - YYYY-MM-DD"`},
+		{"v1.1.0", "", `wants the form "## [1.1.0] - YYYY-MM-DD"`},
+		{"v1.0.0", "", "the section for v1.0.0 is empty"},
+		{"v1.2", "## [Unreleased]\n\n- next\n", ""},
+		{"v1.3.0-rc.1", "## [Unreleased]\n\n- next\n", ""},
+		{"dev", "## [Unreleased]\n\n- next\n", ""},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "CHANGELOG.md")
+			if err := os.WriteFile(path, []byte(changelog), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd := exec.Command("bash", "../../scripts/release-notes.sh", tc.version, path)
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if tc.err != "" {
+				var exit *exec.ExitError
+				if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), tc.err) {
+					t.Fatalf("err %v, stderr %q; want exit 2 saying %q", err, stderr.String(), tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+			if strings.TrimSpace(string(out)) != strings.TrimSpace(tc.want) {
+				t.Errorf("notes\n%s\nwant\n%s", out, tc.want)
+			}
+		})
+	}
+	// The repository's own changelog has the section a dev build releases.
+	if out, err := exec.Command("bash", "../../scripts/release-notes.sh", "dev", "../../CHANGELOG.md").Output(); err != nil || !bytes.HasPrefix(out, []byte("## [Unreleased]\n")) {
+		t.Errorf("CHANGELOG.md's notes for a dev build: %v %q", err, out)
+	}
 }
