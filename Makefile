@@ -4,7 +4,7 @@ BIN      ?= bin/agent-eval
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/agent-eval/agent-eval/internal/version.Version=$(VERSION)
 
-.PHONY: build demo test test-short race lint fmt vet golden fuzz bench tidy clean release docs
+.PHONY: build demo screenshot test test-short race lint fmt vet golden fuzz bench tidy clean release docs
 
 ## build: a static binary in bin/
 build:
@@ -30,6 +30,16 @@ docs:
 demo: build
 	scripts/install-sandbox.sh
 	./bin/agent-eval run -c examples/quickstart/eval.yaml --fake-model --score --agent-bin "$$(scripts/install-claude.sh)"
+
+## screenshot: rewrite docs/img/report.png, the README's picture of report.html:
+## the quick start run offline as make demo runs it (the pinned Claude Code, the
+## fake model, run id demo), its report shot by headless Chromium in a fixed
+## 1280x1100 viewport (internal/report TestScreenshot; scripts/install-chromium.sh)
+SHOT_RUNS := .cache/screenshot-runs
+screenshot: build
+	rm -rf $(SHOT_RUNS)
+	./bin/agent-eval run -c examples/quickstart/eval.yaml --fake-model --score --runs-dir $(SHOT_RUNS) --run-id demo --agent-bin "$$(scripts/install-claude.sh)"
+	$(GO) test ./internal/report -run '^TestScreenshot$$' -count=1 -v -screenshot "$$PWD/$(SHOT_RUNS)/quickstart/demo/report.html" -screenshot-out "$$PWD/docs/img/report.png"
 
 ## test: what CI runs (docs/development.md). Installs the pinned Claude
 ## Code, Codex, Gemini and OpenCode CLIs (Node.js 20+ and npm needed) for the end-to-end
