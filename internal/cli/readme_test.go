@@ -157,7 +157,7 @@ var docRef = regexp.MustCompile(`(?:^|[^/.\w])docs/([a-z0-9_/-]+\.md)(?:#([a-z0-
 
 // readmeRef is the old way of pointing at documentation, a README
 // section (README: Sandbox, README "Development", the README's "Sandbox").
-var readmeRef = regexp.MustCompile(`README(?::|'s|,)? ["“]|README: [A-Za-z]|in the README|the README's`)
+var readmeRef = regexp.MustCompile(`README(?::|'s|,)? ["“]|README: [A-Za-z]|in the README`)
 
 // docSources lists the files that may point into docs/: under the
 // repository's root, the given files and every file of the given folders
