@@ -1,14 +1,14 @@
-# agent-eval — see README.md.
+# agent-eval — see README.md and docs/.
 GO       ?= go
 BIN      ?= bin/agent-eval
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/agent-eval/agent-eval/internal/version.Version=$(VERSION)
 
-.PHONY: build demo test test-short race lint fmt vet golden fuzz bench tidy clean release docs
+.PHONY: build demo screenshot test test-short race lint fmt vet golden fuzz bench tidy clean release docs
 
 ## build: a static binary in bin/
 build:
-	@echo "building $(BIN) (agent-eval $(VERSION), static, $$($(GO) env GOVERSION)); a first build compiles some 650 packages, the Anthropic SDK and the standard library most of it: about 1.5 minutes on 2 quiet cores, several when they are busy (README: What the first run costs)"
+	@echo "building $(BIN) (agent-eval $(VERSION), static, $$($(GO) env GOVERSION)); a first build compiles some 650 packages, the Anthropic SDK and the standard library most of it: about 1.5 minutes on 2 quiet cores, several when they are busy (docs/quickstart.md#what-the-first-run-costs)"
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agent-eval
 
 ## release: reproducible static archives for linux and darwin on amd64 and
@@ -20,10 +20,9 @@ release:
 	VERSION='$(VERSION)' GO='$(GO)' scripts/release.sh $(RELEASE_TARGETS)
 
 ## docs: rewrite the generated references, docs/cli and docs/configuration.md
-## (and README's configuration table)
 docs:
 	$(GO) test ./internal/cli -run TestCLIDocs -count=1 -update
-	$(GO) test ./internal/config -run 'TestConfigurationDoc|TestReadmeReference' -count=1 -update
+	$(GO) test ./internal/config -run TestConfigurationDoc -count=1 -update
 
 ## demo: the quick start — install the pinned Claude Code CLI (and bubblewrap
 ## and socat for its sandbox, as root on Debian; else say how), build, and run
@@ -32,7 +31,17 @@ demo: build
 	scripts/install-sandbox.sh
 	./bin/agent-eval run -c examples/quickstart/eval.yaml --fake-model --score --agent-bin "$$(scripts/install-claude.sh)"
 
-## test: what CI runs (README "Development"). Installs the pinned Claude
+## screenshot: rewrite docs/img/report.png, the README's picture of report.html:
+## the quick start run offline as make demo runs it (the pinned Claude Code, the
+## fake model, run id demo), its report shot by headless Chromium in a fixed
+## 1280x1100 viewport (internal/report TestScreenshot; scripts/install-chromium.sh)
+SHOT_RUNS := .cache/screenshot-runs
+screenshot: build
+	rm -rf $(SHOT_RUNS)
+	./bin/agent-eval run -c examples/quickstart/eval.yaml --fake-model --score --runs-dir $(SHOT_RUNS) --run-id demo --agent-bin "$$(scripts/install-claude.sh)"
+	$(GO) test ./internal/report -run '^TestScreenshot$$' -count=1 -v -screenshot "$$PWD/$(SHOT_RUNS)/quickstart/demo/report.html" -screenshot-out "$$PWD/docs/img/report.png"
+
+## test: what CI runs (docs/development.md). Installs the pinned Claude
 ## Code, Codex, Gemini and OpenCode CLIs (Node.js 20+ and npm needed) for the end-to-end
 ## tests first, and the pinned Harbor and MLflow (Python 3.12+; without one their
 ## tests skip here and fail under CI=true, which installs it). go test runs under gotestsum, which ends with the count of

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Claude Code's OS sandbox needs — bubblewrap and socat — and
 # checks that bubblewrap can start a sandbox here. agent-eval turns the
-# sandbox on when an eval denies a path to Bash (README: Sandbox), and `run`
+# sandbox on when an eval denies a path to Bash (docs/security.md "Sandbox"), and `run`
 # refuses to start such an eval without it. Idempotent: does nothing when
 # both are there. Installs with apt-get when run as root on Debian/Ubuntu;
 # elsewhere it prints the command to run and exits 1.

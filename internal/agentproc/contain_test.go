@@ -21,8 +21,8 @@ import (
 	"github.com/agent-eval/agent-eval/internal/testutil/need"
 )
 
-// pidnsHow says what gives the agent a pid namespace (README: the agent's
-// processes): root, or unprivileged user namespaces.
+// pidnsHow says what gives the agent a pid namespace: root, or unprivileged
+// user namespaces (docs/auth.md#containment-of-the-agents-processes).
 const pidnsHow = "run as root, or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, kernel.apparmor_restrict_unprivileged_userns=0)"
 
 // TestMain lets the test binary stand in for agent-eval's guard verb.

@@ -91,7 +91,7 @@ report.html, junit.xml, compare.*) is renamed *.stale once more cases run;
 --backend harbor runs the cases on Harbor instead (--image is required; --env
 picks Harbor's environment: docker, daytona, modal, e2b, ...): they are
 exported as Harbor task packages, run by harbor run, and its job folder is
-imported into the same run directory (README: Running on Harbor).
+imported into the same run directory (docs/harbor.md).
 
 Exit status: 0 when every case exited 0 (and, with --score, every threshold
 holds), 1 when one did not, 2 for a usage or configuration error, 3 for a
@@ -126,7 +126,7 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 	f.BoolVar(&opts.json, "json", false, "print the run's run_result.json on stdout")
 	f.BoolVar(&opts.score, "score", false, "score the run when it ends (see agent-eval score)")
 	noLLMJudgesFlag(f, &opts.noLLMJudges)
-	f.StringVar(&opts.otlp, "otlp", "", "export the run as OpenTelemetry traces to the OTLP/HTTP `ENDPOINT` when it ends (http://host:4318, or the full traces URL; default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or $OTEL_EXPORTER_OTLP_ENDPOINT, if set; README: OpenTelemetry)")
+	f.StringVar(&opts.otlp, "otlp", "", "export the run as OpenTelemetry traces to the OTLP/HTTP `ENDPOINT` when it ends (http://host:4318, or the full traces URL; default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or $OTEL_EXPORTER_OTLP_ENDPOINT, if set; docs/mlflow-otel.md#opentelemetry)")
 	f.BoolVar(&opts.noBoundary, "no-boundary", false, "run the agents without the harness's boundary (as permissions.boundary: off): each then sees this machine's files and network, but for its own CLI's sandbox")
 	f.BoolVar(&opts.otlpAgent, "otlp-agent", false, "switch on the claude-code agent's own OpenTelemetry export (metrics and events) to the same endpoint")
 	f.StringVar(&opts.backend, "backend", backendLocal, "where the cases run: local, or harbor (exported as Harbor tasks, run by harbor run, imported back)")

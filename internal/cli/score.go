@@ -108,7 +108,7 @@ itself failed.`,
 	f.StringVar(&opts.baseline, "baseline", "", "compare with the scored `RUN` (a run directory, or a run id under the runs directory)")
 	f.BoolVar(&opts.noCache, "no-cache", false, "call the model for every LLM verdict, ignoring judge_cache/")
 	f.BoolVar(&opts.json, "json", false, "print the summary as JSON on stdout")
-	f.StringVar(&opts.otlp, "otlp", "", "export the scored run as OpenTelemetry traces, a span per judge verdict under each case, to the OTLP/HTTP `ENDPOINT` (README: OpenTelemetry)")
+	f.StringVar(&opts.otlp, "otlp", "", "export the scored run as OpenTelemetry traces, a span per judge verdict under each case, to the OTLP/HTTP `ENDPOINT` (docs/mlflow-otel.md#opentelemetry)")
 	f.IntVar(&opts.concurrency, "concurrency", 4, "cases scored, and model calls made, at once")
 	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer the LLM judges from the dataset's "+FakeJudgeScript+" through the built-in fake Messages API")
 	f.BoolVar(&opts.noMLflow, "no-mlflow", false, "do not log the scored run to MLflow (eval.yaml's mlflow: block)")

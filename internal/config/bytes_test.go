@@ -55,7 +55,7 @@ func TestLimitsTakeBytesOrSizes(t *testing.T) {
 }
 
 // TestLimitsDefaults: unset limits are the documented defaults (the
-// default tags, which the README and the schema show).
+// default tags, which docs/configuration.md and the schema show).
 func TestLimitsDefaults(t *testing.T) {
 	t.Parallel()
 	ev, err := Parse("eval.yaml", []byte("execution:\n  prompt: hi\n"))

@@ -12,7 +12,7 @@ import (
 )
 
 // BuiltinPlaceholders are the placeholders a cli runner's command may use
-// whatever the case (README "Running any agent: runner.type cli" says what
+// whatever the case (docs/runners/cli.md says what
 // each holds). A case's input fields add their own names but never
 // override these.
 var BuiltinPlaceholders = []string{"agent", "workspace", "output_dir", "model", "subagent_model",

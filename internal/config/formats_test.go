@@ -13,7 +13,7 @@ import (
 // unchanged copies of agent-eval-harness examples), the eval.yaml shapes its
 // docs show (testdata/upstream-docs) and the upstream formats issue 11 added
 // (testdata/formats) at exactly the errors and warnings they give today:
-// each either loads (warnings allowed) or fails for a reason README's
+// each either loads (warnings allowed) or fails for a reason docs/differences.md
 // "Differences from agent-eval-harness" names.
 func TestUpstreamFormats(t *testing.T) {
 	var paths []string
@@ -45,7 +45,7 @@ func TestUpstreamFormats(t *testing.T) {
 }
 
 // The four upstream evals load; the one that does not fails only on its
-// placeholder dataset.path (a difference README names).
+// placeholder dataset.path (a difference docs/differences.md names).
 func TestUpstreamExamplesLoad(t *testing.T) {
 	for _, path := range []string{
 		"testdata/upstream/eval/opencode-smoke/eval.yaml",

@@ -7,9 +7,8 @@ import (
 )
 
 // Reference renders the configuration reference as a Markdown table, one
-// row per key, from the same types the loader and the schema use. README.md
-// carries it between <!-- config-reference --> markers; a test keeps the two
-// equal.
+// row per key, from the same types the loader and the schema use. It is
+// docs/configuration.md, which a test keeps equal to it.
 func Reference() string {
 	var b strings.Builder
 	b.WriteString("| key | type | default | description |\n|---|---|---|---|\n")

@@ -38,7 +38,7 @@ type Eval struct {
 	Judges      []Judge              `yaml:"judges" doc:"How each case's outputs are scored."`
 	Thresholds  map[string]Threshold `yaml:"thresholds" doc:"Regression gates per judge name; a failed gate makes score exit 1."`
 	Reward      *Reward              `yaml:"reward" doc:"How judge values combine into one reward in [0, 1] (Harbor and the report)."`
-	Matrix      *Matrix              `yaml:"matrix" doc:"Upstream's eval-anova experiment design (factors × replications). run runs the base configuration once; agent-eval matrix run runs every cell (README: Experiment matrices)."`
+	Matrix      *Matrix              `yaml:"matrix" doc:"Upstream's eval-anova experiment design (factors × replications). run runs the base configuration once; agent-eval matrix run runs every cell (docs/matrices.md)."`
 	MLflow      *MLflow              `yaml:"mlflow" doc:"Log each scored run to an MLflow tracking server (score does when the block is present, score --no-mlflow skips it; agent-eval mlflow logs any run): params, metrics, tags, the summary and reports as artifacts, a per-case table."`
 
 	// Set by Load, not read from YAML.
@@ -93,8 +93,8 @@ type Step struct {
 // Runner configures the agent CLI.
 type Runner struct {
 	Type           string         `yaml:"type" doc:"Agent CLI that runs the cases: claude-code, codex (OpenAI's Codex CLI), gemini (Gemini CLI), cursor (Cursor's cursor-agent), or cli (any agent by command). responses-api (upstream's) is recognised and refused." enum:"claude-code|codex|gemini|cursor|cli|responses-api" default:"\"claude-code\""`
-	Command        StringList     `yaml:"command" doc:"Command line of a cli runner: a string (split like a shell would, without a shell: no $VAR, pipes or redirections) or a list of arguments. {placeholders} (README: Running any agent) are filled per case, each value inside its one argument; {{ and }} are literal braces."`
-	Agent          string         `yaml:"agent" doc:"cli: the agent the command runs. claude-code declares that it runs Claude Code in the workspace, which then gets Claude Code's .claude/settings.json (the hook, permissions) as with runner.type claude-code: the hook (inputs.tools) and deny rules apply, allow rules do not (README: Running any agent). Otherwise a cli runner enforces neither." enum:"claude-code"`
+	Command        StringList     `yaml:"command" doc:"Command line of a cli runner: a string (split like a shell would, without a shell: no $VAR, pipes or redirections) or a list of arguments. {placeholders} (docs/runners/cli.md) are filled per case, each value inside its one argument; {{ and }} are literal braces."`
+	Agent          string         `yaml:"agent" doc:"cli: the agent the command runs. claude-code declares that it runs Claude Code in the workspace, which then gets Claude Code's .claude/settings.json (the hook, permissions) as with runner.type claude-code: the hook (inputs.tools) and deny rules apply, allow rules do not (docs/runners/cli.md). Otherwise a cli runner enforces neither." enum:"claude-code"`
 	WorkspaceMode  string         `yaml:"workspace_mode" doc:"repo: run the agent in the project itself (prompt mode) instead of an isolated workspace per case." enum:"repo"`
 	RepoChanges    string         `yaml:"repo_changes" doc:"workspace_mode: repo: what a case that changes the project's files does: fail fails it, report only reports it (repo_modified, repo_changes). Either way the changes are kept in the case's repo_changes/ and undone; a change to the repository's git state (refs, index, configuration, hooks) always fails the case." enum:"fail|report" default:"\"fail\""`
 	Settings       map[string]any `yaml:"settings" doc:"claude-code: deep-merged into the workspace .claude/settings.json."`
@@ -103,7 +103,7 @@ type Runner struct {
 	SystemPrompt   string         `yaml:"system_prompt" doc:"Text prepended to the harness's system prompt."`
 	Effort         string         `yaml:"effort" doc:"Reasoning effort; its values depend on runner.type: claude-code low, medium, high, xhigh or max (--effort); codex minimal, low, medium, high or xhigh (model_reasoning_effort); cli free text (the {effort} placeholder)."`
 	PermissionMode string         `yaml:"permission_mode" doc:"claude-code --permission-mode." enum:"default|acceptEdits|plan|auto|dontAsk|bypassPermissions"`
-	HomeFiles      []string       `yaml:"home_files" doc:"claude-code: files and folders of your home (relative to it: .gitconfig, .config/gh) copied into the agent's own home before each case. The agent's HOME is an empty folder of its own otherwise, so it sees none of your credentials (README: The agent's home)." check:"nonempty,relpath,noparent"`
+	HomeFiles      []string       `yaml:"home_files" doc:"claude-code: files and folders of your home (relative to it: .gitconfig, .config/gh) copied into the agent's own home before each case. The agent's HOME is an empty folder of its own otherwise, so it sees none of your credentials (docs/auth.md)." check:"nonempty,relpath,noparent"`
 }
 
 // Models names the models for each role.
@@ -112,7 +112,7 @@ type Models struct {
 	Subagent  string     `yaml:"subagent" doc:"Model for subagents (default: the skill model)."`
 	Judge     string     `yaml:"judge" doc:"Default model of LLM and agent judges (default: $EVAL_JUDGE_MODEL)."`
 	Hook      string     `yaml:"hook" doc:"Model that answers AskUserQuestion in the interception hook." default:"\"claude-haiku-4-5-20251001\""`
-	Providers *Providers `yaml:"providers" doc:"Model providers other than Anthropic. An agent model \"openrouter:/<author>/<slug>\" (models.skill or run --model) puts the OpenRouter plan in force for the claude-code runner (README: OpenRouter plans); a plan no model names is a warning."`
+	Providers *Providers `yaml:"providers" doc:"Model providers other than Anthropic. An agent model \"openrouter:/<author>/<slug>\" (models.skill or run --model) puts the OpenRouter plan in force for the claude-code runner (docs/auth.md#openrouter-plans); a plan no model names is a warning."`
 }
 
 // Providers holds the provider plans.

@@ -307,10 +307,10 @@ func (st *state) announceStart(todo []string, sandbox config.SandboxDecision) {
 	obs.RunStarted(RunInfo{RunID: st.runID, Dir: st.dir.Path, Mode: p.Mode, Model: p.Model, Agent: agent, AgentVersion: agentVersion,
 		ToRun: toRun, Total: len(st.units()), Repeats: p.Repeats, Resume: p.Resume, Containment: st.contain.String(), Unprotected: sandbox.Lost, SandboxOff: sandbox.Why})
 	if !st.boundary.On && p.Runner != runner.TypeFake {
-		obs.Warn("the agents run without the harness's boundary (" + st.boundary.Why + "): each sees this machine's files and network as you do, but for what its own CLI's sandbox keeps from it; see \"What the agent can see and reach\" in the README")
+		obs.Warn("the agents run without the harness's boundary (" + st.boundary.Why + "): each sees this machine's files and network as you do, but for what its own CLI's sandbox keeps from it; see docs/security.md#what-the-agent-can-see-and-reach")
 	}
 	if c := st.contain; c.Mode == agentproc.Subreaper || (c.Mode == agentproc.PIDNamespace && c.Detail != "") {
-		obs.Warn("the agents' processes are contained by a " + c.String() + "; see Containment in the README")
+		obs.Warn("the agents' processes are contained by a " + c.String() + "; see docs/auth.md#containment-of-the-agents-processes")
 	}
 }
 

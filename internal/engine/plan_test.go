@@ -13,7 +13,7 @@ import (
 
 // TestNewPlanGuards: a run id that is no plain folder name and a --cases
 // id the dataset lacks are usage errors naming what was given;
-// --max-budget 0 is a cap of $0 (README: "0 or more") that wins over
+// --max-budget 0 is a cap of $0 (docs/commands.md: "0 or more") that wins over
 // execution.max_budget_usd, and only the unset value (-1) keeps the
 // eval's.
 func TestNewPlanGuards(t *testing.T) {

@@ -3,8 +3,7 @@ package intercept
 // The hook's path layer: a Bash command that names a denied path (or feeds
 // an ancestor of one to a recursive reader) is denied. It is the second
 // line of defence, for runs where the OS sandbox is off; it reads the shell
-// words statically and cannot be complete (README: "Which layer stops
-// what"). This file holds the walk over a command line; paths_match.go
+// words statically and cannot be complete (docs/security.md#which-layer-stops-what). This file holds the walk over a command line; paths_match.go
 // judges a path against the denied patterns, paths_words.go expands words,
 // paths_commands.go and paths_code.go say what each command does with its
 // arguments, and shellcode.go resolves wrappers and shells for both this

@@ -156,7 +156,7 @@ func (c *pathCheck) interpreter(ce *syntax.CallExpr, name string, rest []string)
 			if _, written := c.written[c.normalise(s)]; s != "module" && c.lenient == 0 && (written || c.wroteIt(s) != "") {
 				return c.cannot(fmt.Sprintf("%s runs %s, which this command line may have written, so the files it opens cannot be checked", name, s))
 			}
-			return nil // a program file or module (README: what the layer cannot see)
+			return nil // a program file or module (docs/security.md#which-layer-stops-what: what the layer cannot see)
 		}
 		switch kind, doc := c.stdin(ce); kind {
 		case stdinDoc:

@@ -204,7 +204,7 @@ func (c *pathCheck) byKind(ce *syntax.CallExpr, name string, rest []string, dept
 		return c.analyse(strings.Join(rest, " "), depth+1)
 	case name == "source" || name == ".":
 		if len(rest) > 0 && activation(rest[0]) {
-			return nil // a virtualenv or shell set-up script (README)
+			return nil // a virtualenv or shell set-up script (docs/security.md#which-layer-stops-what)
 		}
 		if len(rest) > 0 && rest[0] == "--" {
 			rest = rest[1:]
@@ -286,7 +286,7 @@ func (c *pathCheck) shell(ce *syntax.CallExpr, name string, rest []string, depth
 		return c.analyse(code, depth+1)
 	}
 	if file := scriptArg(rest); file != "" && file != "-" && file != "/dev/stdin" && !slices.Contains(rest, "-s") {
-		return c.runsFile(file, depth) // a script file: runs like ./script (README: what the layer cannot see)
+		return c.runsFile(file, depth) // a script file: runs like ./script (docs/security.md#which-layer-stops-what: what the layer cannot see)
 	}
 	switch kind, doc := c.stdin(ce); kind {
 	case stdinDoc:

@@ -37,7 +37,7 @@ type Call struct {
 }
 
 // Match approximates Claude Code's permission rule semantics for the common
-// rule forms (measured against 2.1.332 where docs/claude-code-behaviour.md
+// rule forms (measured against 2.1.332 where ../shared/docs/claude-code-behaviour.md
 // says so; otherwise Claude Code's documented behaviour):
 //
 //   - deny rules are checked before allow rules, and a deny wins;

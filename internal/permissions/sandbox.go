@@ -44,7 +44,7 @@ type SandboxSpec struct {
 const UnlimitedNetwork = "*"
 
 // Sandbox compiles the "sandbox" block of a Claude Code settings document.
-// Measured with Claude Code 2.1.332 (README, "Sandbox"):
+// Measured with Claude Code 2.1.332 (docs/security.md "Sandbox"):
 //   - enabled runs every Bash command under bubblewrap; its denyRead and
 //     denyWrite also take the paths of Read(...) and Edit(...) deny rules;
 //   - failIfUnavailable refuses to run unsandboxed when bwrap or socat are

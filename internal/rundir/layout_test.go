@@ -36,7 +36,7 @@ func TestLayoutVersion(t *testing.T) {
 	switch {
 	case diff != "" && oldVersion == LayoutVersion:
 		t.Fatalf("the run directory's layout changed but rundir.LayoutVersion is still %d (-%s +now):\n%s\n"+
-			"bump LayoutVersion (and its history in layout.go), update the README's \"The run directory\" section, "+
+			"bump LayoutVersion (and its history in layout.go), update docs/run-directory.md, "+
 			"then run go test ./internal/rundir -run TestLayoutVersion -update", LayoutVersion, layoutGolden, diff)
 	case golden.Updating():
 		out := fmt.Sprintf("layout_version: %d\n%s\n", LayoutVersion, strings.Join(got, "\n"))

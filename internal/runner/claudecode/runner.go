@@ -228,7 +228,7 @@ func (r *started) hookCredentials() error {
 	fake := r.s.FakeModelURL != ""
 	if !r.s.Sandbox.On {
 		if !fake {
-			r.s.Warn("runner.env sets " + ScrubEnv + " without the eval's sandbox, so Claude Code removes ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN from the hook and the hook model cannot answer AskUserQuestion: questions without a case_overrides entry get the fallback (set permissions.sandbox: on instead; README, Tool interception)")
+			r.s.Warn("runner.env sets " + ScrubEnv + " without the eval's sandbox, so Claude Code removes ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN from the hook and the hook model cannot answer AskUserQuestion: questions without a case_overrides entry get the fallback (set permissions.sandbox: on instead; docs/interception.md)")
 		}
 		return nil
 	}

@@ -12,7 +12,7 @@
 //
 // The real CLI could not be installed where this was written: the runner
 // is tested against a stand-in (internal/testutil/cursorstandin) that does only what the
-// documentation states. README's Cursor section says what that leaves
+// documentation states. docs/runners/cursor.md says what that leaves
 // unverified.
 package cursor
 

@@ -50,7 +50,7 @@
 //     userMessage and agentMessage: both are read).
 //
 // What those pages leave open, the stand-in decides as follows; the runner
-// must not depend on it, and README says so: "ask" is a deny (print mode
+// must not depend on it, and docs/runners/cursor.md says so: "ask" is a deny (print mode
 // has nobody to ask); a hook that exits 2 blocks (Claude Code's
 // convention); a hook that fails otherwise (a crash, a timeout, output that
 // is not JSON) lets the action go on unless its entry says "failClosed":
