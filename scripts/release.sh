@@ -3,7 +3,8 @@
 # target (default linux and darwin on amd64 and arm64, else the OS/ARCH
 # arguments) a static binary (CGO_ENABLED=0, -trimpath, an empty build id,
 # no VCS stamp, the version stamped by -X) in
-# agent-eval_<version>_<os>_<arch>.tar.gz beside README.md, CHANGELOG.md,
+# agent-eval_<version>_<os>_<arch>.tar.gz (the version without a leading v, as
+# the GitHub Action downloads it) beside README.md, CHANGELOG.md, docs/,
 # LICENSE when there is one, man pages (share/man/man1) and bash, zsh and
 # fish completions (share/completions), those generated once by a host
 # build of cmd/agent-eval-docs; then $DIST/checksums.txt (SHA-256) and
@@ -57,7 +58,7 @@ for t in "${targets[@]}"; do
 	linux/amd64 | linux/arm64 | darwin/amd64 | darwin/arm64) ;;
 	*) echo "release: target $t: want linux/amd64, linux/arm64, darwin/amd64 or darwin/arm64" >&2; exit 2 ;;
 	esac
-	name="agent-eval_${VERSION}_${os}_${arch}"
+	name="agent-eval_${VERSION#v}_${os}_${arch}"
 	stage="$work/stage/$name"
 	mkdir -p "$stage"
 	echo "release: $name" >&2
@@ -73,6 +74,7 @@ for t in "${targets[@]}"; do
 		esac
 	fi
 	cp README.md CHANGELOG.md "$stage/"
+	cp -R docs "$stage/docs"
 	if [ -f LICENSE ]; then cp LICENSE "$stage/"; fi
 	cp -R "$work/share" "$stage/share"
 	tar --sort=name --format=gnu --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \

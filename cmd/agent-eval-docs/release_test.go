@@ -39,7 +39,7 @@ func TestReleaseReproducible(t *testing.T) {
 		t.Skipf("release.sh builds no %s archive", target)
 	}
 	const version, epoch = "v0.0.0-reprotest", "1700000000"
-	name := "agent-eval_" + version + "_" + runtime.GOOS + "_" + runtime.GOARCH
+	name := "agent-eval_" + strings.TrimPrefix(version, "v") + "_" + runtime.GOOS + "_" + runtime.GOARCH
 	build := func(umask string) (archive, sums []byte) {
 		dist, tmp := t.TempDir(), t.TempDir()
 		cmd := exec.Command("bash", "-c", "umask "+umask+" && exec scripts/release.sh "+target)
@@ -73,7 +73,7 @@ func TestReleaseReproducible(t *testing.T) {
 
 	files, bin := readArchive(t, a1, epoch)
 	for _, want := range []string{"agent-eval", "README.md", "CHANGELOG.md", "share/man/man1/agent-eval.1", "share/man/man1/agent-eval-run.1",
-		"share/completions/agent-eval.bash", "share/completions/_agent-eval", "share/completions/agent-eval.fish"} {
+		"share/completions/agent-eval.bash", "docs/README.md", "docs/img/report.png", "share/completions/_agent-eval", "share/completions/agent-eval.fish"} {
 		if !slices.Contains(files, name+"/"+want) {
 			t.Errorf("the archive lacks %s; it holds %v", want, files)
 		}
