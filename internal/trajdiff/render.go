@@ -135,7 +135,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  first divergence: %s\n", stepLine(c.FirstDivergence))
 		}
 		for k := range c.Steps {
-			if s := &c.Steps[k]; s.Op != OpSame && s != c.FirstDivergence {
+			if s := &c.Steps[k]; s.Op != OpSame && !s.First {
 				fmt.Fprintf(&b, "    %s\n", stepLine(s))
 			}
 		}

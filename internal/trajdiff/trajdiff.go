@@ -83,6 +83,9 @@ const (
 	OpChanged = "changed" // the same call, ended otherwise
 	OpRemoved = "removed" // in A only
 	OpAdded   = "added"   // in B only
+	// OpReplaced is only a first divergence's: A's call removed, B's
+	// added in its place.
+	OpReplaced = "replaced"
 )
 
 // Step is one line of two trajectories aligned. IndexA and IndexB are the
@@ -286,6 +289,7 @@ func compareCase(c *Case, da, db rundir.Dir, a, b *loaded, red func(string) stri
 		}
 	}
 	c.TrajectoryChanged = c.FirstDivergence != nil
+	c.FirstDivergence = replaced(c.Steps, c.FirstDivergence)
 	c.AnswerChanged = a.side.Answer != b.side.Answer
 	c.StatusChanged = a.side.Status != b.side.Status
 	files, err := compareFiles(da, db, c.Key(), a.files, b.files, red)
@@ -296,6 +300,30 @@ func compareCase(c *Case, da, db rundir.Dir, a, b *loaded, red func(string) stri
 	c.Judges = judgeChanges(a.verdicts, b.verdicts)
 	c.VerdictChanged = len(c.Judges) > 0 || !sameBool(a.side.Passed, b.side.Passed)
 	return nil
+}
+
+// replaced is the first divergence with both sides: a call removed that
+// the next call added (before the trajectories meet again) replaced is
+// one step, "replaced".
+func replaced(steps []Step, first *Step) *Step {
+	if first == nil || first.Op != OpRemoved {
+		return first
+	}
+	for i := range steps {
+		s := &steps[i]
+		if s.IndexA <= first.IndexA && s.Op != OpAdded {
+			continue
+		}
+		if s.Op == OpAdded {
+			r := *first
+			r.Op, r.IndexB, r.B = OpReplaced, s.IndexB, s.B
+			return &r
+		}
+		if s.Op != OpRemoved {
+			break
+		}
+	}
+	return first
 }
 
 func sameBool(a, b *bool) bool {
