@@ -96,7 +96,7 @@ type Step struct {
 	IndexB int    `json:"index_b,omitempty"`
 	A      *Call  `json:"a,omitempty"`
 	B      *Call  `json:"b,omitempty"`
-	// First: the step is the case's first divergence.
+	// First: the step is (part of) the case's first divergence.
 	First bool `json:"-"`
 }
 
@@ -315,6 +315,7 @@ func replaced(steps []Step, first *Step) *Step {
 			continue
 		}
 		if s.Op == OpAdded {
+			s.First = true // part of the first divergence
 			r := *first
 			r.Op, r.IndexB, r.B = OpReplaced, s.IndexB, s.B
 			return &r
