@@ -99,7 +99,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 	}
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
-	root.AddCommand(newScoreCmd(e), newCompareCmd(e), newMatrixCmd(e))
+	root.AddCommand(newScoreCmd(e), newCompareCmd(e), newDiffCmd(e), newMatrixCmd(e))
 	root.AddCommand(
 		newVersionCmd(e),
 		newValidateCmd(e),

@@ -5,9 +5,9 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agent-eval/agent-eval/internal/clip"
+	"github.com/agent-eval/agent-eval/internal/mdsafe"
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -127,81 +127,12 @@ func (m *markdown) code(s string) string { return m.inline(s, false) }
 func (m *markdown) cell(s string) string { return m.inline(s, true) }
 
 func (m *markdown) inline(s string, inTable bool) string {
-	s = clip.String(transcript.OneLine(m.red.String(s)), mdClip)
-	if s == "" {
-		return "–"
-	}
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
-	if inTable {
-		s = strings.ReplaceAll(s, "|", `\|`)
-	}
-	s = strings.ReplaceAll(s, "@", "@\u200b")
-	fence := strings.Repeat("`", longestRun(s, '`')+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return fence + s + fence
+	return mdsafe.Code(clip.String(transcript.OneLine(m.red.String(s)), mdClip), inTable)
 }
 
-func longestRun(s string, c byte) int {
-	best, n := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			n++
-			best = max(best, n)
-		} else {
-			n = 0
-		}
-	}
-	return best
-}
-
-// asciiPunct is CommonMark's ASCII punctuation: each may be escaped.
-const asciiPunct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
-
-// Of asciiPunct, mdEscape leaves as they are those no construct of
-// CommonMark, GFM or GitHub reads once the others are escaped: mdInert
-// anywhere, mdLineStart but as the text's first character (a list item, a
-// setext underline or a thematic break begins a line with them).
-const (
-	mdInert     = ",;?%/'\""
-	mdLineStart = "-+="
-)
-
-// mdEscape escapes s (one line) for a Markdown paragraph or table cell.
-// Every ASCII punctuation character that Markdown or GitHub could read
-// gets a backslash (CommonMark shows any of them escaped as itself), so
-// that no text makes markup: no emphasis, code, link, image, entity, raw
-// HTML, math ($), emoji (:x:) or reference (#1), and none of GFM's
-// autolinks, which need a literal "www.", a scheme's ":" (http://,
-// https://, ftp://, mailto:, xmpp:, <scheme:...>), or an address's "."
-// and "@" (user@example.com, <user@example.com>). An @ is followed by a
-// zero-width space (as an entity), so that "@team" is shown and notifies
-// no one.
-func mdEscape(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r < 0x20 || r == 0x7f:
-			b.WriteRune('\uFFFD')
-		case r == '@':
-			b.WriteString("@&#8203;")
-		case strings.ContainsRune(mdInert, r), i > 0 && strings.ContainsRune(mdLineStart, r):
-			b.WriteRune(r)
-		case strings.ContainsRune(asciiPunct, r):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// mdEscape escapes s (one line) for a Markdown paragraph or table cell
+// (mdsafe.Text).
+func mdEscape(s string) string { return mdsafe.Text(s) }
 
 func (m *markdown) scored(s *rundir.Summary) {
 	title := "agent-eval " + m.text(s.EvalName)

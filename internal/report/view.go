@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent-eval/agent-eval/internal/clip"
+	"github.com/agent-eval/agent-eval/internal/pathutil"
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -626,38 +627,9 @@ func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookV
 	return out, unmatched
 }
 
-// relativeTo returns a function that writes the paths under workspace ws
-// relative to it: "ws/a/b" as "./a/b", "ws" alone as ".". A longer name
-// that merely starts with ws ("ws2/…") is left alone.
-func relativeTo(ws string) func(string) string {
-	ws = strings.TrimRight(ws, "/")
-	if ws == "" {
-		return func(s string) string { return s }
-	}
-	return func(s string) string {
-		var b strings.Builder
-		for {
-			i := strings.Index(s, ws)
-			if i < 0 {
-				b.WriteString(s)
-				return b.String()
-			}
-			b.WriteString(s[:i])
-			rest := s[i+len(ws):]
-			if rest != "" && isPathByte(rest[0]) {
-				b.WriteString(ws) // another name: leave it
-			} else {
-				b.WriteByte('.')
-			}
-			s = rest
-		}
-	}
-}
-
-// isPathByte: c continues a file name.
-func isPathByte(c byte) bool {
-	return c == '.' || c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
-}
+// relativeTo writes the paths under workspace ws relative to it
+// (pathutil.RelativeTo).
+func relativeTo(ws string) func(string) string { return pathutil.RelativeTo(ws) }
 
 func hookOf(d rundir.Decision) hookView {
 	h := hookView{Tool: d.Tool, Decision: d.Decision, Class: d.Decision, Handler: d.Handler, Reason: d.Reason, Detail: d.Detail, Warnings: d.Warnings}
