@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"sync"
 	"sync/atomic"
 
 	"github.com/agent-eval/agent-eval/internal/hook"
@@ -178,17 +177,18 @@ func replayCase(ctx context.Context, dir rundir.Dir, id, agent string, p Policy,
 			return out, fmt.Errorf("case %s: the new handlers: %w", id, err)
 		}
 	}
-	var llm *askLog
+	// Without a model (--no-llm) tier 2 is a stand-in that notes it was
+	// asked; otherwise the case's answerer, as the hook has it.
+	offline := &askLog{}
+	var llm intercept.Answerer = offline
 	if opts.NewAnswerer != nil {
-		llm = &askLog{next: sync.OnceValue(func() intercept.Answerer { return opts.NewAnswerer(id) })}
-	} else {
-		llm = &askLog{}
+		llm = opts.NewAnswerer(id)
 	}
 	for i, r := range calls {
 		input := map[string]any{}
 		_ = json.Unmarshal(r.call.Input, &input) // a call without an input object is judged on its name
 		old := oldVerdict(r, agent)
-		llm.asked.Store(false)
+		offline.asked.Store(false)
 		d := intercept.Decision{Kind: intercept.Pass, Handler: -1}
 		if dec != nil {
 			d = dec.Decide(ctx, r.call.Name, input, cr.Workspace, opts.Env, opts.FS, llm)
@@ -197,7 +197,7 @@ func replayCase(ctx context.Context, dir rundir.Dir, id, agent string, p Policy,
 		nv := newVerdict(d, rules, p.Mode, old)
 		ch := Change{Index: i + 1, ID: r.call.ID, Tool: r.call.Name, Target: transcript.InputSummary(r.call.Input, 120), Ran: r.ranCall, Old: old, New: nv}
 		switch {
-		case llm.asked.Load() && opts.NewAnswerer == nil:
+		case offline.asked.Load():
 			ch.Kind = Undecidable
 			ch.New.Reason = "the new policy asks the hook model (tier 2), which --no-llm does not call"
 		case old.Outcome == Allowed && nv.Outcome == Denied:
@@ -329,16 +329,13 @@ func agentName(agent string) string {
 	return agent
 }
 
-// askLog is the LLM tier of one replay: it notes whether a call asked it.
+// askLog stands in for the LLM tier under --no-llm: it notes whether a
+// call asked it, and answers nothing.
 type askLog struct {
-	next  func() intercept.Answerer
 	asked atomic.Bool // questions are asked at once
 }
 
-func (a *askLog) Answer(ctx context.Context, q intercept.Question) (string, error) {
+func (a *askLog) Answer(context.Context, intercept.Question) (string, error) {
 	a.asked.Store(true)
-	if a.next == nil {
-		return "", errors.New("--no-llm: the hook model is not called")
-	}
-	return a.next().Answer(ctx, q)
+	return "", errors.New("--no-llm: the hook model is not called")
 }
