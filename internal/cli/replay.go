@@ -185,7 +185,7 @@ func printReplay(w io.Writer, rep *redecide.Report, cfg string) {
 		}
 	}
 	s := rep.Summary
-	fmt.Fprintf(w, "\n%d calls in %d cases: %d allowed → denied (%d of them ran), %d denied → allowed, %d answers changed, %d undecidable offline\n",
+	fmt.Fprintf(w, "\n%d call(s) in %d case(s): %d allowed → denied (%d of them ran), %d denied → allowed, %d answers changed, %d undecidable offline\n",
 		rep.Calls, len(rep.Cases), s[redecide.AllowedToDenied], rep.DeniedRan, s[redecide.DeniedToAllowed], s[redecide.AnswerChanged], s[redecide.Undecidable])
 }
 
