@@ -49,6 +49,7 @@ func TestReplayFixture(t *testing.T) {
 		policy    redecide.Policy
 		env       map[string]string
 		noLLM     bool
+		llm       string // what the hook model answers ("": no model)
 		want      []string // index:kind of each change
 		deniedRan int
 		reason    string // in the first change's new reason
@@ -67,6 +68,8 @@ func TestReplayFixture(t *testing.T) {
 			env: map[string]string{"JIRA_SERVER": "https://jira.test"}, want: []string{"5:" + redecide.AnswerChanged}},
 		{name: "a question for the model is undecidable offline", policy: policy(t, intercept.File{DeniedPaths: []string{"secret/**"}, Handlers: []intercept.Handler{jira, askModel}}, nil, []string{"Bash(rm:*)"}),
 			env: map[string]string{"JIRA_SERVER": "https://jira.test"}, noLLM: true, want: []string{"5:" + redecide.Undecidable}, reason: "--no-llm"},
+		{name: "the hook model's new answer is an answer change", policy: policy(t, intercept.File{DeniedPaths: []string{"secret/**"}, Handlers: []intercept.Handler{jira, askModel}}, nil, []string{"Bash(rm:*)"}),
+			env: map[string]string{"JIRA_SERVER": "https://jira.test"}, llm: "yes", want: []string{"5:" + redecide.AnswerChanged}},
 		// notes.md is denied at any depth, so rm -rf build may remove one:
 		// the path layer keeps the call denied whatever the rules allow (and
 		// Claude Code's Write is its permission rules' to judge, not the
@@ -79,7 +82,12 @@ func TestReplayFixture(t *testing.T) {
 			t.Parallel()
 			opts := redecide.Options{Env: tc.env}
 			if !tc.noLLM {
-				opts.NewAnswerer = func(string) intercept.Answerer { return nil }
+				opts.NewAnswerer = func(string) intercept.Answerer {
+					if tc.llm == "" {
+						return nil
+					}
+					return model(tc.llm)
+				}
 			}
 			rep, err := redecide.Run(context.Background(), dir, tc.policy, opts)
 			if err != nil {
@@ -101,6 +109,9 @@ func TestReplayFixture(t *testing.T) {
 			if tc.reason != "" && !strings.Contains(rep.Cases[0].Changes[0].New.Reason, tc.reason) {
 				t.Errorf("new reason %q lacks %q", rep.Cases[0].Changes[0].New.Reason, tc.reason)
 			}
+			if tc.llm != "" && rep.Cases[0].Changes[0].New.Answers["Deploy to production?"] != tc.llm {
+				t.Errorf("new answers = %v, want the model's %q", rep.Cases[0].Changes[0].New.Answers, tc.llm)
+			}
 			if len(got) > 0 && rep.Cases[0].Changes[0].Old.Reason == "" {
 				t.Errorf("the old reason is empty")
 			}
@@ -115,3 +126,8 @@ func TestReplayUnreadable(t *testing.T) {
 		t.Fatalf("err = %v, want the run unreadable", err)
 	}
 }
+
+// model is a hook model that always gives one answer.
+type model string
+
+func (m model) Answer(context.Context, intercept.Question) (string, error) { return string(m), nil }
