@@ -49,7 +49,7 @@ func TestReplayFixture(t *testing.T) {
 		policy    redecide.Policy
 		env       map[string]string
 		noLLM     bool
-		llm       string // what the hook model answers ("": no model)
+		llm       string   // what the hook model answers ("": no model)
 		want      []string // index:kind of each change
 		deniedRan int
 		reason    string // in the first change's new reason
