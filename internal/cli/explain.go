@@ -213,13 +213,20 @@ func explainEnviron(opts explainOptions) (map[string]string, error) {
 // writes them: the harness's own denies, and the rules of
 // runner.settings.permissions merged in.
 func explainRules(ev *config.Eval, tool string, input map[string]any, cwd string) permissions.Verdict {
+	c := evalRules(ev)
+	home, _ := os.UserHomeDir()
+	return permissions.Match(c.Allow, c.Deny, permissions.Call{Tool: tool, Input: input, CWD: cwd, Home: home})
+}
+
+// evalRules are the eval's permission rules as run writes them (explain
+// and replay judge calls with them).
+func evalRules(ev *config.Eval) permissions.Compiled {
 	c := permissions.Compile(ev.Permissions.Allow, ev.Permissions.Deny)
 	c.Deny = append(c.Deny, workspace.ProtectedDenies()...)
 	if p, ok := ev.Runner.Settings["permissions"].(map[string]any); ok {
 		c.Allow, c.Deny = append(c.Allow, anyStrings(p["allow"])...), append(c.Deny, anyStrings(p["deny"])...)
 	}
-	home, _ := os.UserHomeDir()
-	return permissions.Match(c.Allow, c.Deny, permissions.Call{Tool: tool, Input: input, CWD: cwd, Home: home})
+	return c
 }
 
 // printExplanation prints ex for a reader: the handler, the rules, the

@@ -33,6 +33,9 @@ type dialect struct {
 	// path layer judges first: for an agent whose file tools no rule of
 	// its own keeps from the denied paths ("": the call names none).
 	paths func(in Input) string
+	// normalise, when set, turns a call already decoded (a transcript's)
+	// into the names and inputs decode gives it (NewDecider's callers).
+	normalise func(in Input) Input
 }
 
 // dialectFor returns the named dialect; an unknown name is an error (the
@@ -43,7 +46,7 @@ func dialectFor(name string) (dialect, error) {
 	case "", DialectClaude:
 		return dialect{decode: decodeClaude, respond: respond}, nil
 	case DialectCodex:
-		return dialect{decode: decodeCodex, respond: respond, paths: codexPaths}, nil
+		return dialect{decode: decodeCodex, respond: respond, paths: codexPaths, normalise: normaliseCodex}, nil
 	case DialectGemini:
 		return geminiDialect(), nil
 	case DialectCursor:

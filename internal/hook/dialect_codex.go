@@ -16,14 +16,26 @@ import (
 // Codex's sandbox.
 func decodeCodex(raw []byte) (Input, error) {
 	in, err := decodeClaude(raw)
-	if err != nil || in.ToolName != "apply_patch" {
+	if err != nil {
 		return in, err
 	}
+	return normaliseCodex(in), nil
+}
+
+// normaliseCodex turns a one-file apply_patch into its Write or Edit.
+func normaliseCodex(in Input) Input {
+	if in.ToolName != "apply_patch" {
+		return in
+	}
 	patch, _ := in.ToolInput["command"].(string)
+	if p, ok := in.ToolInput["input"].(string); ok && patch == "" {
+		// The transcript's spelling of a patch of several files.
+		patch, in.ToolInput = p, map[string]any{"command": p}
+	}
 	if tool, input, ok := PatchCall(patch); ok {
 		in.ToolName, in.ToolInput = tool, input
 	}
-	return in, nil
+	return in
 }
 
 // PatchCall is the Write or Edit call a one-file Codex patch makes, in

@@ -203,17 +203,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 				done <- intercept.Decision{Kind: intercept.Deny, Handler: -1, Reason: fmt.Sprintf("agent-eval hook crashed (%v); denying the call", r)}
 			}
 		}()
-		if pathPolicy != nil && in.ToolName != "Bash" {
-			if cmd := dia.paths(in); cmd != "" {
-				pd := intercept.Decide(ctx, pathPolicy, intercept.Request{ToolName: "Bash", ToolInput: map[string]any{"command": cmd}, Env: env, CWD: in.CWD, FS: OSFS{}}, nil)
-				if pd.Kind == intercept.Deny {
-					pd.Detail = strings.TrimSpace("path layer over " + in.ToolName + "; " + pd.Detail)
-					done <- pd
-					return
-				}
-			}
-		}
-		done <- intercept.Decide(ctx, policy, intercept.Request{ToolName: in.ToolName, ToolInput: in.ToolInput, Env: env, CWD: in.CWD, FS: OSFS{}}, llm)
+		done <- decideCall(ctx, policy, pathPolicy, dia, in, env, OSFS{}, llm)
 	}()
 	timer := time.NewTimer(deadline)
 	defer timer.Stop()
@@ -224,6 +214,56 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts Op
 			Reason: fmt.Sprintf("agent-eval hook: deciding this call took longer than the hook's deadline of %s (a command too large or too nested to analyse in time); denying the call. Split it into smaller commands", deadline)}
 	}
 	return
+}
+
+// decideCall is the hook's decision on one call, decoded already: the path
+// layer first over a file tool's paths for an agent whose dialect has them
+// (pathPolicy, nil when there are no denied paths), then the policy.
+func decideCall(ctx context.Context, policy, pathPolicy *intercept.Policy, dia dialect, in Input, env map[string]string, fsys intercept.PathFS, llm intercept.Answerer) intercept.Decision {
+	if pathPolicy != nil && dia.paths != nil && in.ToolName != "Bash" {
+		if cmd := dia.paths(in); cmd != "" {
+			pd := intercept.Decide(ctx, pathPolicy, intercept.Request{ToolName: "Bash", ToolInput: map[string]any{"command": cmd}, Env: env, CWD: in.CWD, FS: fsys}, nil)
+			if pd.Kind == intercept.Deny {
+				pd.Detail = strings.TrimSpace("path layer over " + in.ToolName + "; " + pd.Detail)
+				return pd
+			}
+		}
+	}
+	return intercept.Decide(ctx, policy, intercept.Request{ToolName: in.ToolName, ToolInput: in.ToolInput, Env: env, CWD: in.CWD, FS: fsys}, llm)
+}
+
+// Decider decides calls exactly as the hook does for one agent's dialect,
+// without stdin, stdout or a ledger: `agent-eval replay` re-decides a
+// run's recorded calls through it, so the replay and the hook cannot drift.
+type Decider struct {
+	policy, pathPolicy *intercept.Policy
+	dia                dialect
+}
+
+// NewDecider prepares f (its Root set: denied_paths are relative to it)
+// for the agent whose hook speaks dialectName ("" is Claude Code's).
+func NewDecider(f intercept.File, dialectName string) (*Decider, error) {
+	dia, err := dialectFor(dialectName)
+	if err != nil {
+		return nil, err
+	}
+	p, pp, err := preparePolicy(f, dia.paths != nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Decider{policy: p, pathPolicy: pp, dia: dia}, nil
+}
+
+// Decide decides one call: tool and input in the vocabulary of the
+// runner-neutral transcript (Claude Code's names; NormaliseCall turns an
+// agent's own spelling into it), cwd where it ran, env the hook's
+// environment, fsys what the path layer asks about the filesystem.
+func (d *Decider) Decide(ctx context.Context, tool string, input map[string]any, cwd string, env map[string]string, fsys intercept.PathFS, llm intercept.Answerer) intercept.Decision {
+	in := Input{ToolName: tool, ToolInput: input, CWD: cwd}
+	if d.dia.normalise != nil {
+		in = d.dia.normalise(in)
+	}
+	return decideCall(ctx, d.policy, d.pathPolicy, d.dia, in, env, fsys, llm)
 }
 
 // handlersPath is the handlers file: --handlers, $AGENT_EVAL_HANDLERS, or
@@ -322,16 +362,26 @@ func loadPolicy(path, digest string, paths bool) (*intercept.Policy, *intercept.
 		}
 		f.Root = filepath.Dir(abs)
 	}
-	p, err := intercept.Prepare(f)
+	p, pp, err := preparePolicy(f, paths)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, pp, nil
+}
+
+// preparePolicy prepares f's policy and, with paths, the policy of its
+// denied paths alone (nil when it has none).
+func preparePolicy(f intercept.File, paths bool) (*intercept.Policy, *intercept.Policy, error) {
+	p, err := intercept.Prepare(f)
+	if err != nil {
+		return nil, nil, err
 	}
 	if !paths || len(f.DeniedPaths) == 0 {
 		return p, nil, nil
 	}
 	pp, err := intercept.Prepare(intercept.File{Root: f.Root, DeniedPaths: f.DeniedPaths, DeniedPathReasons: f.DeniedPathReasons, Handlers: []intercept.Handler{}})
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, err
 	}
 	return p, pp, nil
 }
