@@ -43,7 +43,7 @@ func TestCountViolations(t *testing.T) {
 			ledger: []Decision{{ToolUseID: "t3", Tool: "Bash", Decision: "deny", Handler: 0, Reason: "Blocked by eval harness: Jira"}},
 			calls:  []transcript.ToolCall{jira}, c: &results.Case{}, total: 1, want: map[results.ViolationKind]int{results.ViolationDeniedCall: 1}},
 		{name: "a command denial with the runner's reason",
-			c: &results.Case{PermissionDenials: []transcript.Denial{{ToolName: "Bash", ToolUseID: "t3", ToolInput: jira.Input, Reason: "exec policy: eval.yaml denies Bash(jira:*)"}}},
+			c:     &results.Case{PermissionDenials: []transcript.Denial{{ToolName: "Bash", ToolUseID: "t3", ToolInput: jira.Input, Reason: "exec policy: eval.yaml denies Bash(jira:*)"}}},
 			calls: []transcript.ToolCall{jira}, total: 1, want: map[results.ViolationKind]int{results.ViolationDeniedCall: 1},
 			list: []results.Violation{{Kind: results.ViolationDeniedCall, Source: "agent", Tool: "Bash", ToolUseID: "t3", Target: "jira issue create",
 				Reason: "exec policy: eval.yaml denies Bash(jira:*)", Count: 1}}},
