@@ -221,7 +221,8 @@ type RunResult struct {
 	PerCase map[string]*Case `json:"per_case,omitempty"`
 	// AnswersByTier sums the cases' answers by tier.
 	AnswersByTier map[string]int `json:"answers_by_tier,omitempty"`
-	// Violations sums the cases' violations (attempt 1's; a batch's once).
+	// Violations sums the cases' violations, every attempt's (a batch's
+	// once); its cases counts the attempts with any.
 	Violations *ViolationTotals `json:"violations,omitempty"`
 	// PermissionDenials holds the denials of the single agent run in batch
 	// mode ([] when there were none); per case in case mode.
@@ -329,6 +330,12 @@ func (r *RunResult) AddAttempt(c *Case) {
 	r.CostUSD += c.CostUSD
 	r.TokenUsage.Add(c.TokenUsage)
 	r.NumTurns += c.NumTurns
+	if c.Violations != nil {
+		if r.Violations == nil {
+			r.Violations = &ViolationTotals{}
+		}
+		r.Violations.AddCase(c.Violations)
+	}
 	transcript.AddPerModel(r.PerModelUsage, c.PerModelUsage)
 }
 
@@ -435,7 +442,7 @@ func (vs *Violations) Add(v Violation) {
 type ViolationTotals struct {
 	Total  int                   `json:"total"`
 	ByKind map[ViolationKind]int `json:"by_kind,omitempty"`
-	// Cases counts the cases with at least one.
+	// Cases counts the cases (each attempt of one) with at least one.
 	Cases int `json:"cases"`
 }
 

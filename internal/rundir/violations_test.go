@@ -22,6 +22,7 @@ func TestCountViolations(t *testing.T) {
 		c      *results.Case
 		ledger []Decision
 		calls  []transcript.ToolCall
+		extra  []transcript.Event // streamed besides the calls
 		want   map[results.ViolationKind]int
 		total  int
 		list   []results.Violation // when set, the whole list
@@ -66,12 +67,16 @@ func TestCountViolations(t *testing.T) {
 		{name: "tampering, one per change",
 			c:     &results.Case{Status: results.StatusTampered, Tampered: []string{"eval.yaml: changed", "cases/a/answers.yaml: removed"}},
 			total: 2, want: map[results.ViolationKind]int{results.ViolationTampered: 2}},
+		{name: "a denial only the transcript streamed",
+			c:     &results.Case{},
+			calls: []transcript.ToolCall{read}, extra: []transcript.Event{{Kind: transcript.KindDenial, ToolUseID: "t1", Tool: "Read", Input: read.Input}},
+			total: 1, want: map[results.ViolationKind]int{results.ViolationHiddenPath: 1}},
 		{name: "no result: the ledger alone", ledger: []Decision{{ToolUseID: "t3", Tool: "Bash", Decision: "deny"}},
 			total: 1, want: map[results.ViolationKind]int{results.ViolationDeniedCall: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := CountViolations(tt.c, tt.ledger, tt.calls)
+			got := CountViolations(tt.c, tt.ledger, append(eventsOf(tt.calls), tt.extra...))
 			if got.Total != tt.total {
 				t.Errorf("total = %d, want %d (%+v)", got.Total, tt.total, got.List)
 			}
@@ -92,6 +97,18 @@ func TestCountViolations(t *testing.T) {
 			}
 		})
 	}
+}
+
+// eventsOf is the transcript of calls.
+func eventsOf(calls []transcript.ToolCall) []transcript.Event {
+	var out []transcript.Event
+	for _, c := range calls {
+		out = append(out, transcript.Event{Kind: transcript.KindToolCall, ToolUseID: c.ID, Tool: c.Name, Input: c.Input})
+		if c.Returned {
+			out = append(out, transcript.Event{Kind: transcript.KindToolResult, ToolUseID: c.ID, Text: c.Result, IsError: c.IsError})
+		}
+	}
+	return out
 }
 
 // TestCaseViolations: a case that recorded its violations is read as it
