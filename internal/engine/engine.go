@@ -535,7 +535,7 @@ func (st *state) finish(c *results.Case) {
 // refused, read from its folder f as written (the ledger's and the
 // transcript's redacted copies).
 func (st *state) countViolations(c *results.Case, f rundir.CaseFolder) {
-	v, err := f.Violations(c)
+	v, err := f.Violations(c, st.dir.DeniedPaths())
 	if err != nil {
 		st.obs.Warn(fmt.Sprintf("%s: count its violations: %v", c.CaseID, err))
 		return

@@ -3,6 +3,7 @@ package rundir
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -23,7 +24,11 @@ import (
 // A call refused twice (by the hook, which the agent CLI then also lists
 // among its denials) counts once, as the hook's. Asking is never a
 // violation: an AskUserQuestion call, answered or refused, is left out.
-func CountViolations(c *results.Case, ledger []Decision, events []transcript.Event) *results.Violations {
+//
+// hidden are the paths the eval denies (DeniedPaths): a command the agent's
+// permission layer refused that names one counts as a hidden path, as a
+// file tool's refused call always does.
+func CountViolations(c *results.Case, ledger []Decision, events []transcript.Event, hidden []string) *results.Violations {
 	vs := &results.Violations{}
 	calls := CallsOf(events)
 	byID := make(map[string]transcript.ToolCall, len(calls))
@@ -54,7 +59,7 @@ func CountViolations(c *results.Case, ledger []Decision, events []transcript.Eve
 			hookNoID = append(hookNoID, d.Tool)
 		}
 		kind := results.ViolationDeniedCall
-		if strings.HasPrefix(d.Detail, "path layer:") {
+		if strings.HasPrefix(d.Detail, "path layer:") || namesAny(byID[d.ToolUseID].Input, hidden) {
 			kind = results.ViolationHiddenPath
 		}
 		vs.Add(results.Violation{Kind: kind, Source: "hook", Tool: d.Tool, ToolUseID: d.ToolUseID,
@@ -99,7 +104,7 @@ func CountViolations(c *results.Case, ledger []Decision, events []transcript.Eve
 			reason = firstLine(call.Result)
 		}
 		kind := results.ViolationDeniedCall
-		if pathOf(input) != "" {
+		if pathOf(input) != "" || namesAny(input, hidden) {
 			kind = results.ViolationHiddenPath
 		}
 		vs.Add(results.Violation{Kind: kind, Source: "agent", Tool: p.ToolName, ToolUseID: p.ToolUseID,
@@ -107,6 +112,12 @@ func CountViolations(c *results.Case, ledger []Decision, events []transcript.Eve
 	}
 	if c == nil {
 		return vs
+	}
+	if ws := c.Workspace; ws != "" {
+		// The workspace is gone: its paths are shown relative to it.
+		for i := range vs.List {
+			vs.List[i].Target = strings.ReplaceAll(vs.List[i].Target, strings.TrimSuffix(ws, "/")+"/", "")
+		}
 	}
 	for _, run := range append([]*results.Case{c}, c.Steps...) {
 		if run == nil {
@@ -156,6 +167,53 @@ func pathOf(input json.RawMessage) string {
 	return ""
 }
 
+// namesAny: the call's command names one of paths.
+func namesAny(input json.RawMessage, paths []string) bool {
+	var m map[string]any
+	if len(paths) == 0 || json.Unmarshal(input, &m) != nil {
+		return false
+	}
+	cmd, _ := m["command"].(string)
+	return cmd != "" && slices.ContainsFunc(paths, func(p string) bool { return strings.Contains(cmd, p) })
+}
+
+// DeniedPaths are the literal parts of the paths the run's compiled
+// permissions deny to the file tools (config/permissions.json: Read(x/**)
+// gives x/, Edit(//abs/y) /abs/y); a pattern with no literal start, or one
+// too short to tell (/, ~/), gives none. A run without the file has none.
+func (d Dir) DeniedPaths() []string {
+	b, err := os.ReadFile(d.PermissionsCopy())
+	if err != nil {
+		return nil
+	}
+	var compiled struct {
+		Deny []string `json:"deny"`
+	}
+	if json.Unmarshal(b, &compiled) != nil {
+		return nil
+	}
+	var out []string
+	for _, rule := range compiled.Deny {
+		tool, pattern, ok := strings.Cut(rule, "(")
+		if !ok || !slices.Contains([]string{"Read", "Edit", "Write", "Grep", "Glob"}, tool) {
+			continue
+		}
+		pattern = strings.TrimSuffix(pattern, ")")
+		if strings.HasPrefix(pattern, "//") {
+			pattern = pattern[1:]
+		}
+		pattern = strings.TrimPrefix(pattern, "./")
+		if i := strings.IndexAny(pattern, "*?[{"); i >= 0 {
+			pattern = pattern[:i]
+		}
+		if len(strings.Trim(pattern, "/~.")) < 2 || slices.Contains(out, pattern) {
+			continue
+		}
+		out = append(out, pattern)
+	}
+	return out
+}
+
 // target is what a call was for, in one line.
 func target(input json.RawMessage) string {
 	if len(input) == 0 {
@@ -188,9 +246,9 @@ func CallsOf(events []transcript.Event) []transcript.ToolCall {
 }
 
 // Violations counts the violations of case c from the folder's ledger and
-// transcript (CountViolations): for a case written before layout 8, which
-// did not count them.
-func (f CaseFolder) Violations(c *results.Case) (*results.Violations, error) {
+// transcript (CountViolations; hidden: the run's DeniedPaths): for a case
+// written before layout 8, which did not count them.
+func (f CaseFolder) Violations(c *results.Case, hidden []string) (*results.Violations, error) {
 	ledger, err := readLedger(f.Ledger(), f.Path)
 	if err != nil {
 		return nil, err
@@ -199,7 +257,7 @@ func (f CaseFolder) Violations(c *results.Case) (*results.Violations, error) {
 	if err != nil {
 		return nil, err
 	}
-	return CountViolations(c, ledger, events), nil
+	return CountViolations(c, ledger, events, hidden), nil
 }
 
 // CaseViolations are case id's violations: as its run_result.json
@@ -225,7 +283,7 @@ func (d Dir) CaseViolations(id string, c *results.Case) (*results.Violations, er
 	if c != nil && c.Violations != nil {
 		return c.Violations, nil
 	}
-	v, err := f.Violations(c)
+	v, err := f.Violations(c, d.DeniedPaths())
 	if err != nil {
 		return nil, fmt.Errorf("count the violations of %s: %w", id, err)
 	}
