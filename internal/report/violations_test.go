@@ -39,6 +39,9 @@ func TestViolationsShown(t *testing.T) {
 	if strings.Contains(page, "<img src=x") {
 		t.Error("the agent's text reached report.html unescaped")
 	}
+	if md := string(RenderMarkdown(d, s, Artifacts{})); !strings.Contains(md, "· 3 violation(s) in 1 case(s)") {
+		t.Errorf("the markdown summary lacks the violations:\n%s", md)
+	}
 	x, err := RenderJUnit(d, s)
 	if err != nil {
 		t.Fatal(err)
