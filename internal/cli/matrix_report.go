@@ -89,7 +89,8 @@ func runMatrixReport(e env, opts matrixReportOptions, dirArg string) error {
 	return nil
 }
 
-// printMatrixReport writes each judge's ANOVA table and Pareto front.
+// printMatrixReport writes each judge's ANOVA table and Pareto front, then
+// the violations by each factor's level.
 func printMatrixReport(w io.Writer, r matrix.Report) error {
 	num := func(p *float64) string {
 		if p == nil {
@@ -117,6 +118,20 @@ func printMatrixReport(w io.Writer, r matrix.Report) error {
 			}
 		}
 		fmt.Fprintf(w, "  pareto front (cost vs score): %s\n", strings.Join(j.Pareto, ", "))
+	}
+	if len(r.Violations) > 0 {
+		if len(r.Judges) > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, "violations (what the agents tried that their world refused), by level:")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  FACTOR\tLEVEL\tCELLS\tCASES\tWITH_ANY\tVIOLATIONS\tBY_KIND")
+		for _, v := range r.Violations {
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%s\n", v.Factor, v.Level, v.Cells, v.Cases, v.CasesWith, v.Total, matrix.KindsText(v.ByKind))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

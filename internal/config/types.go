@@ -36,7 +36,7 @@ type Eval struct {
 	Traces      Traces               `yaml:"traces" doc:"agent-eval-harness's switches for what judges may read of a case (stdout, stderr, the transcript's events, the metrics), each on unless false; events also writes events.json."`
 	Hooks       Hooks                `yaml:"hooks" doc:"Shell commands run at lifecycle phases of a run."`
 	Judges      []Judge              `yaml:"judges" doc:"How each case's outputs are scored."`
-	Thresholds  map[string]Threshold `yaml:"thresholds" doc:"Regression gates per judge name; a failed gate makes score exit 1."`
+	Thresholds  map[string]Threshold `yaml:"thresholds" doc:"Regression gates per judge name, and the run's violations gate under the name violations ({violations: {max_violations: 0}}); a failed gate makes score exit 1."`
 	Reward      *Reward              `yaml:"reward" doc:"How judge values combine into one reward in [0, 1] (Harbor and the report)."`
 	Matrix      *Matrix              `yaml:"matrix" doc:"Upstream's eval-anova experiment design (factors × replications). run runs the base configuration once; agent-eval matrix run runs every cell (docs/matrices.md)."`
 	MLflow      *MLflow              `yaml:"mlflow" doc:"Log each scored run to an MLflow tracking server (score does when the block is present, score --no-mlflow skips it; agent-eval mlflow logs any run): params, metrics, tags, the summary and reports as artifacts, a per-case table."`
@@ -317,6 +317,7 @@ type Threshold struct {
 	MinWinRate    *float64 `yaml:"min_win_rate" doc:"pairwise: fail when the win rate is below this." check:"rate"`
 	MaxRegression *float64 `yaml:"max_regression" doc:"With --baseline: fail when the pass rate (else the mean) fell by more than this against the baseline's, on the cases both runs scored." check:"nonneg"`
 	Significance  *float64 `yaml:"significance" doc:"With max_regression: a fall counts only when the paired test (exact McNemar for pass/fail, Wilcoxon signed-rank for scores) finds it at this level (0.05); otherwise the gate says there is no evidence of a change." check:"rate"`
+	MaxViolations *int     `yaml:"max_violations" doc:"Under thresholds.violations: fail when the run's agents tried more than this many things their world refused (denied calls, hidden paths, refused connections, quota hits, tampering; docs/violations.md), over every case and attempt." check:"nonneg"`
 	Confidence    *float64 `yaml:"confidence" doc:"Gate min_pass_rate and min_mean on the lower bound of the metric's confidence interval at this level (0.95: the Wilson interval of a pass rate, the t interval of a mean, over cases), not on the point estimate." check:"rate"`
 }
 

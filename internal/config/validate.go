@@ -543,9 +543,29 @@ func (v *validator) judgeRef(path, name string) {
 	v.d.add(at, path, CodeSemantic, "%s", msg)
 }
 
+// ViolationsGate is the name under thresholds of the run's violations
+// gate (max_violations), which needs no judge.
+const ViolationsGate = "violations"
+
 func (v *validator) thresholds() {
 	for name, t := range v.e.Thresholds {
+		if name == ViolationsGate && !slices.Contains(v.e.JudgeNames(), name) {
+			// The run's violations gate: no judge's.
+			if t.MaxViolations == nil || t.MinPassRate != nil || t.MaxErrorRate != nil || t.MinMean != nil || t.MinWinRate != nil ||
+				t.MaxRegression != nil || t.Significance != nil || t.Confidence != nil {
+				path := "thresholds." + name
+				at := v.node(path)
+				if k, ok := v.d.keys[path]; ok {
+					at = &yaml.Node{Line: k.line, Column: k.col}
+				}
+				v.d.add(at, path, CodeSemantic, "thresholds.%s is the run's violations gate: it takes max_violations and nothing else (docs/violations.md)", name)
+			}
+			continue
+		}
 		v.judgeRef("thresholds."+name, name)
+		if t.MaxViolations != nil && name != ViolationsGate {
+			v.errf("thresholds."+name+".max_violations", CodeSemantic, "max_violations gates the run's violations, not a judge's: set it under thresholds.%s", ViolationsGate)
+		}
 		if t.Significance != nil {
 			switch s := *t.Significance; {
 			case s <= 0 || s >= 1:

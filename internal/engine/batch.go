@@ -108,6 +108,9 @@ func (st *state) runBatch(ctx context.Context, start time.Time) (*results.RunRes
 	r.WallClockS = time.Since(start).Seconds()
 	r.Interrupted = ctx.Err() != nil
 	RedactCase(c, st.runRedactor())
+	st.countViolations(c, st.dir.BatchFolder())
+	r.Violations = &results.ViolationTotals{}
+	r.Violations.AddCase(c.Violations)
 	// A batch whose outputs could not be assigned keeps its result: its
 	// cases are then missing or empty, and score fails the verdict.
 	if err := st.collectBatch(c, entryCounts); err != nil {

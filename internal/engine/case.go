@@ -889,6 +889,9 @@ func RecordInvocation(c *results.Case, res runner.Result, timeout time.Duration)
 	}
 	c.TimedOut, c.Interrupted = res.TimedOut, res.Interrupted
 	c.Refused = append(c.Refused, res.Refused...)
+	if errors.Is(res.Err, agentproc.ErrOverQuota) {
+		c.OverQuota = strings.TrimSuffix(res.Err.Error(), ": "+agentproc.ErrOverQuota.Error())
+	}
 	switch {
 	case res.Interrupted:
 		c.Status, c.Error = results.StatusInterrupted, "interrupted"

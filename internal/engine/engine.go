@@ -506,6 +506,7 @@ func (st *state) safeRunCase(ctx context.Context, id string) (c *results.Case) {
 func (st *state) finish(c *results.Case) {
 	RedactCase(c, st.runRedactor())
 	st.markSecrets(st.dir.Case(c.CaseID))
+	st.countViolations(c, st.dir.CaseFolder(c.CaseID))
 	c.ToolCalls = nil // the run's bookkeeping only; transcript.jsonl has them
 	// The run keys an attempt by its AttemptKey; its result names the
 	// case and the attempt.
@@ -528,6 +529,18 @@ func (st *state) finish(c *results.Case) {
 		st.sealCase(c.CaseID)
 	}
 	st.obs.CaseFinished(c)
+}
+
+// countViolations records in c what its agent tried that its world
+// refused, read from its folder f as written (the ledger's and the
+// transcript's redacted copies).
+func (st *state) countViolations(c *results.Case, f rundir.CaseFolder) {
+	v, err := f.Violations(c, st.dir.DeniedPaths())
+	if err != nil {
+		st.obs.Warn(fmt.Sprintf("%s: count its violations: %v", c.CaseID, err))
+		return
+	}
+	c.Violations = v
 }
 
 // aggregate builds the run's run_result.json from the cases' own files

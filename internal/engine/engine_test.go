@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-eval/agent-eval/internal/agentproc"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/engine"
 	"github.com/agent-eval/agent-eval/internal/results"
@@ -174,6 +175,16 @@ func TestCaseMode(t *testing.T) {
 	}
 	if c, _ := d.ReadCase("c"); len(c.PermissionDenials) != 1 {
 		t.Errorf("c's denials %v", c.PermissionDenials)
+	}
+	// Each case counted its violations as it finished; the run sums them.
+	if c, _ := d.ReadCase("c"); c.Violations == nil || c.Violations.Total != 1 || c.Violations.ByKind[results.ViolationDeniedCall] != 1 || c.Violations.List[0].Target != "rm -rf /" {
+		t.Errorf("c's violations %+v", c.Violations)
+	}
+	if c, _ := d.ReadCase("a"); c.Violations == nil || c.Violations.Total != 0 {
+		t.Errorf("a's violations %+v, want a count of none", c.Violations)
+	}
+	if v := res.Violations; v == nil || v.Total != 1 || v.Cases != 1 {
+		t.Errorf("the run's violations %+v", v)
 	}
 	events, err := d.ReadTranscript("a")
 	if err != nil {
@@ -833,5 +844,25 @@ func TestRepeats(t *testing.T) {
 	}
 	if !d.Finished(rundir.AttemptKeys([]string{"a", "b"}, 3)) {
 		t.Errorf("the resumed run is not finished")
+	}
+}
+
+// An agent the boundary stopped for its files records how (over_quota),
+// which counts as a quota violation; another error records none.
+func TestRecordOverQuota(t *testing.T) {
+	t.Parallel()
+	why := "the agent's files passed execution.limits.disk_bytes (100 bytes) while it ran"
+	var c results.Case
+	engine.RecordInvocation(&c, runner.Result{ExitCode: -1, Err: fmt.Errorf("%s: %w", why, agentproc.ErrOverQuota)}, 0)
+	if c.OverQuota != why || c.Status != results.StatusError {
+		t.Errorf("over_quota %q, status %s", c.OverQuota, c.Status)
+	}
+	if v := rundir.CountViolations(&c, nil, nil, nil); v.ByKind[results.ViolationQuota] != 1 || v.List[0].Reason != why {
+		t.Errorf("violations %+v", v)
+	}
+	var other results.Case
+	engine.RecordInvocation(&other, runner.Result{ExitCode: -1, Err: errors.New("wait for claude: boom")}, 0)
+	if other.OverQuota != "" {
+		t.Errorf("another error recorded over_quota %q", other.OverQuota)
 	}
 }

@@ -25,6 +25,22 @@ type Report struct {
 	Judges        []JudgeReport `yaml:"judges"`
 	// Unscored are the cells left out (not scored yet).
 	Unscored []string `yaml:"unscored,omitempty"`
+	// Violations sums the cells' violations by each factor's level (per
+	// agent, when a factor is the agent): which one tried to break out.
+	Violations []LevelViolations `yaml:"violations"`
+}
+
+// LevelViolations are the violations of the scored cells at one level of
+// a factor: their sum, by kind, over Cases cases, CasesWith of which had
+// any.
+type LevelViolations struct {
+	Factor    string         `yaml:"factor"`
+	Level     string         `yaml:"level"`
+	Cells     int            `yaml:"cells"`
+	Cases     int            `yaml:"cases"`
+	CasesWith int            `yaml:"cases_with_violations"`
+	Total     int            `yaml:"total"`
+	ByKind    map[string]int `yaml:"by_kind,omitempty"`
 }
 
 // CellReport is one cell's line of the report.
@@ -34,6 +50,8 @@ type CellReport struct {
 	Replication int               `yaml:"replication"`
 	RunDir      string            `yaml:"run_dir"`
 	CostUSD     float64           `yaml:"cost_usd"`
+	// Violations are the cell's run's (summary.yaml's).
+	Violations rundir.ViolationCounts `yaml:"violations"`
 	// Means is each judge's mean of the values of the cell's cases (1/0
 	// for pass/fail), the score of its Pareto front; absent: no value.
 	Means map[string]float64 `yaml:"means"`
@@ -92,7 +110,8 @@ func Analyze(ix Index, summaries map[string]*rundir.Summary) Report {
 			continue
 		}
 		levels := c.Cell().LevelTexts()
-		cr := CellReport{Name: c.Name, Levels: levels, Replication: c.Replication, RunDir: c.RunDir, CostUSD: s.CostUSD, Means: map[string]float64{}}
+		cr := CellReport{Name: c.Name, Levels: levels, Replication: c.Replication, RunDir: c.RunDir, CostUSD: s.CostUSD, Means: map[string]float64{},
+			Violations: s.Violations}
 		for _, j := range s.Judges {
 			if !seen[j.Name] {
 				seen[j.Name] = true
@@ -114,6 +133,7 @@ func Analyze(ix Index, summaries map[string]*rundir.Summary) Report {
 		}
 		r.Cells = append(r.Cells, cr)
 	}
+	r.Violations = levelViolations(ix, r.Cells, summaries)
 	for _, name := range judges {
 		factors := varied(ix, obs[name])
 		jr := JudgeReport{Judge: name, Observations: len(obs[name]), ANOVAFactors: factors}
@@ -180,4 +200,34 @@ func finite(v float64) *float64 {
 		return nil
 	}
 	return &v
+}
+
+// levelViolations sums cells' violations by each level of each factor, in
+// the index's order of factors and levels.
+func levelViolations(ix Index, cells []CellReport, summaries map[string]*rundir.Summary) []LevelViolations {
+	out := []LevelViolations{}
+	for _, f := range ix.Factors {
+		for _, level := range f.Levels {
+			lv := LevelViolations{Factor: f.Name, Level: level}
+			for _, c := range cells {
+				if c.Levels[f.Name] != level {
+					continue
+				}
+				lv.Cells++
+				lv.Cases += summaries[c.Name].NumCases
+				lv.CasesWith += c.Violations.Cases
+				lv.Total += c.Violations.Total
+				for k, n := range c.Violations.ByKind {
+					if lv.ByKind == nil {
+						lv.ByKind = map[string]int{}
+					}
+					lv.ByKind[k] += n
+				}
+			}
+			if lv.Cells > 0 {
+				out = append(out, lv)
+			}
+		}
+	}
+	return out
 }

@@ -102,3 +102,41 @@ func TestAnalyzeNoResidual(t *testing.T) {
 		t.Errorf("judge %+v", j)
 	}
 }
+
+// The violations are summed per level of each factor: the agent that
+// tried to break out stands out.
+func TestAnalyzeViolations(t *testing.T) {
+	t.Parallel()
+	m := &config.Matrix{Factors: map[string][]any{"agent": {"claude", "codex"}}, Replications: ptrInt(2)}
+	ix := NewIndex("m", "demo", m, time.Unix(0, 0))
+	sums := map[string]*rundir.Summary{}
+	for i, c := range ix.Cells {
+		s := summary(1, map[string][]float64{"ok": {1, 1}})
+		s.NumCases = 2
+		if c.Cell().LevelTexts()["agent"] == "codex" {
+			s.Violations = rundir.ViolationCounts{Total: 2 + i, Cases: 1, ByKind: map[string]int{"denied_call": 1, "refused_connection": 1 + i}}
+		}
+		sums[c.Name] = s
+	}
+	r := Analyze(ix, sums)
+	if len(r.Violations) != 2 {
+		t.Fatalf("violations %+v", r.Violations)
+	}
+	claude, codex := r.Violations[0], r.Violations[1]
+	if claude.Level != "claude" || claude.Total != 0 || claude.Cells != 2 || claude.Cases != 4 || claude.CasesWith != 0 {
+		t.Errorf("claude: %+v", claude)
+	}
+	// The codex cells are the last two (i = 2, 3): 4 + 5 violations.
+	if codex.Level != "codex" || codex.Total != 9 || codex.CasesWith != 2 || codex.ByKind["denied_call"] != 2 || codex.ByKind["refused_connection"] != 7 {
+		t.Errorf("codex: %+v", codex)
+	}
+	page, err := HTML(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "<td>agent</td><td>codex</td><td>2</td><td>4</td><td>2</td><td>9</td><td>2 denied_call, 7 refused_connection</td>") {
+		t.Errorf("matrix.html lacks the codex row of violations:\n%s", page)
+	}
+}
+
+func ptrInt(n int) *int { return &n }

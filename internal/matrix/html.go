@@ -7,7 +7,10 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+
+	"github.com/agent-eval/agent-eval/internal/results"
 )
 
 // HTML renders r as matrix.html: one self-contained page (no script, no
@@ -45,8 +48,9 @@ var pageTmpl = sync.OnceValue(func() *template.Template {
 			}
 			return strconv.FormatFloat(*p, 'g', 6, 64)
 		},
-		"f":   func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) },
-		"usd": func(v float64) string { return fmt.Sprintf("$%.4f", v) },
+		"f":     func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) },
+		"usd":   func(v float64) string { return fmt.Sprintf("$%.4f", v) },
+		"kinds": KindsText,
 		"mean": func(m map[string]float64, judge string) string {
 			v, ok := m[judge]
 			if !ok {
@@ -69,8 +73,13 @@ svg{border:1px solid #ddd;background:#fff}
 <h1>Matrix {{.MatrixID}} — {{.EvalName}}</h1>
 <p>{{len .Cells}} scored cell(s); {{.Replications}} replication(s) of each combination.{{if .Unscored}} Not scored: {{range $i, $c := .Unscored}}{{if $i}}, {{end}}{{$c}}{{end}}.{{end}}</p>
 <h2>Cells</h2>
-<table><tr><th>cell</th>{{range .FactorNames}}<th>{{.}}</th>{{end}}<th>rep</th><th>cost</th>{{range .Judges}}<th>{{.Judge}}</th>{{end}}</tr>
-{{range $c := .Cells}}<tr><td>{{$c.Name}}</td>{{range $.FactorNames}}<td>{{index $c.Levels .}}</td>{{end}}<td>{{$c.Replication}}</td><td>{{usd $c.CostUSD}}</td>{{range $.Judges}}<td>{{mean $c.Means .Judge}}</td>{{end}}</tr>
+<table><tr><th>cell</th>{{range .FactorNames}}<th>{{.}}</th>{{end}}<th>rep</th><th>cost</th><th>violations</th>{{range .Judges}}<th>{{.Judge}}</th>{{end}}</tr>
+{{range $c := .Cells}}<tr><td>{{$c.Name}}</td>{{range $.FactorNames}}<td>{{index $c.Levels .}}</td>{{end}}<td>{{$c.Replication}}</td><td>{{usd $c.CostUSD}}</td><td>{{$c.Violations.Total}}</td>{{range $.Judges}}<td>{{mean $c.Means .Judge}}</td>{{end}}</tr>
+{{end}}</table>
+<h2>Violations</h2>
+<p>What the agents tried that their world refused (denied calls, hidden paths, refused connections, quota hits, tampering), by each factor's level.</p>
+<table><tr><th>factor</th><th>level</th><th>cells</th><th>cases</th><th>cases with any</th><th>violations</th><th>by kind</th></tr>
+{{range .Violations}}<tr><td>{{.Factor}}</td><td>{{.Level}}</td><td>{{.Cells}}</td><td>{{.Cases}}</td><td>{{.CasesWith}}</td><td>{{.Total}}</td><td>{{kinds .ByKind}}</td></tr>
 {{end}}</table>
 {{range .Judges}}<h2>{{.Judge}}</h2>
 <p>ANOVA (Type II) over {{.Observations}} per-case value(s){{if .ANOVAFactors}}, factors {{range $i, $f := .ANOVAFactors}}{{if $i}} × {{end}}{{$f}}{{end}}{{end}}.{{if .ANOVANote}} {{.ANOVANote}}.{{end}}</p>
@@ -137,3 +146,18 @@ func scatter(j JudgeReport) template.HTML {
 }
 
 func fmtNum(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+
+// KindsText is counts by kind in one line ("2 denied_call, 1 quota"), in
+// the kinds' order; "—" for none.
+func KindsText(byKind map[string]int) string {
+	var parts []string
+	for _, k := range results.ViolationKinds() {
+		if n := byKind[string(k)]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, ", ")
+}

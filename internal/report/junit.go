@@ -207,6 +207,9 @@ func scoredJUnit(s *rundir.Summary) junitSuites {
 		doc.Suites = append(doc.Suites, junitSuite{Name: "verdict", Tests: 1, Failures: 1, Timestamp: s.ScoredAt, Properties: props(),
 			Cases: []junitCase{{Classname: "verdict", Name: "judged cases", Failure: &junitProblem{Message: line, Type: "nothing judged", Text: xmlSafe(line)}}}})
 	}
+	if v := s.Violations; v.Total > 0 {
+		doc.Suites = append(doc.Suites, violationsSuite(s, props(junitProperty{"violations", fmt.Sprint(v.Total)}, junitProperty{"cases_with_violations", fmt.Sprint(v.Cases)})))
+	}
 	if len(s.Thresholds) > 0 {
 		su := junitSuite{Name: "thresholds", Timestamp: s.ScoredAt, Properties: props()}
 		for _, t := range s.Thresholds {
@@ -362,4 +365,26 @@ func secs(s float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(s, 'f', 3, 64)
+}
+
+// violationsSuite lists the cases whose agents were refused something,
+// each one's counts by kind: no failure by itself (a max_violations gate
+// fails in the thresholds suite).
+func violationsSuite(s *rundir.Summary, props []junitProperty) junitSuite {
+	su := junitSuite{Name: "violations", Timestamp: s.ScoredAt, Properties: props}
+	for _, c := range s.Cases {
+		if c.Violations == nil || c.Violations.Total == 0 {
+			continue
+		}
+		kinds := make([]string, 0, len(c.Violations.ByKind))
+		for _, k := range results.ViolationKinds() {
+			if n := c.Violations.ByKind[string(k)]; n > 0 {
+				kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+			}
+		}
+		su.Cases = append(su.Cases, junitCase{Classname: "violations", Name: c.ID,
+			SystemOut: textf("%d violation(s): %s (run_result.json: violations)", c.Violations.Total, strings.Join(kinds, ", "))})
+	}
+	su.Tests = len(su.Cases)
+	return su
 }

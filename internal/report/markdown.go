@@ -421,6 +421,9 @@ func (m *markdown) costs(s *rundir.Summary) {
 		l += fmt.Sprintf(" (judges %s)", usd.Format(s.JudgeCostUSD))
 	}
 	l += fmt.Sprintf(" · duration %s · %d permission denial(s)", dur(s.DurationS), s.Denials)
+	if v := s.Violations; v.Total > 0 {
+		l += fmt.Sprintf(" · %d violation(s) in %d case(s)", v.Total, v.Cases)
+	}
 	if n := s.Attempts(); n > 1 {
 		l += fmt.Sprintf(" · %d attempts per case", n)
 	}

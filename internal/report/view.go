@@ -94,8 +94,10 @@ type totals struct {
 	WallS     float64
 	Turns     int
 	Denials   int
-	Answers   []tierCount
-	Statuses  []tierCount
+	// Violations: what the agents tried that their world refused.
+	Violations int
+	Answers    []tierCount
+	Statuses   []tierCount
 }
 
 type tierCount struct {
@@ -134,6 +136,10 @@ type caseView struct {
 	// BoundaryRefused are the hosts the boundary's proxy refused the
 	// case's agent.
 	BoundaryRefused []results.Refusal
+	// Violations are what the case's agent tried that its world refused
+	// (docs/violations.md); NumViolations counts them.
+	Violations    []results.Violation
+	NumViolations int
 }
 
 // batchView is a batch run's own agent run.
@@ -308,6 +314,7 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 		p.Totals.DurationS += cv.DurationS
 		p.Totals.Turns += cv.Turns
 		p.Totals.Denials += cv.Denials
+		p.Totals.Violations += cv.NumViolations
 		statuses[cv.Status]++
 		for _, a := range cv.Answers {
 			answers[a.Name] += a.Count
@@ -317,6 +324,7 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 		// The summary's own totals win: score may count what the case
 		// folders no longer show.
 		p.Totals.Denials = s.Denials
+		p.Totals.Violations = s.Violations.Total
 		if s.CostUSD > 0 {
 			p.Totals.CostUSD = s.CostUSD
 		}
@@ -394,6 +402,7 @@ func loadBatch(dir rundir.Dir, c *results.Case, a *rundir.BatchAssignment, p *pa
 func batchCase(cv *caseView, a *rundir.BatchAssignment) {
 	cv.InBatch = true
 	cv.CostUSD, cv.DurationS, cv.Turns, cv.Denials = 0, 0, 0, 0
+	cv.Violations, cv.NumViolations = nil, 0
 	cv.Items, cv.Unmatched, cv.Prompt = nil, nil, ""
 	cv.Outputs = slices.DeleteFunc(cv.Outputs, func(o output) bool { return slices.Contains(a.Shared, o.Path) })
 }
@@ -447,6 +456,16 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 		p.Reviewed = true
 	}
 
+	if vs, err := dir.CaseViolations(id, c); err != nil {
+		p.Problems = append(p.Problems, err.Error())
+	} else if vs != nil {
+		cv.NumViolations = vs.Total
+		for _, v := range vs.List {
+			// Redacted again with the run's marks, as the verdicts are.
+			v.Target, v.Reason = p.red.String(v.Target), p.red.String(v.Reason)
+			cv.Violations = append(cv.Violations, v)
+		}
+	}
 	events, err := dir.ReadTranscript(id)
 	if err != nil {
 		p.Problems = append(p.Problems, err.Error())

@@ -110,6 +110,14 @@ type Case struct {
 	// leave in the run directory, and what did not fit was not collected;
 	// the case is then an error. Nil when everything was collected.
 	OverLimit *OverLimit `json:"over_limit,omitempty"`
+	// OverQuota says how the agent's files passed the boundary's quota
+	// (execution.limits.disk_bytes, disk_files), when it was stopped for it.
+	OverQuota string `json:"over_quota,omitempty"`
+	// Violations are what the agent tried that its world refused (denied
+	// calls, hidden paths, refused connections, quota hits, tampering),
+	// counted when the case finished; absent in a run before layout 8,
+	// for which score counts them from the same files (rundir).
+	Violations *Violations `json:"violations,omitempty"`
 }
 
 // OverLimit is what a case's collection left out for its limits.
@@ -213,6 +221,9 @@ type RunResult struct {
 	PerCase map[string]*Case `json:"per_case,omitempty"`
 	// AnswersByTier sums the cases' answers by tier.
 	AnswersByTier map[string]int `json:"answers_by_tier,omitempty"`
+	// Violations sums the cases' violations, every attempt's (a batch's
+	// once); its cases counts the attempts with any.
+	Violations *ViolationTotals `json:"violations,omitempty"`
 	// PermissionDenials holds the denials of the single agent run in batch
 	// mode ([] when there were none); per case in case mode.
 	PermissionDenials *[]transcript.Denial `json:"permission_denials,omitempty"`
@@ -297,6 +308,12 @@ func (r *RunResult) Add(c *Case) {
 		}
 		r.AnswersByTier[tier] += n
 	}
+	if c.Violations != nil {
+		if r.Violations == nil {
+			r.Violations = &ViolationTotals{}
+		}
+		r.Violations.AddCase(c.Violations)
+	}
 	transcript.AddPerModel(r.PerModelUsage, c.PerModelUsage)
 	r.NumCases = len(r.PerCase)
 	// A failure is never masked: the first non-zero exit code stays.
@@ -313,6 +330,12 @@ func (r *RunResult) AddAttempt(c *Case) {
 	r.CostUSD += c.CostUSD
 	r.TokenUsage.Add(c.TokenUsage)
 	r.NumTurns += c.NumTurns
+	if c.Violations != nil {
+		if r.Violations == nil {
+			r.Violations = &ViolationTotals{}
+		}
+		r.Violations.AddCase(c.Violations)
+	}
 	transcript.AddPerModel(r.PerModelUsage, c.PerModelUsage)
 }
 
@@ -341,4 +364,99 @@ type Boundary struct {
 type Refusal struct {
 	Host  string `json:"host"`
 	Count int    `json:"count"`
+}
+
+// ViolationKind is what kind of thing the agent tried that its world
+// refused (docs/violations.md).
+type ViolationKind string
+
+// The kinds of violation.
+const (
+	// ViolationDeniedCall: a tool call the hook (a handler, the git
+	// layer, a command it could not read) or the agent's own permission
+	// layer refused.
+	ViolationDeniedCall ViolationKind = "denied_call"
+	// ViolationHiddenPath: a refused call on a path the eval denies or the
+	// harness hides (the hook's path layer; a file tool's call the
+	// permission layer refused).
+	ViolationHiddenPath ViolationKind = "hidden_path"
+	// ViolationRefusedConnection: a connection the boundary's proxy
+	// refused (one per attempt).
+	ViolationRefusedConnection ViolationKind = "refused_connection"
+	// ViolationQuota: the agent's files passed execution.limits (the
+	// boundary stopped it, or the collection left files out).
+	ViolationQuota ViolationKind = "quota"
+	// ViolationTampered: what scoring reads changed while the case ran
+	// (one per change).
+	ViolationTampered ViolationKind = "tampered"
+)
+
+// ViolationKinds are every kind, in the order they are shown.
+func ViolationKinds() []ViolationKind {
+	return []ViolationKind{ViolationDeniedCall, ViolationHiddenPath, ViolationRefusedConnection, ViolationQuota, ViolationTampered}
+}
+
+// Violations are what a case's agent tried that its world refused: each
+// kind counted, and each one listed.
+type Violations struct {
+	// Total is the sum of ByKind.
+	Total int `json:"total"`
+	// ByKind counts them by kind (absent: none).
+	ByKind map[ViolationKind]int `json:"by_kind,omitempty"`
+	// List says what each was, in the order found: the hook's ledger and
+	// the agent's denials by call, then the boundary's and the harness's.
+	List []Violation `json:"list,omitempty"`
+}
+
+// Violation is one thing the agent tried that was refused.
+type Violation struct {
+	Kind ViolationKind `json:"kind"`
+	// Source is the layer that refused it: hook (the interception hook),
+	// agent (the agent CLI's own permission layer or sandbox), boundary
+	// (the harness's boundary: its proxy, its quota) or harness (what the
+	// harness found after the case: tampering, files over the limits).
+	Source    string `json:"source"`
+	Tool      string `json:"tool,omitempty"`
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	// Target is what the call was for, in one line (the command, the
+	// path), or the host, or the file.
+	Target string `json:"target,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Count is how many attempts the entry stands for (a host refused
+	// three times is one entry of count 3); it is at least 1.
+	Count int `json:"count"`
+}
+
+// Add counts v.
+func (vs *Violations) Add(v Violation) {
+	v.Count = max(v.Count, 1)
+	vs.List = append(vs.List, v)
+	if vs.ByKind == nil {
+		vs.ByKind = map[ViolationKind]int{}
+	}
+	vs.ByKind[v.Kind] += v.Count
+	vs.Total += v.Count
+}
+
+// ViolationTotals sums the violations of many cases.
+type ViolationTotals struct {
+	Total  int                   `json:"total"`
+	ByKind map[ViolationKind]int `json:"by_kind,omitempty"`
+	// Cases counts the cases (each attempt of one) with at least one.
+	Cases int `json:"cases"`
+}
+
+// AddCase folds one case's violations (nil: none) into t.
+func (t *ViolationTotals) AddCase(v *Violations) {
+	if v == nil || v.Total == 0 {
+		return
+	}
+	t.Cases++
+	t.Total += v.Total
+	for k, n := range v.ByKind {
+		if t.ByKind == nil {
+			t.ByKind = map[ViolationKind]int{}
+		}
+		t.ByKind[k] += n
+	}
 }

@@ -36,8 +36,11 @@ import (
 // refused); 7, a case's events.json (traces.events), the run's
 // analysis.md (agent-eval analyze), review.yaml (a person's verdicts,
 // agent-eval review) and an agent judge's own runs, kept by score under
-// judges/<judge>/<case>/ (each a run directory of its own).
-const LayoutVersion = 7
+// judges/<judge>/<case>/ (each a run directory of its own); 8, a case's
+// violations (what its agent tried that its world refused, counted by
+// kind and listed) and over_quota (the boundary stopped it for its
+// files), and the run's violations (their totals).
+const LayoutVersion = 8
 
 // The files of the run's config/ folder: what the run ran, written by run
 // before the first case.

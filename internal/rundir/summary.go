@@ -7,6 +7,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
+	"github.com/agent-eval/agent-eval/internal/results"
 )
 
 // SummaryVersion is the version of summary.yaml.
@@ -25,6 +26,9 @@ type Summary struct {
 	DurationS     float64 `yaml:"duration_s"` // the run's wall clock
 	JudgeCostUSD  float64 `yaml:"judge_cost_usd,omitempty"`
 	Denials       int     `yaml:"denials"`
+	// Violations sums what the agents tried that their world refused, over
+	// every case and attempt (a batch's once); docs/violations.md.
+	Violations ViolationCounts `yaml:"violations"`
 	// AnswersByTier sums the AskUserQuestion answers by tier.
 	AnswersByTier map[string]int `yaml:"answers_by_tier,omitempty"`
 	// Judges aggregates each judge over the cases, in eval.yaml's order.
@@ -69,6 +73,43 @@ type Summary struct {
 
 	// JudgeAgents counts the agent judges' runs, when any ran.
 	JudgeAgents *JudgeAgentRuns `yaml:"judge_agents,omitempty"`
+}
+
+// ViolationCounts count violations (results.Violations): their total, by
+// kind, and for a run the cases (or attempts) that had any.
+type ViolationCounts struct {
+	Total  int            `yaml:"total"`
+	ByKind map[string]int `yaml:"by_kind,omitempty"`
+	Cases  int            `yaml:"cases,omitempty"`
+}
+
+// CountsOf are v's counts; nil when v has none.
+func CountsOf(v *results.Violations) *ViolationCounts {
+	if v == nil || v.Total == 0 {
+		return nil
+	}
+	c := &ViolationCounts{Total: v.Total, ByKind: map[string]int{}}
+	for k, n := range v.ByKind {
+		c.ByKind[string(k)] = n
+	}
+	return c
+}
+
+// Add adds o (nil: none) to c; cases says whether a case is counted.
+func (c *ViolationCounts) Add(o *ViolationCounts, cases bool) {
+	if o == nil || o.Total == 0 {
+		return
+	}
+	c.Total += o.Total
+	if cases {
+		c.Cases++
+	}
+	for k, n := range o.ByKind {
+		if c.ByKind == nil {
+			c.ByKind = map[string]int{}
+		}
+		c.ByKind[k] += n
+	}
 }
 
 // JudgeAgentRuns counts the agent judges' runs and what they cost.
@@ -165,14 +206,16 @@ type CaseSummary struct {
 	ID string `yaml:"id"`
 	// Status is how the agent's run ended (completed: exited 0; failed, timeout,
 	// error, interrupted); it is not a verdict.
-	Status    string         `yaml:"status"`
-	Reward    *float64       `yaml:"reward,omitempty"`
-	CostUSD   float64        `yaml:"cost_usd"`
-	DurationS float64        `yaml:"duration_s"`
-	Turns     int            `yaml:"turns"`
-	Denials   int            `yaml:"denials"`
-	Answers   map[string]int `yaml:"answers_by_tier,omitempty"`
-	Verdicts  []Verdict      `yaml:"verdicts"`
+	Status    string   `yaml:"status"`
+	Reward    *float64 `yaml:"reward,omitempty"`
+	CostUSD   float64  `yaml:"cost_usd"`
+	DurationS float64  `yaml:"duration_s"`
+	Turns     int      `yaml:"turns"`
+	Denials   int      `yaml:"denials"`
+	// Violations are the case's (over its attempts), when it has any.
+	Violations *ViolationCounts `yaml:"violations,omitempty"`
+	Answers    map[string]int   `yaml:"answers_by_tier,omitempty"`
+	Verdicts   []Verdict        `yaml:"verdicts"`
 	// Attempts are the case's attempts of a run with repeats, each judged
 	// on its own (Attempt 1 to N); the case's Verdicts are theirs reduced
 	// (judges[].reduce), its cost, duration and turns their sums.

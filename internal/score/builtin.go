@@ -19,13 +19,15 @@ import (
 type builtinFunc func(rec *Record, args map[string]any) Outcome
 
 // builtins are the builtin judges, by category/name. Upstream's five, plus
-// safety/respected_denials and process/questions_answered.
+// safety/respected_denials, safety/no_violations and
+// process/questions_answered.
 var builtins = map[string]builtinFunc{
 	"efficiency/cost_budget":       costBudget,
 	"process/consulted_docs":       consultedDocs,
 	"process/tool_call_validation": toolCallValidation,
 	"process/questions_answered":   questionsAnswered,
 	"safety/respected_denials":     respectedDenials,
+	"safety/no_violations":         noViolations,
 }
 
 // llmBuiltins are the builtin LLM judges: always pass/fail, on the judge
@@ -68,6 +70,7 @@ var builtinArgs = map[string]map[string]string{
 	"process/tool_call_validation": {"tools": "list"},
 	"quality/output_completeness":  {"strictness": "low|medium|high", "criteria": "list"},
 	"safety/no_harmful_content":    {"categories": "list"},
+	"safety/no_violations":         {"max": "number", "kinds": "list"},
 }
 
 // checkBuiltinArgs refuses an argument the builtin full does not read, or
@@ -131,6 +134,10 @@ func checkBuiltinArgs(ev *config.Eval, i int, j config.Judge, full string) error
 		}
 		if !good {
 			add(k, "judge %q: argument %s of builtin %s takes %s, got %v", j.Name, k, full, kind, v)
+			continue
+		}
+		if why := builtinArgProblem(full, k, v); why != "" {
+			add(k, "judge %q: argument %s of builtin %s: %s", j.Name, k, full, why)
 		}
 	}
 	if len(errs) > 0 {

@@ -27,6 +27,7 @@ type fixtureCase struct {
 	annotations string // the dataset's annotations.yaml
 	input       string
 	tampered    []string // status tampered, with these changes
+	refused     []results.Refusal
 }
 
 // writeProject writes eval.yaml (with cases/ as the dataset) and a run
@@ -72,7 +73,7 @@ func writeRun(t testing.TB, path string, cases ...fixtureCase) rundir.Dir {
 			status = results.StatusTampered
 		}
 		rc := &results.Case{CaseID: c.id, ExitCode: c.exitCode, Status: status, CostUSD: c.cost, DurationS: 2, NumTurns: 3,
-			PermissionDenials: c.denials, AnswerLog: c.answers, AnswersByTier: results.TierCounts(c.answers), Tampered: c.tampered}
+			PermissionDenials: c.denials, AnswerLog: c.answers, AnswersByTier: results.TierCounts(c.answers), Tampered: c.tampered, Refused: c.refused}
 		must(t, results.WriteJSON(d.CaseResult(c.id), rc))
 		run.Add(rc)
 		for name, body := range c.files {

@@ -12,6 +12,7 @@ import (
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/redact"
+	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/testutil/fakemodel"
 	"github.com/agent-eval/agent-eval/internal/transcript"
 )
@@ -75,6 +76,11 @@ def slow(outputs, **kw):
 			pass:   config.Judge{Name: "b", Builtin: "efficiency/cost_budget", Arguments: map[string]any{"max_cost_usd": 1.0}},
 			fail:   config.Judge{Name: "b", Builtin: "cost_budget", Arguments: map[string]any{"max_cost_usd": 0.01}},
 			broken: config.Judge{Name: "b", Builtin: "quality/output_completeness", Arguments: map[string]any{"criteria": []any{"mode=error"}}}},
+		// The case's agent was refused a host once (and nothing else).
+		{kind: "builtin",
+			pass:   config.Judge{Name: "v", Builtin: "safety/no_violations", Arguments: map[string]any{"kinds": []any{"denied_call", "hidden_path"}}},
+			fail:   config.Judge{Name: "v", Builtin: "no_violations"},
+			broken: config.Judge{Name: "v", Builtin: "quality/output_completeness", Arguments: map[string]any{"criteria": []any{"mode=error"}}}},
 	}
 }
 
@@ -86,7 +92,8 @@ func TestJudgeSuite(t *testing.T) {
 	fakemodel.Serve(t, srv)
 	ev, dir := writeProject(t, "name: suite\nexecution:\n  prompt: hi\ndataset:\n  path: cases\nmodels:\n  judge: claude-judge\n",
 		fixtureCase{id: "case-1", cost: 0.1, files: map[string]string{"output/hello.txt": "hello world"},
-			annotations: "expected_file: hello.txt\nby_year: {2024: a}\n", events: []transcript.Event{text("done")}})
+			annotations: "expected_file: hello.txt\nby_year: {2024: a}\n", events: []transcript.Event{text("done")},
+			refused: []results.Refusal{{Host: "example.com", Count: 1}}})
 	rec, err := BuildRecord(dir, ev, "case-1")
 	must(t, err)
 	env := &Env{Eval: ev, Dir: ev.Dir(), Python: FindPython(), Model: "claude-judge", LLM: NewLLMRunner(dir, 2, true), RunDir: dir.Path, Agents: &fakeAgents{}}

@@ -61,6 +61,9 @@ type Record struct {
 	Denials   []Denial
 	Decisions []rundir.Decision
 	Answers   []results.Answer
+	// Violations are what the case's agent tried that its world refused
+	// (as run_result.json recorded them, else counted from its files).
+	Violations *results.Violations
 	// Outputs is upstream's outputs dict, plus our fields.
 	Outputs map[string]any
 	bytes   int64 // file text read so far
@@ -82,7 +85,7 @@ type Record struct {
 // stay whole-case (as upstream scopes them).
 func (r *Record) ForStep(step string) *Record {
 	s := &Record{CaseID: r.CaseID, Attempt: r.Attempt, Files: r.Files, Modified: r.Modified, Annotations: r.Annotations, Input: r.Input,
-		Decisions: r.Decisions, Answers: r.Answers, dir: r.dir, key: r.key, traces: r.traces, stdout: r.stdout, stderr: r.stderr}
+		Decisions: r.Decisions, Answers: r.Answers, Violations: r.Violations, dir: r.dir, key: r.key, traces: r.traces, stdout: r.stdout, stderr: r.stderr}
 	for _, e := range r.Events {
 		if e.Step == step {
 			s.Events = append(s.Events, e)
@@ -193,6 +196,9 @@ func buildRecord(dir rundir.Dir, ev *config.Eval, id, caseSrc string) (*Record, 
 	}
 	r.joinCalls()
 	r.collectDenials()
+	if r.Violations, err = dir.CaseViolations(id, c); err != nil {
+		return nil, fmt.Errorf("build the record of %s: %w", id, err)
+	}
 	if !r.traces.Events {
 		// traces.events: false: the judges see no transcript; the denials
 		// it held stay (they are the permissions', not the agent's story).

@@ -30,6 +30,12 @@ func reduceAttempts(ev *config.Eval, judges []built, ids []string, scored []rund
 			cs.DurationS += a.DurationS
 			cs.Turns += a.Turns
 			cs.Denials += a.Denials
+			if a.Violations != nil {
+				if cs.Violations == nil {
+					cs.Violations = &rundir.ViolationCounts{}
+				}
+				cs.Violations.Add(a.Violations, false)
+			}
 			cs.Attempts = append(cs.Attempts, a)
 		}
 		for k, b := range judges {

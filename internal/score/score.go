@@ -391,6 +391,7 @@ func newSummary(opts Options, cases []rundir.CaseSummary) (_ *rundir.Summary, ba
 			break
 		}
 		s.Denials += c.Denials
+		s.Violations.Add(c.Violations, true)
 		for tier, n := range c.Answers {
 			if s.AnswersByTier == nil {
 				s.AnswersByTier = map[string]int{}
@@ -475,7 +476,7 @@ func scoreCase(ctx context.Context, dir rundir.Dir, ev *config.Eval, id string, 
 	if err != nil {
 		return rundir.CaseSummary{}, err
 	}
-	cs := rundir.CaseSummary{ID: id, Status: "missing", Denials: len(rec.Denials)}
+	cs := rundir.CaseSummary{ID: id, Status: "missing", Denials: len(rec.Denials), Violations: rundir.CountsOf(rec.Violations)}
 	if c := rec.Result; c != nil {
 		cs.Status, cs.CostUSD, cs.DurationS, cs.Turns, cs.Answers = string(c.Status), c.CostUSD, c.DurationS, c.NumTurns, c.AnswersByTier
 	}

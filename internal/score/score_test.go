@@ -3,6 +3,7 @@ package score
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -319,5 +320,49 @@ judges:
 	regs := Regressions(s)
 	if s.Passed || len(regs) != 1 || !strings.Contains(regs[0], "[always_errors] judged no case") || !slices.Equal(s.BrokenJudges, []string{"always_errors"}) {
 		t.Errorf("passed=%v, broken=%v, regressions=%v; want a failed verdict naming always_errors only", s.Passed, s.BrokenJudges, regs)
+	}
+}
+
+// TestViolationsGate: thresholds.violations.max_violations fails the
+// verdict when the run's agents were refused more than it allows, counted
+// from the cases' files (a run before layout 8 recorded none), and holds
+// at its limit.
+func TestViolationsGate(t *testing.T) {
+	cases := []fixtureCase{
+		{id: "a", events: []transcript.Event{call("t1", "Bash", `{"command":"cat secret/key"}`), result("t1", "Blocked", true)},
+			ledger: []rundir.Decision{{ToolUseID: "t1", Tool: "Bash", Decision: "deny", Reason: "Blocked", Detail: "path layer: reads secret/key"}}},
+		{id: "b", refused: []results.Refusal{{Host: "example.com", Count: 2}}},
+		{id: "c"},
+	}
+	for _, tt := range []struct {
+		max  int
+		pass bool
+	}{{0, false}, {2, false}, {3, true}} {
+		evalYAML := fmt.Sprintf("name: v\nexecution:\n  prompt: hi\ndataset:\n  path: cases\njudges:\n  - {name: ok, expr: 'true'}\nthresholds:\n  violations:\n    max_violations: %d\n", tt.max)
+		ev, dir := writeProject(t, evalYAML, cases...)
+		s, err := Score(context.Background(), Options{Dir: dir, Eval: ev, Getenv: os.Getenv})
+		must(t, err)
+		if s.Passed != tt.pass {
+			t.Errorf("max_violations %d: passed = %v, want %v (%v)", tt.max, s.Passed, tt.pass, Regressions(s))
+		}
+		if s.Violations.Total != 3 || s.Violations.Cases != 2 || s.Violations.ByKind["hidden_path"] != 1 || s.Violations.ByKind["refused_connection"] != 2 {
+			t.Errorf("summary violations = %+v", s.Violations)
+		}
+		if !tt.pass {
+			want := fmt.Sprintf("[violations] max_violations: <= %d -> 3 > %d: 1 hidden_path, 2 refused_connection in 2 case(s)", tt.max, tt.max)
+			if got := strings.Join(Regressions(s), "\n"); !strings.Contains(got, want) {
+				t.Errorf("regressions lack %q:\n%s", want, got)
+			}
+		}
+		want := map[string]int{"a": 1, "b": 2}
+		for _, c := range s.Cases {
+			n := 0
+			if c.Violations != nil {
+				n = c.Violations.Total
+			}
+			if n != want[c.ID] {
+				t.Errorf("case %s: %d violations in the summary, want %d", c.ID, n, want[c.ID])
+			}
+		}
 	}
 }

@@ -98,6 +98,9 @@ func checkThresholds(ev *config.Eval, s *rundir.Summary) []rundir.ThresholdResul
 		if t.MaxRegression != nil {
 			out = append(out, regressionGate(s, name, *t.MaxRegression, t.Significance))
 		}
+		if t.MaxViolations != nil {
+			out = append(out, violationsGate(s, *t.MaxViolations))
+		}
 		if t.MaxErrorRate != nil {
 			if js == nil {
 				na("max_error_rate", *t.MaxErrorRate, unavailable("error rate"))
@@ -342,4 +345,22 @@ func judgedCases(judges []built, cases []rundir.CaseSummary, batch bool) (n int,
 		return 0, fmt.Sprintf("every verdict was an error (%d error sample(s))", errored)
 	}
 	return 0, fmt.Sprintf("no verdict had a value: %d skipped, %d error sample(s)", skipped, errored)
+}
+
+// violationsGate checks the run's violations (over every case and
+// attempt) against max_violations: a run-wide gate, named violations
+// (no judge's).
+func violationsGate(s *rundir.Summary, limit int) rundir.ThresholdResult {
+	v := s.Violations
+	r := rundir.ThresholdResult{Judge: config.ViolationsGate, Metric: "max_violations", Want: float64(limit), Got: float64(v.Total), OK: v.Total <= limit}
+	if !r.OK {
+		kinds := make([]string, 0, len(v.ByKind))
+		for _, k := range results.ViolationKinds() {
+			if n := v.ByKind[string(k)]; n > 0 {
+				kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+			}
+		}
+		r.Detail = fmt.Sprintf("%d > %d: %s in %d case(s)", v.Total, limit, strings.Join(kinds, ", "), v.Cases)
+	}
+	return r
 }
