@@ -36,8 +36,10 @@ import (
 // refused); 7, a case's events.json (traces.events), the run's
 // analysis.md (agent-eval analyze), review.yaml (a person's verdicts,
 // agent-eval review) and an agent judge's own runs, kept by score under
-// judges/<judge>/<case>/ (each a run directory of its own).
-const LayoutVersion = 7
+// judges/<judge>/<case>/ (each a run directory of its own); 8, a case's
+// cassette.yaml (its model conversation, run --record), the status
+// diverged with a case's divergence and divergence.txt (run --replay).
+const LayoutVersion = 8
 
 // The files of the run's config/ folder: what the run ran, written by run
 // before the first case.
