@@ -121,9 +121,10 @@ func (st *state) markDiverged(c *results.Case, dir string) {
 	if !ok {
 		return
 	}
+	key, _, _ := strings.Cut(c.CaseID, "/") // a step's case is <case>/<step>
 	c.Status = results.StatusDiverged
 	c.Error = fmt.Sprintf("diverged from the recording at turn %d: the agent asked what %s does not hold (see %s)", d.Turn, cassetteName(c.CaseID), rundir.DivergenceFile)
-	c.Divergence = &results.Divergence{Turn: d.Turn, Diff: d.Diff, Cassette: filepath.Join(st.p.Replay.Case(c.CaseID), cassetteName(c.CaseID))}
+	c.Divergence = &results.Divergence{Turn: d.Turn, Diff: d.Diff, Cassette: filepath.Join(st.p.Replay.Case(key), cassetteName(c.CaseID))}
 	text := fmt.Sprintf("turn %d of %s\n\n%s", d.Turn, c.Divergence.Cassette, d.Diff)
 	if err := atomicfile.Write(filepath.Join(dir, rundir.DivergenceFile), []byte(text), 0o644); err != nil {
 		st.obs.Warn(fmt.Sprintf("%s: write %s: %v", c.CaseID, rundir.DivergenceFile, err))
