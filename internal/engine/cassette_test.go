@@ -49,15 +49,9 @@ func TestNewPlanRecordReplay(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			p, err := engine.NewPlan(tt.ev, "eval.yaml", tt.flags, env)
-			if tt.err != "" {
-				var ue *engine.UsageError
-				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("NewPlan(%+v) = %v; want a usage error holding %q", tt.flags, err, tt.err)
-				}
+			if tt.err != "" || err != nil {
+				wantUsageError(t, err, tt.err)
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if tt.flags.Replay != "" && (!p.FakeModel || p.Replay.Path != run) {
 				t.Errorf("replay plan: FakeModel %v, Replay %q", p.FakeModel, p.Replay.Path)
@@ -66,5 +60,14 @@ func TestNewPlanRecordReplay(t *testing.T) {
 				t.Errorf("Record = %v", p.Record)
 			}
 		})
+	}
+}
+
+// wantUsageError fails t unless err is a usage error holding want.
+func wantUsageError(t *testing.T, err error, want string) {
+	t.Helper()
+	var ue *engine.UsageError
+	if !errors.As(err, &ue) || want == "" || !strings.Contains(err.Error(), want) {
+		t.Fatalf("NewPlan = %v; want a usage error holding %q", err, want)
 	}
 }

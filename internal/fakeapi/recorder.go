@@ -2,16 +2,17 @@ package fakeapi
 
 import (
 	"bufio"
-	"context"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -205,12 +206,7 @@ func (rc *Recorder) keep(name string, main bool, turn int, t Turn) {
 func (rc *Recorder) Names() []string {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	names := make([]string, 0, len(rc.tapes))
-	for n := range rc.tapes {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(rc.tapes))
 }
 
 // Script is conversation name's recording as a fake script, redacted: its
@@ -316,53 +312,59 @@ func answerTurn(resp *http.Response, body []byte) (Turn, bool) {
 		}
 		return Turn{Error: &e}, true
 	}
-	var msg struct {
-		Content []struct {
-			Type     string         `json:"type"`
-			Text     string         `json:"text"`
-			Thinking string         `json:"thinking"`
-			ID       string         `json:"id"`
-			Name     string         `json:"name"`
-			Input    map[string]any `json:"input"`
-		} `json:"content"`
-		StopReason string `json:"stop_reason"`
-	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		return sseTurn(body)
+	}
+	var msg struct {
+		Content    []answerBlock `json:"content"`
+		StopReason string        `json:"stop_reason"`
 	}
 	if json.Unmarshal(body, &msg) != nil {
 		return Turn{}, false
 	}
-	var t Turn
-	for _, c := range msg.Content {
-		switch c.Type {
+	return turnOf(msg.Content, msg.StopReason)
+}
+
+// answerBlock is a content block of a model's answer.
+type answerBlock struct {
+	Type     string         `json:"type"`
+	Text     string         `json:"text"`
+	Thinking string         `json:"thinking"`
+	ID       string         `json:"id"`
+	Name     string         `json:"name"`
+	Input    map[string]any `json:"input"`
+}
+
+// turnOf is an answer's blocks as a script turn; false when it holds
+// nothing to replay.
+func turnOf(bs []answerBlock, stop string) (Turn, bool) {
+	t := Turn{StopReason: stop}
+	for _, b := range bs {
+		switch b.Type {
 		case "text":
-			t.Text += c.Text
+			t.Text += b.Text
 		case "thinking":
-			t.Thinking += c.Thinking
+			t.Thinking += b.Thinking
 		case "tool_use":
-			t.ToolUses = append(t.ToolUses, ToolUse{ID: c.ID, Name: c.Name, Input: nonNil(c.Input)})
+			t.ToolUses = append(t.ToolUses, ToolUse{ID: b.ID, Name: b.Name, Input: nonNil(b.Input)})
 		}
 	}
-	t.StopReason = msg.StopReason
 	return t, t.hasContent()
 }
 
 // sseTurn reads a streamed answer: its blocks' starts and deltas, and the
 // stop reason of its message_delta.
 func sseTurn(body []byte) (Turn, bool) {
-	type block struct {
-		typ, text, thinking, id, name string
-		json                          strings.Builder
-	}
-	var bs []*block
-	at := func(i int) *block {
+	var bs []answerBlock
+	var partial []string // each tool_use block's input, as streamed
+	at := func(i int) *answerBlock {
 		for len(bs) <= i {
-			bs = append(bs, &block{})
+			bs = append(bs, answerBlock{})
+			partial = append(partial, "")
 		}
-		return bs[i]
+		return &bs[i]
 	}
-	var t Turn
+	stop := ""
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	for sc.Scan() {
@@ -389,35 +391,35 @@ func sseTurn(body []byte) (Turn, bool) {
 		}
 		switch ev.Type {
 		case "content_block_start":
+			if ev.Index < 0 || ev.Index >= maxBlocks {
+				continue
+			}
 			b := at(ev.Index)
-			b.typ, b.text, b.thinking, b.id, b.name = ev.ContentBlock.Type, ev.ContentBlock.Text, ev.ContentBlock.Thinking, ev.ContentBlock.ID, ev.ContentBlock.Name
+			b.Type, b.Text, b.Thinking, b.ID, b.Name = ev.ContentBlock.Type, ev.ContentBlock.Text, ev.ContentBlock.Thinking, ev.ContentBlock.ID, ev.ContentBlock.Name
 		case "content_block_delta":
+			if ev.Index < 0 || ev.Index >= maxBlocks {
+				continue
+			}
 			b := at(ev.Index)
-			b.text += ev.Delta.Text
-			b.thinking += ev.Delta.Thinking
-			b.json.WriteString(ev.Delta.PartialJSON)
+			b.Text += ev.Delta.Text
+			b.Thinking += ev.Delta.Thinking
+			partial[ev.Index] += ev.Delta.PartialJSON
 		case "message_delta":
 			if ev.Delta.StopReason != "" {
-				t.StopReason = ev.Delta.StopReason
+				stop = ev.Delta.StopReason
 			}
 		}
 	}
-	for _, b := range bs {
-		switch b.typ {
-		case "text":
-			t.Text += b.text
-		case "thinking":
-			t.Thinking += b.thinking
-		case "tool_use":
-			var in map[string]any
-			if s := b.json.String(); s != "" {
-				_ = json.Unmarshal([]byte(s), &in)
-			}
-			t.ToolUses = append(t.ToolUses, ToolUse{ID: b.id, Name: b.name, Input: nonNil(in)})
+	for i := range bs {
+		if bs[i].Type == "tool_use" && partial[i] != "" {
+			_ = json.Unmarshal([]byte(partial[i]), &bs[i].Input)
 		}
 	}
-	return t, t.hasContent()
+	return turnOf(bs, stop)
 }
+
+// maxBlocks bounds the content blocks of an answer the recorder reads.
+const maxBlocks = 4096
 
 func nonNil(m map[string]any) map[string]any {
 	if m == nil {
