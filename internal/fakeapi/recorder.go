@@ -78,7 +78,12 @@ func NewRecorder(opts RecorderOptions) (*Recorder, error) {
 			}
 		},
 		FlushInterval: -1, // every chunk to the agent as it comes
-		Transport:     opts.Transport,
+		// The agent gets the failure as the API's own error, not a line in
+		// the harness's log.
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			writeError(w, APIError{Status: http.StatusBadGateway, Type: "api_error", Message: "agent-eval record: forward to " + up.Host + ": " + err.Error()})
+		},
+		Transport: opts.Transport,
 		ModifyResponse: func(resp *http.Response) error {
 			if tap, ok := resp.Request.Context().Value(tapKey{}).(func(*http.Response, []byte)); ok {
 				resp.Body = &captureBody{ReadCloser: resp.Body, done: func(b []byte) { tap(resp, b) }}

@@ -178,3 +178,31 @@ func TestNewRecorderRejectsRelativeUpstream(t *testing.T) {
 		t.Error("NewRecorder accepted an upstream without a scheme")
 	}
 }
+
+// TestRecorderUpstreamDown: an upstream that cannot be reached is a 502
+// API error to the agent, and nothing is recorded.
+func TestRecorderUpstreamDown(t *testing.T) {
+	t.Parallel()
+	up := httptest.NewServer(http.NotFoundHandler())
+	addr := up.URL
+	up.Close()
+	rc, err := NewRecorder(RecorderOptions{Upstream: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(rc.Handler())
+	defer srv.Close()
+	resp, err := http.Post(ScriptURL(srv.URL, "c")+"/v1/messages", "application/json",
+		strings.NewReader(`{"model":"m","tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(b), "agent-eval record: forward to") {
+		t.Errorf("status %d: %s", resp.StatusCode, b)
+	}
+	if got := rc.Names(); len(got) != 0 {
+		t.Errorf("recorded %v", got)
+	}
+}
