@@ -47,9 +47,12 @@ type runOptions struct {
 	maxBudget float64
 	agentBin  string
 	fakeModel bool
-	resume    bool
-	json      bool
-	score     bool
+	// record is --record; replay is --replay's run directory.
+	record bool
+	replay string
+	resume bool
+	json   bool
+	score  bool
 	// noLLMJudges is --no-llm-judges, for --score.
 	noLLMJudges bool
 	backend     string
@@ -119,6 +122,8 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 	f.Float64("max-budget", 0, "per-case budget in USD (default: execution.max_budget_usd)")
 	f.StringVar(&opts.agentBin, "agent-bin", "", "the agent CLI at `PATH` (default: runner.settings.binary, else the runner's CLI on PATH: claude, codex, gemini or cursor-agent; not for runner.type cli)")
 	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer with each case's fake_model.yaml through the built-in fake Messages API")
+	f.BoolVar(&opts.record, "record", false, "keep every model request and answer of each case as cases/<id>/cassette.yaml, a fake model script (the agent reaches the real API through a recording proxy; docs/record-replay.md)")
+	f.StringVar(&opts.replay, "replay", "", "answer each case offline with the cassette of the run directory `RUN` (run --record); a case that asks what its recording does not hold ends diverged")
 	f.IntVar(&opts.retryN, "retry-errors", engine.DefaultRetryErrors, "times an agent run that failed for the infrastructure (the model API's 429 or 5xx past the CLI's own retries, an agent that could not start) and made no tool call is tried again; such a case that never got through has status infra_error, never a verdict")
 	f.Var((*durationValue)(&opts.retryWait), "retry-backoff", "the first wait before such a retry, doubled each time (default 5s)")
 	f.StringVar(&opts.retry, "retry", "", "with --resume: errored also runs again the finished cases (attempts) of status infra_error or error")
@@ -252,7 +257,7 @@ func runRun(ctx context.Context, e env, opts runOptions) error {
 	}
 	plan, err := engine.NewPlan(ev, opts.config, engine.Flags{Model: opts.model, Cases: opts.cases, Parallel: opts.parallel, Repeats: opts.repeat,
 		RunID: opts.runID, RunsDir: opts.runsDir, Timeout: opts.timeout, MaxBudgetUSD: opts.maxBudget, AgentBin: opts.agentBin,
-		FakeModel: opts.fakeModel, Resume: opts.resume, AgentOTLP: agentOTLP, NoBoundary: opts.noBoundary, RetryErrors: opts.retryN, RetryBackoff: opts.retryWait, RetryErrored: opts.retry == "errored"},
+		FakeModel: opts.fakeModel, Record: opts.record, Replay: opts.replay, Resume: opts.resume, AgentOTLP: agentOTLP, NoBoundary: opts.noBoundary, RetryErrors: opts.retryN, RetryBackoff: opts.retryWait, RetryErrored: opts.retry == "errored"},
 		engine.Environment{Getenv: e.Getenv, Dir: mustGetwd(), HarnessBin: harness, Now: time.Now(),
 			Args: append([]string{"agent-eval"}, e.Args...)})
 	if err != nil {

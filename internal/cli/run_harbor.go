@@ -64,6 +64,8 @@ func checkBackend(opts runOptions, changed func(string) bool) error {
 	switch {
 	case opts.resume:
 		return usageErrorf("--resume is not supported with --backend harbor: start a new run (a Harbor job resumes only with the identical job config)")
+	case opts.record || opts.replay != "":
+		return usageErrorf("--record and --replay run the cases on this machine: they do not go with --backend harbor")
 	case opts.agentBin != "":
 		return usageErrorf("--agent-bin names a Claude Code on this machine; with --backend harbor the agent is the image's (--image)")
 	case opts.harbor.image == "":

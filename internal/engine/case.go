@@ -67,6 +67,9 @@ func (st *state) runCase(ctx context.Context, id string) *results.Case {
 		c.ExitCode, c.Status, c.Error = -1, results.StatusError, err.Error()
 		return c
 	}
+	if why, ok := st.noCassette[id]; ok {
+		return fail(errors.New(why))
+	}
 	caseDir, overrides, err := st.prepareCase(cr, id)
 	if err != nil {
 		return fail(err)
@@ -831,6 +834,10 @@ func (st *state) invoke(ctx context.Context, cr *caseRun, c *results.Case, out, 
 	}
 	if MarkUngated(c, gate.Wired, gate.Canaries(cr.ws), len(res.ToolCalls)) {
 		cr.ungated = true
+	}
+	st.markDiverged(c, out)
+	if st.recorder != nil {
+		st.writeCassette(cr.out, c.CaseID)
 	}
 	if collect {
 		st.collect(cr, out, c, res.ToolCalls)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -45,18 +46,22 @@ type state struct {
 	agent     runner.Agent
 	caps      runner.Capabilities
 	fakeURL   string
-	hookEnv   map[string]string // before_all's outputs
-	contain   agentproc.Containment
-	boundary  runner.BoundaryDecision
-	tamper    *tamperGuard            // what scoring reads, as it was at the start (tamper.go)
-	selection []byte                  // selection.json as the run wrote it, put back when an agent changes it
-	pendMu    sync.Mutex              // a case's start against a check of the folders of the cases not started
-	pending   map[string]*tamperGuard // the folders of the cases not started yet, as they were at the start
-	sealed    map[string]*tamperGuard // finished cases' folders (tamper.go)
-	redOnce   sync.Once
-	red       *redact.Redactor // runRedactor
-	started   time.Time        // this attempt's start
-	rec       record           // what the run ran (record.go)
+	fake      *fakeapi.Server   // the fake model, when it serves
+	recorder  *fakeapi.Recorder // run --record's proxy
+	// noCassette: the cases --replay has no cassette for, and why.
+	noCassette map[string]string
+	hookEnv    map[string]string // before_all's outputs
+	contain    agentproc.Containment
+	boundary   runner.BoundaryDecision
+	tamper     *tamperGuard            // what scoring reads, as it was at the start (tamper.go)
+	selection  []byte                  // selection.json as the run wrote it, put back when an agent changes it
+	pendMu     sync.Mutex              // a case's start against a check of the folders of the cases not started
+	pending    map[string]*tamperGuard // the folders of the cases not started yet, as they were at the start
+	sealed     map[string]*tamperGuard // finished cases' folders (tamper.go)
+	redOnce    sync.Once
+	red        *redact.Redactor // runRedactor
+	started    time.Time        // this attempt's start
+	rec        record           // what the run ran (record.go)
 
 	mu       sync.Mutex
 	rows     map[string]Row  // this attempt's finished cases, for the table
@@ -226,8 +231,12 @@ func (st *state) startAgent(ctx context.Context, rn runner.Runner, gitRoot strin
 			obs.Warn(fmt.Sprintf("runner %s has no question tool whose questions reach the hook: the handler that answers AskUserQuestion and the cases' answers.yaml answer nothing (the agent decides without asking)", p.Runner))
 		}
 	}
-	if p.FakeModel {
-		stopFake, err := st.startFakeModel()
+	if p.FakeModel || p.Record {
+		start := st.startFakeModel
+		if p.Record {
+			start = st.startRecorder
+		}
+		stopFake, err := start()
 		if err != nil {
 			return sandbox, stop, err
 		}

@@ -24,8 +24,15 @@ func (st *state) startFakeModel() (stop func(), err error) {
 	}
 	// The log is redacted with the run's redactor, which learns the hooks'
 	// outputs and the cases' variables as they come.
-	srv, err := FakeModel(st.ev, st.p.Mode, st.units(), st.callsModel(), fakeapi.Options{Log: logFile, Redactor: st.runRedactor()}, st.obs.Warn)
+	opts := fakeapi.Options{Log: logFile, Redactor: st.runRedactor()}
+	var srv *fakeapi.Server
+	if st.p.Replay.Path != "" {
+		srv = st.replayModel(opts)
+	} else {
+		srv, err = FakeModel(st.ev, st.p.Mode, st.units(), st.callsModel(), opts, st.obs.Warn)
+	}
 	if err == nil {
+		st.fake = srv
 		st.fakeURL, err = srv.Start("")
 	}
 	if err != nil {

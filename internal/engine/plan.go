@@ -59,7 +59,12 @@ type Flags struct {
 	MaxBudgetUSD float64
 	AgentBin     string
 	FakeModel    bool
-	Resume       bool
+	// Record keeps each case's model conversation as cases/<id>/
+	// cassette.yaml (run --record); Replay is a run directory whose
+	// cassettes answer the cases instead of a model (run --replay).
+	Record bool
+	Replay string
+	Resume bool
 	// AgentOTLP is the OTLP/HTTP base URL the agent's own OpenTelemetry
 	// export goes to (--otlp-agent), or "" for none.
 	AgentOTLP string
@@ -130,6 +135,10 @@ type Plan struct {
 	ExplicitID bool
 	Resume     bool
 	FakeModel  bool
+	// Record: see Flags. Replay: the replayed run (FakeModel is set too:
+	// its cassettes are the fake's scripts).
+	Record bool
+	Replay rundir.Dir
 	// AgentOTLP: see Flags.
 	AgentOTLP string
 	// NoBoundary: see Flags.
@@ -179,9 +188,14 @@ func usageErrorf(format string, args ...any) error {
 // NewPlan decides what a run of ev with flags f will do. It reads the
 // dataset's case list and nothing else.
 func NewPlan(ev *config.Eval, configPath string, f Flags, env Environment) (Plan, error) {
+	replay, err := replayPlan(ev, &f)
+	if err != nil {
+		return Plan{}, err
+	}
 	p := Plan{Eval: ev, ConfigPath: configPath, Runner: runner.Type(ev.RunnerType()), Mode: Mode(ev.Mode()),
 		Steps: len(ev.Execution.Steps) > 0, Resume: f.Resume, FakeModel: f.FakeModel, AgentBin: f.AgentBin, InputOverrides: f.InputOverrides, AgentOTLP: f.AgentOTLP, NoBoundary: f.NoBoundary,
 		HarnessBin: env.HarnessBin, ProjectRoot: env.Dir, Getenv: env.Getenv, CommandLine: env.Args, Environ: env.Environ}
+	p.Record, p.Replay = f.Record, replay
 	if p.Environ == nil {
 		p.Environ = os.Environ()
 	}
@@ -316,4 +330,25 @@ func CommandsNameModel(ev *config.Eval) bool {
 		}
 	}
 	return false
+}
+
+// replayPlan checks --record and --replay and opens the replayed run: a
+// replay is a fake model run whose scripts are the run's cassettes.
+func replayPlan(ev *config.Eval, f *Flags) (rundir.Dir, error) {
+	switch {
+	case f.Record && (f.FakeModel || f.Replay != ""):
+		return rundir.Dir{}, usageErrorf("--record records a real model's answers: it goes with neither --fake-model nor --replay")
+	case f.Record && runner.Type(ev.RunnerType()) != runner.TypeClaudeCode:
+		return rundir.Dir{}, usageErrorf("--record records the Anthropic Messages API, which runner claude-code speaks; runner %s is not recorded yet", ev.RunnerType())
+	case f.Replay == "":
+		return rundir.Dir{}, nil
+	case f.FakeModel:
+		return rundir.Dir{}, usageErrorf("--replay answers with a recorded run's cassettes: it goes without --fake-model")
+	}
+	d, err := rundir.Open(f.Replay)
+	if err != nil {
+		return rundir.Dir{}, usageErrorf("--replay: %v", err)
+	}
+	f.FakeModel = true
+	return d, nil
 }

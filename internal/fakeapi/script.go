@@ -48,6 +48,16 @@ type Turn struct {
 	// requests get the turn's content, so a script can answer one 529 and
 	// then succeed on the client's retry. Zero: the error every time.
 	Count int `yaml:"count" json:"count,omitempty"`
+	// Request is what a recording (run --record) saw the agent ask at this
+	// turn. An ordinary script ignores it; a strict server (replay) answers
+	// the turn only to a request that asks the same (see Normalize).
+	Request *RecordedRequest `yaml:"request" json:"request,omitempty"`
+}
+
+// RecordedRequest is the part of a recorded request replay compares: the
+// request's last message, normalised (Normalize).
+type RecordedRequest struct {
+	Last string `yaml:"last" json:"last"`
 }
 
 // ToolUse is one tool call the model makes. ID defaults to
@@ -175,7 +185,7 @@ func (t Turn) hasContent() bool {
 // content is the turn without its error: what it answers once the errors
 // are spent.
 func (t Turn) content() Turn {
-	t.Error, t.Count = nil, 0
+	t.Error, t.Count, t.Request = nil, 0, nil
 	return t
 }
 

@@ -73,6 +73,11 @@ type Options struct {
 	Redactor *redact.Redactor
 	// Now stamps requests; time.Now when nil.
 	Now func() time.Time
+	// Strict replays recordings: a main-loop request must ask what the
+	// script's turn recorded (Turn.Request, compared by Normalize), and
+	// the turns must not run out; else the request gets a 400 and the
+	// script's Divergence is kept.
+	Strict bool
 }
 
 // Server is the fake. Its zero value is not usable; call New.
@@ -90,8 +95,10 @@ type Server struct {
 	// errorsServed counts the errors served per counted error turn (see
 	// Turn.Count), keyed by script name, kind and turn.
 	errorsServed map[string]int
-	ln           net.Listener
-	srv          *http.Server
+	// divergences are the strict server's first divergence per script.
+	divergences map[string]Divergence
+	ln          net.Listener
+	srv         *http.Server
 }
 
 // Request is one recorded request: a line of the log.
@@ -284,30 +291,37 @@ func (s *Server) serveRequests(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) Handler() http.Handler {
 	mux := s.routes()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The name runs up to the API path (/v1/…, or /messages… and
-		// /models without /v1), so it may hold a slash (case/step):
-		// clients unescape %2F when they join paths.
-		if rest, ok := strings.CutPrefix(r.URL.Path, ScriptPrefix); ok {
-			name, path := strings.TrimSuffix(rest, "/"), "/"
-			if i := apiIndex(rest); i >= 0 {
-				name, path = rest[:i], rest[i:]
-			} else {
-				for _, api := range []string{"/messages/count_tokens", "/messages", "/models"} {
-					if before, ok := strings.CutSuffix(rest, api); ok {
-						name, path = before, api
-						break
-					}
-				}
-			}
-			if name != "" {
-				if r.Header.Get(ScriptHeader) == "" {
-					r.Header.Set(ScriptHeader, name)
-				}
-				r.URL.Path, r.URL.RawPath = path, ""
-			}
-		}
+		nameFromPath(r)
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// nameFromPath takes a script name the request's path starts with
+// (ScriptPrefix) into its ScriptHeader, unless the header names one, and
+// leaves the API path.
+func nameFromPath(r *http.Request) {
+	// The name runs up to the API path (/v1/…, or /messages… and
+	// /models without /v1), so it may hold a slash (case/step):
+	// clients unescape %2F when they join paths.
+	if rest, ok := strings.CutPrefix(r.URL.Path, ScriptPrefix); ok {
+		name, path := strings.TrimSuffix(rest, "/"), "/"
+		if i := apiIndex(rest); i >= 0 {
+			name, path = rest[:i], rest[i:]
+		} else {
+			for _, api := range []string{"/messages/count_tokens", "/messages", "/models"} {
+				if before, ok := strings.CutSuffix(rest, api); ok {
+					name, path = before, api
+					break
+				}
+			}
+		}
+		if name != "" {
+			if r.Header.Get(ScriptHeader) == "" {
+				r.Header.Set(ScriptHeader, name)
+			}
+			r.URL.Path, r.URL.RawPath = path, ""
+		}
+	}
 }
 
 // apiIndex is where the API path starts in what follows ScriptPrefix: the
@@ -503,6 +517,19 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		rec.Kind = "side"
+	}
+	if s.opts.Strict && rec.Kind == "main" {
+		var last json.RawMessage
+		if n := len(req.Messages); n > 0 {
+			last = req.Messages[n-1].Content
+		}
+		actual := s.opts.Redactor.String(Normalize(last, req.cwd()))
+		if d := diverge(script, rec.Turn, actual); d != nil {
+			rec.Status = http.StatusBadRequest
+			s.record(r, rec)
+			s.noteDivergence(w, rec.Script, d)
+			return
+		}
 	}
 	turn := s.pick(script, &rec, req.lastUser, req.cwd)
 	if turn.Error != nil {

@@ -36,6 +36,11 @@ const (
 	// reward is not one (Harbor.VerifierError): it ran where the agent had
 	// been, and the agent must not escape its verdict by crashing it.
 	StatusInfraError Status = "infra_error"
+	// StatusDiverged: a replayed case (run --replay) asked the model what
+	// its recording does not hold (the prompt, the skill or the harness
+	// changed); Divergence says at which turn and how. Score counts it as
+	// it counts error: not judged, and no pass.
+	StatusDiverged Status = "diverged"
 )
 
 // Case is one case's result (cases/<id>/run_result.json, and per_case.<id> of
@@ -118,6 +123,19 @@ type Case struct {
 	// counted when the case finished; absent in a run before layout 8,
 	// for which score counts them from the same files (rundir).
 	Violations *Violations `json:"violations,omitempty"`
+	// Divergence: a replay's request that its recording did not hold
+	// (status diverged).
+	Divergence *Divergence `json:"divergence,omitempty"`
+}
+
+// Divergence is where a replayed case left its recording: the main-loop
+// turn (from 0), a unified diff of the recorded request's last message
+// against the one the agent sent (also in divergence.txt), and the
+// cassette replayed.
+type Divergence struct {
+	Turn     int    `json:"turn"`
+	Diff     string `json:"diff"`
+	Cassette string `json:"cassette"`
 }
 
 // OverLimit is what a case's collection left out for its limits.

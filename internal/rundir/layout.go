@@ -39,7 +39,9 @@ import (
 // judges/<judge>/<case>/ (each a run directory of its own); 8, a case's
 // violations (what its agent tried that its world refused, counted by
 // kind and listed) and over_quota (the boundary stopped it for its
-// files), and the run's violations (their totals).
+// files), and the run's violations (their totals);
+// cassette.yaml (its model conversation, run --record), the status
+// diverged with a case's divergence and divergence.txt (run --replay).
 const LayoutVersion = 8
 
 // The files of the run's config/ folder: what the run ran, written by run

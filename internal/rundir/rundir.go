@@ -50,6 +50,11 @@ const (
 	LedgerFile     = "hook_decisions.jsonl"
 	StdoutFile     = "stdout.log"
 	StderrFile     = "stderr.log"
+	// CassetteFile is a case's recorded model conversation (run
+	// --record), a fake model script; DivergenceFile says where a replay
+	// of one (run --replay) left it.
+	CassetteFile   = "cassette.yaml"
+	DivergenceFile = "divergence.txt"
 	OutputsDir     = "outputs"
 	ModifiedDir    = "_modified"
 	StepsDir       = "steps"

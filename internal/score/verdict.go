@@ -309,7 +309,7 @@ func Regressions(s *rundir.Summary) []string {
 func judgedCases(judges []built, cases []rundir.CaseSummary, batch bool) (n int, why string) {
 	skipped, errored, notRun := 0, 0, 0
 	for _, c := range cases {
-		if c.Status == string(results.StatusError) || c.Status == string(results.StatusInfraError) || c.Status == "missing" {
+		if c.Status == string(results.StatusError) || c.Status == string(results.StatusInfraError) || c.Status == string(results.StatusDiverged) || c.Status == "missing" {
 			notRun++
 			continue
 		}

@@ -277,7 +277,7 @@ func verdictOf(vs []rundir.Verdict) string {
 // failedStatus: a case of this status is an Error span.
 func failedStatus(s results.Status) bool {
 	switch s {
-	case results.StatusFailed, results.StatusTimeout, results.StatusError, results.StatusInfraError, results.StatusTampered:
+	case results.StatusFailed, results.StatusTimeout, results.StatusError, results.StatusInfraError, results.StatusTampered, results.StatusDiverged:
 		return true
 	}
 	return false

@@ -1,0 +1,103 @@
+package fakeapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/agent-eval/agent-eval/internal/lazyre"
+	"github.com/rogpeppe/go-internal/diff"
+)
+
+// Divergence is where a replayed agent asked what its recording does not
+// hold: the main-loop turn (from 0) and a unified diff of the recorded
+// request's last message against the one that came.
+type Divergence struct {
+	Turn int    `json:"turn"`
+	Diff string `json:"diff"`
+}
+
+// reminderRE finds the <system-reminder> blocks Claude Code attaches to a
+// user message: dates, file listings and todo states that change from run
+// to run without the agent asking anything new.
+var reminderRE = lazyre.New(`(?s)<system-reminder>.*?</system-reminder>`)
+
+// Normalize is the text replay compares of a request's last message
+// (content: a string or an array of blocks; cwd: the client's working
+// directory, "" when unknown): its text blocks without system reminders
+// and its tool results' text, one per line, the working directory written
+// ${CWD}; tool_use ids, cache_control and images' bytes are left out.
+func Normalize(content json.RawMessage, cwd string) string {
+	var lines []string
+	for _, b := range blocks(content) {
+		var t string
+		switch b.Type {
+		case "text":
+			t = reminderRE().ReplaceAllString(b.Text, "")
+		case "tool_result":
+			t = blockText(b.Content)
+			if t == "" && len(b.Content) > 0 && b.Content[0] == '"' {
+				_ = json.Unmarshal(b.Content, &t)
+			}
+			t = reminderRE().ReplaceAllString(t, "")
+			prefix := "[tool_result] "
+			if b.IsError {
+				prefix = "[tool_result error] "
+			}
+			t = prefix + t
+		case "image", "document":
+			t = "[" + b.Type + "]"
+		default:
+			continue
+		}
+		if t = strings.TrimSpace(t); t != "" {
+			lines = append(lines, t)
+		}
+	}
+	out := strings.Join(lines, "\n")
+	if cwd != "" {
+		out = strings.ReplaceAll(out, cwd, "${CWD}")
+	}
+	return out
+}
+
+// diverge checks a main-loop request at turn n against a strict script:
+// nil when the recording has the turn and asked the same, else the
+// divergence. actual is the request's normalised last message.
+func diverge(sc *Script, n int, actual string) *Divergence {
+	if n >= len(sc.Turns) {
+		return &Divergence{Turn: n, Diff: fmt.Sprintf("the recording ends after %d turns; the agent asked for turn %d:\n%s\n", len(sc.Turns), n, actual)}
+	}
+	rec := sc.Turns[n].Request
+	if rec == nil || rec.Last == actual {
+		return nil
+	}
+	d := diff.Diff("recorded", []byte(rec.Last+"\n"), "actual", []byte(actual+"\n"))
+	return &Divergence{Turn: n, Diff: string(d)}
+}
+
+// noteDivergence keeps a script's first divergence and answers the request
+// with a client error the agent CLIs do not retry, so the session ends at
+// once.
+func (s *Server) noteDivergence(w http.ResponseWriter, name string, d *Divergence) {
+	s.mu.Lock()
+	if s.divergences == nil {
+		s.divergences = map[string]Divergence{}
+	}
+	if _, ok := s.divergences[name]; !ok {
+		s.divergences[name] = *d
+	}
+	s.mu.Unlock()
+	writeError(w, APIError{Status: http.StatusBadRequest, Type: "invalid_request_error",
+		Message: fmt.Sprintf("agent-eval replay: the request of turn %d is not the recorded one (the session diverged from its recording)", d.Turn)})
+}
+
+// Divergence is the first divergence of the script named name, when a
+// strict server saw one.
+func (s *Server) Divergence(name string) (Divergence, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.divergences[name]
+	return d, ok
+}
