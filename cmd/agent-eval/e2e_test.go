@@ -199,6 +199,9 @@ func TestE2E(t *testing.T) {
 				env.Setenv("CODEX_BIN", codex)
 			}
 			env.Values[fakeKey{}] = &fakeHolder{}
+			if err := setExamples(env); err != nil {
+				return err
+			}
 			return shortWorkspaces(env)
 		},
 		// [opencode]: the OpenCode CLI is there (a script of the cli runner

@@ -36,6 +36,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("AGENT_EVAL_RUNS_DIR", "")
 			env.Values[fakeKey{}] = &fakeHolder{} // fake start SCRIPT: a fake Messages API for the verbs that call a model
 			mlflowSetup(env)
+			if err := setExamples(env); err != nil {
+				return err
+			}
 			return shortWorkspaces(env)
 		},
 		Condition: scriptCondition,
