@@ -146,8 +146,8 @@ func Run(ctx context.Context, s Spec) Result {
 		switch contain {
 		case ProcessGroup:
 			cmd = exec.Command(s.Path, s.Args...)
-			// When the run dies, so does the agent: SIGKILL.
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+			// When the run dies, so does the agent: SIGKILL (on Linux).
+			cmd.SysProcAttr = guard.GroupAttr(syscall.SIGKILL)
 		case PIDNamespace:
 			cmd = exec.Command(s.Guard, append([]string{"guard", "--init", "--status-fd", "3", "--", s.Path}, s.Args...)...)
 			cmd.SysProcAttr = namespaceAttr()
@@ -156,12 +156,12 @@ func Run(ctx context.Context, s Spec) Result {
 			cmd = exec.Command(world.bwrap, world.command(s)...)
 			// When the run dies, bubblewrap does, and with it the agent's
 			// whole pid namespace.
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+			cmd.SysProcAttr = guard.GroupAttr(syscall.SIGKILL)
 			cmd.ExtraFiles = []*os.File{statusW}
 		default:
 			// When the run dies, the guard kills the agent's whole tree.
 			cmd = exec.Command(s.Guard, append([]string{"guard", "--", s.Path}, s.Args...)...)
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: guard.DeathSignal}
+			cmd.SysProcAttr = guard.GroupAttr(guard.DeathSignal)
 		}
 		cmd.Dir, cmd.Env = s.Dir, s.Env
 		if cmd.Env == nil {
@@ -236,13 +236,13 @@ func Run(ctx context.Context, s Spec) Result {
 	case werr = <-exited:
 	case why := <-overQuota:
 		res.OverQuota = why
-		werr = stop(cmd, exited, grace, s.Guard != "")
+		werr = stop(cmd, exited, grace, contain != ProcessGroup)
 	case <-timeout:
 		res.TimedOut = true
-		werr = stop(cmd, exited, grace, s.Guard != "")
+		werr = stop(cmd, exited, grace, contain != ProcessGroup)
 	case <-ctx.Done():
 		res.Interrupted = true
-		werr = stop(cmd, exited, grace, s.Guard != "")
+		werr = stop(cmd, exited, grace, contain != ProcessGroup)
 	}
 	// The agent is gone; so is anything it left in its group (in a
 	// namespace: all of it is gone with the guard), and, without a

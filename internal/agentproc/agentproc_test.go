@@ -38,3 +38,24 @@ func TestMissingProgram(t *testing.T) {
 		}
 	}
 }
+
+// The run warns of every containment weaker than a pid namespace, and of
+// none where the caller started its agent without the guard.
+func TestWeaker(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		c    Containment
+		want bool
+	}{
+		{Containment{Mode: Boundary}, false},
+		{Containment{Mode: PIDNamespace}, false},
+		{Containment{Mode: PIDNamespace, Detail: "mount the pid namespace's own /proc: EPERM"}, true},
+		{Containment{Mode: Subreaper, Detail: "no pid namespace"}, true},
+		{Containment{Mode: ProcessGroup, Detail: noGuard}, false},
+		{Containment{Mode: ProcessGroup, Detail: "pid namespaces and child subreapers are Linux's; this is darwin"}, true},
+	} {
+		if got := tc.c.Weaker(); got != tc.want {
+			t.Errorf("%+v.Weaker() = %v, want %v", tc.c, got, tc.want)
+		}
+	}
+}

@@ -1,16 +1,9 @@
 package agentproc
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"strings"
 	"sync"
-	"syscall"
-
-	"github.com/agent-eval/agent-eval/internal/guard"
 )
 
 // Mode is how the processes of one agent run are kept from outliving it.
@@ -37,8 +30,10 @@ const (
 	// a pid namespace of its own as in PIDNamespace, with the files and
 	// the network the run allows and nothing else.
 	Boundary Mode = "boundary"
-	// ProcessGroup: no guard (Spec.Guard is empty): the agent's process
-	// group is killed at its end; what leaves the group is not.
+	// ProcessGroup: no guard (Spec.Guard is empty), or a system that has
+	// none of the above (macOS): the agent's process group is killed at its
+	// end; what leaves the group is not, and outside Linux a run killed by
+	// SIGKILL leaves its agents running (no parent-death signal).
 	ProcessGroup Mode = "process-group"
 )
 
@@ -71,6 +66,26 @@ func (c Containment) String() string {
 	return "process group only (" + c.Detail + ")"
 }
 
+// noGuard is the detail of the process-group containment of an agent
+// started without the guard, by the caller's choice.
+const noGuard = "no guard"
+
+// Weaker says whether agents under a guard get less than a pid namespace
+// (or the boundary) here, which the run warns of: the subreaper sweep, a
+// namespace that lacks a part, or the process group alone (outside
+// Linux).
+func (c Containment) Weaker() bool {
+	switch c.Mode {
+	case Subreaper:
+		return true
+	case PIDNamespace:
+		return c.Detail != ""
+	case ProcessGroup:
+		return c.Detail != noGuard
+	}
+	return false
+}
+
 var (
 	probeMu sync.Mutex
 	probed  = map[string]probeResult{}
@@ -87,12 +102,15 @@ type probeResult struct {
 // where none can be made.
 func Probe(guardBin string) (Containment, error) {
 	if guardBin == "" {
-		return Containment{Mode: ProcessGroup, Detail: "no guard"}, nil
+		return Containment{Mode: ProcessGroup, Detail: noGuard}, nil
 	}
 	want := os.Getenv(ModeEnv)
 	switch want {
 	case "", "auto", string(PIDNamespace):
 	case string(Subreaper):
+		if err := subreaperWorks(); err != nil {
+			return Containment{}, fmt.Errorf("%s=%s, but %w", ModeEnv, want, err)
+		}
 		return Containment{Mode: Subreaper, Detail: ModeEnv + "=" + want}, nil
 	default:
 		return Containment{}, fmt.Errorf("%s=%q: want auto, %s or %s", ModeEnv, want, PIDNamespace, Subreaper)
@@ -108,67 +126,4 @@ func Probe(guardBin string) (Containment, error) {
 		return r.c, fmt.Errorf("%s=%s, but %s", ModeEnv, want, r.c.Detail)
 	}
 	return r.c, nil
-}
-
-// probe starts `guardBin guard --probe` as the init of a new namespace.
-func probe(guardBin string) Containment {
-	cmd := exec.Command(guardBin, "guard", "--probe")
-	cmd.SysProcAttr = namespaceAttr()
-	cmd.Env = []string{}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	msg := strings.TrimSpace(stderr.String())
-	switch {
-	case errors.As(err, &exit) && exit.ExitCode() == guard.ProbePartial:
-		// It runs in a namespace, but could not set all of it up.
-		return Containment{Mode: PIDNamespace, Detail: msg}
-	case err != nil && msg != "":
-		return Containment{Mode: Subreaper, Detail: fmt.Sprintf("no pid namespace: %v: %s", err, msg)}
-	case err != nil:
-		return Containment{Mode: Subreaper, Detail: "no pid namespace: " + err.Error()}
-	}
-	return Containment{Mode: PIDNamespace}
-}
-
-// NamespaceWorks says whether this process can start a program in the
-// namespaces an agent gets (nil), or why not.
-func NamespaceWorks() error {
-	cmd := exec.Command("true")
-	cmd.SysProcAttr = namespaceAttr()
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("start a program in a new pid namespace: %w", err)
-	}
-	return nil
-}
-
-// namespaceAttr starts a guard as the init of a new pid namespace with a
-// mount namespace for its /proc; a run that is not root puts them in a new
-// user namespace where it is itself (its uid and gid map to themselves, so
-// files keep their owners), with CAP_SYS_ADMIN there until the guard has
-// mounted /proc. (The child's getppid() is 0 in its namespace, so Go's
-// check that the parent is still alive sends it the parent-death signal at
-// once; an init without a handler for it ignores it, and the guard checks
-// its status pipe instead.)
-func namespaceAttr() *syscall.SysProcAttr {
-	a := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: guard.DeathSignal,
-		Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS}
-	if uid, gid := os.Getuid(), os.Getgid(); uid != 0 {
-		a.Cloneflags |= syscall.CLONE_NEWUSER
-		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-		a.AmbientCaps = []uintptr{guard.CapSysAdmin}
-	}
-	return a
-}
-
-var subreaperOnce sync.Once
-
-// becomeSubreaper makes the calling process (the run) a child subreaper,
-// once: orphans of its agents then come to it.
-func becomeSubreaper() {
-	subreaperOnce.Do(func() {
-		_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, guard.PRSetChildSubreaper, 1, 0)
-	})
 }

@@ -212,7 +212,11 @@ func inside(p string, bound map[string]bool) bool {
 func depth(p string) int { return strings.Count(filepath.Clean(p), "/") }
 
 // Bwrap is the bubblewrap program: $AGENT_EVAL_BWRAP, else bwrap on PATH.
+// Outside Linux it is an error (ErrNeedsLinux), whatever is installed.
 func Bwrap() (string, error) {
+	if err := platform(); err != nil {
+		return "", err
+	}
 	if p := os.Getenv("AGENT_EVAL_BWRAP"); p != "" {
 		return p, nil
 	}
@@ -230,7 +234,8 @@ var (
 
 // Probe says whether a boundary can be drawn here (nil), or why not,
 // trying once per process: bubblewrap starts `true` in a world with its
-// own network.
+// own network. Outside Linux it is ErrNeedsLinux, and run refuses as it
+// does on a Linux without user namespaces.
 func Probe() error {
 	probeOnce.Do(func() {
 		bw, err := Bwrap()

@@ -318,7 +318,7 @@ func (st *state) announceStart(todo []string, sandbox config.SandboxDecision) {
 	if !st.boundary.On && p.Runner != runner.TypeFake {
 		obs.Warn("the agents run without the harness's boundary (" + st.boundary.Why + "): each sees this machine's files and network as you do, but for what its own CLI's sandbox keeps from it; see docs/security.md#what-the-agent-can-see-and-reach")
 	}
-	if c := st.contain; c.Mode == agentproc.Subreaper || (c.Mode == agentproc.PIDNamespace && c.Detail != "") {
+	if c := st.contain; c.Weaker() {
 		obs.Warn("the agents' processes are contained by a " + c.String() + "; see docs/auth.md#containment-of-the-agents-processes")
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
 	"github.com/agent-eval/agent-eval/internal/config"
+	"github.com/agent-eval/agent-eval/internal/filestat"
 	"github.com/agent-eval/agent-eval/internal/pathutil"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -153,7 +154,8 @@ func (g *tamperGuard) fileSum(p string, fi fs.FileInfo) string {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	var key statKey
 	if ok {
-		key = statKey{dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctim: st.Ctim.Nano()}
+		ts := filestat.Stat(st)
+		key = statKey{dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: ts.Mtime, ctim: ts.Ctime}
 		g.mu.Lock()
 		sum, seen := g.sums[key]
 		g.mu.Unlock()
@@ -219,11 +221,11 @@ func (g *tamperGuard) absorb(start time.Time) {
 		if err != nil {
 			return false
 		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
+		ts, ok := filestat.Of(fi)
 		if !ok {
 			return false
 		}
-		c := time.Unix(0, st.Ctim.Nano())
+		c := time.Unix(0, ts.Ctime)
 		return !c.Before(from) && !c.After(to)
 	}
 	now := g.snapshot()

@@ -95,8 +95,9 @@ func run(ctx context.Context, command, dir string, env []string, log io.Writer, 
 	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, log, log
 	// The hook's shell dies with the run, even when the run is killed with
-	// SIGKILL (a service it started on purpose is left to after_all).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// SIGKILL, on Linux (a service it started on purpose is left to
+	// after_all).
+	cmd.SysProcAttr = guard.GroupAttr(syscall.SIGKILL)
 	// A hook may start a service in the background (a mock server for the
 	// agent) and exit; it is done when bash is, even if the service keeps a
 	// non-file log writer open.

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/agent-eval/agent-eval/internal/guard"
 )
 
 // Judges that run a program (check, module/function, exec) are isolated
@@ -413,10 +415,10 @@ func retarget(outputs map[string]any, from, to string) map[string]any {
 	return out
 }
 
-// sysProcAttr puts a judge in its own process group, killed with score.
-func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}
+// sysProcAttr puts a judge in its own process group, killed with score
+// (on Linux: elsewhere there is no parent-death signal, and a judge
+// outlives a score killed by SIGKILL; its isolation above is the same).
+func sysProcAttr() *syscall.SysProcAttr { return guard.GroupAttr(syscall.SIGKILL) }
 
 // caseDir is the record's case folder in the run ("" for a record read
 // from no run).

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/atomicfile"
+	"github.com/agent-eval/agent-eval/internal/filestat"
 	"github.com/agent-eval/agent-eval/internal/llm"
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -142,7 +143,7 @@ func (r *LLMRunner) scoreWrote(p string) bool {
 	if syscall.Lstat(p, &entry) != nil || entry.Mode&syscall.S_IFMT != syscall.S_IFREG || syscall.Stat(r.cache.RunResult(), &run) != nil {
 		return false
 	}
-	return time.Unix(entry.Ctim.Unix()).After(time.Unix(run.Mtim.Unix()))
+	return filestat.Stat(&entry).Ctime > filestat.Stat(&run).Mtime
 }
 
 // store caches an accepted answer. A failure to cache only costs a call

@@ -11,9 +11,6 @@ import (
 	"time"
 )
 
-// SandboxInstallHint says how to install what Claude Code's sandbox needs.
-const SandboxInstallHint = "install bubblewrap and socat: apt-get install bubblewrap socat (Debian/Ubuntu); dnf install bubblewrap socat (Fedora); apk add bubblewrap socat (Alpine); pacman -S bubblewrap socat (Arch)"
-
 // bwrapProbe is the smallest sandbox that exercises what Claude Code's own
 // bwrap command line needs: a read-only root, fresh /dev and /proc, and new
 // network and PID namespaces.
@@ -48,6 +45,9 @@ func CheckSandbox(ctx context.Context, path string) error {
 	}
 	return nil
 }
+
+// SandboxInstallHint says how to install what Claude Code's sandbox needs.
+const SandboxInstallHint = "install bubblewrap and socat: apt-get install bubblewrap socat (Debian/Ubuntu); dnf install bubblewrap socat (Fedora); apk add bubblewrap socat (Alpine); pacman -S bubblewrap socat (Arch)"
 
 // lookPathIn finds an executable named name in the directories of path,
 // or returns "".

@@ -34,17 +34,6 @@ func Record(path string, pid int, label string) error {
 	return err
 }
 
-// Killed is a recorded process group found alive by Sweep: killed, or left
-// alone because the run that started it still runs (Live).
-type Killed struct {
-	Label string
-	PID   int
-	Procs int // processes killed (the leader, its group, its descendants)
-	// Live is the pid of the run that started the group, still running: its
-	// agents are its own business, and are not killed.
-	Live int
-}
-
 // Sweep kills every process group recorded in path whose leader still runs
 // with the recorded start time, with the group's other members and the
 // leader's descendants, then removes the file. A missing file is no error.
