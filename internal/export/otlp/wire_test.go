@@ -65,3 +65,17 @@ func textOf(m proto.Message) string {
 	}
 	return out.String()
 }
+
+// TestDedupe: a key keeps its first place and its last value; past the
+// limit, new keys are counted as dropped; a key-less attribute is dropped.
+func TestDedupe(t *testing.T) {
+	in := []keyValue{attrString("a", "1"), attrInt("b", 2), attrString("a", "3"), attrBool("", true), attrFloat("c", 4), attrString("d", "5")}
+	got, dropped := dedupe(in, 3)
+	var keys []string
+	for _, a := range got {
+		keys = append(keys, a.Key+"="+a.Value.String())
+	}
+	if strings.Join(keys, " ") != "a=3 b=2 c=4" || dropped != 2 {
+		t.Errorf("dedupe = %q, %d dropped; want a=3 b=2 c=4, 2 dropped", keys, dropped)
+	}
+}
