@@ -798,7 +798,7 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 	case base == "find":
 		w.findExec(args, env, depth)
 	default:
-		if spec, ok := wrappers[base]; ok {
+		if spec, ok := wrappers()[base]; ok {
 			w.unwrap(base, text, spec, args, clone(env), depth, appended)
 			return
 		}
@@ -810,7 +810,7 @@ func (w *walker) command(text string, words []word, env map[string]string, depth
 		if base == "git" {
 			w.gitPager(args, env, depth) // git grep -O runs a pager command (git.go)
 		}
-		if !w.interpreterCode(base, text, args) && !dataPrograms[base] && !(base == "git" && gitTakesData(args, env)) {
+		if !w.interpreterCode(base, text, args) && !dataPrograms.has(base) && !(base == "git" && gitTakesData(args, env)) {
 			w.unknownProgram(base, args, env, depth)
 		}
 	}

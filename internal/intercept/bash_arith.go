@@ -17,9 +17,10 @@ import (
 )
 
 // numericSpecials are variables bash keeps as numbers.
-var numericSpecials = map[string]bool{"RANDOM": true, "SRANDOM": true, "SECONDS": true, "LINENO": true, "BASHPID": true,
-	"PPID": true, "UID": true, "EUID": true, "EPOCHSECONDS": true, "OPTIND": true, "COLUMNS": true, "LINES": true,
-	"SHLVL": true, "HISTCMD": true, "#": true, "?": true, "$": true, "!": true}
+var numericSpecials = wordSet{ // sorted
+	"!", "#", "$", "?", "BASHPID", "COLUMNS", "EPOCHSECONDS", "EUID", "HISTCMD", "LINENO", "LINES", "OPTIND",
+	"PPID", "RANDOM", "SECONDS", "SHLVL", "SRANDOM", "UID",
+}
 
 var (
 	arithIdent  = lazyre.New(`[A-Za-z_][A-Za-z0-9_]*`)
@@ -30,7 +31,7 @@ var (
 // code ("" when it cannot): bash evaluates a variable's value as an
 // expression, and a subscript in it (a[$(cmd)]) runs commands.
 func (w *walker) arithVar(state map[string]string, name string, depth int) string {
-	if numericSpecials[name] || w.numeric[name] && !w.taint[name] {
+	if numericSpecials.has(name) || w.numeric[name] && !w.taint[name] {
 		return ""
 	}
 	if w.taint[name] {

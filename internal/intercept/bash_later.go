@@ -16,22 +16,25 @@ import (
 
 // promptVars are expanded as code: PS4 for every command under set -x,
 // PS0/PS1/PS2 and PROMPT_COMMAND in an interactive shell.
-var promptVars = map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true, "PROMPT_COMMAND": true}
+var promptVars = wordSet{ // sorted
+	"PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4",
+}
 
 // programVars name a program, or a command line, that another program runs
 // (git runs $EDITOR, less runs $LESSOPEN, the loader maps $LD_PRELOAD).
-var programVars = map[string]bool{"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true,
-	"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_PAGER": true, "PAGER": true, "MANPAGER": true, "LESSOPEN": true,
-	"LESSCLOSE": true, "GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true,
-	"BROWSER": true, "LD_PRELOAD": true, "LD_AUDIT": true, "NODE_OPTIONS": true, "PERL5OPT": true, "RUBYOPT": true,
-	"PYTHONSTARTUP": true, "FCEDIT": true, "GIT_PROXY_COMMAND": true, "BASH_ENV": true, "ENV": true}
+var programVars = wordSet{ // sorted
+	"BASH_ENV", "BROWSER", "EDITOR", "ENV", "FCEDIT", "GIT_ASKPASS", "GIT_EDITOR", "GIT_EXTERNAL_DIFF",
+	"GIT_PAGER", "GIT_PROXY_COMMAND", "GIT_SEQUENCE_EDITOR", "GIT_SSH", "GIT_SSH_COMMAND", "LD_AUDIT",
+	"LD_PRELOAD", "LESSCLOSE", "LESSOPEN", "MANPAGER", "NODE_OPTIONS", "PAGER", "PERL5OPT", "PYTHONSTARTUP",
+	"RUBYOPT", "SSH_ASKPASS", "SUDO_ASKPASS", "VISUAL",
+}
 
 // special judges an assignment to a variable whose value bash or another
 // program runs as code. dyn: the value is only known when it runs.
 func (w *walker) special(name, value string, dyn bool, text string) {
 	dyn = dyn || value == unknownValue
 	switch {
-	case promptVars[name]:
+	case promptVars.has(name):
 		if dyn {
 			w.deny("%s is set to a value only known when it runs, and bash expands it as code (set -x, an interactive shell) (%q)", name, clip.String(text, 80))
 			return
@@ -49,7 +52,7 @@ func (w *walker) special(name, value string, dyn bool, text string) {
 			return
 		}
 		w.nested("f"+value, map[string]string{}, 1)
-	case programVars[name]:
+	case programVars.has(name):
 		if dyn && name != "BASH_ENV" && name != "ENV" {
 			w.deny("%s names a program another program runs, and its value is only known when it runs (%q)", name, clip.String(text, 80))
 			return

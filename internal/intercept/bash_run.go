@@ -11,6 +11,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -86,7 +87,7 @@ func (w *walker) unknownProgram(name string, args []word, env map[string]string,
 			break
 		}
 		b := path.Base(a.s)
-		_, wrapper := wrappers[b]
+		_, wrapper := wrappers()[b]
 		if !shellname.Is(b) && !wrapper && b != "eval" && b != "find" && !slices.Contains(interpreters, b) && !strings.HasPrefix(b, "python") {
 			continue
 		}
@@ -415,17 +416,19 @@ func wordTexts(args []word) []string {
 // commandOptions are the options of programs otherwise read as data whose
 // value is a command the program runs (sort --compress-program=gzip); a
 // name ending in "*" stands for its unambiguous abbreviations too.
-var commandOptions = map[string][]string{
-	"sort":     {"--co*"},
-	"rg":       {"--pre"},
-	"install":  {"--strip-program", "--strip-p*"},
-	"ginstall": {"--strip-program", "--strip-p*"},
-	"nc":       {"-e", "-c", "--exec", "--sh-exec", "--lua-exec"},
-	"ncat":     {"-e", "-c", "--exec", "--sh-exec", "--lua-exec", "--e*", "--sh*", "--lu*"},
-	"netcat":   {"-e", "-c"},
-	"wget":     {"--use-askpass", "--use-a*"},
-	"wget2":    {"--use-askpass"},
-}
+var commandOptions = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"sort":     {"--co*"},
+		"rg":       {"--pre"},
+		"install":  {"--strip-program", "--strip-p*"},
+		"ginstall": {"--strip-program", "--strip-p*"},
+		"nc":       {"-e", "-c", "--exec", "--sh-exec", "--lua-exec"},
+		"ncat":     {"-e", "-c", "--exec", "--sh-exec", "--lua-exec", "--e*", "--sh*", "--lu*"},
+		"netcat":   {"-e", "-c"},
+		"wget":     {"--use-askpass", "--use-a*"},
+		"wget2":    {"--use-askpass"},
+	}
+})
 
 // programOptions reads the commands that a program's options name as code
 // (commandOptions), and denies less and more given commands to run (+!cmd).
@@ -453,7 +456,7 @@ func (w *walker) programOptions(base, text string, args []word, env map[string]s
 		}
 		return
 	}
-	opts := commandOptions[base]
+	opts := commandOptions()[base]
 	if opts == nil {
 		return
 	}

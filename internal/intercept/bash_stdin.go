@@ -414,7 +414,9 @@ var scriptIdioms = lazyre.New(`(?i)\b(system|systemlist|exe|execute|call|py3?|py
 
 // scriptLanguages are the bang runners whose input is a programming
 // language of its own (a computed command is possible there).
-var scriptLanguages = map[string]bool{"gnuplot": true, "octave": true, "maxima": true, "mongosh": true, "bconsole": true}
+var scriptLanguages = wordSet{ // sorted
+	"bconsole", "gnuplot", "maxima", "mongosh", "octave",
+}
 
 // sqlClientRuns are psql's and mysql's ways of running a program or a file
 // from their input (\!, \o |cmd, COPY … PROGRAM, \i, mysql's system,
@@ -430,7 +432,7 @@ var bangCommand = lazyre.New(`!|(?i)(?:^|[\s.:;\\])(?:shell|system|sh|pipe|syscm
 // program the hook does not know, its input read as shell, as its
 // arguments are.
 func (w *walker) stdinCode(base, text string, args []word, env map[string]string, depth int, appended bool) {
-	if appended || w.stmt == nil || dataPrograms[base] || depth >= maxNesting {
+	if appended || w.stmt == nil || dataPrograms.has(base) || depth >= maxNesting {
 		return
 	}
 	dialect, runner := stdinRunners()[base]
@@ -501,7 +503,7 @@ func (w *walker) stdinCommands(base string, dialect stdinDialect, text string, e
 		w.lenient++
 		return
 	}
-	if dialect == runsBang && scriptLanguages[base] && scriptIdioms().MatchString(text) {
+	if dialect == runsBang && scriptLanguages.has(base) && scriptIdioms().MatchString(text) {
 		w.lenient--
 		w.deny("%s runs a script from its input (%s) that may build a command, which the hook cannot read", base, clip.String(scriptIdioms().FindString(text), 40))
 		w.lenient++
@@ -844,7 +846,7 @@ func lineInput(f *syntax.File) (input, shadows bool) {
 				if ok && len(ce.Args) > 0 {
 					name = path.Base(ce.Args[0].Lit())
 				}
-				if _, wrapper := wrappers[name]; !ok || name == "" || wrapper || funcs[name] || shellname.Is(name) || name == "eval" || name == "source" || name == "." || name == "exec" || name == "find" {
+				if _, wrapper := wrappers()[name]; !ok || name == "" || wrapper || funcs[name] || shellname.Is(name) || name == "eval" || name == "source" || name == "." || name == "exec" || name == "find" {
 					input = true
 				}
 			}

@@ -137,7 +137,7 @@ func overridesOf(c call, line lineOf) []override {
 		out = append(out, readClient(c, k, line)...)
 		out = append(out, envOption(c.words, k)...)
 	}
-	if known > 0 || len(c.words) == 0 || c.words[0].dyn || quietBuiltins[c.words[0].s] || offline[path.Base(c.words[0].s)] {
+	if known > 0 || len(c.words) == 0 || c.words[0].dyn || quietBuiltins.has(c.words[0].s) || offline.has(path.Base(c.words[0].s)) {
 		return out
 	}
 	// A URL the command line hands it in a variable it may read.
@@ -194,17 +194,19 @@ const maxClientsPerCall = 32
 
 // quietBuiltins are shell builtins that connect nowhere (the code eval or
 // alias runs is walked as calls of its own).
-var quietBuiltins = map[string]bool{"eval": true, "export": true, "declare": true, "typeset": true, "local": true, "readonly": true,
-	"alias": true, "unset": true, "echo": true, "printf": true, "trap": true, ":": true, "true": true, "false": true, "test": true,
-	"[": true, "[[": true, "read": true, "set": true, "shift": true, "cd": true, "pushd": true, "popd": true, "exit": true, "return": true}
+var quietBuiltins = wordSet{ // sorted
+	":", "[", "[[", "alias", "cd", "declare", "echo", "eval", "exit", "export", "false", "local", "popd",
+	"printf", "pushd", "read", "readonly", "return", "set", "shift", "test", "trap", "true", "typeset", "unset",
+}
 
 // offline are programs that only read and write files: a URL in their
 // words is text (sed -i 's|https://prod|http://localhost|' config.yaml).
-var offline = map[string]bool{"sed": true, "grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true,
-	"cat": true, "jq": true, "yq": true, "tee": true, "sort": true, "uniq": true, "head": true, "tail": true, "cut": true, "tr": true,
-	"wc": true, "diff": true, "cmp": true, "comm": true, "less": true, "more": true, "vi": true, "vim": true, "nano": true, "find": true,
-	"ls": true, "cp": true, "mv": true, "rm": true, "mkdir": true, "touch": true, "chmod": true, "ln": true, "base64": true, "xxd": true,
-	"sha256sum": true, "md5sum": true, "basename": true, "dirname": true, "realpath": true, "column": true, "fold": true, "nl": true}
+var offline = wordSet{ // sorted
+	"ag", "base64", "basename", "cat", "chmod", "cmp", "column", "comm", "cp", "cut", "diff", "dirname",
+	"egrep", "fgrep", "find", "fold", "grep", "head", "jq", "less", "ln", "ls", "md5sum", "mkdir", "more", "mv",
+	"nano", "nl", "realpath", "rg", "rm", "sed", "sha256sum", "sort", "tail", "tee", "touch", "tr", "uniq",
+	"vi", "vim", "wc", "xxd", "yq",
+}
 
 // judgeOverride checks a target a command names itself with the handler's
 // env_checks, as override describes.

@@ -41,7 +41,7 @@ func vimPlain(line string) bool {
 	case "se", "set", "setl", "setlocal":
 		for _, opt := range strings.Fields(rest) {
 			name, _, _ := strings.Cut(strings.TrimPrefix(opt, "no"), "=")
-			if !vimLayoutOptions[strings.TrimRight(name, "!&?")] {
+			if !vimLayoutOptions.has(strings.TrimRight(name, "!&?")) {
 				return false
 			}
 		}
@@ -52,11 +52,12 @@ func vimPlain(line string) bool {
 
 // vimLayoutOptions are the options a plain edit sets; others (shell,
 // makeprg, keywordprg, equalprg, formatprg, …) name programs.
-var vimLayoutOptions = map[string]bool{"number": true, "nu": true, "expandtab": true, "et": true, "tabstop": true, "ts": true,
-	"shiftwidth": true, "sw": true, "softtabstop": true, "sts": true, "fileformat": true, "ff": true, "fileencoding": true,
-	"fenc": true, "bomb": true, "more": true, "ignorecase": true, "ic": true, "smartcase": true, "scs": true, "hlsearch": true,
-	"hls": true, "wrapscan": true, "ws": true, "autoindent": true, "ai": true, "textwidth": true, "tw": true, "eol": true,
-	"endofline": true, "fixendofline": true, "fixeol": true, "binary": true, "bin": true, "magic": true, "cpoptions": false}
+var vimLayoutOptions = wordSet{ // sorted
+	"ai", "autoindent", "bin", "binary", "bomb", "endofline", "eol", "et", "expandtab", "fenc", "ff",
+	"fileencoding", "fileformat", "fixendofline", "fixeol", "hls", "hlsearch", "ic", "ignorecase", "magic",
+	"more", "nu", "number", "scs", "shiftwidth", "smartcase", "softtabstop", "sts", "sw", "tabstop",
+	"textwidth", "ts", "tw", "wrapscan", "ws",
+}
 
 // vimSubstitute reports an :s command whose replacement is not an
 // expression (\=), with only flags after it.
@@ -101,8 +102,9 @@ var gdbRunners = []string{"shell", "pipe", "python", "python-interactive", "pi",
 
 // gdbSafe are short commands that a prefix of gdbRunners would also match
 // but that gdb reads as others (s is step, p print, f frame).
-var gdbSafe = map[string]bool{"s": true, "p": true, "c": true, "set": true, "show": true, "step": true, "print": true,
-	"continue": true}
+var gdbSafe = wordSet{ // sorted
+	"c", "continue", "p", "print", "s", "set", "show", "step",
+}
 
 // gdbPlain reports a debugger command line that runs no shell or script.
 func gdbPlain(line string) bool {
@@ -114,7 +116,7 @@ func gdbPlain(line string) bool {
 		return false
 	}
 	word := strings.ToLower(strings.Fields(line)[0])
-	if gdbSafe[word] {
+	if gdbSafe.has(word) {
 		return true
 	}
 	for _, r := range gdbRunners {

@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
@@ -78,35 +79,42 @@ interpret-trailers`)
 // gitWriteOptions are the options that make a reading sub-command write a
 // file or run a program: long ones by name (git takes any unambiguous
 // abbreviation of a long option), short ones by letter.
-var gitWriteOptions = map[string]struct {
+var gitWriteOptions = sync.OnceValue(func() map[string]struct {
 	long  []string
 	short string
-}{
-	"log": {long: []string{"output"}}, "show": {long: []string{"output"}}, "diff": {long: []string{"output"}},
-	"diff-files": {long: []string{"output"}}, "diff-index": {long: []string{"output"}}, "diff-tree": {long: []string{"output"}},
-	"range-diff": {long: []string{"output"}}, "whatchanged": {long: []string{"output"}}, "shortlog": {long: []string{"output"}},
-	"grep":               {long: []string{"open-files-in-pager"}, short: "O"},
-	"ls-remote":          {long: []string{"upload-pack"}, short: "u"},
-	"fsck":               {long: []string{"lost-found"}},
-	"interpret-trailers": {long: []string{"in-place"}},
-}
+} {
+	return map[string]struct {
+		long  []string
+		short string
+	}{
+		"log": {long: []string{"output"}}, "show": {long: []string{"output"}}, "diff": {long: []string{"output"}},
+		"diff-files": {long: []string{"output"}}, "diff-index": {long: []string{"output"}}, "diff-tree": {long: []string{"output"}},
+		"range-diff": {long: []string{"output"}}, "whatchanged": {long: []string{"output"}}, "shortlog": {long: []string{"output"}},
+		"grep":               {long: []string{"open-files-in-pager"}, short: "O"},
+		"ls-remote":          {long: []string{"upload-pack"}, short: "u"},
+		"fsck":               {long: []string{"lost-found"}},
+		"interpret-trailers": {long: []string{"in-place"}},
+	}
+})
 
 // gitSubModes are sub-commands whose first operand says whether they
 // read: these words only.
-var gitSubModes = map[string][]string{
-	"stash":            {"list", "show"},
-	"worktree":         {"list"},
-	"notes":            {"list", "show"},
-	"submodule":        {"status", "summary"},
-	"sparse-checkout":  {"list"},
-	"commit-graph":     {"verify"},
-	"multi-pack-index": {"verify"},
-	"bundle":           {"verify", "list-heads"},
-	"remote":           {"show", "get-url"},
-	"bisect":           {"log"},
-	"rerere":           {"status"},
-	"hook":             {},
-}
+var gitSubModes = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"stash":            {"list", "show"},
+		"worktree":         {"list"},
+		"notes":            {"list", "show"},
+		"submodule":        {"status", "summary"},
+		"sparse-checkout":  {"list"},
+		"commit-graph":     {"verify"},
+		"multi-pack-index": {"verify"},
+		"bundle":           {"verify", "list-heads"},
+		"remote":           {"show", "get-url"},
+		"bisect":           {"log"},
+		"rerere":           {"status"},
+		"hook":             {},
+	}
+})
 
 // inertGitKeys are the configuration keys -c may set without making git
 // run a program or change what a command does to the repository.
@@ -131,12 +139,14 @@ var inertPagers = setOf(`cat less more`)
 // configuration or hooks through git: denied in read-only mode.
 var gitDrivers = setOf(`scalar git-lfs lazygit gitk git-gui hub husky`)
 
-func setOf(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
+func setOf(words string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.Fields(words) {
+			m[w] = true
+		}
+		return m
+	})
 }
 
 // gitFolderRE finds a path with a .git segment (.git, .git/x, a/.git/x);
@@ -208,7 +218,7 @@ func gitFolderVerdict(g *GitPolicy, command string, an *analysis) string {
 		}
 		if (base == "xargs" || base == "parallel") && mentions {
 			// grep -rl x .git | xargs rm: the paths come from the input.
-			if prog := xargsProgram(c.words[1:]); prog != "" && !gitFolderReaders[prog] && prog != "git" && !strings.HasPrefix(prog, "git-") {
+			if prog := xargsProgram(c.words[1:]); prog != "" && !gitFolderReaders()[prog] && prog != "git" && !strings.HasPrefix(prog, "git-") {
 				return base + " " + prog + " is given paths from its input on a command line that names .git, and this eval runs in the user's own repository (workspace_mode: repo), whose git state the agent may not change"
 			}
 		}
@@ -234,7 +244,7 @@ func gitFolderVerdict(g *GitPolicy, command string, an *analysis) string {
 		if !named {
 			continue
 		}
-		if gitFolderReaders[base] && !(base == "find" && findActs(c.words[1:])) {
+		if gitFolderReaders()[base] && !(base == "find" && findActs(c.words[1:])) {
 			continue
 		}
 		return base + " is given a path in a .git folder or git's configuration, and this eval runs in the user's own repository (workspace_mode: repo), whose git state the agent may not change"
@@ -304,7 +314,7 @@ func gitVerdict(g *GitPolicy, an *analysis) string {
 		switch {
 		case base == "git":
 			why = g.judgeGit(c.words[1:], c.env, true)
-		case strings.HasPrefix(base, "git-") && !gitDrivers[base]:
+		case strings.HasPrefix(base, "git-") && !gitDrivers()[base]:
 			why = g.judgeGit(append([]word{{s: strings.TrimPrefix(base, "git-")}}, c.words[1:]...), c.env, false)
 		case base == "xargs":
 			// xargs adds words from its input after the ones it is given.
@@ -315,7 +325,7 @@ func gitVerdict(g *GitPolicy, an *analysis) string {
 					break
 				}
 			}
-		case g.ReadOnly && gitDrivers[base]:
+		case g.ReadOnly && gitDrivers()[base]:
 			why = base + " changes a repository through git"
 		case g.ReadOnly && base == "pre-commit" && len(c.words) > 1 && strings.Contains(c.words[1].s, "install"):
 			why = "pre-commit " + c.words[1].s + " writes the repository's hooks"
@@ -355,10 +365,10 @@ func (g *GitPolicy) judgeGit(args []word, env map[string]string, globals bool) s
 		if !strings.HasPrefix(k, "GIT_") && k != "PAGER" && k != "EDITOR" && k != "VISUAL" || v == unsetValue {
 			continue
 		}
-		if !inertGitEnv[k] {
+		if !inertGitEnv()[k] {
 			return k + " set for git can make it run a program or read configuration the hook cannot see"
 		}
-		if (k == "GIT_PAGER" || k == "PAGER") && !inertPagers[strings.TrimSpace(v)] && strings.TrimSpace(v) != "" {
+		if (k == "GIT_PAGER" || k == "PAGER") && !inertPagers()[strings.TrimSpace(v)] && strings.TrimSpace(v) != "" {
 			return k + "=" + clip.String(v, 40) + " makes git run that program"
 		}
 	}
@@ -430,7 +440,7 @@ func (g *GitPolicy) judgeGit(args []word, env map[string]string, globals bool) s
 			return "git " + name + " " + clip.String(a.s, 40) + " names a remote that runs a command"
 		}
 	}
-	if !gitCommands[name] {
+	if !gitCommands()[name] {
 		return fmt.Sprintf("git %s is not a git command the hook knows (an alias or a git-%s program could run anything)", clip.String(name, 40), clip.String(name, 40))
 	}
 	for _, rule := range g.Deny {
@@ -473,7 +483,7 @@ func judgeGitKey(w word, fromEnv bool) string {
 	})
 	if k == "core.pager" || strings.HasPrefix(k, "pager.") {
 		v := strings.TrimSpace(value)
-		inert = !fromEnv && (inertPagers[v] || v == "" || v == "true" || v == "false")
+		inert = !fromEnv && (inertPagers()[v] || v == "" || v == "true" || v == "false")
 	}
 	if !inert {
 		return fmt.Sprintf("git -c %s can make git run a program or change what it does to the repository", clip.String(key, 40))
@@ -508,13 +518,13 @@ func gitRuleMatches(rule, sub string, rest []word) bool {
 // gitReadOnly is "" when git SUB REST only reads the repository.
 func gitReadOnly(sub string, rest []word) string {
 	changes := "git " + sub + " changes the repository, and this eval runs in the user's own repository (workspace_mode: repo), where only git commands that read it may run"
-	_, hasWrites := gitWriteOptions[sub]
+	_, hasWrites := gitWriteOptions()[sub]
 	for _, a := range rest {
 		if a.s == "--" && !a.dyn {
 			break // operands from here on, never options
 		}
 		// What only reads whatever its words are may take unknown ones.
-		if a.dyn && (!gitReads[sub] || hasWrites || sub == "hash-object") {
+		if a.dyn && (!gitReads()[sub] || hasWrites || sub == "hash-object") {
 			return "git " + sub + " is given words only known when the command runs, which could be options that change the repository or write a file"
 		}
 	}
@@ -523,8 +533,8 @@ func gitReadOnly(sub string, rest []word) string {
 		words[i] = a.s
 	}
 	opts, ops := splitOptions(words)
-	if gitReads[sub] {
-		if w, ok := gitWriteOptions[sub]; ok {
+	if gitReads()[sub] {
+		if w, ok := gitWriteOptions()[sub]; ok {
 			for _, o := range opts {
 				if longHits(o, w.long) || w.short != "" && shortHas(o, w.short) {
 					return "git " + sub + " " + clip.String(o, 40) + " writes a file or runs a program"
@@ -536,7 +546,7 @@ func gitReadOnly(sub string, rest []word) string {
 		}
 		return ""
 	}
-	if modes, ok := gitSubModes[sub]; ok {
+	if modes, ok := gitSubModes()[sub]; ok {
 		// git stash -q -- list is git stash push -q -- list (measured,
 		// git 2.39: it stashes the file "list"): with an option first,
 		// stash pushes.
@@ -769,7 +779,7 @@ func gitTakesData(args []word, env map[string]string) bool {
 			i++ // and its value
 		case strings.HasPrefix(s, "-"):
 		default:
-			return gitDataCommands[s]
+			return gitDataCommands()[s]
 		}
 	}
 	return false

@@ -126,7 +126,7 @@ func (c *pathCheck) runsOtherCode(name string, args []string, depth int) *pathDe
 	if slices.Contains(consumers, name) {
 		c.consumer = name
 	}
-	if runsArgs[name] {
+	if runsArgs.has(name) {
 		// tar -I/--to-command, zip -TT, rsync -e, ssh, git -c: options that
 		// run a command.
 		if pd := c.opaque(rest, depth); pd != nil {

@@ -20,10 +20,10 @@ import (
 // knownProgram reports whether the path layer, or the shared table, knows
 // what a program does with its arguments.
 func knownProgram(name string) bool {
-	if dataPrograms[name] || shellname.Is(name) {
+	if dataPrograms.has(name) || shellname.Is(name) {
 		return true
 	}
-	_, wrapper := wrappers[name]
+	_, wrapper := wrappers()[name]
 	return wrapper || slices.Contains(interpreters, name) || slices.Contains(copiers, name) || slices.Contains(listers, name) ||
 		slices.Contains(treeReaders, name) || slices.Contains(readers, name) || slices.Contains(consumers, name) || decoderName(name)
 }
@@ -96,13 +96,15 @@ func (c *pathCheck) opaque(rest []string, depth int) *pathDeny {
 }
 
 func knownWrapper(name string) bool {
-	_, ok := wrappers[name]
+	_, ok := wrappers()[name]
 	return ok
 }
 
 // runsArgs are programs the path layer knows whose options may run a
 // command given as a value.
-var runsArgs = map[string]bool{"mapfile": true, "readarray": true, "tar": true, "bsdtar": true, "zip": true, "rsync": true, "ssh": true, "scp": true, "git": true, "sed": true}
+var runsArgs = wordSet{ // sorted
+	"bsdtar", "git", "mapfile", "readarray", "rsync", "scp", "sed", "ssh", "tar", "zip",
+}
 
 // quoteWords spells words as one command line that reads back as them.
 func quoteWords(ws []string) string {
@@ -287,7 +289,7 @@ func (c *pathCheck) laterCode(ce *syntax.CallExpr) *pathDeny {
 }
 
 func laterVar(name string) bool {
-	return promptVars[name] || programVars[name] || strings.HasPrefix(name, "BASH_FUNC_") || name == "LESS" ||
+	return promptVars.has(name) || programVars.has(name) || strings.HasPrefix(name, "BASH_FUNC_") || name == "LESS" ||
 		strings.HasPrefix(name, "GIT_CONFIG_VALUE_")
 }
 

@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -26,81 +27,78 @@ type wrapper struct {
 	joinCode    bool     // the rest is joined and run by sh -c (watch)
 }
 
-var wrappers = map[string]wrapper{
-	"sudo": {value: []string{"-u", "-g", "-h", "-p", "-C", "-r", "-t", "-U", "-D", "-R", "-T",
-		"--user", "--group", "--host", "--prompt", "--close-from", "--role", "--type", "--other-user", "--chdir", "--chroot", "--command-timeout"}, assigns: true},
-	"doas":             {value: []string{"-u", "-C"}},
-	"env":              {value: []string{"-u", "--unset", "-C", "--chdir"}, code: []string{"-S", "--split-string"}, assigns: true},
-	"nohup":            {},
-	"setsid":           {},
-	"builtin":          {},
-	"unbuffer":         {},
-	"busybox":          {},
-	"chroot":           {value: []string{"--userspec", "--groups"}, positionals: 1},
-	"unshare":          {value: []string{"-S", "--setuid", "-G", "--setgid", "--propagation", "-R", "--root", "-w", "--wd"}},
-	"nsenter":          {value: []string{"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-r", "--root", "-w", "--wd"}},
-	"setpriv":          {value: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--selinux-label", "--apparmor-profile"}},
-	"taskset":          {value: []string{"-c", "--cpu-list"}, positionals: 1},
-	"chrt":             {positionals: 1},
-	"firejail":         {},
-	"proxychains":      {value: []string{"-f"}},
-	"proxychains4":     {value: []string{"-f"}},
-	"torsocks":         {},
-	"sg":               {code: []string{"-c"}, positionals: 1, joinCode: true}, // sg group 'cmd' runs sh -c cmd
-	"catchsegv":        {},
-	"fakeroot":         {},
-	"systemd-run":      {value: []string{"-u", "--unit", "-p", "--property", "--slice", "-E", "--setenv", "--uid", "--gid", "-M", "--machine", "--description", "--working-directory"}},
-	"dbus-run-session": {},
-	"exec":             {value: []string{"-a"}},
-	"command":          {noRun: []string{"-v", "-V"}},
-	"nice":             {value: []string{"-n", "--adjustment"}},
-	"ionice":           {value: []string{"-c", "-n", "--class", "--classdata"}},
-	"timeout":          {value: []string{"-s", "--signal", "-k", "--kill-after"}, positionals: 1},
-	"gtimeout":         {value: []string{"-s", "--signal", "-k", "--kill-after"}, positionals: 1},
-	"time":             {value: []string{"-f", "--format", "-o", "--output"}},
-	"stdbuf":           {value: []string{"-i", "-o", "-e", "--input", "--output", "--error"}},
-	"flock":            {value: []string{"-w", "--timeout", "-E", "--conflict-exit-code"}, code: []string{"-c", "--command"}, positionals: 1},
-	"su":               {value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group"}, code: []string{"-c", "--command"}, onlyCode: true},
-	"runuser":          {value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-u", "--user"}, code: []string{"-c", "--command"}},
-	"script":           {value: []string{"-E", "--echo", "-I", "--log-in", "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing"}, code: []string{"-c", "--command"}, onlyCode: true},
-	"strace":           {value: []string{"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X"}},
-	"ltrace":           {value: []string{"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-n"}},
-	"watch":            {value: []string{"-n", "--interval", "-d", "--differences", "-q", "--equexit"}, joinCode: true},
-	"prlimit":          {value: []string{"-p", "--pid", "-o", "--output"}},
-	"runcon":           {value: []string{"-u", "--user", "-r", "--role", "-t", "--type", "-l", "--range", "-c", "--compute"}},
-	"numactl":          {value: []string{"-i", "--interleave", "-N", "--cpunodebind", "-m", "--membind", "-p", "--preferred", "-C", "--physcpubind"}},
-	"setarch":          {positionals: 1},
-	"linux32":          {},
-	"linux64":          {},
-	"chpst":            {value: []string{"-u", "-U", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c"}},
-	"cgexec":           {value: []string{"-g"}},
-	"faketime":         {value: []string{"-f"}, positionals: 1},
-	"dbus-launch":      {},
-	"chronic":          {},
-	"xargs": {value: []string{"-I", "-n", "-P", "-L", "-l", "-s", "-d", "-E", "-e", "-a", "--max-args", "--max-procs",
-		"--max-lines", "--max-chars", "--delimiter", "--eof", "--arg-file", "--process-slot-var"}},
-}
+var wrappers = sync.OnceValue(func() map[string]wrapper {
+	return map[string]wrapper{
+		"sudo": {value: []string{"-u", "-g", "-h", "-p", "-C", "-r", "-t", "-U", "-D", "-R", "-T",
+			"--user", "--group", "--host", "--prompt", "--close-from", "--role", "--type", "--other-user", "--chdir", "--chroot", "--command-timeout"}, assigns: true},
+		"doas":             {value: []string{"-u", "-C"}},
+		"env":              {value: []string{"-u", "--unset", "-C", "--chdir"}, code: []string{"-S", "--split-string"}, assigns: true},
+		"nohup":            {},
+		"setsid":           {},
+		"builtin":          {},
+		"unbuffer":         {},
+		"busybox":          {},
+		"chroot":           {value: []string{"--userspec", "--groups"}, positionals: 1},
+		"unshare":          {value: []string{"-S", "--setuid", "-G", "--setgid", "--propagation", "-R", "--root", "-w", "--wd"}},
+		"nsenter":          {value: []string{"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-r", "--root", "-w", "--wd"}},
+		"setpriv":          {value: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--selinux-label", "--apparmor-profile"}},
+		"taskset":          {value: []string{"-c", "--cpu-list"}, positionals: 1},
+		"chrt":             {positionals: 1},
+		"firejail":         {},
+		"proxychains":      {value: []string{"-f"}},
+		"proxychains4":     {value: []string{"-f"}},
+		"torsocks":         {},
+		"sg":               {code: []string{"-c"}, positionals: 1, joinCode: true}, // sg group 'cmd' runs sh -c cmd
+		"catchsegv":        {},
+		"fakeroot":         {},
+		"systemd-run":      {value: []string{"-u", "--unit", "-p", "--property", "--slice", "-E", "--setenv", "--uid", "--gid", "-M", "--machine", "--description", "--working-directory"}},
+		"dbus-run-session": {},
+		"exec":             {value: []string{"-a"}},
+		"command":          {noRun: []string{"-v", "-V"}},
+		"nice":             {value: []string{"-n", "--adjustment"}},
+		"ionice":           {value: []string{"-c", "-n", "--class", "--classdata"}},
+		"timeout":          {value: []string{"-s", "--signal", "-k", "--kill-after"}, positionals: 1},
+		"gtimeout":         {value: []string{"-s", "--signal", "-k", "--kill-after"}, positionals: 1},
+		"time":             {value: []string{"-f", "--format", "-o", "--output"}},
+		"stdbuf":           {value: []string{"-i", "-o", "-e", "--input", "--output", "--error"}},
+		"flock":            {value: []string{"-w", "--timeout", "-E", "--conflict-exit-code"}, code: []string{"-c", "--command"}, positionals: 1},
+		"su":               {value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group"}, code: []string{"-c", "--command"}, onlyCode: true},
+		"runuser":          {value: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-u", "--user"}, code: []string{"-c", "--command"}},
+		"script":           {value: []string{"-E", "--echo", "-I", "--log-in", "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing"}, code: []string{"-c", "--command"}, onlyCode: true},
+		"strace":           {value: []string{"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X"}},
+		"ltrace":           {value: []string{"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-n"}},
+		"watch":            {value: []string{"-n", "--interval", "-d", "--differences", "-q", "--equexit"}, joinCode: true},
+		"prlimit":          {value: []string{"-p", "--pid", "-o", "--output"}},
+		"runcon":           {value: []string{"-u", "--user", "-r", "--role", "-t", "--type", "-l", "--range", "-c", "--compute"}},
+		"numactl":          {value: []string{"-i", "--interleave", "-N", "--cpunodebind", "-m", "--membind", "-p", "--preferred", "-C", "--physcpubind"}},
+		"setarch":          {positionals: 1},
+		"linux32":          {},
+		"linux64":          {},
+		"chpst":            {value: []string{"-u", "-U", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c"}},
+		"cgexec":           {value: []string{"-g"}},
+		"faketime":         {value: []string{"-f"}, positionals: 1},
+		"dbus-launch":      {},
+		"chronic":          {},
+		"xargs": {value: []string{"-I", "-n", "-P", "-L", "-l", "-s", "-d", "-E", "-e", "-a", "--max-args", "--max-procs",
+			"--max-lines", "--max-chars", "--delimiter", "--eof", "--arg-file", "--process-slot-var"}},
+	}
+})
 
 // dataPrograms never run their arguments as commands: the words after
 // them are data (text, patterns, paths, URLs). Any other program the
 // analysis does not know may run what it is given (a wrapper not in the
 // table, a tool taking a script), so its arguments are read as code too.
-var dataPrograms = map[string]bool{
-	"echo": true, "printf": true, "cat": true, "ls": true, "cd": true, "pwd": true, "true": true, "false": true, ":": true,
-	"test": true, "[": true, "[[": true, "head": true, "tail": true, "wc": true, "sort": true, "uniq": true, "cut": true,
-	"tr": true, "grep": true, "egrep": true, "fgrep": true, "rg": true, "diff": true, "cmp": true, "comm": true, "mkdir": true,
-	"rmdir": true, "rm": true, "touch": true, "chmod": true, "chown": true, "chgrp": true, "stat": true, "file": true,
-	"basename": true, "dirname": true, "realpath": true, "readlink": true, "sleep": true, "date": true, "which": true,
-	"type": true, "whoami": true, "id": true, "uname": true, "hostname": true, "du": true, "df": true, "tree": true,
-	"wait": true, "jobs": true, "kill": true, "exit": true, "return": true, "break": true, "continue": true, "shift": true,
-	"set": true, "shopt": true, "cp": true, "mv": true, "ln": true, "install": true, "tee": true, "jq": true, "yq": true,
-	"base64": true, "xxd": true, "od": true, "md5sum": true, "sha1sum": true, "sha256sum": true, "sha512sum": true,
-	"curl": true, "wget": true, "nc": true, "ncat": true, "telnet": true, "openssl": true, "seq": true, "yes": true,
-	"rev": true, "tac": true, "nl": true, "paste": true, "join": true, "fold": true, "fmt": true, "column": true,
-	"less": true, "more": true, "dd": true, "mktemp": true, "export": true, "readonly": true, "declare": true,
-	"typeset": true, "local": true, "unset": true, "read": true, "getopts": true,
-	"cd-": true, "pushd": true, "popd": true, "dirs": true, "umask": true, "ulimit": true, "history": true,
-	"gzip": true, "gunzip": true, "unzip": true, "zcat": true, "xz": true, "bzip2": true,
+var dataPrograms = wordSet{ // sorted
+	":", "[", "[[", "base64", "basename", "break", "bzip2", "cat", "cd", "cd-", "chgrp", "chmod", "chown",
+	"cmp", "column", "comm", "continue", "cp", "curl", "cut", "date", "dd", "declare", "df", "diff", "dirname",
+	"dirs", "du", "echo", "egrep", "exit", "export", "false", "fgrep", "file", "fmt", "fold", "getopts", "grep",
+	"gunzip", "gzip", "head", "history", "hostname", "id", "install", "jobs", "join", "jq", "kill", "less",
+	"ln", "local", "ls", "md5sum", "mkdir", "mktemp", "more", "mv", "nc", "ncat", "nl", "od", "openssl",
+	"paste", "popd", "printf", "pushd", "pwd", "read", "readlink", "readonly", "realpath", "return", "rev",
+	"rg", "rm", "rmdir", "seq", "set", "sha1sum", "sha256sum", "sha512sum", "shift", "shopt", "sleep", "sort",
+	"stat", "tac", "tail", "tee", "telnet", "test", "touch", "tr", "tree", "true", "type", "typeset", "ulimit",
+	"umask", "uname", "uniq", "unset", "unzip", "wait", "wc", "wget", "which", "whoami", "xxd", "xz", "yes",
+	"yq", "zcat",
 }
 
 // wrapped is what a wrapper's arguments say: the command it runs, the
@@ -257,7 +255,7 @@ func unwrap(args []string) ([]string, string, []string) {
 	var codes []string
 	for len(args) > 0 {
 		name := path.Base(args[0])
-		spec, ok := wrappers[name]
+		spec, ok := wrappers()[name]
 		if !ok || name == "xargs" {
 			return args, name, codes // the path layer judges xargs itself
 		}
@@ -281,24 +279,21 @@ func unwrap(args []string) ([]string, string, []string) {
 
 // nonWriters never write a file's content (what their redirects write is
 // followed apart): a file run after them is as it was.
-var nonWriters = map[string]bool{
-	"echo": true, "printf": true, "cat": true, "ls": true, "cd": true, "pwd": true, "true": true, "false": true, ":": true,
-	"test": true, "[": true, "[[": true, "head": true, "tail": true, "wc": true, "cut": true, "tr": true, "grep": true,
-	"egrep": true, "fgrep": true, "rg": true, "diff": true, "cmp": true, "mkdir": true, "rmdir": true, "rm": true,
-	"touch": true, "chmod": true, "chown": true, "chgrp": true, "stat": true, "file": true, "basename": true,
-	"dirname": true, "realpath": true, "readlink": true, "sleep": true, "date": true, "which": true, "type": true,
-	"whoami": true, "id": true, "uname": true, "hostname": true, "du": true, "df": true, "tree": true, "wait": true,
-	"jobs": true, "kill": true, "exit": true, "return": true, "set": true, "shopt": true, "export": true, "readonly": true,
-	"declare": true, "typeset": true, "local": true, "unset": true, "read": true, "mapfile": true, "readarray": true,
-	"getopts": true, "pushd": true, "popd": true, "umask": true, "ulimit": true, "seq": true, "env": true, "command": true,
-	"jq": true, "find": true, "less": true, "more": true, "shift": true, "break": true, "continue": true,
+var nonWriters = wordSet{ // sorted
+	":", "[", "[[", "basename", "break", "cat", "cd", "chgrp", "chmod", "chown", "cmp", "command", "continue",
+	"cut", "date", "declare", "df", "diff", "dirname", "du", "echo", "egrep", "env", "exit", "export", "false",
+	"fgrep", "file", "find", "getopts", "grep", "head", "hostname", "id", "jobs", "jq", "kill", "less", "local",
+	"ls", "mapfile", "mkdir", "more", "popd", "printf", "pushd", "pwd", "read", "readarray", "readlink",
+	"readonly", "realpath", "return", "rg", "rm", "rmdir", "seq", "set", "shift", "shopt", "sleep", "stat",
+	"tail", "test", "touch", "tr", "tree", "true", "type", "typeset", "ulimit", "umask", "uname", "unset",
+	"wait", "wc", "which", "whoami",
 }
 
 // mayWrite reports whether a command may write files the analysis does
 // not follow (tee, dd, sort -o, an archiver, an interpreter, a program it
 // does not know).
 func mayWrite(name string, args []string) bool {
-	if !nonWriters[name] {
+	if !nonWriters.has(name) {
 		return true
 	}
 	if name == "find" {

@@ -133,7 +133,7 @@ var clientsByName = sync.OnceValue(func() map[string]*client {
 	// The service clients speak HTTP through the standard proxy variables
 	// too: a proxy is where their requests go.
 	for _, c := range []*client{jiraClient, kubectlClient, helmClient, awsClient, ghClient, glabClient, gcloudClient, azClient, sfClient, sentryClient, terraformClient} {
-		for k, v := range proxyEnv {
+		for k, v := range proxyEnv() {
 			if _, ok := c.env[k]; !ok {
 				c.env[k] = v
 			}
@@ -292,8 +292,10 @@ func urlOperands(cc *clientCall) {
 }
 
 // proxyEnv are the variables that send an HTTP client through a proxy.
-var proxyEnv = map[string]optKind{"http_proxy": kHost, "HTTP_PROXY": kHost, "https_proxy": kHost, "HTTPS_PROXY": kHost,
-	"ALL_PROXY": kHost, "all_proxy": kHost, "ftp_proxy": kHost, "FTP_PROXY": kHost}
+var proxyEnv = sync.OnceValue(func() map[string]optKind {
+	return map[string]optKind{"http_proxy": kHost, "HTTP_PROXY": kHost, "https_proxy": kHost, "HTTPS_PROXY": kHost,
+		"ALL_PROXY": kHost, "all_proxy": kHost, "ftp_proxy": kHost, "FTP_PROXY": kHost}
+})
 
 func withEnv(base map[string]optKind, more map[string]optKind) map[string]optKind {
 	out := map[string]optKind{}
@@ -494,7 +496,7 @@ ignoretags followtags strictcomments cutdirs addhostdir protocoldirectories defa
 retryonhttperror retryonhosterror contentonerror maxredirects trustservernames xattr ifmodifiedsince useservertimestamps
 preferfamily preservepermissions retrsymlinks removelisting glob dirmode reportspeed startpos waitretry proxyuser proxypassword
 proxypasswd referer method postdata postfile bodydata bodyfile authnochallenge chooseconfig noconfig convertfileonly debug
-background egdfile randomfile relativeonly htmlextension htmlify forcehtml dotsperline followftp`)
+background egdfile randomfile relativeonly htmlextension htmlify forcehtml dotsperline followftp`)()
 })
 
 const httpieOpts = `j,json f,form multipart boundary= raw= x,compress pretty= s,style= unsorted sorted response-charset= response-mime= format-options=
@@ -613,11 +615,11 @@ func socatOperands(cc *clientCall) {
 // services (the catalogue writes their filters); HTTP clients and raw
 // connections apply whatever the handler.
 var clientTable = []*client{
-	{names: []string{"curl", "curlie"}, abbrev: true, opts: parseOpts(curlOpts, false), env: proxyEnv, operands: curlOperands},
-	{names: []string{"wget"}, abbrev: true, opts: parseOpts(wgetOpts, false), env: proxyEnv, operands: wgetOperands},
+	{names: []string{"curl", "curlie"}, abbrev: true, opts: parseOpts(curlOpts, false), env: proxyEnv(), operands: curlOperands},
+	{names: []string{"wget"}, abbrev: true, opts: parseOpts(wgetOpts, false), env: proxyEnv(), operands: wgetOperands},
 	// Other downloaders and text browsers: every operand is a URL (their
 	// options are not read: an unknown option's value is judged too).
-	{names: []string{"aria2c", "axel", "lynx", "links", "elinks", "w3m", "httpx", "websocat"}, abbrev: true, opts: parseOpts("", false), env: proxyEnv,
+	{names: []string{"aria2c", "axel", "lynx", "links", "elinks", "w3m", "httpx", "websocat"}, abbrev: true, opts: parseOpts("", false), env: proxyEnv(),
 		operands: func(cc *clientCall) {
 			for _, o := range cc.p.operands {
 				if o.dyn || strings.Trim(o.s, "0123456789") != "" {
@@ -625,8 +627,8 @@ var clientTable = []*client{
 				}
 			}
 		}},
-	{names: []string{"wget2"}, abbrev: true, opts: parseOpts(wgetOpts, false), env: proxyEnv, operands: wgetOperands},
-	{names: []string{"http", "https", "httpie", "xh", "xhs"}, abbrev: true, opts: parseOpts(httpieOpts, false), env: proxyEnv, operands: httpieOperands},
+	{names: []string{"wget2"}, abbrev: true, opts: parseOpts(wgetOpts, false), env: proxyEnv(), operands: wgetOperands},
+	{names: []string{"http", "https", "httpie", "xh", "xhs"}, abbrev: true, opts: parseOpts(httpieOpts, false), env: proxyEnv(), operands: httpieOperands},
 	{names: []string{"nc", "ncat", "netcat", "telnet", socketCommand}, opts: parseOpts(ncOpts, false), operands: netOperands},
 	{names: []string{"socat"}, opts: parseOpts("d D h l= L= s t= T= u U v x g 4 6 V hh hhh", false), operands: socatOperands},
 	{names: []string{"openssl"}, syntax: goFlag, opts: parseOpts("connect=H proxy=H host=H port= servername= CAfile= cert= key= msg debug unix=", true),

@@ -2,6 +2,7 @@ package intercept
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/lazyre"
@@ -16,8 +17,10 @@ import (
 var dbVars = []string{"DATABASE_URL", "PGHOST", "PGHOSTADDR", "MYSQL_HOST"}
 
 // libpqEnv: the variables libpq reads a target from.
-var libpqEnv = map[string]optKind{"PGHOST": kHost, "PGHOSTADDR": kHost, "PGDATABASE": kConn, "PGSERVICE": kUnknowable,
-	"PGSERVICEFILE": kUnknowable, "PGSYSCONFDIR": kUnknowable, "PSQLRC": kUnknowable, "HOME": kUnknowable}
+var libpqEnv = sync.OnceValue(func() map[string]optKind {
+	return map[string]optKind{"PGHOST": kHost, "PGHOSTADDR": kHost, "PGDATABASE": kConn, "PGSERVICE": kUnknowable,
+		"PGSERVICEFILE": kUnknowable, "PGSYSCONFDIR": kUnknowable, "PSQLRC": kUnknowable, "HOME": kUnknowable}
+})
 
 // conninfoRE is one key = value of a libpq connection string (spaces
 // around = allowed, values single-quoted or bare).
@@ -153,7 +156,7 @@ config-file= publication= replication-slot= subscription= all clean= r`
 
 func libpqClient(name, opts string) *client {
 	return &client{names: []string{name}, abbrev: true, opts: parseOpts(opts+libpqConn, false),
-		hostVars: dbVars, env: libpqEnv, confVars: libpqConfVars, operands: libpqOperands}
+		hostVars: dbVars, env: libpqEnv(), confVars: libpqConfVars, operands: libpqOperands}
 }
 
 // libpqConfVars locate the files libpq and psql read (service files,
@@ -164,7 +167,7 @@ var pgcliClient = &client{names: []string{"pgcli"}, abbrev: true,
 	opts: parseOpts(`h,host=H p,port=~ U,username=~ u,user=~ W,password w,no-password single-connection v,version d,dbname=C pgclirc=X D,dsn=X
 list-dsn row-limit=~ less-chatty prompt=~ prompt-dsn=~ l,list auto-vertical-output warn=~ ssh-tunnel=H init-command=~ log-file=~ application-name=~
 ping help`, false),
-	hostVars: dbVars, env: withEnv(libpqEnv, map[string]optKind{"XDG_CONFIG_HOME": kUnknowable}), confVars: libpqConfVars, operands: libpqOperands}
+	hostVars: dbVars, env: withEnv(libpqEnv(), map[string]optKind{"XDG_CONFIG_HOME": kUnknowable}), confVars: libpqConfVars, operands: libpqOperands}
 
 // mysqlExecRE finds a connect command in mysql -e text (connect db host,
 // \r), or one that runs a file (source, \.), which may hold one.
@@ -201,13 +204,15 @@ func mysqlOperands(cc *clientCall) {
 	}
 }
 
-var mysqlEnv = map[string]optKind{"MYSQL_HOST": kHost, "MARIADB_HOST": kHost, "MYSQL_TEST_LOGIN_FILE": kUnknowable, "MYSQL_HOME": kUnknowable,
-	"HOME": kUnknowable}
+var mysqlEnv = sync.OnceValue(func() map[string]optKind {
+	return map[string]optKind{"MYSQL_HOST": kHost, "MARIADB_HOST": kHost, "MYSQL_TEST_LOGIN_FILE": kUnknowable, "MYSQL_HOME": kUnknowable,
+		"HOME": kUnknowable}
+})
 
 var mysqlClient = &client{names: []string{"mysql", "mariadb", "mysqldump", "mariadb-dump", "mysqladmin", "mariadb-admin", "mysqlimport",
 	"mariadb-import", "mysqlshow", "mariadb-show", "mysqlcheck", "mariadb-check", "mysqlpump", "mysqlbinlog", "mariadb-binlog", "mysqlslap",
 	"mariadb-slap", "mysql_upgrade", "mariadb-upgrade", "mysql_secure_installation", "mariadb-secure-installation"},
-	abbrev: true, opts: parseOpts(mysqlOpts, false), hostVars: dbVars, env: mysqlEnv, confVars: []string{"MYSQL_HOME", "HOME"},
+	abbrev: true, opts: parseOpts(mysqlOpts, false), hostVars: dbVars, env: mysqlEnv(), confVars: []string{"MYSQL_HOME", "HOME"},
 	operands: mysqlOperands}
 
 // mysqlConfigEditorClient writes ~/.mylogin.cnf: the server it stores is
@@ -222,7 +227,7 @@ var mysqlBackupClient = &client{names: []string{"mariadb-backup", "mariabackup",
 	opts: parseOpts(`H,host=H P,port=~ S,socket=~ u,user=~ p,password=? h,datadir=~ defaults-file= defaults-extra-file= defaults-group=~
 no-defaults target-dir=~ backup prepare copy-back move-back stream=~ incremental-basedir=~ parallel=~ compress=? decompress export
 databases=~ tables=~ safe-slave-backup galera-info slave-info no-lock rsync print-defaults version help`, false),
-	hostVars: dbVars, env: mysqlEnv, confVars: []string{"MYSQL_HOME", "HOME"}, operands: mysqlConfigs}
+	hostVars: dbVars, env: mysqlEnv(), confVars: []string{"MYSQL_HOME", "HOME"}, operands: mysqlConfigs}
 
 // mydumperClient is mydumper and myloader, which read [client] and their
 // own groups of the option files.
@@ -230,7 +235,7 @@ var mydumperClient = &client{names: []string{"mydumper", "myloader"}, abbrev: tr
 	opts: parseOpts(`h,host=H P,port=~ u,user=~ p,password=~ a,ask-password S,socket=~ defaults-file= defaults-extra-file= B,database=~
 s,source-db=~ T,tables-list=~ o,outputdir=~ d,directory=~ t,threads=~ c,compress r,rows=~ F,chunk-filesize=~ e,build-empty-files
 x,regex=~ O,omit-from-file=~ v,verbose=~ L,logfile=~ q,queries-per-transaction=~ o,overwrite-tables V,version ?,help`, false),
-	hostVars: dbVars, env: mysqlEnv, confVars: []string{"MYSQL_HOME", "HOME"}, operands: mysqlConfigs}
+	hostVars: dbVars, env: mysqlEnv(), confVars: []string{"MYSQL_HOME", "HOME"}, operands: mysqlConfigs}
 
 // uriOperand judges the first operand as a URI: [scheme://][user@]host[:port][/db].
 func uriOperand(cc *clientCall) {

@@ -483,7 +483,7 @@ func (cc *clientCall) gitGrepOpens(args []word) {
 	}
 	conf := cc.gitConf()
 	pager, from := cc.gitDefaultPager(conf)
-	if from == "" || inertPagers[strings.TrimSpace(pager)] {
+	if from == "" || inertPagers()[strings.TrimSpace(pager)] {
 		return
 	}
 	if pager == unknownValue {

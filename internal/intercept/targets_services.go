@@ -40,7 +40,7 @@ func kubectlOperands(cc *clientCall) {
 				cc.named("config "+sub.s, "", true, false)
 			}
 		default:
-			if kubeconfigWrites[sub.s] {
+			if kubeconfigWrites.has(sub.s) {
 				cc.unknowable("config "+sub.s, false, "kubectl config "+sub.s+" rewrites the kubeconfig that later calls read")
 			}
 		}

@@ -86,7 +86,7 @@ func laterCallProbes(name string, ops []operand) []string {
 	var what string
 	var probes []string
 	switch {
-	case (name == "kubectl" || name == "oc") && arg(0) == "config" && kubeconfigWrites[arg(1)],
+	case (name == "kubectl" || name == "oc") && arg(0) == "config" && kubeconfigWrites.has(arg(1)),
 		name == "oc" && arg(0) == "login", name == "kubectx":
 		what, probes = name+" "+arg(0)+" "+arg(1), []string{"kubectl apply -f x.yaml", "kubectl delete pod x", "kubectl create namespace x",
 			"kubectl patch deployment x", "kubectl get pods", "helm upgrade --install x ./chart", "helm install x ./chart"}
@@ -110,8 +110,10 @@ func laterCallProbes(name string, ops []operand) []string {
 	return out
 }
 
-var kubeconfigWrites = map[string]bool{"use-context": true, "use": true, "set-context": true, "set-cluster": true, "set-credentials": true,
-	"set": true, "unset": true, "rename-context": true, "delete-context": true, "delete-cluster": true, "delete-user": true}
+var kubeconfigWrites = wordSet{ // sorted
+	"delete-cluster", "delete-context", "delete-user", "rename-context", "set", "set-cluster", "set-context",
+	"set-credentials", "unset", "use", "use-context",
+}
 
 // confTexts are what a client reads besides its command line, for the
 // filters: the options of its configuration files, and, when the line

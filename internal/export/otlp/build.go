@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-
 	"github.com/agent-eval/agent-eval/internal/clip"
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/results"
@@ -54,13 +52,13 @@ const (
 	AttrTimeEstimated = "agent_eval.time.estimated"
 )
 
-// span is one span to send, before the SDK sees it.
+// span is one span of the run's tree, before it is given its ids.
 type span struct {
 	// key names the span's place in the run; its id derives from it.
 	key        string
 	name       string
 	start, end time.Time
-	attrs      []attribute.KeyValue
+	attrs      []keyValue
 	// errMsg is the description of an Error status ("" and !failed: Unset).
 	failed   bool
 	errMsg   string
@@ -75,8 +73,8 @@ type builder struct {
 	problems []error
 }
 
-func (b *builder) str(k, v string, n int) attribute.KeyValue {
-	return attribute.String(k, clip.String(b.red.String(v), n))
+func (b *builder) str(k, v string, n int) keyValue {
+	return attrString(k, clip.String(b.red.String(v), n))
 }
 
 func (b *builder) note(err error) {
@@ -109,18 +107,18 @@ func (b *builder) build() (*span, error) {
 	root.attrs = append(root.attrs,
 		b.str(AttrRunID, runID, maxAttr),
 		b.str(AttrEvalName, run.EvalName, maxAttr),
-		attribute.String("gen_ai.operation.name", "invoke_agent"),
+		attrString("gen_ai.operation.name", "invoke_agent"),
 		b.str("gen_ai.request.model", run.Model, maxAttr),
 		b.str("gen_ai.agent.name", run.Agent, maxAttr),
 		b.str(AttrAgent, run.Agent, maxAttr),
 		b.str(AttrAgentVersion, run.AgentVersion, maxAttr),
 		b.str(AttrVersion, run.HarnessVer, maxAttr),
-		attribute.String("agent_eval.execution_mode", run.ExecutionMode),
-		attribute.Int("agent_eval.run.exit_code", run.ExitCode),
-		attribute.Bool("agent_eval.run.interrupted", run.Interrupted),
-		attribute.Float64("agent_eval.run.cost_usd", run.CostUSD),
-		attribute.Int64("gen_ai.usage.input_tokens", run.TokenUsage.InputTokens),
-		attribute.Int64("gen_ai.usage.output_tokens", run.TokenUsage.OutputTokens),
+		attrString("agent_eval.execution_mode", run.ExecutionMode),
+		attrInt("agent_eval.run.exit_code", run.ExitCode),
+		attrBool("agent_eval.run.interrupted", run.Interrupted),
+		attrFloat("agent_eval.run.cost_usd", run.CostUSD),
+		attrInt64("gen_ai.usage.input_tokens", run.TokenUsage.InputTokens),
+		attrInt64("gen_ai.usage.output_tokens", run.TokenUsage.OutputTokens),
 	)
 	keys := rundir.AttemptKeys(ids, b.dir.Repeats())
 	keys = slices.DeleteFunc(keys, func(k string) bool { return !b.dir.HasCase(k) })
@@ -128,7 +126,7 @@ func (b *builder) build() (*span, error) {
 	if caseCount == 0 {
 		caseCount = len(ids)
 	}
-	root.attrs = append(root.attrs, attribute.Int(AttrCaseCount, caseCount), attribute.Int("agent_eval.attempt_count", len(keys)))
+	root.attrs = append(root.attrs, attrInt(AttrCaseCount, caseCount), attrInt("agent_eval.attempt_count", len(keys)))
 	if run.Interrupted {
 		root.failed, root.errMsg = true, "interrupted"
 	}
@@ -151,7 +149,7 @@ func (b *builder) build() (*span, error) {
 		cs := b.caseSpan(key, c, root, &cursor, ledger)
 		b.fill(cs, key, transcript.WithDenials(events, c.PermissionDenials), ledger)
 		if vs, ok := summary[key]; ok {
-			cs.attrs = append(cs.attrs, attribute.String("agent_eval.case.verdict", verdictOf(vs)))
+			cs.attrs = append(cs.attrs, attrString("agent_eval.case.verdict", verdictOf(vs)))
 			b.judges(cs, key, vs)
 		}
 		root.children = append(root.children, cs)
@@ -219,12 +217,12 @@ func (b *builder) summary(root *span) map[string][]rundir.Verdict {
 		}
 	}
 	root.attrs = append(root.attrs,
-		attribute.Bool("agent_eval.score.passed", s.Passed),
-		attribute.Int("agent_eval.score.cases_passed", passed),
-		attribute.Int("agent_eval.score.cases_failed", failed),
-		attribute.Float64("agent_eval.score.judge_cost_usd", s.JudgeCostUSD))
+		attrBool("agent_eval.score.passed", s.Passed),
+		attrInt("agent_eval.score.cases_passed", passed),
+		attrInt("agent_eval.score.cases_failed", failed),
+		attrFloat("agent_eval.score.judge_cost_usd", s.JudgeCostUSD))
 	if s.Reward != nil {
-		root.attrs = append(root.attrs, attribute.Float64("agent_eval.score.reward", *s.Reward))
+		root.attrs = append(root.attrs, attrFloat("agent_eval.score.reward", *s.Reward))
 	}
 	return out
 }
@@ -235,13 +233,13 @@ func (b *builder) summary(root *span) map[string][]rundir.Verdict {
 func (b *builder) judges(cs *span, key string, vs []rundir.Verdict) {
 	for i, v := range vs {
 		js := &span{key: fmt.Sprintf("case/%s/judge/%d", key, i+1), name: "judge " + v.Judge, start: cs.end, end: cs.end}
-		js.attrs = append(js.attrs, attribute.String("gen_ai.operation.name", "evaluate"), b.str("agent_eval.judge.name", v.Judge, maxAttr),
-			attribute.Bool("agent_eval.judge.skipped", v.Skipped), attribute.Bool("agent_eval.judge.cached", v.Cached))
+		js.attrs = append(js.attrs, attrString("gen_ai.operation.name", "evaluate"), b.str("agent_eval.judge.name", v.Judge, maxAttr),
+			attrBool("agent_eval.judge.skipped", v.Skipped), attrBool("agent_eval.judge.cached", v.Cached))
 		if v.Value != nil {
-			js.attrs = append(js.attrs, attribute.Float64("agent_eval.judge.value", *v.Value))
+			js.attrs = append(js.attrs, attrFloat("agent_eval.judge.value", *v.Value))
 		}
 		if v.Passed != nil {
-			js.attrs = append(js.attrs, attribute.Bool("agent_eval.judge.passed", *v.Passed))
+			js.attrs = append(js.attrs, attrBool("agent_eval.judge.passed", *v.Passed))
 		}
 		if v.Rationale != "" {
 			js.attrs = append(js.attrs, b.str("agent_eval.judge.rationale", v.Rationale, MaxPreview))
@@ -314,20 +312,20 @@ func (b *builder) caseSpan(key string, c *results.Case, root *span, cursor *time
 		}
 	}
 	s.attrs = append(s.attrs,
-		attribute.String("gen_ai.operation.name", "invoke_agent"),
+		attrString("gen_ai.operation.name", "invoke_agent"),
 		b.str(AttrCaseID, id, maxAttr),
-		attribute.Int(AttrCaseAttempt, max(n, 1)),
-		attribute.String(AttrCaseStatus, string(c.Status)),
-		attribute.Int(AttrCaseExitCode, c.ExitCode),
-		attribute.Float64(AttrCaseCostUSD, c.CostUSD),
-		attribute.Int(AttrCaseTurns, c.NumTurns),
-		attribute.Int(AttrCaseDenials, len(c.PermissionDenials)),
-		attribute.Float64("agent_eval.case.duration_s", c.DurationS),
-		attribute.Int64("gen_ai.usage.input_tokens", c.TokenUsage.InputTokens),
-		attribute.Int64("gen_ai.usage.output_tokens", c.TokenUsage.OutputTokens),
-		attribute.Int64("gen_ai.usage.cache_read.input_tokens", c.TokenUsage.CacheReadTokens),
-		attribute.Int64("gen_ai.usage.cache_creation.input_tokens", c.TokenUsage.CacheCreationTokens),
-		attribute.Bool(AttrTimeEstimated, estimated),
+		attrInt(AttrCaseAttempt, max(n, 1)),
+		attrString(AttrCaseStatus, string(c.Status)),
+		attrInt(AttrCaseExitCode, c.ExitCode),
+		attrFloat(AttrCaseCostUSD, c.CostUSD),
+		attrInt(AttrCaseTurns, c.NumTurns),
+		attrInt(AttrCaseDenials, len(c.PermissionDenials)),
+		attrFloat("agent_eval.case.duration_s", c.DurationS),
+		attrInt64("gen_ai.usage.input_tokens", c.TokenUsage.InputTokens),
+		attrInt64("gen_ai.usage.output_tokens", c.TokenUsage.OutputTokens),
+		attrInt64("gen_ai.usage.cache_read.input_tokens", c.TokenUsage.CacheReadTokens),
+		attrInt64("gen_ai.usage.cache_creation.input_tokens", c.TokenUsage.CacheCreationTokens),
+		attrBool(AttrTimeEstimated, estimated),
 	)
 	if c.Model != "" {
 		s.attrs = append(s.attrs, b.str("gen_ai.response.model", c.Model, maxAttr))
@@ -344,7 +342,7 @@ func (b *builder) caseSpan(key string, c *results.Case, root *span, cursor *time
 	if failedStatus(c.Status) {
 		s.failed = true
 		s.errMsg = clip.String(b.red.String(orDefault(c.Error, string(c.Status))), maxAttr)
-		s.attrs = append(s.attrs, attribute.String("error.type", string(c.Status)))
+		s.attrs = append(s.attrs, attrString("error.type", string(c.Status)))
 	}
 	return s
 }
@@ -421,7 +419,7 @@ func (b *builder) fill(cs *span, key string, events []transcript.Event, ledger [
 			}
 		}
 		ts.name = strings.TrimSpace("chat " + model)
-		ts.attrs = append(ts.attrs, attribute.String("gen_ai.operation.name", "chat"), attribute.Int("agent_eval.turn.index", ti+1))
+		ts.attrs = append(ts.attrs, attrString("gen_ai.operation.name", "chat"), attrInt("agent_eval.turn.index", ti+1))
 		if model != "" {
 			ts.attrs = append(ts.attrs, b.str("gen_ai.request.model", model, maxAttr), b.str("gen_ai.response.model", model, maxAttr))
 		}
@@ -445,14 +443,14 @@ func (b *builder) fill(cs *span, key string, events []transcript.Event, ledger [
 			tool := b.toolSpan(fmt.Sprintf("case/%s/tool/%d", key, callNo), e, at[i], cend)
 			if returned {
 				r := events[resIdx]
-				tool.attrs = append(tool.attrs, attribute.Bool("agent_eval.tool.is_error", r.IsError))
+				tool.attrs = append(tool.attrs, attrBool("agent_eval.tool.is_error", r.IsError))
 				if r.IsError {
 					tool.failed, tool.errMsg = true, clip.String(b.red.String(transcript.OneLine(r.Text)), 200)
-					tool.attrs = append(tool.attrs, attribute.String("error.type", "tool_error"))
+					tool.attrs = append(tool.attrs, attrString("error.type", "tool_error"))
 				}
 			}
 			denied := deniedID[e.ToolUseID] && e.ToolUseID != ""
-			tool.attrs = append(tool.attrs, attribute.Bool(AttrDenied, denied))
+			tool.attrs = append(tool.attrs, attrBool(AttrDenied, denied))
 			if d, ok := decided[e.ToolUseID]; ok {
 				tool.attrs = append(tool.attrs, b.decisionAttrs(d)...)
 			}
@@ -467,7 +465,7 @@ func (b *builder) fill(cs *span, key string, events []transcript.Event, ledger [
 		}
 		callNo++
 		tool := b.toolSpan(fmt.Sprintf("case/%s/tool/%d", key, callNo), e, at[i], at[i])
-		tool.attrs = append(tool.attrs, attribute.Bool(AttrDenied, true))
+		tool.attrs = append(tool.attrs, attrBool(AttrDenied, true))
 		cs.children = append(cs.children, tool)
 	}
 	// A hook decision on no call the transcript has is a span of its own.
@@ -487,10 +485,10 @@ func (b *builder) fill(cs *span, key string, events []transcript.Event, ledger [
 func (b *builder) toolSpan(key string, e transcript.Event, start, end time.Time) *span {
 	s := &span{key: key, name: strings.TrimSpace("execute_tool " + e.Tool), start: start, end: end}
 	s.attrs = append(s.attrs,
-		attribute.String("gen_ai.operation.name", "execute_tool"),
+		attrString("gen_ai.operation.name", "execute_tool"),
 		b.str("gen_ai.tool.name", e.Tool, maxAttr),
 		b.str("gen_ai.tool.call.id", e.ToolUseID, maxAttr),
-		attribute.String("gen_ai.tool.type", "function"),
+		attrString("gen_ai.tool.type", "function"),
 		// The input is redacted as a JSON document first (a key's value
 		// that names a secret), then as the text summarised.
 		b.str("agent_eval.tool.input", transcript.InputSummary(b.red.JSON(e.Input), MaxInput*2), MaxInput))
@@ -501,10 +499,10 @@ func (b *builder) toolSpan(key string, e transcript.Event, start, end time.Time)
 }
 
 // decisionAttrs are the hook's decision d as attributes.
-func (b *builder) decisionAttrs(d rundir.Decision) []attribute.KeyValue {
-	out := []attribute.KeyValue{
-		attribute.String(AttrHookDecision, d.Decision),
-		attribute.Int(AttrHookHandler, d.Handler),
+func (b *builder) decisionAttrs(d rundir.Decision) []keyValue {
+	out := []keyValue{
+		attrString(AttrHookDecision, d.Decision),
+		attrInt(AttrHookHandler, d.Handler),
 	}
 	if d.Reason != "" {
 		out = append(out, b.str(AttrHookReason, d.Reason, maxAttr))
@@ -523,10 +521,10 @@ func (b *builder) decisionAttrs(d rundir.Decision) []attribute.KeyValue {
 			tiers = append(tiers, d.Tiers[q]+": "+q)
 		}
 		// One tier per question; the string form keeps the question with it.
-		out = append(out, attribute.StringSlice(AttrHookTiers, b.redactAll(tiers)))
+		out = append(out, attrStrings(AttrHookTiers, b.redactAll(tiers)))
 	}
 	if d.Micros > 0 {
-		out = append(out, attribute.Int64("agent_eval.hook.duration_us", d.Micros))
+		out = append(out, attrInt64("agent_eval.hook.duration_us", d.Micros))
 	}
 	return out
 }

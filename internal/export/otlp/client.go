@@ -10,11 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/agent-eval/agent-eval/internal/redact"
 )
@@ -29,9 +25,8 @@ const (
 	maxBodyEcho = 300
 )
 
-// client is the otlptrace.Client that POSTs OTLP/HTTP protobuf
-// (TracesData, wire-identical to ExportTraceServiceRequest) with net/http:
-// the OTel SDK's own HTTP client is not used because it links gRPC.
+// client POSTs OTLP/HTTP protobuf request bodies (wire.go) with
+// net/http, retrying what a receiver says is temporary.
 type client struct {
 	endpoint string
 	headers  map[string]string
@@ -43,9 +38,6 @@ type client struct {
 	// the URL's user information) in what the receiver answers, which
 	// an error quotes: a receiver may echo the token it refused.
 	red *redact.Redactor
-
-	mu  sync.Mutex
-	err error // the first upload error
 }
 
 func newClient(endpoint string, headers map[string]string) *client {
@@ -63,31 +55,9 @@ func newClient(endpoint string, headers map[string]string) *client {
 	return &client{endpoint: endpoint, headers: headers, http: &http.Client{}, sleep: sleepCtx, red: red}
 }
 
-// Start does nothing: every upload is one request.
-func (c *client) Start(context.Context) error { return nil }
-
-// Stop does nothing.
-func (c *client) Stop(context.Context) error { return nil }
-
-// UploadTraces sends rs as one request.
-func (c *client) UploadTraces(ctx context.Context, rs []*tracepb.ResourceSpans) error {
-	body, err := proto.Marshal(&tracepb.TracesData{ResourceSpans: rs})
-	if err != nil {
-		return fmt.Errorf("encode the spans for %s: %w", c.where(), err)
-	}
-	err = c.post(ctx, body)
-	if err != nil {
-		c.mu.Lock()
-		if c.err == nil {
-			c.err = err
-		}
-		c.mu.Unlock()
-	}
-	return err
-}
-
-// post sends body, retrying what a receiver says is temporary.
-func (c *client) post(ctx context.Context, body []byte) error {
+// upload sends one request's body, retrying what a receiver says is
+// temporary.
+func (c *client) upload(ctx context.Context, body []byte) error {
 	wait := firstWait
 	for try := 1; ; try++ {
 		retryAfter, err := c.once(ctx, body)

@@ -4,9 +4,13 @@
 // the hook's decision. It reads the run directory through internal/rundir
 // only, and redacts every string it sends.
 //
-// It must not write to the terminal, and it must not link gRPC: the
-// exporter's client is this package's own net/http one (client.go), so the
-// binary's start-up (the hook's path) stays lean.
+// It must not write to the terminal, and it links neither the OpenTelemetry
+// SDK nor a protobuf runtime nor gRPC: it encodes the OTLP request itself
+// (wire.go) and sends it with its own net/http client (client.go), since
+// every package linked initialises on each start of the binary, the hook's
+// included (the SDK's resource detection compiles regexps, protobuf's
+// runtime hashes the executable). TestWireGolden decodes what is sent with
+// the official OTLP types, a test-only dependency.
 //
 // # Times
 //

@@ -3,20 +3,11 @@ package otlp
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
-
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
+	"time"
 
 	"github.com/agent-eval/agent-eval/internal/redact"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -25,22 +16,39 @@ import (
 
 // batchSize is the most spans one request carries, and
 // maxTracesPerRequest the most traces (MLflow links at most 100 traces of
-// a request to a run).
+// a request to a run). maxAttrs is the most attributes a span carries
+// (more are counted as dropped).
 const (
 	batchSize           = 1000
 	maxTracesPerRequest = 100
+	maxAttrs            = 256
 )
+
+// scopeName is the instrumentation scope the spans are sent under.
+const scopeName = "github.com/agent-eval/agent-eval/internal/export/otlp"
+
+// outSpan is a span as sent: its ids given, its attributes final.
+type outSpan struct {
+	trace      traceID
+	id, parent spanID
+	name       string
+	start, end time.Time
+	attrs      []keyValue
+	dropped    int
+	failed     bool
+	errMsg     string
+}
 
 // chunks cuts spans into requests of at most size spans of at most traces
 // traces each.
-func chunks(spans []sdktrace.ReadOnlySpan, size, traces int) [][]sdktrace.ReadOnlySpan {
-	var out [][]sdktrace.ReadOnlySpan
-	var cur []sdktrace.ReadOnlySpan
-	seen := map[trace.TraceID]bool{}
+func chunks(spans []outSpan, size, traces int) [][]outSpan {
+	var out [][]outSpan
+	var cur []outSpan
+	seen := map[traceID]bool{}
 	for _, sp := range spans {
-		id := sp.SpanContext().TraceID()
+		id := sp.trace
 		if len(cur) == size || !seen[id] && len(seen) == traces {
-			out, cur, seen = append(out, cur), nil, map[trace.TraceID]bool{}
+			out, cur, seen = append(out, cur), nil, map[traceID]bool{}
 		}
 		seen[id] = true
 		cur = append(cur, sp)
@@ -70,31 +78,18 @@ func Export(ctx context.Context, dir rundir.Dir, opt Options) error {
 		return err
 	}
 	for _, k := range slices.Sorted(maps.Keys(opt.RunAttrs)) {
-		root.attrs = append(root.attrs, attribute.String(k, red.String(opt.RunAttrs[k])))
+		root.attrs = append(root.attrs, attrString(k, red.String(opt.RunAttrs[k])))
 	}
-	spans := record(ctx, root, resourceOf(opt, red), opt.TracePerCase)
+	spans := record(root, opt.TracePerCase)
+	res := resourceOf(opt, red)
+	sc := scope{name: scopeName, version: version.Get().Version}
 	c := newClient(opt.Endpoint, opt.Headers)
-	exp, err := otlptrace.New(ctx, c)
-	if err != nil {
-		return fmt.Errorf("start the OTLP exporter: %w", err)
-	}
-	var errs []error
 	for _, chunk := range chunks(spans, batchSize, maxTracesPerRequest) {
-		if err := exp.ExportSpans(ctx, chunk); err != nil {
-			errs = append(errs, err)
-			break
+		if err := c.upload(ctx, encodeTraces(chunk, res, sc)); err != nil {
+			return err // the client's own words: the endpoint, never a header
 		}
 	}
-	if err := exp.Shutdown(context.WithoutCancel(ctx)); err != nil {
-		errs = append(errs, err)
-	}
-	c.mu.Lock()
-	first := c.err
-	c.mu.Unlock()
-	if first != nil {
-		return first // the client's own words: the endpoint, never a header
-	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // build reads dir into its span tree with the redactor the spans are
@@ -111,11 +106,13 @@ func build(dir rundir.Dir, red *redact.Redactor) (*span, *redact.Redactor, error
 	return root, red, berr
 }
 
-func resourceOf(opt Options, red *redact.Redactor) *resource.Resource {
-	attrs := []attribute.KeyValue{}
+// resourceOf is the resource's attributes, sorted by key, each key once
+// (the last value given wins).
+func resourceOf(opt Options, red *redact.Redactor) []keyValue {
+	attrs := []keyValue{}
 	for _, k := range slices.Sorted(maps.Keys(opt.ResourceAttrs)) {
 		if k != "service.name" {
-			attrs = append(attrs, attribute.String(k, red.String(opt.ResourceAttrs[k])))
+			attrs = append(attrs, attrString(k, red.String(opt.ResourceAttrs[k])))
 		}
 	}
 	name := opt.ServiceName
@@ -123,9 +120,47 @@ func resourceOf(opt Options, red *redact.Redactor) *resource.Resource {
 		name = opt.ResourceAttrs["service.name"]
 	}
 	attrs = append(attrs,
-		attribute.String("service.name", red.String(orDefault(name, "agent-eval"))),
-		attribute.String("service.version", version.Get().Version))
-	return resource.NewSchemaless(attrs...)
+		attrString("service.name", red.String(orDefault(name, "agent-eval"))),
+		attrString("service.version", version.Get().Version))
+	attrs, _ = dedupe(attrs, len(attrs))
+	slices.SortStableFunc(attrs, func(a, b keyValue) int { return cmpString(a.Key, b.Key) })
+	return attrs
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// dedupe keeps each key of attrs once, where it first appears, with the
+// last value given it, and at most limit of them; it returns how many
+// were dropped beyond the limit. Attributes without a key are dropped.
+func dedupe(attrs []keyValue, limit int) ([]keyValue, int) {
+	out := make([]keyValue, 0, len(attrs))
+	at := make(map[string]int, len(attrs))
+	dropped := 0
+	for _, a := range attrs {
+		if a.Key == "" {
+			dropped++
+			continue
+		}
+		if i, ok := at[a.Key]; ok {
+			out[i] = a
+			continue
+		}
+		if len(out) == limit {
+			dropped++
+			continue
+		}
+		at[a.Key] = len(out)
+		out = append(out, a)
+	}
+	return out, dropped
 }
 
 // TraceKeyOf is what the trace of dir derives its ids from (TraceID,
@@ -148,11 +183,11 @@ func TraceKey(evalName, runID string) string {
 	return evalName + "/" + runID
 }
 
-// record turns the tree into SDK spans with ids derived from the run id
-// and each span's key.
+// record gives the tree's spans their ids, derived from the run id and
+// each span's key, in the order they end (children before their parent).
 // With perCase, each of the run's children is the root of a trace of its
 // own, with the run's attributes, and the run's span is not sent.
-func record(ctx context.Context, root *span, res *resource.Resource, perCase bool) []sdktrace.ReadOnlySpan {
+func record(root *span, perCase bool) []outSpan {
 	runID, evalName := "", ""
 	for _, a := range root.attrs {
 		switch a.Key {
@@ -163,85 +198,39 @@ func record(ctx context.Context, root *span, res *resource.Resource, perCase boo
 		}
 	}
 	runID = TraceKey(evalName, runID)
-	col := &collector{}
-	tp := sdktrace.NewTracerProvider(
-		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		sdktrace.WithIDGenerator(ids{runID: runID}),
-		sdktrace.WithResource(res),
-		sdktrace.WithSpanProcessor(col),
-		sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{
-			AttributeValueLengthLimit: -1, AttributeCountLimit: 256,
-			EventCountLimit: 0, LinkCountLimit: 0, AttributePerEventCountLimit: 0, AttributePerLinkCountLimit: 0}))
-	tr := tp.Tracer("github.com/agent-eval/agent-eval/internal/export/otlp", trace.WithInstrumentationVersion(version.Get().Version))
-	var emit func(ctx context.Context, s *span, extra ...trace.SpanStartOption)
-	emit = func(ctx context.Context, s *span, extra ...trace.SpanStartOption) {
-		opts := append([]trace.SpanStartOption{trace.WithTimestamp(s.start), trace.WithAttributes(s.attrs...),
-			trace.WithSpanKind(trace.SpanKindInternal)}, extra...)
-		ctx, sp := tr.Start(withKey(ctx, s.key), s.name, opts...)
+	var out []outSpan
+	var emit func(s *span, trace traceID, parent spanID, extra []keyValue)
+	emit = func(s *span, trace traceID, parent spanID, extra []keyValue) {
+		id := SpanID(runID, s.key)
 		for _, c := range s.children {
-			emit(ctx, c)
+			emit(c, trace, id, nil)
 		}
+		attrs, dropped := dedupe(append(slices.Clip(s.attrs), extra...), maxAttrs)
+		o := outSpan{trace: trace, id: id, parent: parent, name: s.name, start: s.start, end: s.end,
+			attrs: attrs, dropped: dropped, failed: s.failed}
 		if s.failed {
-			sp.SetStatus(codes.Error, s.errMsg)
+			o.errMsg = s.errMsg
 		}
-		sp.End(trace.WithTimestamp(s.end))
+		out = append(out, o)
 	}
 	if perCase {
 		for _, c := range root.children {
-			emit(ctx, c, trace.WithNewRoot(), trace.WithAttributes(runOnly(root.attrs, c.attrs)...))
+			emit(c, CaseTraceID(runID, c.key), spanID{}, runOnly(root.attrs, c.attrs))
 		}
 	} else {
-		emit(ctx, root)
+		emit(root, TraceID(runID), spanID{}, nil)
 	}
-	_ = tp.Shutdown(context.WithoutCancel(ctx)) // the collector's Shutdown does nothing
-	return col.spans
-}
-
-// collector keeps the ended spans, to be exported in batches of our own:
-// no batch processor, so no background goroutine and no errors sent to
-// OTel's global handler (which prints).
-type collector struct {
-	mu    sync.Mutex
-	spans []sdktrace.ReadOnlySpan
-}
-
-func (c *collector) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
-func (c *collector) OnEnd(s sdktrace.ReadOnlySpan) {
-	c.mu.Lock()
-	c.spans = append(c.spans, s)
-	c.mu.Unlock()
-}
-func (c *collector) Shutdown(context.Context) error   { return nil }
-func (c *collector) ForceFlush(context.Context) error { return nil }
-
-type keyCtx struct{}
-
-func withKey(ctx context.Context, key string) context.Context {
-	return context.WithValue(ctx, keyCtx{}, key)
-}
-
-// ids is the sdktrace.IDGenerator of deterministic ids: the trace's from
-// the run id, a span's from the run id and the span's key.
-type ids struct{ runID string }
-
-// NewIDs is the trace id and the root span's id: the run's trace, or a
-// case's own (Options.TracePerCase).
-func (g ids) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
-	key, _ := ctx.Value(keyCtx{}).(string)
-	if key != "run" {
-		return CaseTraceID(g.runID, key), g.NewSpanID(ctx, trace.TraceID{})
-	}
-	return TraceID(g.runID), g.NewSpanID(ctx, trace.TraceID{})
+	return out
 }
 
 // runOnly are the run's attributes a case's span lacks, for a case sent
 // as a trace of its own.
-func runOnly(run, own []attribute.KeyValue) []attribute.KeyValue {
-	have := map[attribute.Key]bool{}
+func runOnly(run, own []keyValue) []keyValue {
+	have := map[string]bool{}
 	for _, a := range own {
 		have[a.Key] = true
 	}
-	var out []attribute.KeyValue
+	var out []keyValue
 	for _, a := range run {
 		if !have[a.Key] {
 			out = append(out, a)
@@ -252,20 +241,14 @@ func runOnly(run, own []attribute.KeyValue) []attribute.KeyValue {
 
 // CaseTraceID is the trace id of the span at key ("case/<key>", or the
 // batch's) when each case is a trace of its own.
-func CaseTraceID(runID, key string) trace.TraceID {
+func CaseTraceID(runID, key string) traceID {
 	return TraceID(runID + "\x00" + key)
-}
-
-// NewSpanID is the id of the span whose key ctx carries.
-func (g ids) NewSpanID(ctx context.Context, _ trace.TraceID) trace.SpanID {
-	key, _ := ctx.Value(keyCtx{}).(string)
-	return SpanID(g.runID, key)
 }
 
 // TraceID is the trace id of the export of the run whose TraceKey is
 // runID.
-func TraceID(runID string) trace.TraceID {
-	var id trace.TraceID
+func TraceID(runID string) traceID {
+	var id traceID
 	h := sha256.Sum256([]byte("agent-eval trace\x00" + runID))
 	copy(id[:], h[:])
 	if !id.IsValid() {
@@ -277,8 +260,8 @@ func TraceID(runID string) trace.TraceID {
 // SpanID is the id of the span at key ("run", "case/<key>",
 // "case/<key>/turn/<n>", "case/<key>/tool/<n>", "case/<key>/hook/<n>") of
 // run runID's export.
-func SpanID(runID, key string) trace.SpanID {
-	var id trace.SpanID
+func SpanID(runID, key string) spanID {
+	var id spanID
 	h := sha256.Sum256([]byte("agent-eval span\x00" + runID + "\x00" + key))
 	copy(id[:], h[:])
 	if !id.IsValid() {

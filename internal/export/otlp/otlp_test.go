@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
@@ -286,12 +284,12 @@ func TestClientRetries(t *testing.T) {
 			c := newClient(srv.URL+TracesPath, map[string]string{"Authorization": "Bearer hidden-token-value"})
 			var waits []time.Duration
 			c.sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
-			err := c.UploadTraces(t.Context(), nil)
+			err := c.upload(t.Context(), nil)
 			switch {
 			case tt.wantErr == "" && err != nil:
-				t.Fatalf("UploadTraces: %v", err)
+				t.Fatalf("upload: %v", err)
 			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Fatalf("UploadTraces = %v, want an error with %q", err, tt.wantErr)
+				t.Fatalf("upload = %v, want an error with %q", err, tt.wantErr)
 			case err != nil && (strings.Contains(err.Error(), "hidden-token-value") || !strings.Contains(err.Error(), srv.URL+TracesPath)):
 				t.Errorf("error %q: want the endpoint named and no header", err)
 			}
@@ -308,9 +306,9 @@ func TestClientRetries(t *testing.T) {
 func TestClientErrorHidesUserInfo(t *testing.T) {
 	c := newClient("http://user:pa55word@127.0.0.1:1/v1/traces?token=abc", nil)
 	c.sleep = func(context.Context, time.Duration) error { return nil }
-	err := c.UploadTraces(t.Context(), nil)
+	err := c.upload(t.Context(), nil)
 	if err == nil || strings.Contains(err.Error(), "pa55word") || strings.Contains(err.Error(), "abc") {
-		t.Fatalf("UploadTraces = %v, want an error without the URL's secrets", err)
+		t.Fatalf("upload = %v, want an error without the URL's secrets", err)
 	}
 }
 
@@ -499,10 +497,10 @@ func TestTracePerCase(t *testing.T) {
 
 // TestChunks: requests hold at most size spans of at most traces traces.
 func TestChunks(t *testing.T) {
-	var spans []sdktrace.ReadOnlySpan
+	var spans []outSpan
 	for i := range 250 {
 		for range 3 {
-			spans = append(spans, fakeSpan{id: byte(i%250) + 1, hi: byte(i / 250)})
+			spans = append(spans, outSpan{trace: traceID{byte(i / 250), byte(i%250) + 1}})
 		}
 	}
 	got := chunks(spans, 1000, 100)
@@ -511,9 +509,9 @@ func TestChunks(t *testing.T) {
 	}
 	total := 0
 	for _, c := range got {
-		seen := map[trace.TraceID]bool{}
+		seen := map[traceID]bool{}
 		for _, s := range c {
-			seen[s.SpanContext().TraceID()] = true
+			seen[s.trace] = true
 		}
 		if len(seen) > 100 || len(c) > 1000 {
 			t.Errorf("a request of %d spans in %d traces", len(c), len(seen))
@@ -526,14 +524,4 @@ func TestChunks(t *testing.T) {
 	if got := chunks(spans[:30], 7, 100); len(got) != 5 || len(got[4]) != 2 {
 		t.Errorf("30 spans by 7: %d requests", len(got))
 	}
-}
-
-// fakeSpan is a ReadOnlySpan of a trace id, for TestChunks.
-type fakeSpan struct {
-	sdktrace.ReadOnlySpan
-	id, hi byte
-}
-
-func (s fakeSpan) SpanContext() trace.SpanContext {
-	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{s.hi, s.id}})
 }
