@@ -527,7 +527,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		if d := diverge(script, rec.Turn, actual); d != nil {
 			rec.Status = http.StatusBadRequest
 			s.record(r, rec)
-			s.noteDivergence(w, rec.Script, d)
+			s.noteDivergence(w, rec.Script, d, writeError)
 			return
 		}
 	}
