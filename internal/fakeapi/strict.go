@@ -98,13 +98,19 @@ func (s *Server) Divergence(name string) (Divergence, bool) {
 	return d, ok
 }
 
+// codexContextRE finds the <environment_context> block Codex sends as a
+// user message: the working directory, the date, the time zone and the
+// sandbox's paths (the run's temporary folders among them).
+var codexContextRE = lazyre.New(`(?s)<environment_context>.*?</environment_context>`)
+
 // NormalizeResponses is the text replay compares of a Responses API
 // request (Codex): what the client sent since the model's last answer,
 // one entry per line: the user messages' text and each tool call's output
 // marked [tool_result], without the volatile parts of Codex's tool
 // output (volatileOutput); developer messages (the CLI's own
-// instructions), ids and the model's own earlier items are left out, and
-// the working directory is written ${CWD}.
+// instructions), Codex's environment context, ids and the model's own
+// earlier items are left out, and the working directory is written
+// ${CWD}.
 func NormalizeResponses(items []responseItem, cwd string) string {
 	from := 0
 	for i, it := range items {
@@ -120,7 +126,7 @@ func NormalizeResponses(items []responseItem, cwd string) string {
 			if it.Role != "user" {
 				continue
 			}
-			t = itemText(it.Content)
+			t = codexContextRE().ReplaceAllString(itemText(it.Content), "")
 		case "function_call_output", "custom_tool_call_output":
 			out := itemText(it.Output)
 			if out == "" {
@@ -137,12 +143,17 @@ func NormalizeResponses(items []responseItem, cwd string) string {
 	return withCWDMark(strings.Join(lines, "\n"), cwd)
 }
 
+// geminiContextRE finds the <session_context> block the Gemini CLI puts
+// before the first prompt: the date, the operating system, its temporary
+// folder and a listing of the workspace.
+var geminiContextRE = lazyre.New(`(?s)<session_context>.*?</session_context>`)
+
 // NormalizeGemini is the text replay compares of a Gemini API request:
-// its last content's text parts (thoughts left out) and function
-// responses, one per line, a response marked [tool_result] (or
-// [tool_result error]) and without the volatile parts of the CLI's tool
-// output (volatileOutput); ids and names are left out, and the working
-// directory is written ${CWD}.
+// its last content's text parts (thoughts and the CLI's session context
+// left out) and function responses, one per line, a response marked
+// [tool_result] (or [tool_result error]) and without the volatile parts
+// of the CLI's tool output (volatileOutput); ids and names are left out,
+// and the working directory is written ${CWD}.
 func NormalizeGemini(contents []geminiContent, cwd string) string {
 	if len(contents) == 0 {
 		return ""
@@ -160,7 +171,7 @@ func NormalizeGemini(contents []geminiContent, cwd string) string {
 		case p.FunctionCall != nil, p.Thought:
 			continue
 		default:
-			t = p.Text
+			t = geminiContextRE().ReplaceAllString(p.Text, "")
 		}
 		if t = strings.TrimSpace(t); t != "" {
 			lines = append(lines, t)
@@ -171,8 +182,8 @@ func NormalizeGemini(contents []geminiContent, cwd string) string {
 
 // volatileRE finds the lines of agent CLIs' tool output that change from
 // run to run however the same the call: Codex's chunk id and wall time,
-// the Gemini CLI's process group id.
-var volatileRE = lazyre.New(`(?m)^(?:Chunk ID|Wall time|Process Group PGID): .*$\n?`)
+// the Gemini CLI's process ids.
+var volatileRE = lazyre.New(`(?m)^(?:Chunk ID|Wall time|Process Group PGID|Background PIDs): .*$\n?`)
 
 // volatileOutput is tool output without its volatile lines.
 func volatileOutput(s string) string { return volatileRE().ReplaceAllString(s, "") }
