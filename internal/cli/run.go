@@ -122,7 +122,7 @@ harness failure, 130 when interrupted (the finished cases are kept).`,
 	f.Float64("max-budget", 0, "per-case budget in USD (default: execution.max_budget_usd)")
 	f.StringVar(&opts.agentBin, "agent-bin", "", "the agent CLI at `PATH` (default: runner.settings.binary, else the runner's CLI on PATH: claude, codex, gemini or cursor-agent; not for runner.type cli)")
 	f.BoolVar(&opts.fakeModel, "fake-model", false, "answer with each case's fake_model.yaml through the built-in fake Messages API")
-	f.BoolVar(&opts.record, "record", false, "keep every model request and answer of each case as cases/<id>/cassette.yaml, a fake model script (the agent reaches the real API through a recording proxy; docs/record-replay.md)")
+	f.BoolVar(&opts.record, "record", false, "keep every model request and answer of each case as cases/<id>/cassette.yaml, a fake model script (runners claude-code, codex, gemini: the agent reaches the real API through a recording proxy; docs/record-replay.md#runners)")
 	f.StringVar(&opts.replay, "replay", "", "answer each case offline with the cassette of the run directory `RUN` (run --record); a case that asks what its recording does not hold ends diverged")
 	f.IntVar(&opts.retryN, "retry-errors", engine.DefaultRetryErrors, "times an agent run that failed for the infrastructure (the model API's 429 or 5xx past the CLI's own retries, an agent that could not start) and made no tool call is tried again; such a case that never got through has status infra_error, never a verdict")
 	f.Var((*durationValue)(&opts.retryWait), "retry-backoff", "the first wait before such a retry, doubled each time (default 5s)")

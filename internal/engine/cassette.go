@@ -13,16 +13,78 @@ import (
 	"github.com/agent-eval/agent-eval/internal/fakeapi"
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
+	"github.com/agent-eval/agent-eval/internal/runner"
 )
 
-// DefaultAnthropicURL is where run --record forwards when neither
-// runner.env nor the environment sets ANTHROPIC_BASE_URL.
-const DefaultAnthropicURL = "https://api.anthropic.com"
+// The real APIs run --record forwards to when neither runner.env nor the
+// environment names another (ANTHROPIC_BASE_URL, OPENAI_BASE_URL,
+// GOOGLE_GEMINI_BASE_URL).
+const (
+	DefaultAnthropicURL = "https://api.anthropic.com"
+	DefaultOpenAIURL    = "https://api.openai.com/v1"
+	DefaultGeminiURL    = "https://generativelanguage.googleapis.com"
+)
+
+// upstream is where a runner's recorded requests go and with which of
+// the harness's credentials.
+type upstream struct {
+	env, url string // the base URL's variable and its value
+	// strip is the path prefix the agent's requests carry that url holds.
+	strip string
+	auth  func(http.Header)
+}
+
+// recordUpstream is the real API of the run's runner: its base URL and
+// credentials read through get (runner.env first, then the environment).
+func recordUpstream(rt runner.Type, get func(string) string) (upstream, error) {
+	switch rt {
+	case runner.TypeCodex:
+		// Codex's own provider reads OPENAI_BASE_URL; the agent reaches
+		// the recorder at <recorder>/v1/responses.
+		u := upstream{env: "OPENAI_BASE_URL", url: firstNonBlank(get("OPENAI_BASE_URL"), DefaultOpenAIURL), strip: "/v1"}
+		key := firstNonBlank(get("OPENAI_API_KEY"), get("CODEX_API_KEY"))
+		if key == "" {
+			return u, usageErrorf("--record forwards the agents' requests to %s with the harness's credentials, and neither OPENAI_API_KEY nor CODEX_API_KEY is set", u.url)
+		}
+		org, project := get("OPENAI_ORGANIZATION"), get("OPENAI_PROJECT")
+		u.auth = func(h http.Header) {
+			h.Set("Authorization", "Bearer "+key)
+			if org != "" {
+				h.Set("OpenAI-Organization", org)
+			}
+			if project != "" {
+				h.Set("OpenAI-Project", project)
+			}
+		}
+		return u, nil
+	case runner.TypeGemini:
+		u := upstream{env: "GOOGLE_GEMINI_BASE_URL", url: firstNonBlank(get("GOOGLE_GEMINI_BASE_URL"), DefaultGeminiURL)}
+		key := firstNonBlank(get("GEMINI_API_KEY"), get("GOOGLE_API_KEY"))
+		if key == "" {
+			return u, usageErrorf("--record forwards the agents' requests to %s with the harness's credentials, and neither GEMINI_API_KEY nor GOOGLE_API_KEY is set (Vertex AI is not recorded)", u.url)
+		}
+		u.auth = func(h http.Header) { h.Set("X-Goog-Api-Key", key) }
+		return u, nil
+	}
+	u := upstream{env: "ANTHROPIC_BASE_URL", url: firstNonBlank(get("ANTHROPIC_BASE_URL"), DefaultAnthropicURL)}
+	key, token := get("ANTHROPIC_API_KEY"), get("ANTHROPIC_AUTH_TOKEN")
+	if key == "" && token == "" {
+		return u, usageErrorf("--record forwards the agents' requests to %s with the harness's credentials, and neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is set", u.url)
+	}
+	u.auth = func(h http.Header) {
+		if key != "" {
+			h.Set("X-Api-Key", key)
+			return
+		}
+		h.Set("Authorization", "Bearer "+token)
+	}
+	return u, nil
+}
 
 // startRecorder puts a recording proxy between the agents and the real
-// Messages API (run --record). The agents reach it as they reach the
-// fake model (the boundary forwards its loopback port), holding the
-// fake's key; the proxy, on the harness's side, adds the real
+// model API of their runner (run --record). The agents reach it as they
+// reach the fake model (the boundary forwards its loopback port), holding
+// the fake's key; the proxy, on the harness's side, adds the real
 // credentials, so they never enter the agents' world.
 func (st *state) startRecorder() (stop func(), err error) {
 	env := config.ResolveEnv(st.ev.Runner.Env, st.p.lookupEnv)
@@ -33,21 +95,13 @@ func (st *state) startRecorder() (stop func(), err error) {
 		v, _ := st.p.lookupEnv(k)
 		return v
 	}
-	upstream := firstNonBlank(get("ANTHROPIC_BASE_URL"), DefaultAnthropicURL)
-	key, token := get("ANTHROPIC_API_KEY"), get("ANTHROPIC_AUTH_TOKEN")
-	if key == "" && token == "" {
-		return nil, usageErrorf("--record forwards the agents' requests to %s with the harness's credentials, and neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is set", upstream)
-	}
-	rc, err := fakeapi.NewRecorder(fakeapi.RecorderOptions{Upstream: upstream, Redactor: st.runRedactor(),
-		Auth: func(h http.Header) {
-			if key != "" {
-				h.Set("X-Api-Key", key)
-				return
-			}
-			h.Set("Authorization", "Bearer "+token)
-		}})
+	up, err := recordUpstream(st.p.Runner, get)
 	if err != nil {
-		return nil, usageErrorf("--record: ANTHROPIC_BASE_URL: %v", err)
+		return nil, err
+	}
+	rc, err := fakeapi.NewRecorder(fakeapi.RecorderOptions{Upstream: up.url, StripPrefix: up.strip, Redactor: st.runRedactor(), Auth: up.auth})
+	if err != nil {
+		return nil, usageErrorf("--record: %s: %v", up.env, err)
 	}
 	if st.fakeURL, err = rc.Start(); err != nil {
 		return nil, err

@@ -27,6 +27,16 @@ func TestNewPlanRecordReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	load := func(runnerYAML string) *config.Eval {
+		d := project(t, strings.Replace(caseEval, "name: demo\n", "name: demo\n"+runnerYAML, 1), "a")
+		e, err := config.Load(filepath.Join(d, "eval.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	evCodex, evGemini := load("runner: {type: codex}\n"), load("runner: {type: gemini}\n")
+	evProvider := load("runner: {type: codex, settings: {model_provider: azure}}\n")
 	run := filepath.Join(t.TempDir(), "r1")
 	if err := os.MkdirAll(filepath.Join(run, "cases", "a"), 0o755); err != nil {
 		t.Fatal(err)
@@ -42,6 +52,9 @@ func TestNewPlanRecordReplay(t *testing.T) {
 		{"record with fake model", ev, engine.Flags{Record: true, FakeModel: true, MaxBudgetUSD: -1}, "--record records a real model's answers"},
 		{"record with replay", ev, engine.Flags{Record: true, Replay: run, MaxBudgetUSD: -1}, "--record records a real model's answers"},
 		{"record a cli runner", evCLI, engine.Flags{Record: true, MaxBudgetUSD: -1}, "runner cli is not recorded yet"},
+		{"record codex", evCodex, engine.Flags{Record: true, MaxBudgetUSD: -1}, ""},
+		{"record gemini", evGemini, engine.Flags{Record: true, MaxBudgetUSD: -1}, ""},
+		{"record codex's own provider", evProvider, engine.Flags{Record: true, MaxBudgetUSD: -1}, "runner.settings.model_provider names a provider of its own"},
 		{"replay", ev, engine.Flags{Replay: run, MaxBudgetUSD: -1}, ""},
 		{"replay with fake model", ev, engine.Flags{Replay: run, FakeModel: true, MaxBudgetUSD: -1}, "goes without --fake-model"},
 		{"replay of no run", ev, engine.Flags{Replay: filepath.Join(run, "cases"), MaxBudgetUSD: -1}, "--replay: "},

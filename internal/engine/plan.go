@@ -332,14 +332,21 @@ func CommandsNameModel(ev *config.Eval) bool {
 	return false
 }
 
+// recorded says whether run --record records runner rt's model API.
+func recorded(rt runner.Type) bool {
+	return rt == runner.TypeClaudeCode || rt == runner.TypeCodex || rt == runner.TypeGemini
+}
+
 // replayPlan checks --record and --replay and opens the replayed run: a
 // replay is a fake model run whose scripts are the run's cassettes.
 func replayPlan(ev *config.Eval, f *Flags) (rundir.Dir, error) {
 	switch {
 	case f.Record && (f.FakeModel || f.Replay != ""):
 		return rundir.Dir{}, usageErrorf("--record records a real model's answers: it goes with neither --fake-model nor --replay")
-	case f.Record && runner.Type(ev.RunnerType()) != runner.TypeClaudeCode:
-		return rundir.Dir{}, usageErrorf("--record records the Anthropic Messages API, which runner claude-code speaks; runner %s is not recorded yet", ev.RunnerType())
+	case f.Record && !recorded(runner.Type(ev.RunnerType())):
+		return rundir.Dir{}, usageErrorf("--record records the model APIs the fake speaks (runners claude-code, codex and gemini); runner %s is not recorded yet", ev.RunnerType())
+	case f.Record && runner.Type(ev.RunnerType()) == runner.TypeCodex && ev.Runner.Settings["model_provider"] != nil && ev.Runner.Settings["model_provider"] != "openai":
+		return rundir.Dir{}, usageErrorf("--record forwards Codex's requests to OpenAI's API (OPENAI_BASE_URL); runner.settings.model_provider names a provider of its own, which is not recorded")
 	case f.Replay == "":
 		return rundir.Dir{}, nil
 	case f.FakeModel:

@@ -260,6 +260,15 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request) {
 		rec.Kind = "side"
 		turn = script.sideTurn()
 	}
+	if s.opts.Strict && rec.Kind == "main" {
+		actual := s.opts.Redactor.String(NormalizeGemini(req.Contents, req.cwd()))
+		if d := diverge(script, rec.Turn, actual); d != nil {
+			rec.Status = http.StatusBadRequest
+			s.record(r, rec)
+			s.noteDivergence(w, rec.Script, d, writeGeminiError)
+			return
+		}
+	}
 	key := fmt.Sprintf("%q %s %d", rec.Script, rec.Kind, rec.Turn)
 	if i, m, ok := script.matchText(req.lastUserText()); ok && (rec.Kind == "main" || len(schema) == 0) {
 		turn, key = m.Turn, fmt.Sprintf("%q match %d", rec.Script, i)

@@ -3,6 +3,7 @@ package fakeapi
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,8 +24,13 @@ import (
 
 // RecorderOptions configure a Recorder.
 type RecorderOptions struct {
-	// Upstream is the real API's base URL (https://api.anthropic.com).
+	// Upstream is the real API's base URL (https://api.anthropic.com,
+	// https://api.openai.com/v1, https://generativelanguage.googleapis.com).
 	Upstream string
+	// StripPrefix is taken off each request's path before Upstream's path
+	// is put in front: the agent reaches the Responses API at
+	// <recorder>/v1/responses, and OpenAI's base URL holds the /v1.
+	StripPrefix string
 	// Auth sets the real credentials on a forwarded request: the agent
 	// holds none (it is given the fake's), so the harness's never reach
 	// the agent's world.
@@ -36,11 +42,12 @@ type RecorderOptions struct {
 	Transport http.RoundTripper
 }
 
-// Recorder is a recording reverse proxy of the Messages API: it serves
-// the fake's addresses (ScriptURL names a conversation, a case), forwards
-// each request to the real API, streams the answer back as it comes, and
-// keeps each conversation's answers as a Script the fake replays
-// (Cassette).
+// Recorder is a recording reverse proxy of the model APIs the fake
+// speaks (the Messages API, OpenAI's Responses API, the Gemini API): it
+// serves the fake's addresses (ScriptURL names a conversation, a case),
+// forwards each request to the real API, streams the answer back as it
+// comes, and keeps each conversation's answers as a Script the fake
+// replays (Cassette).
 type Recorder struct {
 	opts  RecorderOptions
 	up    *url.URL
@@ -65,11 +72,23 @@ func NewRecorder(opts RecorderOptions) (*Recorder, error) {
 	rc := &Recorder{opts: opts, up: up, tapes: map[string]*tape{}}
 	rc.proxy = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
+			if opts.StripPrefix != "" {
+				if rest, ok := strings.CutPrefix(pr.Out.URL.Path, opts.StripPrefix); ok && (rest == "" || rest[0] == '/') {
+					pr.Out.URL.Path, pr.Out.URL.RawPath = rest, ""
+				}
+			}
 			pr.SetURL(up)
 			pr.Out.Host = up.Host
 			pr.Out.Header.Del(ScriptHeader)
-			pr.Out.Header.Del("X-Api-Key")
-			pr.Out.Header.Del("Authorization")
+			// The fake's placeholder key, however the agent's API carries
+			// it, never goes upstream.
+			for _, h := range []string{"X-Api-Key", "Authorization", "X-Goog-Api-Key"} {
+				pr.Out.Header.Del(h)
+			}
+			if q := pr.Out.URL.Query(); q.Has("key") {
+				q.Del("key")
+				pr.Out.URL.RawQuery = q.Encode()
+			}
 			// The transport asks for gzip and undoes it itself, so what is
 			// recorded is the text.
 			pr.Out.Header.Del("Accept-Encoding")
@@ -138,12 +157,14 @@ func (rc *Recorder) Close() error {
 	return rc.srv.Close()
 }
 
-// Handler forwards every request; a Messages API call is recorded.
+// Handler forwards every request; a model call (Messages, Responses or
+// Gemini API) is recorded.
 func (rc *Recorder) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		nameFromPath(r)
 		name := r.Header.Get(ScriptHeader)
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/messages") {
+		read := modelCall(r)
+		if read == nil {
 			rc.proxy.ServeHTTP(w, r)
 			return
 		}
@@ -153,36 +174,78 @@ func (rc *Recorder) Handler() http.Handler {
 			return
 		}
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		var req messagesRequest
-		if json.Unmarshal(body, &req) != nil {
+		call, ok := read(body)
+		if !ok {
 			rc.proxy.ServeHTTP(w, r)
 			return
 		}
-		main, turn := len(req.Tools) > 0, 0
-		for _, m := range req.Messages {
-			if m.Role == "assistant" {
-				turn++
-			}
-		}
-		var last json.RawMessage
-		if n := len(req.Messages); n > 0 {
-			last = req.Messages[n-1].Content
-		}
-		cwd := req.cwd()
 		tap := func(resp *http.Response, got []byte) {
-			t, ok := answerTurn(resp, got)
+			t, ok := call.answer(resp, got)
 			if !ok {
 				return
 			}
-			t = t.withoutCWD(cwd)
-			if main {
-				t.Request = &RecordedRequest{Last: Normalize(last, cwd)}
+			t = t.withoutCWD(call.cwd)
+			if call.main {
+				t.Request = &RecordedRequest{Last: call.last}
 			}
-			rc.keep(name, main, turn, t)
+			rc.keep(name, call.main, call.turn, t)
 		}
 		ctx := r.Context()
 		rc.proxy.ServeHTTP(w, r.WithContext(contextWith(ctx, tap)))
 	})
+}
+
+// recordedCall is what the recorder reads of a model request: whether it
+// is a main-loop call (it offers tools) and at which turn, its last
+// message normalised as strict replay compares it, the client's working
+// directory ("" when unknown), and how its API's answer reads as a turn.
+type recordedCall struct {
+	main   bool
+	turn   int
+	last   string
+	cwd    string
+	answer func(*http.Response, []byte) (Turn, bool)
+}
+
+// modelCall is the reader of r's body when r is a model call the
+// recorder records, else nil: the Messages API's POST …/messages, the
+// Responses API's POST …/responses, the Gemini API's POST
+// /v1beta/models/{model}:generateContent or :streamGenerateContent.
+func modelCall(r *http.Request) func([]byte) (recordedCall, bool) {
+	if r.Method != http.MethodPost {
+		return nil
+	}
+	p := r.URL.Path
+	switch {
+	case strings.HasSuffix(p, "/messages"):
+		return messagesCall
+	case strings.HasSuffix(p, "/responses"):
+		return responsesCall
+	case strings.HasPrefix(p, GeminiAPIPrefix+"models/"):
+		switch _, method, _ := strings.Cut(p, ":"); method {
+		case "generateContent", "streamGenerateContent":
+			return geminiRequestCall
+		}
+	}
+	return nil
+}
+
+// messagesCall reads a Messages API request.
+func messagesCall(body []byte) (recordedCall, bool) {
+	var req messagesRequest
+	if json.Unmarshal(body, &req) != nil {
+		return recordedCall{}, false
+	}
+	c := recordedCall{main: len(req.Tools) > 0, cwd: req.cwd(), answer: answerTurn}
+	for _, m := range req.Messages {
+		if m.Role == "assistant" {
+			c.turn++
+		}
+	}
+	if n := len(req.Messages); n > 0 && c.main {
+		c.last = Normalize(req.Messages[n-1].Content, c.cwd)
+	}
+	return c, true
 }
 
 // keep stores an answer: a success replaces an error of the same turn
@@ -308,14 +371,7 @@ func (t Turn) withoutCWD(cwd string) Turn {
 // false when it holds nothing to replay.
 func answerTurn(resp *http.Response, body []byte) (Turn, bool) {
 	if resp.StatusCode >= 400 {
-		e := APIError{Status: resp.StatusCode, Type: "api_error", Message: strings.TrimSpace(string(body))}
-		var env struct {
-			Error struct{ Type, Message string } `json:"error"`
-		}
-		if json.Unmarshal(body, &env) == nil && env.Error.Message != "" {
-			e.Type, e.Message = env.Error.Type, env.Error.Message
-		}
-		return Turn{Error: &e}, true
+		return errorTurn(resp, body), true
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		return sseTurn(body)
@@ -328,6 +384,21 @@ func answerTurn(resp *http.Response, body []byte) (Turn, bool) {
 		return Turn{}, false
 	}
 	return turnOf(msg.Content, msg.StopReason)
+}
+
+// errorTurn is an HTTP error answer as an error turn: the type and
+// message of its {"error": {…}} body (the Messages API's shape and
+// OpenAI's; the Gemini API's status word stands for the type), else the
+// body's text.
+func errorTurn(resp *http.Response, body []byte) Turn {
+	e := APIError{Status: resp.StatusCode, Type: "api_error", Message: strings.TrimSpace(string(body))}
+	var env struct {
+		Error struct{ Type, Status, Message string } `json:"error"`
+	}
+	if json.Unmarshal(body, &env) == nil && env.Error.Message != "" {
+		e.Type, e.Message = cmp.Or(env.Error.Type, env.Error.Status, e.Type), env.Error.Message
+	}
+	return Turn{Error: &e}
 }
 
 // answerBlock is a content block of a model's answer.

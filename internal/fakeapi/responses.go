@@ -215,6 +215,15 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	if len(req.Tools) > 0 {
 		rec.Kind, rec.Turn = "main", req.turns()
 	}
+	if s.opts.Strict && rec.Kind == "main" {
+		actual := s.opts.Redactor.String(NormalizeResponses(req.items, req.cwd()))
+		if d := diverge(script, rec.Turn, actual); d != nil {
+			rec.Status = http.StatusBadRequest
+			s.record(r, rec)
+			s.noteDivergence(w, rec.Script, d, writeOpenAIError)
+			return
+		}
+	}
 	turn := s.pick(script, &rec, req.lastUser, req.cwd)
 	if turn.Error != nil && turn.Error.Type != ResponseFailed {
 		rec.Status = turn.Error.Status

@@ -129,8 +129,8 @@ type Request struct {
 	// ToolUses are the tool calls the fake answered with.
 	ToolUses []ToolUse `json:"tool_uses,omitempty"`
 	Status   int       `json:"status"`
-	// Auth fingerprints the credential the request carried: "bearer " or
-	// "x-api-key " and the first 12 hex digits of the SHA-256 of its value,
+	// Auth fingerprints the credential the request carried: "bearer ",
+	// "x-api-key " or "x-goog-api-key " and the first 12 hex digits of the SHA-256 of its value,
 	// so a test can tell which key reached the fake without the key being
 	// recorded.
 	Auth string `json:"auth,omitempty"`
@@ -527,7 +527,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		if d := diverge(script, rec.Turn, actual); d != nil {
 			rec.Status = http.StatusBadRequest
 			s.record(r, rec)
-			s.noteDivergence(w, rec.Script, d)
+			s.noteDivergence(w, rec.Script, d, writeError)
 			return
 		}
 	}
@@ -644,6 +644,9 @@ func (s *Server) script(name string) (*Script, error) {
 // credential).
 func authPrint(h http.Header) string {
 	kind, v := "x-api-key", h.Get("X-Api-Key")
+	if v == "" {
+		kind, v = "x-goog-api-key", h.Get("X-Goog-Api-Key") // the Gemini API's
+	}
 	if v == "" {
 		kind, v = "bearer", strings.TrimPrefix(h.Get("Authorization"), "Bearer ")
 	}
