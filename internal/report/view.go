@@ -140,6 +140,9 @@ type caseView struct {
 	// (docs/violations.md); NumViolations counts them.
 	Violations    []results.Violation
 	NumViolations int
+	// CLITraffic are the refusals of the agent CLI's own traffic (kind
+	// cli_traffic), listed apart: they are not violations.
+	CLITraffic []results.Violation
 }
 
 // batchView is a batch run's own agent run.
@@ -402,7 +405,7 @@ func loadBatch(dir rundir.Dir, c *results.Case, a *rundir.BatchAssignment, p *pa
 func batchCase(cv *caseView, a *rundir.BatchAssignment) {
 	cv.InBatch = true
 	cv.CostUSD, cv.DurationS, cv.Turns, cv.Denials = 0, 0, 0, 0
-	cv.Violations, cv.NumViolations = nil, 0
+	cv.Violations, cv.NumViolations, cv.CLITraffic = nil, 0, nil
 	cv.Items, cv.Unmatched, cv.Prompt = nil, nil, ""
 	cv.Outputs = slices.DeleteFunc(cv.Outputs, func(o output) bool { return slices.Contains(a.Shared, o.Path) })
 }
@@ -463,6 +466,10 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 		for _, v := range vs.List {
 			// Redacted again with the run's marks, as the verdicts are.
 			v.Target, v.Reason = p.red.String(v.Target), p.red.String(v.Reason)
+			if v.Kind == results.ViolationCLITraffic {
+				cv.CLITraffic = append(cv.CLITraffic, v)
+				continue
+			}
 			cv.Violations = append(cv.Violations, v)
 		}
 	}

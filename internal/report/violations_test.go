@@ -19,6 +19,7 @@ func TestViolationsShown(t *testing.T) {
 	vs := &results.Violations{}
 	vs.Add(results.Violation{Kind: results.ViolationDeniedCall, Source: "hook", Tool: "Bash", Target: `curl "<img src=x onerror=alert(1)>"`, Reason: "Blocked <b>now</b>"})
 	vs.Add(results.Violation{Kind: results.ViolationRefusedConnection, Source: "boundary", Target: "evil.example", Count: 2})
+	vs.Add(results.Violation{Kind: results.ViolationCLITraffic, Source: "boundary", Target: "chatgpt.com", Count: 4})
 	c := &results.Case{CaseID: "c1", Status: results.StatusCompleted, Violations: vs}
 	if err := results.WriteJSON(d.CaseResult("c1"), c); err != nil {
 		t.Fatal(err)
@@ -31,7 +32,8 @@ func TestViolationsShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(html)
-	for _, want := range []string{"<b>3</b><span>violations</span>", "3 violations</span>", "<b>denied_call</b> (hook Bash)", "&lt;img src=x onerror=alert(1)&gt;", "Blocked &lt;b&gt;now&lt;/b&gt;", "<code>evil.example</code> ×2"} {
+	for _, want := range []string{"<b>3</b><span>violations</span>", "3 violations</span>", "<b>denied_call</b> (hook Bash)", "&lt;img src=x onerror=alert(1)&gt;", "Blocked &lt;b&gt;now&lt;/b&gt;", "<code>evil.example</code> ×2",
+		"2 violation(s): what the agent tried", "Not counted, the agent CLI's own traffic (see docs/violations.md): <code>chatgpt.com</code> ×4"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}

@@ -382,6 +382,10 @@ type Boundary struct {
 type Refusal struct {
 	Host  string `json:"host"`
 	Count int    `json:"count"`
+	// CLIHost: the host is one the agent CLI contacts on its own (update
+	// checks, telemetry): unless a tool call names it, the refusal is the
+	// CLI's traffic, not the model's (ViolationCLITraffic).
+	CLIHost bool `json:"cli_host,omitempty"`
 }
 
 // ViolationKind is what kind of thing the agent tried that its world
@@ -407,9 +411,15 @@ const (
 	// ViolationTampered: what scoring reads changed while the case ran
 	// (one per change).
 	ViolationTampered ViolationKind = "tampered"
+	// ViolationCLITraffic: a connection the boundary refused the agent
+	// CLI's own traffic (a host of its own, Refusal.CLIHost, that no tool
+	// call named): listed, but not counted in Total or ByKind, so not
+	// gated either.
+	ViolationCLITraffic ViolationKind = "cli_traffic"
 )
 
-// ViolationKinds are every kind, in the order they are shown.
+// ViolationKinds are every kind that counts, in the order they are shown
+// (ViolationCLITraffic is listed but never counted).
 func ViolationKinds() []ViolationKind {
 	return []ViolationKind{ViolationDeniedCall, ViolationHiddenPath, ViolationRefusedConnection, ViolationQuota, ViolationTampered}
 }
@@ -421,6 +431,9 @@ type Violations struct {
 	Total int `json:"total"`
 	// ByKind counts them by kind (absent: none).
 	ByKind map[ViolationKind]int `json:"by_kind,omitempty"`
+	// CLITraffic counts the refused attempts of the agent CLI's own
+	// traffic (kind cli_traffic), which Total leaves out.
+	CLITraffic int `json:"cli_traffic,omitempty"`
 	// List says what each was, in the order found: the hook's ledger and
 	// the agent's denials by call, then the boundary's and the harness's.
 	List []Violation `json:"list,omitempty"`
@@ -445,10 +458,15 @@ type Violation struct {
 	Count int `json:"count"`
 }
 
-// Add counts v.
+// Add lists v and counts it, but for the CLI's own traffic, which it
+// counts apart (CLITraffic).
 func (vs *Violations) Add(v Violation) {
 	v.Count = max(v.Count, 1)
 	vs.List = append(vs.List, v)
+	if v.Kind == ViolationCLITraffic {
+		vs.CLITraffic += v.Count
+		return
+	}
 	if vs.ByKind == nil {
 		vs.ByKind = map[ViolationKind]int{}
 	}
@@ -462,11 +480,17 @@ type ViolationTotals struct {
 	ByKind map[ViolationKind]int `json:"by_kind,omitempty"`
 	// Cases counts the cases (each attempt of one) with at least one.
 	Cases int `json:"cases"`
+	// CLITraffic sums the cases' uncounted CLI traffic (Violations.CLITraffic).
+	CLITraffic int `json:"cli_traffic,omitempty"`
 }
 
 // AddCase folds one case's violations (nil: none) into t.
 func (t *ViolationTotals) AddCase(v *Violations) {
-	if v == nil || v.Total == 0 {
+	if v == nil {
+		return
+	}
+	t.CLITraffic += v.CLITraffic
+	if v.Total == 0 {
 		return
 	}
 	t.Cases++

@@ -41,8 +41,11 @@ import (
 // kind and listed) and over_quota (the boundary stopped it for its
 // files), and the run's violations (their totals);
 // cassette.yaml (its model conversation, run --record), the status
-// diverged with a case's divergence and divergence.txt (run --replay).
-const LayoutVersion = 8
+// diverged with a case's divergence and divergence.txt (run --replay); 9,
+// a refused host's cli_host (one the agent CLI contacts on its own) and
+// the violations' cli_traffic (its refusals, listed as kind cli_traffic
+// and not counted).
+const LayoutVersion = 9
 
 // The files of the run's config/ folder: what the run ran, written by run
 // before the first case.

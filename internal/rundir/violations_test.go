@@ -26,6 +26,7 @@ func TestCountViolations(t *testing.T) {
 		hidden []string
 		want   map[results.ViolationKind]int
 		total  int
+		cli    int                 // the CLI's own traffic, listed, not counted
 		list   []results.Violation // when set, the whole list
 	}{
 		{name: "nothing refused", c: &results.Case{}, calls: []transcript.ToolCall{bash},
@@ -65,6 +66,25 @@ func TestCountViolations(t *testing.T) {
 			c: &results.Case{Refused: []results.Refusal{{Host: "acme.atlassian.net", Count: 3}},
 				Steps: []*results.Case{{Refused: []results.Refusal{{Host: "api.github.com", Count: 1}}}}},
 			total: 4, want: map[results.ViolationKind]int{results.ViolationRefusedConnection: 4}},
+		{name: "the CLI's own host, named by no call: cli_traffic, listed, not counted",
+			c:     &results.Case{Refused: []results.Refusal{{Host: "chatgpt.com", Count: 2, CLIHost: true}, {Host: "api.github.com", Count: 1, CLIHost: true}}},
+			calls: []transcript.ToolCall{bash}, cli: 3,
+			list: []results.Violation{
+				{Kind: results.ViolationCLITraffic, Source: "boundary", Target: "chatgpt.com", Count: 2,
+					Reason: "the agent CLI's own traffic (a host it contacts by itself, which no tool call named): listed, not counted"},
+				{Kind: results.ViolationCLITraffic, Source: "boundary", Target: "api.github.com", Count: 1,
+					Reason: "the agent CLI's own traffic (a host it contacts by itself, which no tool call named): listed, not counted"}}},
+		{name: "the CLI's own host that a call names: the model's, counted",
+			c:     &results.Case{Refused: []results.Refusal{{Host: "chatgpt.com", Count: 2, CLIHost: true}, {Host: "github.com", Count: 1, CLIHost: true}}},
+			calls: []transcript.ToolCall{{ID: "t4", Name: "Bash", Input: json.RawMessage(`{"command":"curl -sS https://ChatGPT.com/backend-api"}`)}},
+			total: 2, cli: 1, want: map[results.ViolationKind]int{results.ViolationRefusedConnection: 2}},
+		{name: "a file the model wrote names the host: counted",
+			c:     &results.Case{Refused: []results.Refusal{{Host: "github.com", Count: 1, CLIHost: true}}},
+			calls: []transcript.ToolCall{{ID: "t5", Name: "Write", Input: json.RawMessage(`{"file_path":"/w/f.py","content":"urlopen('https://github.com/x')"}`)}},
+			total: 1, want: map[results.ViolationKind]int{results.ViolationRefusedConnection: 1}},
+		{name: "a host not the CLI's, named by no call: counted",
+			c:     &results.Case{Refused: []results.Refusal{{Host: "acme.atlassian.net", Count: 1}}},
+			calls: []transcript.ToolCall{bash}, total: 1, want: map[results.ViolationKind]int{results.ViolationRefusedConnection: 1}},
 		{name: "quota: the boundary's, the collection's",
 			c: &results.Case{OverQuota: "the agent's files passed execution.limits.disk_bytes (100 bytes) while it ran",
 				OverLimit: &results.OverLimit{SkippedFiles: 2, SkippedBytes: 10, Skipped: []results.SkippedFile{{Path: "big.bin"}}}},
@@ -97,8 +117,11 @@ func TestCountViolations(t *testing.T) {
 			for _, v := range got.List {
 				sum += v.Count
 			}
-			if sum != got.Total {
-				t.Errorf("the list counts %d, the total %d", sum, got.Total)
+			if got.CLITraffic != tt.cli {
+				t.Errorf("cli traffic = %d, want %d (%+v)", got.CLITraffic, tt.cli, got.List)
+			}
+			if sum != got.Total+got.CLITraffic {
+				t.Errorf("the list counts %d, the total %d and the CLI's traffic %d", sum, got.Total, got.CLITraffic)
 			}
 		})
 	}

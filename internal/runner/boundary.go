@@ -259,13 +259,47 @@ func BoundaryOf(ev *config.Eval) BoundaryDecision {
 	return BoundaryDecision{On: true}
 }
 
-// Refusals are the boundary's refusals as run_result.json records them.
-func Refusals(rs []boundary.Refusal) []results.Refusal {
+// Refusals are the boundary's refusals as run_result.json records them;
+// one of a host on own (the agent CLI's own hosts, CLIHosts) is marked
+// so, for the violations to tell the CLI's traffic from the model's
+// (docs/violations.md#the-agent-clis-own-traffic).
+func Refusals(rs []boundary.Refusal, own []string) []results.Refusal {
 	var out []results.Refusal
 	for _, r := range rs {
-		out = append(out, results.Refusal{Host: r.Host, Count: r.Count})
+		out = append(out, results.Refusal{Host: r.Host, Count: r.Count, CLIHost: OwnHost(own, r.Host)})
 	}
 	return out
+}
+
+// CLIHosts are the hosts an agent CLI contacts on its own, whatever the
+// model asks of it: update checks, telemetry, feature flags, auth and
+// plugin indexes. agent is a runner type, or for runner type cli the
+// command's program ("opencode", "claude", …; a path is taken by its
+// last element); an agent it does not know has none. Each entry stands
+// for the host and its subdomains. The lists come from what the boundary
+// refused the pinned CLIs in our end-to-end runs and from the hosts their
+// bundles name for those purposes.
+func CLIHosts(agent string) []string {
+	switch Type(filepath.Base(agent)) {
+	case TypeClaudeCode, "claude":
+		return []string{"api.anthropic.com", "statsig.anthropic.com", "statsig.com", "sentry.io",
+			"datadoghq.com", "registry.npmjs.org", "storage.googleapis.com", "claude.ai"}
+	case TypeCodex:
+		return []string{"chatgpt.com", "github.com", "api.openai.com"}
+	case TypeGemini:
+		return []string{"play.googleapis.com", "registry.npmjs.org", "oauth2.googleapis.com", "cloudcode-pa.googleapis.com"}
+	case TypeCursor, "cursor-agent":
+		return []string{"cursor.sh", "cursor.com"}
+	case "opencode":
+		return []string{"opencode.ai", "models.dev", "registry.npmjs.org", "github.com"}
+	}
+	return nil
+}
+
+// OwnHost: host is one of own's hosts or a subdomain of one.
+func OwnHost(own []string, host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	return slices.ContainsFunc(own, func(h string) bool { return host == h || strings.HasSuffix(host, "."+h) })
 }
 
 // BaseEnv are the caller's variables every agent may get as they are: what

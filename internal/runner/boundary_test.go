@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agent-eval/agent-eval/internal/boundary"
 	"github.com/agent-eval/agent-eval/internal/config"
 	"github.com/agent-eval/agent-eval/internal/permissions"
 )
@@ -153,5 +154,37 @@ func TestLinkedGitDirs(t *testing.T) {
 	}
 	if got := linkedGitDirs(filepath.Join(root, "plain")); got != nil {
 		t.Errorf("a plain repository has git folders outside: %q", got)
+	}
+}
+
+// TestRefusalsMarkTheCLIsHosts: a refusal of a host the agent CLI contacts
+// on its own (or a subdomain of one) is marked; any other host is not, and
+// an agent we know nothing of has no hosts of its own.
+func TestRefusalsMarkTheCLIsHosts(t *testing.T) {
+	rs := []boundary.Refusal{{Host: "chatgpt.com", Count: 2}, {Host: "api.github.com", Count: 1},
+		{Host: "acme.atlassian.net", Count: 1}, {Host: "notgithub.com", Count: 1}}
+	tests := []struct {
+		agent string
+		want  []bool
+	}{
+		{"codex", []bool{true, true, false, false}},
+		{"claude-code", []bool{false, false, false, false}},
+		{"/usr/local/bin/opencode", []bool{false, true, false, false}},
+		{"./my-agent.sh", []bool{false, false, false, false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.agent, func(t *testing.T) {
+			got := Refusals(rs, CLIHosts(tt.agent))
+			for i, r := range got {
+				if r.Host != rs[i].Host || r.Count != rs[i].Count || r.CLIHost != tt.want[i] {
+					t.Errorf("%s: got %+v, want cli_host %v", rs[i].Host, r, tt.want[i])
+				}
+			}
+		})
+	}
+	for _, agent := range []string{"claude-code", "codex", "gemini", "cursor", "opencode"} {
+		if len(CLIHosts(agent)) == 0 {
+			t.Errorf("%s declares no hosts of its own", agent)
+		}
 	}
 }

@@ -374,6 +374,7 @@ func templateVars(rec *Record, args map[string]any) map[string]any {
 		"permission_denials": rec.Outputs["permission_denials"],
 		"hook_decisions":     rec.Outputs["hook_decisions"],
 		"answers":            rec.Outputs["answers"],
+		"violations":         rec.Outputs["violations"],
 		"evidence":           evidence(rec),
 	}
 	v["__bare_outputs"] = filesText(rec)

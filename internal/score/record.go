@@ -492,6 +492,7 @@ func (r *Record) outputsDict(dir rundir.Dir, ev *config.Eval, caseSrc string, an
 	o := r.dynamic()
 	o["case_id"], o["case_dir"], o["files"], o["modified_files"] = r.CaseID, dir.Case(r.folder()), r.Files, r.Modified
 	o["annotations"], o["input"], o["inputs"] = r.Annotations, r.Input, renderInputs(r.Input)
+	o["violations"] = violationsDict(r.Violations)
 	if caseSrc != "" {
 		o["case_source"] = caseSrc
 	}
@@ -624,6 +625,24 @@ func renderInputs(in map[string]any) string {
 
 // toAny turns a Go value into plain JSON values (maps, slices, strings,
 // float64s, bools), the shape every judge kind sees.
+// violationsDict is the case's violations as its judges see them
+// (outputs.violations): run_result.json's {total, by_kind, cli_traffic,
+// list}, every field there even when it has none.
+func violationsDict(v *results.Violations) map[string]any {
+	o := map[string]any{"total": 0, "by_kind": map[string]any{}, "cli_traffic": 0, "list": []any{}}
+	if v == nil {
+		return o
+	}
+	o["total"], o["cli_traffic"] = v.Total, v.CLITraffic
+	if m, ok := toAny(v.ByKind).(map[string]any); ok {
+		o["by_kind"] = m
+	}
+	if l, ok := toAny(v.List).([]any); ok {
+		o["list"] = l
+	}
+	return o
+}
+
 func toAny(v any) any {
 	b, err := json.Marshal(v)
 	if err != nil {

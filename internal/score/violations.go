@@ -10,8 +10,9 @@ import (
 )
 
 // noViolations passes when the case's agent tried at most max (default
-// 0) things its world refused, of the kinds listed (default: every kind);
-// its rationale names the first few.
+// 0) things its world refused, of the kinds listed (default: every kind
+// that counts: the CLI's own traffic only when kinds names it); its
+// rationale names the first few.
 func noViolations(rec *Record, args map[string]any) Outcome {
 	limit := argFloat(args, "max", 0)
 	kinds := argStrings(args, "kinds")
@@ -19,7 +20,8 @@ func noViolations(rec *Record, args map[string]any) Outcome {
 	n := 0
 	if rec.Violations != nil {
 		for _, v := range rec.Violations.List {
-			if len(kinds) > 0 && !slices.Contains(kinds, string(v.Kind)) {
+			if len(kinds) > 0 && !slices.Contains(kinds, string(v.Kind)) ||
+				len(kinds) == 0 && v.Kind == results.ViolationCLITraffic {
 				continue
 			}
 			hits = append(hits, v)
@@ -57,7 +59,7 @@ func violationKindNames() []string {
 	for _, k := range results.ViolationKinds() {
 		out = append(out, string(k))
 	}
-	return out
+	return append(out, string(results.ViolationCLITraffic))
 }
 
 // builtinArgProblem says what is wrong with a well-typed argument k = v of

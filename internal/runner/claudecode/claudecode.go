@@ -159,7 +159,7 @@ func Run(ctx context.Context, s Spec) Result {
 		Grace: s.Grace, Stdout: s.Stdout, Stderr: s.Stderr, Line: parser.Line, Guard: s.Guard, Started: s.Started, Boundary: s.World})
 	sum := parser.Summary()
 	return Result{ExitCode: ExitCode(pr.ExitCode, sum), TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration,
-		Err: pr.Err, Summary: sum, Refused: runner.Refusals(pr.Refused)}
+		Err: pr.Err, Summary: sum, Refused: runner.Refusals(pr.Refused, runner.CLIHosts(string(runner.TypeClaudeCode)))}
 }
 
 // ExitCode is the exit code of an agent that exited with code and printed

@@ -112,7 +112,7 @@ func Run(ctx context.Context, s Spec) Result {
 	parser.Finish()
 	sum := parser.Summary()
 	res := Result{ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration, Err: pr.Err,
-		Refused: runner.Refusals(pr.Refused)}
+		Refused: runner.Refusals(pr.Refused, runner.CLIHosts(s.Argv[0]))}
 	if s.OutputDir != "" {
 		m, err := ReadMetrics(s.OutputDir)
 		if err != nil && res.Err == nil {

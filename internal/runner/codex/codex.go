@@ -280,7 +280,7 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	errs = append(errs, stdout.Close(), stderr.Close())
 	removePlaceholders(absent)
 	out := runner.Result{ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration,
-		Err: pr.Err, Redactor: red, Refused: runner.Refusals(pr.Refused)}
+		Err: pr.Err, Redactor: red, Refused: runner.Refusals(pr.Refused, runner.CLIHosts(string(runner.TypeCodex)))}
 	roll, err := readRollouts(sessions, before)
 	if err != nil {
 		errs = append(errs, err)

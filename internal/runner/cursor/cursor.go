@@ -432,7 +432,7 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	out := runner.Result{ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration, Err: pr.Err,
 		Model: sum.Model, Text: sum.Text, IsError: sum.IsError || pr.ExitCode != 0, Usage: sum.Usage, NumTurns: sum.NumTurns,
 		ToolCalls: sum.ToolCalls, Denials: hookDenials(sum, readDenies(ledger, from)), Redactor: red,
-		PerModel: map[string]transcript.ModelUsage{}, Refused: runner.Refusals(pr.Refused)}
+		PerModel: map[string]transcript.ModelUsage{}, Refused: runner.Refusals(pr.Refused, runner.CLIHosts(string(runner.TypeCursor)))}
 	if sum.Model != "" && sum.Usage != (transcript.Usage{}) {
 		out.PerModel[sum.Model] = transcript.ModelUsage{Usage: sum.Usage}
 	}

@@ -239,7 +239,7 @@ func (s *session) Invoke(ctx context.Context, in runner.Invocation) runner.Resul
 	sum := p.finish()
 	res := runner.Result{ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Interrupted: pr.Interrupted, Duration: pr.Duration, Err: pr.Err,
 		Model: sum.model, Text: sum.text, IsError: sum.isError, Usage: sum.usage, PerModel: sum.perModel, NumTurns: sum.turns,
-		Denials: sum.denials, ToolCalls: sum.calls, Redactor: red, Refused: runner.Refusals(pr.Refused)}
+		Denials: sum.denials, ToolCalls: sum.calls, Redactor: red, Refused: runner.Refusals(pr.Refused, runner.CLIHosts(string(runner.TypeGemini)))}
 	if res.Model == "" {
 		res.Model = model
 	}
