@@ -272,7 +272,19 @@ func auditRunnerKind(ctx context.Context, e env, opts auditOptions, kind string,
 			}
 		}
 	}
-	defer auditCleanup(cases, before)
+	// The folders an attack would have to create to plant its file are
+	// removed after it, when they were not there before and are empty.
+	var madeDirs []string
+	for _, c := range cases {
+		for _, p := range c.Planted {
+			for d := filepath.Dir(p); d != aenv.Repo && d != aenv.Home && d != aenv.Tmp && d != filepath.Dir(d); d = filepath.Dir(d) {
+				if _, err := os.Lstat(d); errors.Is(err, os.ErrNotExist) && !slices.Contains(madeDirs, d) {
+					madeDirs = append(madeDirs, d)
+				}
+			}
+		}
+	}
+	defer auditCleanup(cases, before, madeDirs)
 	fmt.Fprintf(e.Err, "audit: %s: %d attacks\n", kind, len(cases))
 	plan, err := engine.NewPlan(ev, ev.Path(), engine.Flags{Parallel: opts.parallel, RunID: "audit-" + kind, RunsDir: filepath.Join(base, "runs"),
 		Timeout: opts.timeout, MaxBudgetUSD: -1, AgentBin: opts.agentBin, FakeModel: true, RetryErrors: 0},
@@ -391,7 +403,7 @@ func writeAuditCases(dir string, cases []audit.Case) error {
 
 // auditCleanup removes what the attacks planted (all named by the audit)
 // and the files it planted outside, and puts the CI files back.
-func auditCleanup(cases []audit.Case, before map[string][]byte) {
+func auditCleanup(cases []audit.Case, before map[string][]byte, madeDirs []string) {
 	for _, c := range cases {
 		for _, p := range c.Planted {
 			_ = os.Remove(p)
@@ -399,6 +411,11 @@ func auditCleanup(cases []audit.Case, before map[string][]byte) {
 		if c.Outside != "" {
 			_ = os.Remove(c.Outside)
 		}
+	}
+	// Deepest first: a folder's sub-folders go before it.
+	slices.SortFunc(madeDirs, func(a, b string) int { return len(b) - len(a) })
+	for _, d := range madeDirs {
+		_ = os.Remove(d) // only when empty
 	}
 	for p, b := range before {
 		if now, err := os.ReadFile(p); err == nil && string(now) != string(b) {
