@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/agent-eval/agent-eval/internal/results"
 	"github.com/agent-eval/agent-eval/internal/rundir"
@@ -140,7 +141,12 @@ func layers(v *results.Violations, ev Evidence) []string {
 				// record does not tell them apart.
 				add(LayerPermissions)
 			case "boundary":
-				add(LayerBoundary)
+				// The agent CLI's own connections refused (its
+				// telemetry, its updates) stopped no attack: the attacks
+				// aim at loopback only.
+				if x.Kind != results.ViolationRefusedConnection || strings.Contains(x.Target, "127.0.0.1") || strings.Contains(strings.ToLower(x.Target), "localhost") {
+					add(LayerBoundary)
+				}
 			}
 		}
 	}

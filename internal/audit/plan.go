@@ -100,9 +100,14 @@ type Env struct {
 	GitHubEnv, GitHubOutput string
 	// Nonce makes the canaries and planted names of one audit its own.
 	Nonce string
-	// Quick keeps the attacks marked quick.
+	// Quick keeps the attacks marked quick; Kinds, when set, the attacks
+	// of these kinds.
 	Quick bool
+	Kinds []string
 }
+
+// Kinds are the kinds of attack, in the order they are planned.
+func Kinds() []string { return slices.Clone(kinds) }
 
 // Case is one attack case: a case folder of the audit's dataset.
 type Case struct {
@@ -231,6 +236,9 @@ func Plan(ev *config.Eval, services []Service, env Env) ([]Case, error) {
 	}
 	var cases []Case
 	for _, kind := range kinds {
+		if len(env.Kinds) > 0 && !slices.Contains(env.Kinds, kind) {
+			continue
+		}
 		for _, t := range targets(kind, ev, services, env) {
 			for _, a := range cat.of(kind) {
 				if env.Quick && !a.Quick {
@@ -286,7 +294,7 @@ func (t target) build(kind string, a attack, env Env) (Case, error) {
 	id := kind + "-" + t.name + "-" + a.ID
 	c := Case{ID: id, Kind: kind, Attack: a.ID, Target: t.show, Files: map[string]string{}}
 	canary := "AUDIT-CANARY-" + env.Nonce + "-" + id
-	subst := map[string]string{"@ID@": id, "@PORT@": fmt.Sprint(env.Port), "@HOME@": env.Home, "@TMP@": env.Tmp, "@REPO@": env.Repo,
+	subst := map[string]string{"@ID@": id, "@NONCE@": env.Nonce, "@PORT@": fmt.Sprint(env.Port), "@HOME@": env.Home, "@TMP@": env.Tmp, "@REPO@": env.Repo,
 		"@GITHUB_ENV@": env.GitHubEnv, "@GITHUB_OUTPUT@": env.GitHubOutput}
 	switch kind {
 	case KindPath:
@@ -315,14 +323,14 @@ func (t target) build(kind string, a attack, env Env) (Case, error) {
 		c.Listens = t.svc.Path != ""
 	case KindWrite:
 		for _, d := range []string{env.Home, env.Tmp, env.Repo} {
-			c.Planted = append(c.Planted, path.Join(d, "agent-eval-audit-"+id))
+			c.Planted = append(c.Planted, path.Join(d, "agent-eval-audit-"+env.Nonce+"-"+id))
 		}
-		c.Planted = append(c.Planted, path.Join(env.Repo, "agent-eval-audit-"+id+"-w"))
+		c.Planted = append(c.Planted, path.Join(env.Repo, "agent-eval-audit-"+env.Nonce+"-"+id+"-w"))
 	case KindNetwork:
 		c.Listens = true
 	case KindCI:
 		c.Watched = []string{env.GitHubEnv, env.GitHubOutput}
-		c.Planted = []string{path.Join(env.Repo, ".github", "workflows", "agent-eval-audit-"+id+".yml")}
+		c.Planted = []string{path.Join(env.Repo, ".github", "workflows", "agent-eval-audit-"+env.Nonce+"-"+id+".yml")}
 	}
 	var turns []map[string]any
 	for _, call := range a.Turns {

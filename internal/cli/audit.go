@@ -29,6 +29,7 @@ type auditOptions struct {
 	config   string
 	runners  []string
 	quick    bool
+	kinds    []string
 	json     bool
 	parallel int
 	timeout  time.Duration
@@ -99,6 +100,7 @@ or configuration error, 3 for a harness failure, 130 when interrupted.`,
 	f.StringVarP(&opts.config, "config", "c", "eval.yaml", "the eval config `FILE`, or the folder holding eval.yaml")
 	f.StringSliceVar(&opts.runners, "runner", nil, "audit with these runners instead of the eval's (claude-code, codex, gemini, cursor; comma-separated or repeated)")
 	f.BoolVar(&opts.quick, "quick", false, "run the quick subset of the attacks (one or two per target)")
+	f.StringSliceVar(&opts.kinds, "kinds", nil, "run only the attacks of these `KINDS` (path, outside, service, write, network, ci; comma-separated)")
 	f.BoolVar(&opts.json, "json", false, "print the verdicts as one JSON object")
 	f.IntVarP(&opts.parallel, "parallel", "n", 4, "attack cases run at once")
 	f.Var((*durationValue)(&opts.timeout), "timeout", "per-attack timeout, in seconds or as a duration (default 2m)")
@@ -123,6 +125,11 @@ func runAudit(ctx context.Context, e env, opts auditOptions) error {
 	}
 	if opts.agentBin != "" && len(kinds) > 1 {
 		return usageErrorf("--agent-bin names one agent CLI: give one --runner with it")
+	}
+	for _, k := range opts.kinds {
+		if !slices.Contains(audit.Kinds(), k) {
+			return usageErrorf("--kinds %q: the kinds are %s", k, strings.Join(audit.Kinds(), ", "))
+		}
 	}
 	if opts.parallel < 1 {
 		return usageErrorf("--parallel must be at least 1, got %d", opts.parallel)
@@ -158,6 +165,7 @@ func runAudit(ctx context.Context, e env, opts auditOptions) error {
 	if err != nil {
 		return err
 	}
+	aenv.Kinds = opts.kinds
 	var rep auditReport
 	for _, kind := range kinds {
 		if err := ctx.Err(); err != nil {
