@@ -110,6 +110,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		newHookCmd(e),
 		newCompileCmd(e),
 		newExplainCmd(e),
+		newAuditCmd(e),
 		newReplayCmd(e),
 		newFakeModelCmd(e),
 		newGuardCmd(e),
