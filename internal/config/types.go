@@ -45,6 +45,9 @@ type Eval struct {
 	path     string // the file it was read from (positions name it)
 	origin   string // the eval.yaml it is of: path, or a copy's original (ParseCopy)
 	src      []byte // the bytes it was parsed from
+	// loaded is the content of the file a runner level's eval was made
+	// from (ForRunner), nil for an eval read from its file.
+	loaded   []byte
 	pos      map[string]pos
 	Warnings Errors `yaml:"-"`
 }
