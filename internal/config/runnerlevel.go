@@ -306,3 +306,32 @@ func fieldMsg(e Error) string {
 	}
 	return e.Field + ": " + e.Msg
 }
+
+// LevelErrors places the problems found in runner level l's eval
+// (ForRunner; its source is rewritten, so its lines are not the file's) in
+// e's file: at the field's position where e has the field, else at the
+// level's, each message naming the level. Another error is returned as it
+// is.
+func (e *Eval) LevelErrors(l RunnerLevel, err error) error {
+	errs, ok := err.(Errors)
+	if !ok {
+		return err
+	}
+	at := "matrix.factors." + RunnerFactor
+	for i, lv := range e.Matrix.RunnerLevels() {
+		if lv.Name == l.Name {
+			at = index(at, i)
+		}
+	}
+	out := make(Errors, len(errs))
+	for i, x := range errs {
+		x.File = e.path
+		x.Line, x.Col = e.Position(x.Field)
+		if x.Line == 0 {
+			x.Line, x.Col = e.Position(at)
+		}
+		x.Msg = "runner level " + l.Name + ": " + x.Msg
+		out[i] = x
+	}
+	return out
+}
