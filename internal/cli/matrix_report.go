@@ -31,6 +31,9 @@ of the cases' values in every cell, with the factors of two or more levels
 and their interactions as its terms, and the cells' cost-versus-score Pareto
 front (a cell's score is the judge's mean over its cases). matrix.html adds
 a scatter of the cells with the front drawn; it loads nothing from outside.
+Both hold, per factor and level, the cells' summed cost and each judge's
+mean (the agents side by side, when the runner is a factor), and the
+violations by level.
 
 stdout gets the tables; cells not scored yet are left out and named on
 stderr.

@@ -37,8 +37,8 @@ func newMatrixRunCmd(e env) *cobra.Command {
 		Use:   "run",
 		Short: "Run and score every cell of the eval's matrix",
 		Long: `Run every cell of eval.yaml's matrix: block, each an ordinary run (the cell's
-model, its other factors set in every case's input, as input.yaml and {name}
-placeholders see them) into <runs-dir>/<eval-name>/matrix-<id>/cells/<cell>/,
+agent and model, its other factors set in every case's input, as input.yaml
+and {name} placeholders see them) into <runs-dir>/<eval-name>/matrix-<id>/cells/<cell>/,
 indexed by matrix.json; then score each cell (summary.yaml in its run
 directory). --resume continues the matrix --id names (default: the latest):
 cells that finished are skipped, unfinished ones resumed, the rest run.
