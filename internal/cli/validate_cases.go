@@ -246,10 +246,10 @@ func perCaseProblems(ev *config.Eval, dir string, cases []string, at func(string
 // so it is refused at its line.
 func programProblems(ev *config.Eval, agentBin string) config.Errors {
 	var errs config.Errors
-	// runner.settings.binary names the Claude Code binary, unless run
-	// --agent-bin names another.
-	claude := ev.RunnerType() == "claude-code" || ev.Runner.Agent == "claude-code"
-	if bin, ok := ev.Runner.Settings["binary"].(string); ok && bin != "" && claude && agentBin == "" {
+	// runner.settings.binary names the agent CLI (of every runner but
+	// cli's own command), unless run --agent-bin names another.
+	agent := ev.RunnerType() != "cli" || ev.Runner.Agent == "claude-code"
+	if bin, ok := ev.Runner.Settings["binary"].(string); ok && bin != "" && agent && agentBin == "" {
 		if _, err := exec.LookPath(bin); err != nil {
 			line, col := ev.Position("runner.settings.binary")
 			errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: "runner.settings.binary", Code: config.CodeSemantic,

@@ -196,6 +196,10 @@ func anova(obs []stats.Obs, factors []string) ([]TermRow, string) {
 		return nil, "no factor has two or more levels among the scored cells"
 	case len(obs) == 0:
 		return nil, "no case has a value"
+	case constant(obs):
+		// The sums of squares would be rounding noise, and F and P
+		// made of it.
+		return nil, "every case has the same value: there is no variance to explain"
 	}
 	t, err := stats.ANOVA(obs, factors)
 	note := ""
@@ -210,6 +214,16 @@ func anova(obs []stats.Obs, factors []string) ([]TermRow, string) {
 		rows[i] = TermRow{Term: x.Term, SS: x.SS, DF: x.DF, MS: finite(x.MS), F: finite(x.F), P: finite(x.P), EtaSq: finite(x.EtaSq), PartialEtaSq: finite(x.PartialEtaSq)}
 	}
 	return rows, note
+}
+
+// constant reports whether every observation has the same value.
+func constant(obs []stats.Obs) bool {
+	for _, o := range obs {
+		if o.Y != obs[0].Y {
+			return false
+		}
+	}
+	return true
 }
 
 // finite is &v, or nil for NaN and ±Inf.

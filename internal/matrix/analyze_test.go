@@ -181,3 +181,19 @@ func TestAnalyzeByLevel(t *testing.T) {
 		t.Errorf("matrix.html lacks codex's row by level:\n%s", page)
 	}
 }
+
+// Every case alike (every agent passed everything): no table made of
+// rounding noise, a note instead.
+func TestAnalyzeConstant(t *testing.T) {
+	t.Parallel()
+	m := &config.Matrix{Factors: map[string][]any{"agent": {"a", "b", "c"}}, Replications: ptrInt(2)}
+	ix := NewIndex("m", "demo", m, time.Unix(0, 0))
+	sums := map[string]*rundir.Summary{}
+	for _, c := range ix.Cells {
+		sums[c.Name] = summary(0, map[string][]float64{"ok": {1, 1}})
+	}
+	j := Analyze(ix, sums).Judges[0]
+	if j.ANOVA != nil || !strings.Contains(j.ANOVANote, "every case has the same value") {
+		t.Errorf("judge %+v", j)
+	}
+}
