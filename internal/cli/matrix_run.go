@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -206,7 +207,7 @@ func openMatrix(e env, ev *config.Eval, opts matrixRunOptions) (matrix.Dir, matr
 			return d, ix, inputErrorf("--resume: %v", err)
 		}
 		want := matrix.NewIndex(ix.ID, ev.EvalName(), ev.Matrix, time.Now())
-		if !slices.EqualFunc(ix.Cells, want.Cells, func(a, b matrix.IndexCell) bool { return a.Name == b.Name }) {
+		if !slices.EqualFunc(ix.Cells, want.Cells, sameCell) {
 			return d, ix, inputErrorf("--resume: %s's matrix: block no longer declares the cells of %s; start a new matrix without --resume", ev.Path(), d.Index())
 		}
 		return d, ix, nil
@@ -224,6 +225,14 @@ func openMatrix(e env, ev *config.Eval, opts matrixRunOptions) (matrix.Dir, matr
 		return d, ix, err
 	}
 	return d, ix, nil
+}
+
+// sameCell reports whether two index cells are one: the same name and
+// levels (a runner level keeps its name when its model changes).
+func sameCell(a, b matrix.IndexCell) bool {
+	ja, errA := json.Marshal(a.Levels)
+	jb, errB := json.Marshal(b.Levels)
+	return a.Name == b.Name && errA == nil && errB == nil && string(ja) == string(jb)
 }
 
 // runCells runs the cells that have not finished, parallel at once. An
