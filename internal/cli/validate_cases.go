@@ -640,8 +640,9 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// withFactors adds the matrix's non-model factors to a case's input: each
-// cell sets them (upstream's --input-override).
+// withFactors adds the matrix's factors other than the model and the
+// runner to a case's input: each cell sets them (upstream's
+// --input-override).
 func withFactors(ev *config.Eval, input map[string]any) map[string]any {
 	if ev.Matrix == nil || len(ev.Matrix.Factors) == 0 {
 		return input
@@ -651,7 +652,7 @@ func withFactors(ev *config.Eval, input map[string]any) map[string]any {
 		out[k] = v
 	}
 	for name := range ev.Matrix.Factors {
-		if name != "model" {
+		if name != config.ModelFactorName && name != config.RunnerFactor {
 			out[name] = ""
 		}
 	}
