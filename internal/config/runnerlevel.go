@@ -149,7 +149,11 @@ func (e *Eval) ForRunner(l RunnerLevel) (*Eval, error) {
 		return nil, err
 	}
 	other := l.Type != e.RunnerType()
-	setKey(runner, "type", scalarNode(l.Type))
+	mark := func(n *yaml.Node) *yaml.Node {
+		n.LineComment = "# the matrix's runner level " + l.Name
+		return n
+	}
+	setKey(runner, "type", mark(scalarNode(l.Type)))
 	switch {
 	case l.Effort != "":
 		setKey(runner, "effort", scalarNode(l.Effort))
@@ -171,7 +175,7 @@ func (e *Eval) ForRunner(l RunnerLevel) (*Eval, error) {
 		if err != nil {
 			return nil, err
 		}
-		setKey(models, "skill", scalarNode(l.Model))
+		setKey(models, "skill", mark(scalarNode(l.Model)))
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -211,12 +215,16 @@ func scalarNode(s string) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
 }
 
-// setKey sets m's key to v, keeping the key's place and comments.
+// setKey sets m's key to v, keeping the key's place and comments (v's own
+// line comment replaces the old value's).
 func setKey(m *yaml.Node, key string, v *yaml.Node) {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
 			old := m.Content[i+1]
-			v.LineComment, v.HeadComment, v.FootComment = old.LineComment, old.HeadComment, old.FootComment
+			v.HeadComment, v.FootComment = old.HeadComment, old.FootComment
+			if v.LineComment == "" {
+				v.LineComment = old.LineComment
+			}
 			m.Content[i+1] = v
 			return
 		}
