@@ -19,8 +19,9 @@ func newMatrixCmd(e env) *cobra.Command {
 		Use:   "matrix",
 		Short: "Run an experiment matrix (eval.yaml's matrix: block): every cell, its status, the ANOVA report",
 		Long: `An experiment matrix runs the eval once per cell: every combination of the
-levels of matrix.factors ("model" sets the model, any other factor a field of
-every case's input), each matrix.replications times. The cells live in
+levels of matrix.factors ("model" sets the model, "runner" the agent and its
+model (docs/agent-matrix.md), any other factor a field of every case's
+input), each matrix.replications times. The cells live in
 <runs-dir>/<eval-name>/matrix-<id>/cells/<cell>/, each a normal run directory
 that score and report read as they read any run, and matrix.json indexes them.
 

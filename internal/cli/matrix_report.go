@@ -31,6 +31,9 @@ of the cases' values in every cell, with the factors of two or more levels
 and their interactions as its terms, and the cells' cost-versus-score Pareto
 front (a cell's score is the judge's mean over its cases). matrix.html adds
 a scatter of the cells with the front drawn; it loads nothing from outside.
+Both hold, per factor and level, the cells' summed cost and each judge's
+mean (the agents side by side, when the runner is a factor), and the
+violations by level.
 
 stdout gets the tables; cells not scored yet are left out and named on
 stderr.
@@ -119,8 +122,35 @@ func printMatrixReport(w io.Writer, r matrix.Report) error {
 		}
 		fmt.Fprintf(w, "  pareto front (cost vs score): %s\n", strings.Join(j.Pareto, ", "))
 	}
-	if len(r.Violations) > 0 {
+	if len(r.ByLevel) > 0 {
 		if len(r.Judges) > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, "by level (cells, summed cost, each judge's mean over their cases):")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		head := "  FACTOR\tLEVEL\tCELLS\tCOST_USD"
+		for _, j := range r.Judges {
+			head += "\t" + strings.ToUpper(j.Judge)
+		}
+		fmt.Fprintln(tw, head)
+		for _, l := range r.ByLevel {
+			row := fmt.Sprintf("  %s\t%s\t%d\t%.4f", l.Factor, l.Level, l.Cells, l.CostUSD)
+			for _, j := range r.Judges {
+				m, ok := l.Means[j.Judge]
+				if !ok {
+					row += "\t-"
+					continue
+				}
+				row += "\t" + strconv.FormatFloat(m, 'g', 4, 64)
+			}
+			fmt.Fprintln(tw, row)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(r.Violations) > 0 {
+		if len(r.Judges) > 0 || len(r.ByLevel) > 0 {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintln(w, "violations (what the agents tried that their world refused), by level:")

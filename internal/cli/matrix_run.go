@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -36,8 +38,8 @@ func newMatrixRunCmd(e env) *cobra.Command {
 		Use:   "run",
 		Short: "Run and score every cell of the eval's matrix",
 		Long: `Run every cell of eval.yaml's matrix: block, each an ordinary run (the cell's
-model, its other factors set in every case's input, as input.yaml and {name}
-placeholders see them) into <runs-dir>/<eval-name>/matrix-<id>/cells/<cell>/,
+agent and model, its other factors set in every case's input, as input.yaml
+and {name} placeholders see them) into <runs-dir>/<eval-name>/matrix-<id>/cells/<cell>/,
 indexed by matrix.json; then score each cell (summary.yaml in its run
 directory). --resume continues the matrix --id names (default: the latest):
 cells that finished are skipped, unfinished ones resumed, the rest run.
@@ -70,6 +72,35 @@ type matrixCell struct {
 	cell  matrix.Cell
 	state matrix.State
 	plan  engine.Plan
+	// ev is the eval the cell runs: eval.yaml, or its runner level's.
+	ev *config.Eval
+}
+
+// levelEvals runs the checks run makes before any agent starts, and
+// prints eval.yaml's warnings once. With a runner factor each level's eval
+// (config.ForRunner) is checked, its problems placed in eval.yaml; they
+// are returned by level name (nil without a runner factor).
+func levelEvals(e env, ev *config.Eval, opts runOptions) (map[string]*config.Eval, error) {
+	levels := ev.Matrix.RunnerLevels()
+	if len(levels) == 0 {
+		return nil, preflight(e, ev, opts)
+	}
+	for _, w := range ev.Warnings {
+		fmt.Fprintln(e.Err, w.Error())
+	}
+	out := map[string]*config.Eval{}
+	for _, l := range levels {
+		cev, err := ev.ForRunner(l)
+		if err != nil {
+			return nil, ev.LevelErrors(l, err)
+		}
+		cev.Warnings = nil // eval.yaml's, printed above with its own lines
+		if err := preflight(e, cev, opts); err != nil {
+			return nil, ev.LevelErrors(l, err)
+		}
+		out[l.Name] = cev
+	}
+	return out, nil
 }
 
 func runMatrixRun(ctx context.Context, e env, opts matrixRunOptions) error {
@@ -86,7 +117,8 @@ func runMatrixRun(ctx context.Context, e env, opts matrixRunOptions) error {
 	// The notice that run runs only the base configuration is not this
 	// command's.
 	ev.Warnings = slices.DeleteFunc(slices.Clone(ev.Warnings), func(w config.Error) bool { return w.Field == "matrix" })
-	if err := preflight(e, ev, runOptions{score: true, fakeModel: opts.fakeModel, noLLMJudges: opts.noLLMJudges}); err != nil {
+	levels, err := levelEvals(e, ev, runOptions{score: true, fakeModel: opts.fakeModel, noLLMJudges: opts.noLLMJudges})
+	if err != nil {
 		return err
 	}
 	d, ix, err := openMatrix(e, ev, opts)
@@ -99,11 +131,15 @@ func runMatrixRun(ctx context.Context, e env, opts matrixRunOptions) error {
 	}
 	var cells []matrixCell
 	for _, c := range matrix.Expand(ev.Matrix) {
-		mc := matrixCell{cell: c, state: d.CellState(c.Name)}
+		mc := matrixCell{cell: c, state: d.CellState(c.Name), ev: ev}
 		if mc.state == matrix.StateRunning {
 			return inputErrorf("cell %s is still running (%s); wait for it, or for the other matrix run to end", c.Name, d.Cell(c.Name).Path)
 		}
-		p, err := engine.NewPlan(ev, opts.config, engine.Flags{Model: c.Model(), RunID: c.Name, MaxBudgetUSD: -1, RetryErrors: -1,
+		if l, ok := c.Runner(); ok {
+			mc.ev = levels[l.Name]
+		}
+		cev := mc.ev
+		p, err := engine.NewPlan(cev, opts.config, engine.Flags{Model: c.Model(), RunID: c.Name, MaxBudgetUSD: -1, RetryErrors: -1,
 			FakeModel: opts.fakeModel, Resume: mc.state == matrix.StateUnfinish, InputOverrides: c.InputOverrides()},
 			engine.Environment{Getenv: e.Getenv, Dir: mustGetwd(), HarnessBin: harness, Now: time.Now(), Args: append([]string{"agent-eval"}, e.Args...)})
 		if err != nil {
@@ -111,10 +147,13 @@ func runMatrixRun(ctx context.Context, e env, opts matrixRunOptions) error {
 		}
 		p.RunsDir = d.Cells()
 		p.LoadHandlers = func(ctx context.Context, warn func(string)) (*intercept.File, error) {
-			return loadHandlers(ctx, ev, e.Getenv, warn)
+			return loadHandlers(ctx, cev, e.Getenv, warn)
 		}
 		if p.Mode == engine.ModeCase {
-			if err := commandProblems(ev, p.Cases, c.InputOverrides()); err != nil {
+			if err := commandProblems(cev, p.Cases, c.InputOverrides()); err != nil {
+				if l, ok := c.Runner(); ok {
+					err = ev.LevelErrors(l, err)
+				}
 				return err
 			}
 		}
@@ -122,7 +161,7 @@ func runMatrixRun(ctx context.Context, e env, opts matrixRunOptions) error {
 		cells[len(cells)-1].plan = p
 	}
 	fmt.Fprintf(e.Err, "agent-eval: matrix %s: %d cell(s) in %s\n", ix.ID, len(cells), d.Path)
-	if err := runCells(ctx, e, ev, cells, opts.parallel); err != nil {
+	if err := runCells(ctx, e, cells, opts.parallel); err != nil {
 		return err
 	}
 	for _, mc := range cells {
@@ -131,7 +170,7 @@ func runMatrixRun(ctx context.Context, e env, opts matrixRunOptions) error {
 		}
 		// A cell's run id is its name, the same in every matrix: MLflow
 		// would take it for the last matrix's cell and update that.
-		err := scoreRun(ctx, e, ev, scoreOptions{config: opts.config, concurrency: 4, fakeModel: opts.fakeModel, noMLflow: true, noLLMJudges: opts.noLLMJudges}, d.Cell(mc.cell.Name), nil)
+		err := scoreRun(ctx, e, mc.ev, scoreOptions{config: opts.config, concurrency: 4, fakeModel: opts.fakeModel, noMLflow: true, noLLMJudges: opts.noLLMJudges}, d.Cell(mc.cell.Name), nil)
 		var gate errReported
 		if errors.As(err, &gate) && gate.code == ExitGate {
 			err = nil // a breached threshold is the cell's result
@@ -168,7 +207,7 @@ func openMatrix(e env, ev *config.Eval, opts matrixRunOptions) (matrix.Dir, matr
 			return d, ix, inputErrorf("--resume: %v", err)
 		}
 		want := matrix.NewIndex(ix.ID, ev.EvalName(), ev.Matrix, time.Now())
-		if !slices.EqualFunc(ix.Cells, want.Cells, func(a, b matrix.IndexCell) bool { return a.Name == b.Name }) {
+		if !slices.EqualFunc(ix.Cells, want.Cells, sameCell) {
 			return d, ix, inputErrorf("--resume: %s's matrix: block no longer declares the cells of %s; start a new matrix without --resume", ev.Path(), d.Index())
 		}
 		return d, ix, nil
@@ -188,9 +227,17 @@ func openMatrix(e env, ev *config.Eval, opts matrixRunOptions) (matrix.Dir, matr
 	return d, ix, nil
 }
 
+// sameCell reports whether two index cells are one: the same name and
+// levels (a runner level keeps its name when its model changes).
+func sameCell(a, b matrix.IndexCell) bool {
+	ja, errA := json.Marshal(a.Levels)
+	jb, errB := json.Marshal(b.Levels)
+	return a.Name == b.Name && errA == nil && errB == nil && string(ja) == string(jb)
+}
+
 // runCells runs the cells that have not finished, parallel at once. An
 // interrupt stops the matrix; a cell's harness failure is the matrix's.
-func runCells(ctx context.Context, e env, ev *config.Eval, cells []matrixCell, parallel int) error {
+func runCells(ctx context.Context, e env, cells []matrixCell, parallel int) error {
 	var mu sync.Mutex
 	var errs []error
 	sem := make(chan struct{}, parallel)
@@ -208,7 +255,7 @@ func runCells(ctx context.Context, e env, ev *config.Eval, cells []matrixCell, p
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			obs := &cellObserver{w: e.Err, mu: &mu, cell: mc.cell.Name}
-			r, err := engine.Run(ctx, mc.plan, runners(ev), obs)
+			r, err := engine.Run(ctx, mc.plan, runners(mc.ev), obs)
 			var done *engine.NothingToResumeError
 			switch {
 			case errors.As(err, &done):
@@ -252,7 +299,7 @@ func (o *cellObserver) RunStarted(i engine.RunInfo) {
 	if i.Resume {
 		verb = "resuming:"
 	}
-	o.line("%s %d of %d case(s) with model %s", verb, i.ToRun, i.Total, i.Model)
+	o.line("%s %d of %d case(s) with %s, model %s", verb, i.ToRun, i.Total, filepath.Base(i.Agent), i.Model)
 }
 func (o *cellObserver) AgentStarted(string) {}
 func (o *cellObserver) CaseFinished(c *results.Case) {

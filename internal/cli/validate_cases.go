@@ -246,10 +246,10 @@ func perCaseProblems(ev *config.Eval, dir string, cases []string, at func(string
 // so it is refused at its line.
 func programProblems(ev *config.Eval, agentBin string) config.Errors {
 	var errs config.Errors
-	// runner.settings.binary names the Claude Code binary, unless run
-	// --agent-bin names another.
-	claude := ev.RunnerType() == "claude-code" || ev.Runner.Agent == "claude-code"
-	if bin, ok := ev.Runner.Settings["binary"].(string); ok && bin != "" && claude && agentBin == "" {
+	// runner.settings.binary names the agent CLI (of every runner but
+	// cli's own command), unless run --agent-bin names another.
+	agent := ev.RunnerType() != "cli" || ev.Runner.Agent == "claude-code"
+	if bin, ok := ev.Runner.Settings["binary"].(string); ok && bin != "" && agent && agentBin == "" {
 		if _, err := exec.LookPath(bin); err != nil {
 			line, col := ev.Position("runner.settings.binary")
 			errs = append(errs, config.Error{File: ev.Path(), Line: line, Col: col, Field: "runner.settings.binary", Code: config.CodeSemantic,
@@ -640,8 +640,9 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// withFactors adds the matrix's non-model factors to a case's input: each
-// cell sets them (upstream's --input-override).
+// withFactors adds the matrix's factors other than the model and the
+// runner to a case's input: each cell sets them (upstream's
+// --input-override).
 func withFactors(ev *config.Eval, input map[string]any) map[string]any {
 	if ev.Matrix == nil || len(ev.Matrix.Factors) == 0 {
 		return input
@@ -651,7 +652,7 @@ func withFactors(ev *config.Eval, input map[string]any) map[string]any {
 		out[k] = v
 	}
 	for name := range ev.Matrix.Factors {
-		if name != "model" {
+		if name != config.ModelFactorName && name != config.RunnerFactor {
 			out[name] = ""
 		}
 	}

@@ -64,7 +64,13 @@ func ParseCopy(file string, data []byte, origin string) (*Eval, error) {
 
 // parse is Parse with errors naming file and the eval placed at origin.
 func parse(file, origin string, data []byte) (*Eval, error) {
-	e := &Eval{path: file, origin: origin, src: data}
+	return parseEval(&Eval{path: file, origin: origin, src: data})
+}
+
+// parseEval decodes and validates e.src into e, which names its file
+// (path, origin) and, for a matrix cell's eval, what it was made from.
+func parseEval(e *Eval) (*Eval, error) {
+	file, data := e.path, e.src
 	d := &decoder{file: file, pos: map[string]pos{}, keys: map[string]pos{}}
 	root, err := parseYAML(file, data)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 // the factors' levels, each run replications times. run runs the base
 // configuration; matrix run (internal/matrix) runs every cell.
 type Matrix struct {
-	Factors      map[string][]any `yaml:"factors" doc:"Factor name to its levels (a non-empty list). \"model\" varies models.skill; any other name is a case input field set per cell (upstream's --input-override), usable as a {name} placeholder." check:"required"`
+	Factors      map[string][]any `yaml:"factors" doc:"Factor name to its levels (a non-empty list). \"model\" varies models.skill; \"runner\" varies the agent, each level a mapping {type, model, name?, effort?, settings?} (docs/agent-matrix.md); any other name is a case input field set per cell (upstream's --input-override), usable as a {name} placeholder." check:"required"`
 	Replications *int             `yaml:"replications" doc:"How many times each cell runs." default:"1" check:"atleast1"`
 }
 
@@ -68,13 +68,17 @@ func (v *validator) matrix() {
 		p := "matrix.factors." + name
 		levels := m.Factors[name]
 		switch {
-		case name == "model":
+		case name == "model", name == RunnerFactor:
 		case !envNameRE().MatchString(name):
-			v.errf(p, CodeSemantic, "factor %q: a factor is \"model\" (models.skill) or a case input field name ([A-Za-z_][A-Za-z0-9_]*)", name)
+			v.errf(p, CodeSemantic, "factor %q: a factor is \"model\" (models.skill), \"runner\" (the agent) or a case input field name ([A-Za-z_][A-Za-z0-9_]*)", name)
 			continue
 		}
 		if len(levels) == 0 {
 			v.errf(p, CodeSemantic, "factor %q has no levels; list at least one", name)
+			continue
+		}
+		if name == RunnerFactor {
+			v.runnerFactor(p, levels)
 			continue
 		}
 		seen := map[string]bool{}

@@ -42,9 +42,12 @@ type Eval struct {
 	MLflow      *MLflow              `yaml:"mlflow" doc:"Log each scored run to an MLflow tracking server (score does when the block is present, score --no-mlflow skips it; agent-eval mlflow logs any run): params, metrics, tags, the summary and reports as artifacts, a per-case table."`
 
 	// Set by Load, not read from YAML.
-	path     string // the file it was read from (positions name it)
-	origin   string // the eval.yaml it is of: path, or a copy's original (ParseCopy)
-	src      []byte // the bytes it was parsed from
+	path   string // the file it was read from (positions name it)
+	origin string // the eval.yaml it is of: path, or a copy's original (ParseCopy)
+	src    []byte // the bytes it was parsed from
+	// loaded is the content of the file a runner level's eval was made
+	// from (ForRunner), nil for an eval read from its file.
+	loaded   []byte
 	pos      map[string]pos
 	Warnings Errors `yaml:"-"`
 }

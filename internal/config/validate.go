@@ -31,6 +31,7 @@ func (e *Eval) validate(d *decoder, root *yaml.Node) {
 	v.matrix()
 	v.mlflow()
 	v.notYet()
+	v.runnerCells()
 }
 
 type validator struct {

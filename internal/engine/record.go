@@ -70,7 +70,7 @@ func (st *state) recordConfig(ctx context.Context, handlers *intercept.File, per
 	if err := os.WriteFile(st.dir.PermissionsCopy(), hideKnown(red, append(b, '\n')), 0o644); err != nil {
 		return fmt.Errorf("record the run's permissions: %w", err)
 	}
-	st.rec.config = results.NewConfigSource(pathutil.Abs(st.ev.Path()), pathutil.Abs(st.ev.Dir()), src)
+	st.rec.config = results.NewConfigSource(pathutil.Abs(st.ev.Path()), pathutil.Abs(st.ev.Dir()), st.ev.Loaded()) // a runner level's eval: the file it came from
 	// Redacted now, with the secrets of the caller, runner.env and
 	// execution.env: the agents' own (the fake model's key) come later.
 	st.rec.argv = redactArgv(red, st.p.CommandLine)

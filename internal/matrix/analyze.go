@@ -25,9 +25,23 @@ type Report struct {
 	Judges        []JudgeReport `yaml:"judges"`
 	// Unscored are the cells left out (not scored yet).
 	Unscored []string `yaml:"unscored,omitempty"`
+	// ByLevel is each factor's levels side by side (per agent, when the
+	// runner is a factor): their cells' cost and each judge's mean.
+	ByLevel []LevelScores `yaml:"by_level"`
 	// Violations sums the cells' violations by each factor's level (per
 	// agent, when a factor is the agent): which one tried to break out.
 	Violations []LevelViolations `yaml:"violations"`
+}
+
+// LevelScores are the scored cells at one level of a factor: how many,
+// their summed cost, and each judge's mean over all their cases' values
+// (1/0 for pass/fail: its pass rate).
+type LevelScores struct {
+	Factor  string             `yaml:"factor"`
+	Level   string             `yaml:"level"`
+	Cells   int                `yaml:"cells"`
+	CostUSD float64            `yaml:"cost_usd"`
+	Means   map[string]float64 `yaml:"means"`
 }
 
 // LevelViolations are the violations of the scored cells at one level of
@@ -103,6 +117,7 @@ func Analyze(ix Index, summaries map[string]*rundir.Summary) Report {
 	var judges []string
 	seen := map[string]bool{}
 	obs := map[string][]stats.Obs{}
+	sums := map[string]map[string][2]float64{} // cell -> judge -> sum, count
 	for _, c := range ix.Cells {
 		s := summaries[c.Name]
 		if s == nil {
@@ -128,11 +143,14 @@ func Analyze(ix Index, summaries map[string]*rundir.Summary) Report {
 				}
 			}
 		}
+		sums[c.Name] = map[string][2]float64{}
 		for j, k := range n {
 			cr.Means[j] = sum[j] / float64(k) // a pass/fail judge's: its pass rate
+			sums[c.Name][j] = [2]float64{sum[j], float64(k)}
 		}
 		r.Cells = append(r.Cells, cr)
 	}
+	r.ByLevel = levelScores(ix, r.Cells, sums)
 	r.Violations = levelViolations(ix, r.Cells, summaries)
 	for _, name := range judges {
 		factors := varied(ix, obs[name])
@@ -178,6 +196,10 @@ func anova(obs []stats.Obs, factors []string) ([]TermRow, string) {
 		return nil, "no factor has two or more levels among the scored cells"
 	case len(obs) == 0:
 		return nil, "no case has a value"
+	case constant(obs):
+		// The sums of squares would be rounding noise, and F and P
+		// made of it.
+		return nil, "every case has the same value: there is no variance to explain"
 	}
 	t, err := stats.ANOVA(obs, factors)
 	note := ""
@@ -192,6 +214,16 @@ func anova(obs []stats.Obs, factors []string) ([]TermRow, string) {
 		rows[i] = TermRow{Term: x.Term, SS: x.SS, DF: x.DF, MS: finite(x.MS), F: finite(x.F), P: finite(x.P), EtaSq: finite(x.EtaSq), PartialEtaSq: finite(x.PartialEtaSq)}
 	}
 	return rows, note
+}
+
+// constant reports whether every observation has the same value.
+func constant(obs []stats.Obs) bool {
+	for _, o := range obs {
+		if o.Y != obs[0].Y {
+			return false
+		}
+	}
+	return true
 }
 
 // finite is &v, or nil for NaN and ±Inf.
@@ -226,6 +258,36 @@ func levelViolations(ix Index, cells []CellReport, summaries map[string]*rundir.
 			}
 			if lv.Cells > 0 {
 				out = append(out, lv)
+			}
+		}
+	}
+	return out
+}
+
+// levelScores puts each factor's levels side by side, in the index's
+// order: a level's judge mean is over every case value of its cells.
+func levelScores(ix Index, cells []CellReport, sums map[string]map[string][2]float64) []LevelScores {
+	out := []LevelScores{}
+	for _, f := range ix.Factors {
+		for _, level := range f.Levels {
+			ls := LevelScores{Factor: f.Name, Level: level, Means: map[string]float64{}}
+			acc := map[string][2]float64{}
+			for _, c := range cells {
+				if c.Levels[f.Name] != level {
+					continue
+				}
+				ls.Cells++
+				ls.CostUSD += c.CostUSD
+				for j, sn := range sums[c.Name] {
+					a := acc[j]
+					acc[j] = [2]float64{a[0] + sn[0], a[1] + sn[1]}
+				}
+			}
+			for j, a := range acc {
+				ls.Means[j] = a[0] / a[1]
+			}
+			if ls.Cells > 0 {
+				out = append(out, ls)
 			}
 		}
 	}

@@ -140,3 +140,60 @@ func TestAnalyzeViolations(t *testing.T) {
 }
 
 func ptrInt(n int) *int { return &n }
+
+// The by-level table puts each agent's cells side by side: its mean is
+// over every case of its cells, its cost their sum.
+func TestAnalyzeByLevel(t *testing.T) {
+	t.Parallel()
+	m := &config.Matrix{Factors: map[string][]any{"runner": {
+		map[string]any{"type": "claude-code", "model": "s"},
+		map[string]any{"type": "codex", "model": "g"},
+	}}, Replications: ptrInt(2)}
+	ix := NewIndex("m", "demo", m, time.Unix(0, 0))
+	sums := map[string]*rundir.Summary{}
+	for i, c := range ix.Cells {
+		v := map[string][]float64{"ok": {1, 1}}
+		if c.Cell().LevelTexts()["runner"] == "codex" {
+			v = map[string][]float64{"ok": {1, float64(i % 2)}, "score": {0.5}}
+		}
+		sums[c.Name] = summary(float64(i+1), v)
+	}
+	r := Analyze(ix, sums)
+	if len(r.ByLevel) != 2 {
+		t.Fatalf("by level %+v", r.ByLevel)
+	}
+	claude, codex := r.ByLevel[0], r.ByLevel[1]
+	if claude.Level != "claude-code" || claude.Cells != 2 || claude.CostUSD != 3 || claude.Means["ok"] != 1 {
+		t.Errorf("claude-code: %+v", claude)
+	}
+	// codex's cells are i = 2 (ok 1, 0) and 3 (ok 1, 1): 3 of 4.
+	if codex.Level != "codex" || codex.CostUSD != 7 || codex.Means["ok"] != 0.75 || codex.Means["score"] != 0.5 {
+		t.Errorf("codex: %+v", codex)
+	}
+	if j := r.Judges[0]; len(j.ANOVAFactors) != 1 || j.ANOVAFactors[0] != "runner" {
+		t.Errorf("the runner is not an ANOVA factor: %+v", j.ANOVAFactors)
+	}
+	page, err := HTML(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "<td>runner</td><td>codex</td><td>2</td><td>$7.0000</td><td>0.75</td>") {
+		t.Errorf("matrix.html lacks codex's row by level:\n%s", page)
+	}
+}
+
+// Every case alike (every agent passed everything): no table made of
+// rounding noise, a note instead.
+func TestAnalyzeConstant(t *testing.T) {
+	t.Parallel()
+	m := &config.Matrix{Factors: map[string][]any{"agent": {"a", "b", "c"}}, Replications: ptrInt(2)}
+	ix := NewIndex("m", "demo", m, time.Unix(0, 0))
+	sums := map[string]*rundir.Summary{}
+	for _, c := range ix.Cells {
+		sums[c.Name] = summary(0, map[string][]float64{"ok": {1, 1}})
+	}
+	j := Analyze(ix, sums).Judges[0]
+	if j.ANOVA != nil || !strings.Contains(j.ANOVANote, "every case has the same value") {
+		t.Errorf("judge %+v", j)
+	}
+}

@@ -85,7 +85,7 @@ func NewIndex(id, evalName string, m *config.Matrix, now time.Time) Index {
 	for _, name := range m.FactorNames() {
 		f := Factor{Name: name}
 		for _, v := range m.Factors[name] {
-			f.Levels = append(f.Levels, fmt.Sprint(v))
+			f.Levels = append(f.Levels, LevelText(name, v))
 		}
 		ix.Factors = append(ix.Factors, f)
 	}

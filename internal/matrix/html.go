@@ -76,6 +76,11 @@ svg{border:1px solid #ddd;background:#fff}
 <table><tr><th>cell</th>{{range .FactorNames}}<th>{{.}}</th>{{end}}<th>rep</th><th>cost</th><th>violations</th>{{range .Judges}}<th>{{.Judge}}</th>{{end}}</tr>
 {{range $c := .Cells}}<tr><td>{{$c.Name}}</td>{{range $.FactorNames}}<td>{{index $c.Levels .}}</td>{{end}}<td>{{$c.Replication}}</td><td>{{usd $c.CostUSD}}</td><td>{{$c.Violations.Total}}</td>{{range $.Judges}}<td>{{mean $c.Means .Judge}}</td>{{end}}</tr>
 {{end}}</table>
+<h2>By level</h2>
+<p>Each factor's levels side by side: their cells, summed cost and each judge's mean over the cells' cases.</p>
+<table><tr><th>factor</th><th>level</th><th>cells</th><th>cost</th>{{range .Judges}}<th>{{.Judge}}</th>{{end}}</tr>
+{{range $l := .ByLevel}}<tr><td>{{$l.Factor}}</td><td>{{$l.Level}}</td><td>{{$l.Cells}}</td><td>{{usd $l.CostUSD}}</td>{{range $.Judges}}<td>{{mean $l.Means .Judge}}</td>{{end}}</tr>
+{{end}}</table>
 <h2>Violations</h2>
 <p>What the agents tried that their world refused (denied calls, hidden paths, refused connections, quota hits, tampering), by each factor's level.</p>
 <table><tr><th>factor</th><th>level</th><th>cells</th><th>cases</th><th>cases with any</th><th>violations</th><th>by kind</th></tr>

@@ -17,9 +17,13 @@ import (
 	"github.com/agent-eval/agent-eval/internal/lazyre"
 )
 
-// ModelFactor is the factor that varies models.skill; every other factor
-// is a case input field.
-const ModelFactor = "model"
+// ModelFactor is the factor that varies models.skill, RunnerFactor the
+// one that varies the agent (runner.type with its model); every other
+// factor is a case input field.
+const (
+	ModelFactor  = config.ModelFactorName
+	RunnerFactor = config.RunnerFactor
+)
 
 // Level is one factor's level in a cell: Value as eval.yaml gave it (a
 // string, number or boolean) and Text, its string form.
@@ -43,22 +47,37 @@ type Cell struct {
 	Replication int
 }
 
-// Model is the cell's model, or "" when the model is not a factor.
+// Model is the cell's model (its model level, or its runner level's),
+// or "" when neither is a factor.
 func (c Cell) Model() string {
 	for _, l := range c.Levels {
 		if l.Factor == ModelFactor {
 			return l.Text
 		}
 	}
+	if r, ok := c.Runner(); ok {
+		return r.Model
+	}
 	return ""
 }
 
-// InputOverrides are the cell's non-model factors, set over every case's
-// input; nil when there are none.
+// Runner is the cell's runner level, when the runner is a factor.
+func (c Cell) Runner() (config.RunnerLevel, bool) {
+	for _, l := range c.Levels {
+		if l.Factor == RunnerFactor {
+			r, err := config.ParseRunnerLevel(l.Value)
+			return r, err == nil
+		}
+	}
+	return config.RunnerLevel{}, false
+}
+
+// InputOverrides are the cell's factors other than the model and the
+// runner, set over every case's input; nil when there are none.
 func (c Cell) InputOverrides() map[string]any {
 	var out map[string]any
 	for _, l := range c.Levels {
-		if l.Factor == ModelFactor {
+		if l.Factor == ModelFactor || l.Factor == RunnerFactor {
 			continue
 		}
 		if out == nil {
@@ -100,7 +119,7 @@ func Expand(m *config.Matrix) []Cell {
 		var next [][]Level
 		for _, prefix := range combos {
 			for _, v := range m.Factors[name] {
-				l := append(append([]Level(nil), prefix...), Level{Factor: name, Value: v, Text: fmt.Sprint(v)})
+				l := append(append([]Level(nil), prefix...), Level{Factor: name, Value: v, Text: LevelText(name, v)})
 				next = append(next, l)
 			}
 		}
@@ -118,6 +137,17 @@ func Expand(m *config.Matrix) []Cell {
 		}
 	}
 	return cells
+}
+
+// LevelText is a level's text in cell names and tables: a runner level's
+// name, any other level as written.
+func LevelText(factor string, v any) string {
+	if factor == RunnerFactor {
+		if r, err := config.ParseRunnerLevel(v); err == nil {
+			return r.Name
+		}
+	}
+	return fmt.Sprint(v)
 }
 
 var unsafeRE = lazyre.New(`[^A-Za-z0-9_-]+`)

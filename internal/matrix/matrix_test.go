@@ -110,3 +110,49 @@ func TestIndexRoundTrip(t *testing.T) {
 		t.Error("read an index with the cell name ..")
 	}
 }
+
+// A runner level is named by its name (its type by default), sets the
+// cell's model and no case input, and reads back from matrix.json.
+func TestRunnerCells(t *testing.T) {
+	t.Parallel()
+	m := &config.Matrix{Factors: map[string][]any{
+		"runner": {
+			map[string]any{"type": "claude-code", "model": "claude-sonnet-4-5"},
+			map[string]any{"type": "codex", "model": "gpt-5.5", "name": "codex-high", "effort": "high"},
+		},
+		"ctx": {"x"},
+	}}
+	cells := Expand(m)
+	var names []string
+	for _, c := range cells {
+		names = append(names, c.Name)
+	}
+	if want := []string{"c01.ctx-x.runner-claude-code.r1", "c02.ctx-x.runner-codex-high.r1"}; !reflect.DeepEqual(names, want) {
+		t.Fatalf("names %q, want %q", names, want)
+	}
+	if got := cells[1].InputOverrides(); !reflect.DeepEqual(got, map[string]any{"ctx": "x"}) {
+		t.Errorf("overrides %v: the runner is not a case input", got)
+	}
+	d := Folder(t.TempDir(), "m")
+	if err := d.WriteIndex(NewIndex("m", "demo", m, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := d.ReadIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ix.Factors[1], Factor{Name: "runner", Levels: []string{"claude-code", "codex-high"}}) {
+		t.Errorf("factor %+v", ix.Factors[1])
+	}
+	c := ix.Cells[1].Cell()
+	r, ok := c.Runner()
+	if !ok || r.Type != "codex" || r.Effort != "high" || c.Model() != "gpt-5.5" || c.LevelTexts()["runner"] != "codex-high" {
+		t.Errorf("cell %s from matrix.json: runner %+v (%v), model %q", c.Name, r, ok, c.Model())
+	}
+	if _, ok := cells[0].Runner(); !ok {
+		t.Error("no runner level in a runner cell")
+	}
+	if _, ok := (Cell{}).Runner(); ok {
+		t.Error("a runner level in an empty cell")
+	}
+}
