@@ -105,7 +105,7 @@ esac
 		t.Fatal(err)
 	}
 	for _, target := range []string{"linux_amd64", "linux_arm64", "darwin_amd64", "darwin_arm64"} {
-		name := "agent-eval_v0.0.0-targets_" + target + ".tar.gz"
+		name := "agent-eval_0.0.0-targets_" + target + ".tar.gz"
 		if _, err := os.Stat(filepath.Join(dist, name)); err != nil {
 			t.Errorf("no %s: %v", name, err)
 		}
