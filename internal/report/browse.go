@@ -16,6 +16,12 @@ type RunPage = page
 // CaseView is one case of a RunPage.
 type CaseView = caseView
 
+// Cell is one judge's verdict on a case, as the case table shows it.
+type Cell = cell
+
+// Item is one entry of a case's transcript, as a person reads it.
+type Item = item
+
 // Overview is the run's header and case table, read without any
 // transcript, ledger or output file: what a listing of a large run needs.
 // s is nil for a run that was not scored.
