@@ -49,6 +49,9 @@ type frame struct {
 	Script template.JS
 	Home   string
 	Export bool
+	// RunHref and RunName are the run the page is of (none on the index).
+	RunHref string
+	RunName string
 	// Problems are what could not be read: shown, never fatal.
 	Problems []string
 }
@@ -341,6 +344,7 @@ func buildRun(d rundir.Dir, rel string, f filter, l links) (*runPage, error) {
 	run := report.Overview(d, sum)
 	p := &runPage{frame: newFrame(run.Title, l), Rel: rel, Run: run, Filter: f, Running: running(d), Action: l.runAction()}
 	p.Problems = append(problems, run.Problems...)
+	p.RunHref, p.RunName = l.run(rel, nil), rel
 	if p.Running && !l.export {
 		p.LiveURL = "/live?" + url.Values{"r": {rel}}.Encode()
 	}
@@ -444,7 +448,6 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 type casePage struct {
 	frame
 	Rel     string
-	RunHref string
 	Run     *report.RunPage
 	Case    *report.CaseView
 	// Items are this page's transcript entries: From+1 to From+len.
@@ -486,7 +489,8 @@ func buildCase(d rundir.Dir, rel, key string, from int, l links) (*casePage, boo
 		return nil, false
 	}
 	c := run.Cases[0]
-	p := &casePage{frame: newFrame(run.Title+" / "+key, l), Rel: rel, RunHref: l.run(rel, nil), Run: run, Case: c, Total: len(c.Items)}
+	p := &casePage{frame: newFrame(run.Title+" / "+key, l), Rel: rel, Run: run, Case: c, Total: len(c.Items)}
+	p.RunHref, p.RunName = l.run(rel, nil), rel
 	if err != nil {
 		p.Problems = append(p.Problems, err.Error())
 	}
