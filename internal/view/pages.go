@@ -447,9 +447,9 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 
 type casePage struct {
 	frame
-	Rel     string
-	Run     *report.RunPage
-	Case    *report.CaseView
+	Rel  string
+	Run  *report.RunPage
+	Case *report.CaseView
 	// Items are this page's transcript entries: From+1 to From+len.
 	Items []report.Item
 	From  int

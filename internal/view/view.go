@@ -12,9 +12,9 @@
 package view
 
 import (
-	_ "embed"
 	"crypto/sha256"
 	"crypto/subtle"
+	_ "embed"
 	"encoding/base64"
 	"errors"
 	"fmt"
