@@ -181,6 +181,9 @@ type runPage struct {
 	Running bool
 	LiveURL string
 	Action  string
+	// Repeats: the run's cases have several attempts, each judge's
+	// columns say how they were reduced and how many disagreed.
+	Repeats bool
 }
 
 type caseRow struct {
@@ -345,6 +348,7 @@ func buildRun(d rundir.Dir, rel string, f filter, l links) (*runPage, error) {
 	p := &runPage{frame: newFrame(run.Title, l), Rel: rel, Run: run, Filter: f, Running: running(d), Action: l.runAction()}
 	p.Problems = append(problems, run.Problems...)
 	p.RunHref, p.RunName = l.run(rel, nil), rel
+	p.Repeats = sum != nil && sum.Attempts() > 1
 	if p.Running && !l.export {
 		p.LiveURL = "/live?" + url.Values{"r": {rel}}.Encode()
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agent-eval/agent-eval/internal/rundir"
 )
 
 // get asks h for target (Host 127.0.0.1) and returns the status and body.
@@ -293,5 +295,35 @@ func TestExport(t *testing.T) {
 	}
 	if _, err := s.Export(t.Context(), filepath.Join(s.Root, "site")); err == nil {
 		t.Error("an export into the runs root is accepted")
+	}
+}
+
+// TestRepeatsShown: a run with repeats shows, per judge, how the attempts
+// were reduced, the attempts' pass rate and the flaky cases.
+func TestRepeatsShown(t *testing.T) {
+	dir := root(t, false)
+	d, err := rundir.Open(filepath.Join(dir, runScored))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.ReadSummary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Cases[0].Attempts = []rundir.CaseSummary{{ID: s.Cases[0].ID, Attempt: 1}, {ID: s.Cases[0].ID, Attempt: 2}}
+	rate := 0.25
+	s.Judges[0].Reduce, s.Judges[0].AttemptPassRate, s.Judges[0].Flaky = "majority", &rate, 1
+	if err := d.WriteSummary(s); err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := get(t, server(t, dir), "/run?r="+runScored)
+	row := between(body, `<tr data-judge="`+s.Judges[0].Name+`">`, "</tr>")
+	for _, want := range []string{"<td>majority</td>", "<td>25.0%</td>", "<td>1</td>"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the judge's row has no %q: %s", want, row)
+		}
+	}
+	if _, body, _ := get(t, server(t, root(t, false)), "/run?r="+runScored); strings.Contains(body, "attempt pass rate") {
+		t.Error("a run without repeats has the repeats' columns")
 	}
 }
