@@ -171,8 +171,9 @@ func TestViewerInChromium(t *testing.T) {
 }
 
 // open navigates to u and waits for sel to be laid out. The waits are
-// the page's own JavaScript: chromedp's node queries lose track of a page
-// served over HTTP here.
+// the page's own JavaScript: chromedp's WaitVisible never returned for
+// elements below the header of these pages (they were laid out; why it
+// does not see them is not understood), so no node query is used.
 func (b *browser) open(t *testing.T, u, sel string) {
 	t.Helper()
 	if err := chromedp.Do(b.ctx, chromedp.Navigate(u)); err != nil {
