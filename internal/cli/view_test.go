@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,8 +77,17 @@ func TestViewServes(t *testing.T) {
 	if code, _ := getBody(t, http.DefaultClient, base); code != http.StatusForbidden {
 		t.Errorf("without the token: %d, want 403", code)
 	}
-	if code, body := getBody(t, http.DefaultClient, u); code != http.StatusOK || !strings.Contains(body, `data-run="r1"`) {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	browser := &http.Client{Jar: jar}
+	if code, body := getBody(t, browser, u); code != http.StatusOK || !strings.Contains(body, `data-run="r1"`) {
 		t.Errorf("with the token: %d", code)
+	}
+	// The cookie carries it after the first visit.
+	if code, _ := getBody(t, browser, base+"run?r=r1"); code != http.StatusOK {
+		t.Errorf("with the cookie: %d", code)
 	}
 }
 

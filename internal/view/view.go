@@ -102,8 +102,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this viewer answers on the loopback only", http.StatusForbidden)
 		return
 	}
-	if !s.authorized(w, r) {
+	switch s.authorized(w, r) {
+	case tokenMissing:
 		http.Error(w, "a token is needed: open the URL agent-eval view printed", http.StatusForbidden)
+		return
+	case tokenInURL:
+		// The cookie carries it from now on: the address bar and the
+		// browser's history keep no token.
+		q := r.URL.Query()
+		q.Del("token")
+		u := *r.URL
+		u.RawQuery = q.Encode()
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -128,18 +138,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// How a request stands with the token.
+const (
+	tokenOK      = iota // none is needed, or the cookie has it
+	tokenInURL          // the URL has it: the cookie is set
+	tokenMissing        // neither has it
+)
+
 // authorized checks the token (none needed without one), and sets the
 // cookie on the visit that brought it in the URL.
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) int {
 	if s.Token == "" {
-		return true
+		return tokenOK
+	}
+	if c, err := r.Cookie(tokenCookie); err == nil && same(c.Value, s.Token) {
+		return tokenOK
 	}
 	if q := r.URL.Query().Get("token"); q != "" && same(q, s.Token) {
 		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: s.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		return true
+		return tokenInURL
 	}
-	c, err := r.Cookie(tokenCookie)
-	return err == nil && same(c.Value, s.Token)
+	return tokenMissing
 }
 
 func same(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }

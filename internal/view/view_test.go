@@ -144,9 +144,9 @@ func TestTokenAndHost(t *testing.T) {
 	if code, _, _ := get(t, s, "/?token=wrong"); code != http.StatusForbidden {
 		t.Errorf("a wrong token: %d, want 403", code)
 	}
-	code, _, h := get(t, s, "/?token=s3cret")
-	if code != http.StatusOK {
-		t.Fatalf("with the token: %d", code)
+	code, _, h := get(t, s, "/run?r="+runScored+"&token=s3cret")
+	if code != http.StatusSeeOther || h.Get("Location") != "/run?r="+runScored {
+		t.Fatalf("with the token: %d to %q, want 303 to the URL without it", code, h.Get("Location"))
 	}
 	cookie := h.Get("Set-Cookie")
 	if !strings.Contains(cookie, tokenCookie+"=s3cret") || !strings.Contains(cookie, "HttpOnly") || !strings.Contains(cookie, "SameSite=Strict") {
