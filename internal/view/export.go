@@ -92,6 +92,9 @@ func (s *Server) exportRun(ctx context.Context, d rundir.Dir, rel string, write 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if !caseKey(d, c.ID) {
+			continue // a name summary.yaml has and no folder: no file is named after it
+		}
 		p, ok := buildCase(d, rel, c.ID, 0, cl)
 		if !ok {
 			continue

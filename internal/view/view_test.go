@@ -293,6 +293,26 @@ func TestExport(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "runs", runScored, "cases", "deploy-001.html")); err != nil {
 		t.Error(err)
 	}
+	// A case id in summary.yaml that is a path names no exported file.
+	d, err := rundir.Open(filepath.Join(s.Root, runScored))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := d.ReadSummary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum.Cases = append(sum.Cases, rundir.CaseSummary{ID: "../../../../../../escaped"})
+	if err := d.WriteSummary(sum); err != nil {
+		t.Fatal(err)
+	}
+	out2 := filepath.Join(t.TempDir(), "a", "b", "c")
+	if _, err := s.Export(t.Context(), out2); err != nil {
+		t.Fatal(err)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(out2, "..", "..", "..", "escaped*")); len(matches) > 0 {
+		t.Errorf("the export wrote %v, outside its folder", matches)
+	}
 	if _, err := s.Export(t.Context(), filepath.Join(s.Root, "site")); err == nil {
 		t.Error("an export into the runs root is accepted")
 	}
