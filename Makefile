@@ -40,6 +40,7 @@ screenshot: build
 	rm -rf $(SHOT_RUNS)
 	./bin/agent-eval run -c examples/quickstart/eval.yaml --fake-model --score --runs-dir $(SHOT_RUNS) --run-id demo --agent-bin "$$(scripts/install-claude.sh)"
 	$(GO) test ./internal/report -run '^TestScreenshot$$' -count=1 -v -screenshot "$$PWD/$(SHOT_RUNS)/quickstart/demo/report.html" -screenshot-out "$$PWD/docs/img/report.png"
+	$(GO) test ./internal/view -run '^TestScreenshot$$' -count=1 -v -screenshot -screenshot-out "$$PWD/docs/img/view.png"
 
 ## test: what CI runs (docs/development.md). Installs the pinned Claude
 ## Code, Codex, Gemini and OpenCode CLIs (Node.js 20+ and npm needed) for the end-to-end

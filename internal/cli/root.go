@@ -118,6 +118,7 @@ Everything is configured in eval.yaml; see 'agent-eval init' for a starter and
 		newAnalyzeCmd(e),
 		newReviewCmd(e),
 		newHistoryCmd(e),
+		newViewCmd(e),
 		newMLflowCmd(e),
 		newHarborCmd(e),
 		newGenerateCmd(e),

@@ -229,7 +229,16 @@ type output struct {
 
 // load builds the page from the run directory and its summary (nil when
 // the run was not scored).
-func load(dir rundir.Dir, s *rundir.Summary) *page {
+func load(dir rundir.Dir, s *rundir.Summary) *page { return loadWith(dir, s, loadOptions{}) }
+
+// loadOptions narrow what load reads: light reads no transcript, ledger or
+// output file (the case table only); only reads one case (a case key).
+type loadOptions struct {
+	light bool
+	only  string
+}
+
+func loadWith(dir rundir.Dir, s *rundir.Summary, o loadOptions) *page {
 	p := &page{Summary: s, Scored: s != nil, changed: map[string]bool{}}
 	// What was found is hidden even when not all of it could be.
 	red, changed, err := dir.Redactor(os.Environ())
@@ -292,7 +301,7 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 	}
 	assigned, err := dir.ReadBatchAssignment()
 	p.note(err)
-	if run != nil && run.Batch != nil {
+	if run != nil && run.Batch != nil && !o.light {
 		p.Batch = loadBatch(dir, run.Batch, assigned, p)
 	}
 	byID := map[string]*rundir.CaseSummary{}
@@ -306,8 +315,14 @@ func load(dir rundir.Dir, s *rundir.Summary) *page {
 	}
 	sort.Strings(ids)
 	answers, statuses := map[string]int{}, map[string]int{}
+	if o.only != "" {
+		ids = slices.DeleteFunc(ids, func(id string) bool { return id != o.only })
+		if len(ids) == 0 && dir.HasCase(o.only) {
+			ids = []string{o.only} // a later attempt, in cases/<id>/attempts/<n>
+		}
+	}
 	for _, id := range ids {
-		cv := loadCase(dir, id, byID[id], p)
+		cv := loadCase(dir, id, byID[id], p, !o.light)
 		if assigned.InBatch(id) {
 			batchCase(cv, assigned)
 		}
@@ -410,7 +425,7 @@ func batchCase(cv *caseView, a *rundir.BatchAssignment) {
 	cv.Outputs = slices.DeleteFunc(cv.Outputs, func(o output) bool { return slices.Contains(a.Shared, o.Path) })
 }
 
-func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseView {
+func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page, full bool) *caseView {
 	cv := &caseView{ID: id, Status: "no result"}
 	c, err := dir.ReadCase(id)
 	if err != nil {
@@ -457,6 +472,9 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page) *caseV
 	}
 	if cv.Human = humanOf(p.review, cs, id, p.red.String); cv.Human != nil {
 		p.Reviewed = true
+	}
+	if !full {
+		return cv
 	}
 
 	if vs, err := dir.CaseViolations(id, c); err != nil {

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"html/template"
+
+	"github.com/agent-eval/agent-eval/internal/rundir"
+)
+
+// What agent-eval view (internal/view) shows of a run is what report.html
+// shows, from the same view model: these names let it read that model and
+// render a transcript with the report's own blocks.
+
+// RunPage is a run as report.html shows it: its header, totals and cases.
+type RunPage = page
+
+// CaseView is one case of a RunPage.
+type CaseView = caseView
+
+// Cell is one judge's verdict on a case, as the case table shows it.
+type Cell = cell
+
+// Item is one entry of a case's transcript, as a person reads it.
+type Item = item
+
+// Overview is the run's header and case table, read without any
+// transcript, ledger or output file: what a listing of a large run needs.
+// s is nil for a run that was not scored.
+func Overview(dir rundir.Dir, s *rundir.Summary) *RunPage {
+	return loadWith(dir, s, loadOptions{light: true})
+}
+
+// CaseDetail is the run's header and the one case key (a case id or an
+// attempt key) read in full, as report.html shows it: its transcript with
+// the hook's decisions on each call, its verdicts and rationales, its
+// human review and its output files. Cases is empty when the run has no
+// such case.
+func CaseDetail(dir rundir.Dir, s *rundir.Summary, key string) *RunPage {
+	return loadWith(dir, s, loadOptions{only: key})
+}
+
+// CaseTemplates is a fresh parse of report.html's templates, whose "item"
+// and "hook" blocks render one transcript entry and one hook decision; a
+// page adds its own templates to it.
+func CaseTemplates() *template.Template {
+	return template.Must(template.New("report").Funcs(funcs).Parse(reportTmpl))
+}
+
+// Style is report.html's style sheet.
+func Style() string { return style }
