@@ -142,8 +142,12 @@ func layers(v *results.Violations, ev Evidence) []string {
 				add(LayerPermissions)
 			case "boundary":
 				// The agent CLI's own connections refused (its
-				// telemetry, its updates) stopped no attack: the attacks
+				// telemetry, its updates: cli_traffic, or a refused
+				// connection elsewhere) stopped no attack: the attacks
 				// aim at loopback only.
+				if x.Kind == results.ViolationCLITraffic {
+					continue
+				}
 				if x.Kind != results.ViolationRefusedConnection || strings.Contains(x.Target, "127.0.0.1") || strings.Contains(strings.ToLower(x.Target), "localhost") {
 					add(LayerBoundary)
 				}
