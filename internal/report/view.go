@@ -236,6 +236,8 @@ func load(dir rundir.Dir, s *rundir.Summary) *page { return loadWith(dir, s, loa
 type loadOptions struct {
 	light bool
 	only  string
+	// page: the case's transcript is read as one page (CasePage).
+	page *Paging
 }
 
 func loadWith(dir rundir.Dir, s *rundir.Summary, o loadOptions) *page {
@@ -322,7 +324,7 @@ func loadWith(dir rundir.Dir, s *rundir.Summary, o loadOptions) *page {
 		}
 	}
 	for _, id := range ids {
-		cv := loadCase(dir, id, byID[id], p, !o.light)
+		cv := loadCase(dir, id, byID[id], p, !o.light, o.page)
 		if assigned.InBatch(id) {
 			batchCase(cv, assigned)
 		}
@@ -425,7 +427,7 @@ func batchCase(cv *caseView, a *rundir.BatchAssignment) {
 	cv.Outputs = slices.DeleteFunc(cv.Outputs, func(o output) bool { return slices.Contains(a.Shared, o.Path) })
 }
 
-func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page, full bool) *caseView {
+func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page, full bool, pg *Paging) *caseView {
 	cv := &caseView{ID: id, Status: "no result"}
 	c, err := dir.ReadCase(id)
 	if err != nil {
@@ -477,7 +479,11 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page, full b
 		return cv
 	}
 
-	if vs, err := dir.CaseViolations(id, c); err != nil {
+	countViolations := dir.CaseViolations
+	if pg != nil {
+		countViolations = func(id string, c *results.Case) (*results.Violations, error) { return pagedViolations(dir, id, c) }
+	}
+	if vs, err := countViolations(id, c); err != nil {
 		p.Problems = append(p.Problems, err.Error())
 	} else if vs != nil {
 		cv.NumViolations = vs.Total
@@ -491,22 +497,10 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page, full b
 			cv.Violations = append(cv.Violations, v)
 		}
 	}
-	events, err := dir.ReadTranscript(id)
-	if err != nil {
-		p.Problems = append(p.Problems, err.Error())
-	}
-	ledger, err := dir.ReadLedger(id)
-	if err != nil {
-		p.Problems = append(p.Problems, err.Error())
-	}
-	if c != nil {
-		events = transcript.WithDenials(events, c.PermissionDenials)
-		cv.RelWS = c.Workspace != ""
-		cv.Error = relativeWorkspace(c.Workspace, cv.Error, events, ledger)
-	}
-	cv.Items, cv.Unmatched = items(events, ledger)
-	if cv.Prompt != "" && hasKind(events, transcript.KindPrompt) {
-		cv.Prompt = ""
+	if pg != nil {
+		pagedTranscript(dir, id, c, pg, p, cv)
+	} else {
+		fullTranscript(dir, id, c, p, cv)
 	}
 	files, err := dir.OutputFiles(id)
 	if err != nil {
@@ -519,6 +513,23 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page, full b
 		cv.Outputs = append(cv.Outputs, o)
 	}
 	return cv
+}
+
+// fullTranscript fills cv's items with its whole transcript.
+func fullTranscript(dir rundir.Dir, id string, c *results.Case, p *page, cv *caseView) {
+	events, err := dir.ReadTranscript(id)
+	p.note(err)
+	ledger, err := dir.ReadLedger(id)
+	p.note(err)
+	if c != nil {
+		events = transcript.WithDenials(events, c.PermissionDenials)
+		cv.RelWS = c.Workspace != ""
+		cv.Error = relativeWorkspace(c.Workspace, cv.Error, events, ledger)
+	}
+	cv.Items, cv.Unmatched = items(events, ledger)
+	if cv.Prompt != "" && hasKind(events, transcript.KindPrompt) {
+		cv.Prompt = ""
+	}
 }
 
 func statusWhy(s string) string {
