@@ -43,6 +43,13 @@ func (l *LineReader) Next() (line []byte, size int, tooLong bool, err error) {
 			if len(l.buf)+len(frag) > l.max+1 { // +1: the newline
 				tooLong, l.buf = true, l.buf[:0]
 			} else {
+				if need := len(l.buf) + len(frag); need > cap(l.buf) {
+					// doubled, not append's quarter steps: a 5 MB line
+					// costs twice its size in buffers, not five times
+					grown := make([]byte, len(l.buf), min(max(2*cap(l.buf), need), l.max+1))
+					copy(grown, l.buf)
+					l.buf = grown
+				}
 				l.buf = append(l.buf, frag...)
 			}
 		}
@@ -56,9 +63,11 @@ func (l *LineReader) Next() (line []byte, size int, tooLong bool, err error) {
 			return nil, 0, false, io.EOF
 		}
 		l.Line++
-		if n := len(l.buf); n > 0 && l.buf[n-1] == '\n' {
-			l.buf = l.buf[:n-1]
+		if n := len(frag); n > 0 && frag[n-1] == '\n' {
 			size--
+			if !tooLong {
+				l.buf = l.buf[:len(l.buf)-1]
+			}
 		}
 		return l.buf, size, tooLong, nil
 	}
