@@ -39,11 +39,19 @@ func CaseDetail(dir rundir.Dir, s *rundir.Summary, key string) *RunPage {
 }
 
 // CaseTemplates is a fresh parse of report.html's templates, whose "item"
-// and "hook" blocks render one transcript entry and one hook decision; a
-// page adds its own templates to it.
+// and "hook" blocks render one transcript entry and one hook decision, and
+// of history.html's "plot" block, which draws one Plot; a page adds its
+// own templates to it.
 func CaseTemplates() *template.Template {
-	return template.Must(template.New("report").Funcs(funcs).Parse(reportTmpl))
+	return template.Must(template.New("report").Funcs(funcs).Parse(reportTmpl + plotTmpl))
 }
 
-// Style is report.html's style sheet.
-func Style() string { return style }
+// Style is report.html's style sheet, with history.html's plots'.
+func Style() string { return style + "\n" + plotCSS }
+
+// Plot is one of history.html's plots: a value per run, oldest first.
+type Plot = plot
+
+// HistoryPlots are history.html's plots of h: each judge's pass rate (or
+// mean) with its interval, and the agent's cost, one point per run.
+func HistoryPlots(h *History) []Plot { return historyPlots(h) }

@@ -84,6 +84,8 @@ type evalGroup struct {
 	Name   string
 	Judges []string
 	Runs   []runRow
+	// Plots are history.html's plots of the eval's runs (two runs or more).
+	Plots []report.Plot
 }
 
 type runRow struct {
@@ -119,6 +121,12 @@ func (s *Server) evals(l links) ([]evalGroup, []string, error) {
 				row.Cells = append(row.Cells, r.Judge(j).Cell())
 			}
 			g.Runs = append(g.Runs, row)
+		}
+		if len(h.Runs) > 1 {
+			g.Plots = report.HistoryPlots(h)
+			for i := range g.Plots {
+				g.Plots[i].ID = strconv.Itoa(len(groups)+1) + "-" + g.Plots[i].ID // one page, every eval's plots
+			}
 		}
 		if len(g.Runs) > 0 {
 			groups = append(groups, g)
