@@ -29,15 +29,6 @@ func Overview(dir rundir.Dir, s *rundir.Summary) *RunPage {
 	return loadWith(dir, s, loadOptions{light: true})
 }
 
-// CaseDetail is the run's header and the one case key (a case id or an
-// attempt key) read in full, as report.html shows it: its transcript with
-// the hook's decisions on each call, its verdicts and rationales, its
-// human review and its output files. Cases is empty when the run has no
-// such case.
-func CaseDetail(dir rundir.Dir, s *rundir.Summary, key string) *RunPage {
-	return loadWith(dir, s, loadOptions{only: key})
-}
-
 // CaseTemplates is a fresh parse of report.html's templates, whose "item"
 // and "hook" blocks render one transcript entry and one hook decision, and
 // of history.html's "plot" block, which draws one Plot; a page adds its

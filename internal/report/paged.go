@@ -43,8 +43,11 @@ type Paging struct {
 	Total int
 }
 
-// CasePage is CaseDetail with one page of the case's transcript, which is
-// read as a stream: the lines before the page are only counted (their
+// CasePage is the run's header and the one case key (a case id or an
+// attempt key) read in full, as report.html shows it (its verdicts and
+// rationales, its human review, its output files), with one page of its
+// transcript and the hook's decisions on the page's calls; Cases is empty
+// when the run has no such case. The transcript is read as a stream: the lines before the page are only counted (their
 // kind and call id decoded, no entry built), the page's entries are built,
 // and reading stops a little past them. The hook ledger is read up to
 // 16 MB. A line over transcript.MaxLine is shown as an entry too large to
