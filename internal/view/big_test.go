@@ -63,6 +63,9 @@ func TestLongTranscriptPaginated(t *testing.T) {
 		if pages == 0 && (!strings.Contains(body, "entries 1–500, more follow") || !strings.Contains(body, "f=cases%2Flong%2Ftranscript.jsonl")) {
 			t.Errorf("the first page does not say more entries follow, or link the raw transcript")
 		}
+		if pages == 2 && !strings.Contains(body, "entries 1001–1500, more follow") {
+			t.Errorf("the third page does not say it shows entries 1001–1500")
+		}
 		if pages == calls/MaxItems-1 && !strings.Contains(body, "entries 2501–3000 of 3000") {
 			t.Errorf("the last page does not say how many entries there are")
 		}
