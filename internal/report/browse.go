@@ -29,21 +29,20 @@ func Overview(dir rundir.Dir, s *rundir.Summary) *RunPage {
 	return loadWith(dir, s, loadOptions{light: true})
 }
 
-// CaseDetail is the run's header and the one case key (a case id or an
-// attempt key) read in full, as report.html shows it: its transcript with
-// the hook's decisions on each call, its verdicts and rationales, its
-// human review and its output files. Cases is empty when the run has no
-// such case.
-func CaseDetail(dir rundir.Dir, s *rundir.Summary, key string) *RunPage {
-	return loadWith(dir, s, loadOptions{only: key})
-}
-
 // CaseTemplates is a fresh parse of report.html's templates, whose "item"
-// and "hook" blocks render one transcript entry and one hook decision; a
-// page adds its own templates to it.
+// and "hook" blocks render one transcript entry and one hook decision, and
+// of history.html's "plot" block, which draws one Plot; a page adds its
+// own templates to it.
 func CaseTemplates() *template.Template {
-	return template.Must(template.New("report").Funcs(funcs).Parse(reportTmpl))
+	return template.Must(template.New("report").Funcs(funcs).Parse(reportTmpl + plotTmpl))
 }
 
-// Style is report.html's style sheet.
-func Style() string { return style }
+// Style is report.html's style sheet, with history.html's plots'.
+func Style() string { return style + "\n" + plotCSS }
+
+// Plot is one of history.html's plots: a value per run, oldest first.
+type Plot = plot
+
+// HistoryPlots are history.html's plots of h: each judge's pass rate (or
+// mean) with its interval, and the agent's cost, one point per run.
+func HistoryPlots(h *History) []Plot { return historyPlots(h) }

@@ -17,7 +17,16 @@ import (
 //go:embed assets/history.tmpl
 var historyTmpl string
 
-var historyT = parseOnce("history", historyTmpl)
+// plotTmpl defines "plot", one of history.html's plots (agent-eval view
+// draws them too); plotCSS is its style.
+var (
+	//go:embed assets/plot.tmpl
+	plotTmpl string
+	//go:embed assets/plot.css
+	plotCSS string
+)
+
+var historyT = parseOnce("history", historyTmpl+plotTmpl)
 
 // historyCSP lets the page's inline style in and nothing else: the page
 // has no script, loads nothing and opens offline.
@@ -102,7 +111,7 @@ func RenderHistory(path string, h *History) ([]byte, error) {
 	}
 	base := filepath.Dir(abs)
 	p := &historyPage{Title: "agent-eval history: " + historyName(h), RunsDir: h.RunsDir, Judges: h.Judges, Skipped: h.Skipped,
-		Cols: len(h.Judges) + 11, Style: template.CSS(style), CSP: historyCSP}
+		Cols: len(h.Judges) + 11, Style: template.CSS(style + "\n" + plotCSS), CSP: historyCSP}
 	for i, r := range h.Runs {
 		row := historyRow{N: i + 1, HistoryRun: r, Class: verdictClass(r.Verdict), Word: VerdictText(r.Verdict)}
 		if r.Report != "" {

@@ -236,6 +236,8 @@ func load(dir rundir.Dir, s *rundir.Summary) *page { return loadWith(dir, s, loa
 type loadOptions struct {
 	light bool
 	only  string
+	// page: the case's transcript is read as one page (CasePage).
+	page *Paging
 }
 
 func loadWith(dir rundir.Dir, s *rundir.Summary, o loadOptions) *page {
@@ -322,7 +324,7 @@ func loadWith(dir rundir.Dir, s *rundir.Summary, o loadOptions) *page {
 		}
 	}
 	for _, id := range ids {
-		cv := loadCase(dir, id, byID[id], p, !o.light)
+		cv := loadCase(dir, id, byID[id], p, !o.light, o.page)
 		if assigned.InBatch(id) {
 			batchCase(cv, assigned)
 		}
@@ -425,7 +427,7 @@ func batchCase(cv *caseView, a *rundir.BatchAssignment) {
 	cv.Outputs = slices.DeleteFunc(cv.Outputs, func(o output) bool { return slices.Contains(a.Shared, o.Path) })
 }
 
-func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page, full bool) *caseView {
+func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page, full bool, pg *Paging) *caseView {
 	cv := &caseView{ID: id, Status: "no result"}
 	c, err := dir.ReadCase(id)
 	if err != nil {
@@ -477,7 +479,11 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page, full b
 		return cv
 	}
 
-	if vs, err := dir.CaseViolations(id, c); err != nil {
+	countViolations := dir.CaseViolations
+	if pg != nil {
+		countViolations = func(id string, c *results.Case) (*results.Violations, error) { return pagedViolations(dir, id, c) }
+	}
+	if vs, err := countViolations(id, c); err != nil {
 		p.Problems = append(p.Problems, err.Error())
 	} else if vs != nil {
 		cv.NumViolations = vs.Total
@@ -491,22 +497,10 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page, full b
 			cv.Violations = append(cv.Violations, v)
 		}
 	}
-	events, err := dir.ReadTranscript(id)
-	if err != nil {
-		p.Problems = append(p.Problems, err.Error())
-	}
-	ledger, err := dir.ReadLedger(id)
-	if err != nil {
-		p.Problems = append(p.Problems, err.Error())
-	}
-	if c != nil {
-		events = transcript.WithDenials(events, c.PermissionDenials)
-		cv.RelWS = c.Workspace != ""
-		cv.Error = relativeWorkspace(c.Workspace, cv.Error, events, ledger)
-	}
-	cv.Items, cv.Unmatched = items(events, ledger)
-	if cv.Prompt != "" && hasKind(events, transcript.KindPrompt) {
-		cv.Prompt = ""
+	if pg != nil {
+		pagedTranscript(dir, id, c, pg, p, cv)
+	} else {
+		fullTranscript(dir, id, c, p, cv)
 	}
 	files, err := dir.OutputFiles(id)
 	if err != nil {
@@ -519,6 +513,23 @@ func loadCase(dir rundir.Dir, id string, cs *rundir.CaseSummary, p *page, full b
 		cv.Outputs = append(cv.Outputs, o)
 	}
 	return cv
+}
+
+// fullTranscript fills cv's items with its whole transcript.
+func fullTranscript(dir rundir.Dir, id string, c *results.Case, p *page, cv *caseView) {
+	events, err := dir.ReadTranscript(id)
+	p.note(err)
+	ledger, err := dir.ReadLedger(id)
+	p.note(err)
+	if c != nil {
+		events = transcript.WithDenials(events, c.PermissionDenials)
+		cv.RelWS = c.Workspace != ""
+		cv.Error = relativeWorkspace(c.Workspace, cv.Error, events, ledger)
+	}
+	cv.Items, cv.Unmatched = items(events, ledger)
+	if cv.Prompt != "" && hasKind(events, transcript.KindPrompt) {
+		cv.Prompt = ""
+	}
 }
 
 func statusWhy(s string) string {
@@ -584,91 +595,190 @@ func cellFor(j rundir.JudgeSummary, v *rundir.Verdict) cell {
 // with its result, whether it was denied, and the hook's decisions on it
 // (joined by tool_use_id).
 func items(events []transcript.Event, ledger []rundir.Decision) ([]item, []hookView) {
-	hooks := map[string][]hookView{}
-	var unmatched []hookView
 	calls := map[string]bool{}
 	for _, e := range events {
 		if (e.Kind == transcript.KindToolCall || e.Kind == transcript.KindDenial) && e.ToolUseID != "" {
 			calls[e.ToolUseID] = true
 		}
 	}
+	b := newItemBuilder(ledger, 0, -1)
+	for _, e := range events {
+		b.add(e)
+	}
+	return b.out, b.unmatched(calls)
+}
+
+// itemBuilder makes a transcript's items one event at a time, keeping
+// those numbered from..upto-1 (upto < 0: every one) and only counting the
+// others, so a page of a long transcript builds no item it does not show.
+type itemBuilder struct {
+	hooks  map[string][]hookView
+	ledger []hookView // the decisions worth showing, with their call's id
+	ids    []string
+	out    []item
+	from   int
+	upto   int
+	// n counts the items made so far, kept or not; more: one past upto
+	// was made.
+	n    int
+	more bool
+	at   map[string]slot // tool_use_id -> its call's item
+	left int
+	step string
+	// lastText is the last item's text when it is a model's text (a final
+	// answer that repeats it is shown once), else "" with lastIsText false.
+	lastText   string
+	lastIsText bool
+}
+
+type slot struct {
+	n      int
+	result bool
+}
+
+func newItemBuilder(ledger []rundir.Decision, from, upto int) *itemBuilder {
+	b := &itemBuilder{hooks: map[string][]hookView{}, at: map[string]slot{}, left: caseBudget, from: from, upto: upto}
 	for _, d := range ledger {
 		h := hookOf(d)
-		switch {
-		case h.Class == "pass" && len(h.Answers) == 0 && len(h.Warnings) == 0:
-			// no handler had anything to say: nothing for a person to read
-		case d.ToolUseID != "" && calls[d.ToolUseID]:
+		if h.Class == "pass" && len(h.Answers) == 0 && len(h.Warnings) == 0 {
+			continue // no handler had anything to say: nothing for a person to read
+		}
+		b.ledger, b.ids = append(b.ledger, h), append(b.ids, d.ToolUseID)
+		if d.ToolUseID != "" {
 			h.Tool = "" // the call it sits on names it
-			hooks[d.ToolUseID] = append(hooks[d.ToolUseID], h)
-		default:
-			unmatched = append(unmatched, h)
+			b.hooks[d.ToolUseID] = append(b.hooks[d.ToolUseID], h)
 		}
 	}
-	var out []item
-	at := map[string]int{} // tool_use_id -> index in out
-	left := caseBudget
-	shown := func(s string, truncated bool) (string, bool) {
-		limit := maxShown
-		if left <= 0 {
-			limit = tightShown
+	return b
+}
+
+// unmatched are the decisions on no call of calls (every call id of the
+// transcript).
+func (b *itemBuilder) unmatched(calls map[string]bool) []hookView {
+	var out []hookView
+	for i, h := range b.ledger {
+		if b.ids[i] == "" || !calls[b.ids[i]] {
+			out = append(out, h)
 		}
-		s, clipped := clip.Cut(s, limit)
-		left -= len(s)
-		return s, clipped || truncated
 	}
-	step := ""
-	for _, e := range events {
-		if e.Step != step {
-			step = e.Step
-			if step != "" {
-				out = append(out, item{Kind: "step", Step: step})
-			}
+	return out
+}
+
+// kept is item n when this builder keeps it.
+func (b *itemBuilder) kept(n int) *item {
+	if n < b.from || n-b.from >= len(b.out) {
+		return nil
+	}
+	return &b.out[n-b.from]
+}
+
+// emit numbers the next item and keeps it (made by mk) when it is in the
+// builder's range.
+func (b *itemBuilder) emit(mk func() item) *item {
+	n := b.n
+	b.n++
+	if n < b.from {
+		return nil
+	}
+	if b.upto >= 0 && n >= b.upto {
+		b.more = true
+		return nil
+	}
+	b.out = append(b.out, mk())
+	return &b.out[len(b.out)-1]
+}
+
+func (b *itemBuilder) shown(s string, truncated bool) (string, bool) {
+	limit := maxShown
+	if b.left <= 0 {
+		limit = tightShown
+	}
+	s, clipped := clip.Cut(s, limit)
+	b.left -= len(s)
+	return s, clipped || truncated
+}
+
+// add reads one event. An event whose items are all before the range may
+// carry only its kind, step and tool_use_id (and text for a text or a
+// result): nothing else of it is read.
+func (b *itemBuilder) add(e transcript.Event) {
+	if e.Step != b.step {
+		b.step = e.Step
+		if b.step != "" {
+			b.emit(func() item { return item{Kind: "step", Step: e.Step} })
+			b.lastIsText = false
 		}
-		switch e.Kind {
-		case transcript.KindToolCall:
-			it := item{Kind: "tool", Tool: e.Tool, ToolUseID: e.ToolUseID, Summary: transcript.InputSummary(e.Input, 160), Input: pretty(e.Input), Hooks: hooks[e.ToolUseID]}
-			if e.ToolUseID != "" {
-				at[e.ToolUseID] = len(out)
-			}
-			out = append(out, it)
-		case transcript.KindToolResult:
-			if i, ok := at[e.ToolUseID]; ok && !out[i].HasResult {
-				it := &out[i]
+	}
+	switch e.Kind {
+	case transcript.KindToolCall:
+		n := b.n
+		b.emit(func() item {
+			return item{Kind: "tool", Tool: e.Tool, ToolUseID: e.ToolUseID, Summary: transcript.InputSummary(e.Input, 160), Input: pretty(e.Input), Hooks: b.hooks[e.ToolUseID]}
+		})
+		if e.ToolUseID != "" {
+			b.at[e.ToolUseID] = slot{n: n}
+		}
+		b.lastIsText = false
+	case transcript.KindToolResult:
+		if s, ok := b.at[e.ToolUseID]; ok && !s.result {
+			b.at[e.ToolUseID] = slot{n: s.n, result: true}
+			if it := b.kept(s.n); it != nil {
 				it.HasResult, it.ResultErr = true, e.IsError
-				it.Result, it.Clipped = shown(e.Text, e.Truncated)
+				it.Result, it.Clipped = b.shown(e.Text, e.Truncated)
 				it.ResultHd, it.ResultLng = head(it.Result)
-				continue
 			}
+			return
+		}
+		b.emit(func() item {
 			it := item{Kind: "tool", Tool: "(result)", ToolUseID: e.ToolUseID, HasResult: true, ResultErr: e.IsError}
-			it.Result, it.Clipped = shown(e.Text, e.Truncated)
+			it.Result, it.Clipped = b.shown(e.Text, e.Truncated)
 			it.ResultHd, it.ResultLng = head(it.Result)
-			out = append(out, it)
-		case transcript.KindDenial:
-			if i, ok := at[e.ToolUseID]; ok {
-				out[i].Denied = true
-				continue
+			return it
+		})
+		b.lastIsText = false
+	case transcript.KindDenial:
+		if s, ok := b.at[e.ToolUseID]; ok {
+			if it := b.kept(s.n); it != nil {
+				it.Denied = true
 			}
-			out = append(out, item{Kind: "tool", Tool: e.Tool, ToolUseID: e.ToolUseID, Summary: transcript.InputSummary(e.Input, 160), Input: pretty(e.Input), Denied: true, Hooks: hooks[e.ToolUseID]})
-			if e.ToolUseID != "" {
-				at[e.ToolUseID] = len(out) - 1
-			}
-		default:
-			if e.Kind == transcript.KindResult && len(out) > 0 && out[len(out)-1].Kind == string(transcript.KindText) && strings.TrimSpace(out[len(out)-1].Text) == strings.TrimSpace(e.Text) {
+			return
+		}
+		n := b.n
+		b.emit(func() item {
+			return item{Kind: "tool", Tool: e.Tool, ToolUseID: e.ToolUseID, Summary: transcript.InputSummary(e.Input, 160), Input: pretty(e.Input), Denied: true, Hooks: b.hooks[e.ToolUseID]}
+		})
+		if e.ToolUseID != "" {
+			b.at[e.ToolUseID] = slot{n: n}
+		}
+		b.lastIsText = false
+	default:
+		if e.Kind == transcript.KindResult && b.n > 0 {
+			last := b.kept(b.n - 1)
+			if last != nil && last.Kind == string(transcript.KindText) && strings.TrimSpace(last.Text) == strings.TrimSpace(e.Text) ||
+				last == nil && b.lastIsText && b.lastText == strings.TrimSpace(e.Text) {
 				// the final answer repeats the last message: show it once
-				last := &out[len(out)-1]
-				last.Kind, last.Long, last.ResultErr = string(transcript.KindResult), false, e.IsError
-				continue
+				if last != nil {
+					last.Kind, last.Long, last.ResultErr = string(transcript.KindResult), false, e.IsError
+				}
+				b.lastIsText = false
+				return
 			}
+		}
+		b.emit(func() item {
 			it := item{Kind: string(e.Kind), Step: e.Step, ResultErr: e.IsError}
-			it.Text, it.Clipped = shown(e.Text, e.Truncated)
+			it.Text, it.Clipped = b.shown(e.Text, e.Truncated)
 			it.Head, it.Long = head(it.Text)
 			if e.Kind == transcript.KindPrompt || e.Kind == transcript.KindResult {
 				it.Long = false
 			}
-			out = append(out, it)
+			return it
+		})
+		b.lastIsText = e.Kind == transcript.KindText
+		b.lastText = ""
+		if b.lastIsText && b.n-1 < b.from {
+			b.lastText = strings.TrimSpace(e.Text) // only counted: its text is what a repeat is told by
 		}
 	}
-	return out, unmatched
 }
 
 // relativeTo writes the paths under workspace ws relative to it

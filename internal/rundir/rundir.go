@@ -22,9 +22,11 @@
 package rundir
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -285,6 +287,40 @@ func readLedger(path, of string) ([]Decision, error) {
 		}
 	}
 	return out, nil
+}
+
+// ReadLedgerUpTo reads at most max bytes of a case's hook ledger (a page
+// that shows it reads a bounded part of a file the agent's run wrote);
+// cut says there was more. A line cut at max is not read.
+func (d Dir) ReadLedgerUpTo(id string, max int64) (ds []Decision, cut bool, err error) {
+	f, err := os.Open(d.Ledger(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read the hook ledger of %s: %w", id, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("read the hook ledger of %s: %w", id, err)
+	}
+	if int64(len(b)) > max {
+		cut = true
+		b = b[:max]
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			b = b[:i]
+		} else {
+			b = nil
+		}
+	}
+	for _, line := range splitLines(b) {
+		var x Decision
+		if json.Unmarshal(line, &x) == nil && x.Decision != DecisionCanary {
+			ds = append(ds, x)
+		}
+	}
+	return ds, cut, nil
 }
 
 // OutputFiles lists a case's collected output files, relative to its

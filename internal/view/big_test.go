@@ -60,8 +60,14 @@ func TestLongTranscriptPaginated(t *testing.T) {
 		if len(body) > 2<<20 {
 			t.Errorf("one page is %d bytes", len(body))
 		}
-		if pages == 0 && (!strings.Contains(body, "of 3000") || !strings.Contains(body, "f=cases%2Flong%2Ftranscript.jsonl")) {
-			t.Errorf("the first page does not say how many entries, or link the raw transcript")
+		if pages == 0 && (!strings.Contains(body, "entries 1–500, more follow") || !strings.Contains(body, "f=cases%2Flong%2Ftranscript.jsonl")) {
+			t.Errorf("the first page does not say more entries follow, or link the raw transcript")
+		}
+		if pages == 2 && !strings.Contains(body, "entries 1001–1500, more follow") {
+			t.Errorf("the third page does not say it shows entries 1001–1500")
+		}
+		if pages == calls/MaxItems-1 && !strings.Contains(body, "entries 2501–3000 of 3000") {
+			t.Errorf("the last page does not say how many entries there are")
 		}
 		seen += n
 		next = ""

@@ -84,6 +84,8 @@ type evalGroup struct {
 	Name   string
 	Judges []string
 	Runs   []runRow
+	// Plots are history.html's plots of the eval's runs (two runs or more).
+	Plots []report.Plot
 }
 
 type runRow struct {
@@ -119,6 +121,12 @@ func (s *Server) evals(l links) ([]evalGroup, []string, error) {
 				row.Cells = append(row.Cells, r.Judge(j).Cell())
 			}
 			g.Runs = append(g.Runs, row)
+		}
+		if len(h.Runs) > 1 {
+			g.Plots = report.HistoryPlots(h)
+			for i := range g.Plots {
+				g.Plots[i].ID = strconv.Itoa(len(groups)+1) + "-" + g.Plots[i].ID // one page, every eval's plots
+			}
 		}
 		if len(g.Runs) > 0 {
 			groups = append(groups, g)
@@ -457,7 +465,10 @@ type casePage struct {
 	// Items are this page's transcript entries: From+1 to From+len.
 	Items []report.Item
 	From  int
+	// Total is how many entries the transcript has, known on its last
+	// page (0 elsewhere); More: there are entries past this page.
 	Total int
+	More  bool
 	// First and Last number the entries shown, from 1.
 	First int
 	Last  int
@@ -488,26 +499,23 @@ func (s *Server) caseP(w http.ResponseWriter, r *http.Request) {
 
 func buildCase(d rundir.Dir, rel, key string, from int, l links) (*casePage, bool) {
 	sum, err := summaryOf(d)
-	run := report.CaseDetail(d, sum, key)
+	run, pg := report.CasePage(d, sum, key, from, MaxItems)
 	if len(run.Cases) == 0 {
 		return nil, false
 	}
 	c := run.Cases[0]
-	p := &casePage{frame: newFrame(run.Title+" / "+key, l), Rel: rel, Run: run, Case: c, Total: len(c.Items)}
+	p := &casePage{frame: newFrame(run.Title+" / "+key, l), Rel: rel, Run: run, Case: c, Items: c.Items, From: pg.From, Total: pg.Total, More: pg.More}
 	p.RunHref, p.RunName = l.run(rel, nil), rel
 	if err != nil {
 		p.Problems = append(p.Problems, err.Error())
 	}
 	p.Problems = append(p.Problems, run.Problems...)
-	p.From = min(from, len(c.Items))
-	end := min(p.From+MaxItems, len(c.Items))
-	p.Items = c.Items[p.From:end]
-	p.First, p.Last = p.From+1, end
+	p.First, p.Last = p.From+1, p.From+len(p.Items)
 	if p.From > 0 {
 		p.Prev = l.caseP(rel, key, max(p.From-MaxItems, 0))
 	}
-	if end < len(c.Items) {
-		p.Next = l.caseP(rel, key, end)
+	if pg.More {
+		p.Next = l.caseP(rel, key, p.From+MaxItems)
 	}
 	caseRel, _ := filepath.Rel(d.Path, d.Case(key))
 	caseRel = filepath.ToSlash(caseRel)

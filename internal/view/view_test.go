@@ -51,6 +51,7 @@ func TestPages(t *testing.T) {
 		want         []string
 	}{
 		{"the index lists every run, newest first", "/", []string{runScored, runHostile, runLive, `data-run="` + runLive + `"`, ">live<"}},
+		{"the index draws history.html's plots of an eval's runs", "/", []string{`<figure id="plot-1-pass-rate">`, `<figure id="plot-1-cost">`, `<svg class="plot"`, `<circle class="pt"`}},
 		{"a scored run: verdict, thresholds, judges, cases", "/run?" + q("r", runScored), []string{"FAILED", "Thresholds", "tests_pass", `data-id="deploy-001"`, `data-id="docs-002"`, "3 of 3 cases"}},
 		{"the status filter", "/run?" + q("r", runScored, "status", "error"), []string{"0 of 3 cases"}},
 		{"the text search", "/run?" + q("r", runScored, "q", "docs"), []string{"1 of 3 cases", `data-id="docs-002"`}},
