@@ -2,7 +2,6 @@ package report
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,20 +14,6 @@ import (
 // ScreenshotDirEnv names the folder the Chromium test saves its
 // screenshot in (default: agent-eval-screenshots under the temp folder).
 const ScreenshotDirEnv = "AGENT_EVAL_SCREENSHOT_DIR"
-
-// chromium finds a Chromium or Chrome binary: $CHROMIUM_BIN, else the
-// usual names on PATH.
-func chromium() string {
-	if p := os.Getenv("CHROMIUM_BIN"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // TestReportInChromium opens the fixture's report.html from file:// in
 // headless Chromium, checks what a person sees after the page's script ran

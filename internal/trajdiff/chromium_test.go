@@ -2,30 +2,18 @@ package trajdiff
 
 import (
 	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/agent-eval/agent-eval/internal/testutil/need"
+	"github.com/agent-eval/agent-eval/internal/testutil/headless"
 )
 
 // TestHTMLInChromium opens the fixture's diff page in headless Chromium:
 // the hostile answer is text (no script, no element of its own), and the first divergence is marked.
 func TestHTMLInChromium(t *testing.T) {
-	bin := os.Getenv("CHROMIUM_BIN")
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if bin == "" {
-			bin, _ = exec.LookPath(name)
-		}
-	}
-	if bin == "" {
-		need.Missing(t, "no chromium on PATH and no $CHROMIUM_BIN", need.Install("chromium"))
-	}
 	var b bytes.Buffer
 	if err := fixture(t).WriteHTML(&b); err != nil {
 		t.Fatal(err)
@@ -34,13 +22,8 @@ func TestHTMLInChromium(t *testing.T) {
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	actx, cancelA := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()))...)
-	defer cancelA()
-	bctx, cancelB := chromedp.NewContext(actx)
-	defer cancelB()
+	br := headless.Start(t)
+	bctx := br.Ctx
 	// An alert() would block the page: the navigation would time out.
 	if err := chromedp.Do(bctx, chromedp.Navigate("file://"+filepath.ToSlash(path)), chromedp.WaitVisible("#case-fix-001")); err != nil {
 		t.Fatalf("load the page: %v", err)

@@ -5,92 +5,32 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/agent-eval/agent-eval/internal/testutil/need"
+	"github.com/agent-eval/agent-eval/internal/testutil/headless"
 )
 
-// chromium is the browser the tests drive: $CHROMIUM_BIN, else the first
-// on PATH ("" for none).
-func chromium() string {
-	if p := os.Getenv("CHROMIUM_BIN"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-// browser is a headless Chromium for one test, and the errors, exceptions
-// and warnings its pages logged (a CSP refusal is one).
+// browser is a headless Chromium for one test (internal/testutil/headless).
 type browser struct {
-	ctx      context.Context
-	close    func()
-	mu       sync.Mutex
-	messages []string
+	*headless.Browser
+	ctx context.Context
 }
 
 // startBrowser starts Chromium for at most a minute (a missing one skips
 // the test, or fails it under CI=true).
 func startBrowser(t *testing.T) *browser {
 	t.Helper()
-	bin := chromium()
-	if bin == "" {
-		need.Missing(t, "no chromium on PATH and no $CHROMIUM_BIN", need.Install("chromium"))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.NoSandbox, // root in CI
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	b := &browser{ctx: bctx, close: func() { cancelBrowser(); cancelAlloc(); cancel() }}
-	t.Cleanup(b.close)
-	if err := chromedp.Listen(bctx, func(ev any) {}); err != nil {
-		t.Fatalf("start chromium (%s): %v", bin, err)
-	}
-	console := chromedp.Console(bctx)
-	go func() {
-		for m, err := range console {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException || m.Type == chromedp.ConsoleWarning {
-				b.mu.Lock()
-				b.messages = append(b.messages, m.String())
-				b.mu.Unlock()
-			}
-		}
-	}()
-	return b
+	b := headless.Start(t)
+	return &browser{Browser: b, ctx: b.Ctx}
 }
 
-func (b *browser) eval(t *testing.T, js string) any {
-	t.Helper()
-	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[any](js))
-	if err != nil {
-		t.Fatalf("evaluate %s: %v", js, err)
-	}
-	return v
-}
+func (b *browser) eval(t *testing.T, js string) any { return b.Eval(t, js) }
 
 func (b *browser) check(t *testing.T, checks []struct{ what, js string }) {
 	t.Helper()
@@ -101,11 +41,7 @@ func (b *browser) check(t *testing.T, checks []struct{ what, js string }) {
 	}
 }
 
-func (b *browser) logged() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]string(nil), b.messages...)
-}
+func (b *browser) logged() []string { return b.Logged() }
 
 // serve runs the viewer of root on a loopback port for the test.
 func serve(t *testing.T, root string) string {
