@@ -328,22 +328,12 @@ func groupAttempts(trials []*trial) (map[string][]*trial, []string) {
 			if c := a.start.Compare(b.start); c != 0 {
 				return c
 			}
-			return compareStrings(a.name, b.name)
+			return strings.Compare(a.name, b.name)
 		})
 		order = append(order, id)
 	}
 	sort.Strings(order)
 	return by, order
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // newImportedRun is the run's aggregate, without cases.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agent-eval/agent-eval/internal/redact"
@@ -123,18 +124,8 @@ func resourceOf(opt Options, red *redact.Redactor) []keyValue {
 		attrString("service.name", red.String(orDefault(name, "agent-eval"))),
 		attrString("service.version", version.Get().Version))
 	attrs, _ = dedupe(attrs, len(attrs))
-	slices.SortStableFunc(attrs, func(a, b keyValue) int { return cmpString(a.Key, b.Key) })
+	slices.SortStableFunc(attrs, func(a, b keyValue) int { return strings.Compare(a.Key, b.Key) })
 	return attrs
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // dedupe keeps each key of attrs once, where it first appears, with the
